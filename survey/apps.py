@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class SurveyConfig(AppConfig):
+    name = "survey"
+    verbose_name = "Survey: sentence pool, questionnaires and participants"

@@ -1,0 +1,445 @@
+"""The study's data: the WMT sentence pool, permutations, questionnaires, participants, ratings.
+
+Names follow the thesis (McCaffery 2017, ch. 6): a *corpus* is everything one system submitted
+for one language pair in one year; a *triple* is (source, reference, hypothesis); an *item* is
+what a participant rates — a WMT hypothesis or a permutation of its reference.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from django.db import models
+
+LANGUAGE_NAMES = {
+    "cs": "Czech",
+    "de": "German",
+    "en": "English",
+    "fi": "Finnish",
+    "fr": "French",
+    "ha": "Hausa",
+    "hi": "Hindi",
+    "is": "Icelandic",
+    "ja": "Japanese",
+    "km": "Khmer",
+    "lt": "Lithuanian",
+    "lv": "Latvian",
+    "pl": "Polish",
+    "ps": "Pashto",
+    "ro": "Romanian",
+    "ru": "Russian",
+    "ta": "Tamil",
+    "tr": "Turkish",
+    "zh": "Chinese",
+}
+
+PERMUTATION_TYPES = ("order", "swap", "phrase", "choice", "both")
+
+
+class Segment(models.Model):
+    """A source sentence and its human reference in one test set (shared by all systems)."""
+
+    testset = models.CharField(max_length=64)
+    year = models.PositiveSmallIntegerField()
+    source_lang = models.CharField(max_length=8)
+    target_lang = models.CharField(max_length=8)
+    ref_name = models.CharField(max_length=16, default="A")
+    segment_id = models.PositiveIntegerField(help_text="1-based line number in the test set")
+    source = models.TextField()
+    reference = models.TextField()
+    source_length = models.PositiveIntegerField()
+    reference_length = models.PositiveIntegerField()
+    parse = models.JSONField(null=True, blank=True, help_text="dependency parse of the reference")
+    parser = models.CharField(max_length=128, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["testset", "source_lang", "target_lang", "ref_name", "segment_id"],
+                name="unique_segment",
+            )
+        ]
+        ordering = ["testset", "source_lang", "segment_id"]
+
+    def __str__(self):
+        return f"{self.testset} {self.lp} #{self.segment_id}"
+
+    @property
+    def lp(self) -> str:
+        return f"{self.source_lang}-{self.target_lang}"
+
+    @property
+    def source_language_name(self) -> str:
+        return LANGUAGE_NAMES.get(self.source_lang, self.source_lang)
+
+
+class Corpus(models.Model):
+    """All sentences one system submitted for one language pair in one year (thesis §6.1.1)."""
+
+    testset = models.CharField(max_length=64)
+    year = models.PositiveSmallIntegerField()
+    source_lang = models.CharField(max_length=8)
+    target_lang = models.CharField(max_length=8)
+    system = models.CharField(max_length=128)
+
+    class Meta:
+        verbose_name_plural = "corpora"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["testset", "source_lang", "target_lang", "system"], name="unique_corpus"
+            )
+        ]
+        ordering = ["testset", "source_lang", "system"]
+
+    def __str__(self):
+        return f"{self.testset} {self.lp} {self.system}"
+
+    @property
+    def lp(self) -> str:
+        return f"{self.source_lang}-{self.target_lang}"
+
+
+class Triple(models.Model):
+    """A machine hypothesis with its source and reference, and its WMT human scores."""
+
+    corpus = models.ForeignKey(Corpus, on_delete=models.CASCADE, related_name="triples")
+    segment = models.ForeignKey(Segment, on_delete=models.CASCADE, related_name="triples")
+    hypothesis = models.TextField()
+    hypothesis_length = models.PositiveIntegerField()
+    parse = models.JSONField(null=True, blank=True, help_text="dependency parse of the hypothesis")
+    parser = models.CharField(max_length=128, blank=True)
+    aligned_share = models.FloatField(null=True, blank=True)
+    # WMT relative ranking turned absolute by eq. 6.1; missing is normal (29.1% in the thesis).
+    rank_score = models.FloatField(null=True, blank=True)
+    rank_count = models.PositiveIntegerField(default=0)
+    # WMT direct assessment: mean raw 0-100 score and mean per-rater z-score.
+    da_raw = models.FloatField(null=True, blank=True)
+    da_z = models.FloatField(null=True, blank=True)
+    da_count = models.PositiveIntegerField(default=0)
+    in_pool = models.BooleanField(default=False, db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["corpus", "segment"], name="unique_triple")
+        ]
+
+    def __str__(self):
+        return f"{self.corpus} #{self.segment.segment_id}"
+
+    @property
+    def wmt_score(self) -> float | None:
+        """The WMT human score on a 0-1 scale: eq. 6.1 where ranked, else DA raw / 100."""
+        if self.rank_score is not None:
+            return self.rank_score
+        return None if self.da_raw is None else self.da_raw / 100
+
+
+class ExternalJudgment(models.Model):
+    """One WMT direct-assessment judgment by an anonymous crowd rater, kept as published."""
+
+    TYPES = [(t, t) for t in ("SYSTEM", "REPEAT", "BAD_REF", "REF")]
+    source_lang = models.CharField(max_length=8)
+    target_lang = models.CharField(max_length=8)
+    system = models.CharField(max_length=128, help_text="system name as in the judgment file")
+    segment_id = models.PositiveIntegerField()
+    triple = models.ForeignKey(
+        Triple, null=True, blank=True, on_delete=models.CASCADE, related_name="judgments"
+    )
+    hit_id = models.CharField(max_length=64)
+    rater = models.CharField(max_length=64)
+    item_type = models.CharField(max_length=8, choices=TYPES)
+    score = models.FloatField(help_text="the rater's z-score")
+    seconds = models.FloatField(null=True, blank=True)
+    source_file = models.CharField(max_length=255)
+    line = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source_file", "line"], name="unique_judgment_row")
+        ]
+
+
+class Permutation(models.Model):
+    """A permuted reference (thesis §6.2.3): a control with a known error type and size."""
+
+    triple = models.ForeignKey(Triple, on_delete=models.CASCADE, related_name="permutations")
+    perm_type = models.CharField(max_length=8, choices=[(t, t) for t in PERMUTATION_TYPES])
+    degree = models.PositiveSmallIntegerField()
+    seed = models.BigIntegerField()
+    text = models.TextField()
+    tokens = models.JSONField()
+    moved = models.JSONField(help_text="0-based reference indices moved or replaced")
+    mapping = models.JSONField(help_text="reference position of each output token, -1 if new")
+    quality = models.FloatField(help_text="eq. 6.2")
+    software_version = models.CharField(max_length=32)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["triple", "perm_type", "degree"], name="unique_permutation"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.perm_type}/{self.degree} of {self.triple}"
+
+
+class Item(models.Model):
+    """What a participant rates: a WMT hypothesis, or a permutation of its reference."""
+
+    triple = models.ForeignKey(Triple, on_delete=models.CASCADE, related_name="items")
+    permutation = models.OneToOneField(
+        Permutation, null=True, blank=True, on_delete=models.CASCADE, related_name="item"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["triple"],
+                condition=models.Q(permutation__isnull=True),
+                name="one_hypothesis_item_per_triple",
+            )
+        ]
+
+    def __str__(self):
+        return f"item {self.pk}: {self.kind} {self.permutation or self.triple}"
+
+    @property
+    def kind(self) -> str:
+        return "hypothesis" if self.permutation_id is None else "permutation"
+
+    @property
+    def text(self) -> str:
+        return self.triple.hypothesis if self.permutation is None else self.permutation.text
+
+    @property
+    def reference(self) -> str:
+        return self.triple.segment.reference
+
+    @property
+    def quality(self) -> float | None:
+        return self.triple.wmt_score if self.permutation is None else self.permutation.quality
+
+
+class Study(models.Model):
+    """A study's configuration; the thesis's design (Table 6.3, Appendix A) is the default."""
+
+    name = models.CharField(max_length=200, unique=True)
+    slug = models.SlugField(unique=True)
+    items_per_questionnaire = models.PositiveSmallIntegerField(default=50)
+    permutation_share = models.FloatField(default=0.5)
+    shared_share = models.FloatField(default=0.4)
+    type_counts = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="permutations per type in shared and unique parts; empty means Table 6.3",
+    )
+    pairs_share_hypothesis = models.BooleanField(
+        default=True, help_text="two permutations of a type are built on the same hypothesis"
+    )
+    max_degree = models.PositiveSmallIntegerField(default=18)
+    sample_item = models.ForeignKey(
+        Item, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    holistic_question = models.TextField(
+        default="How difficult would it be to grasp the meaning of the second sentence if you "
+        "were only shown the first?"
+    )
+    holistic_low = models.CharField(max_length=60, default="Very difficult")
+    holistic_high = models.CharField(max_length=60, default="Very easy")
+    order_question = models.TextField(
+        default="How much does the ordering of the words on its own cloud the meaning of the "
+        "first sentence?"
+    )
+    order_low = models.CharField(max_length=60, default="Enormously")
+    order_high = models.CharField(max_length=60, default="Not at all")
+    abandon_after_minutes = models.PositiveIntegerField(default=120)
+    is_open = models.BooleanField(default=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "studies"
+
+    def __str__(self):
+        return self.name
+
+
+class ConsentText(models.Model):
+    """A version of the consent statements; participants record the version they accepted."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="consent_texts")
+    version = models.PositiveIntegerField()
+    statements = models.JSONField(help_text="list of statements a participant must accept")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["study", "version"], name="unique_consent_version")
+        ]
+        ordering = ["study", "-version"]
+
+    def __str__(self):
+        return f"{self.study} consent v{self.version}"
+
+
+class Questionnaire(models.Model):
+    """A fixed list of items in a fixed order; frozen once a participant starts it."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="questionnaires")
+    number = models.PositiveIntegerField()
+    version = models.PositiveIntegerField(default=1)
+    seed = models.BigIntegerField()
+    software_version = models.CharField(max_length=32)
+    frozen = models.BooleanField(default=False)
+    active = models.BooleanField(default=True, help_text="offered to new participants")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["study", "number", "version"], name="unique_questionnaire_version"
+            )
+        ]
+        ordering = ["study", "number", "version"]
+
+    def __str__(self):
+        return f"{self.study} Q{self.number} v{self.version}"
+
+
+class QuestionnaireEntry(models.Model):
+    questionnaire = models.ForeignKey(Questionnaire, on_delete=models.CASCADE, related_name="entries")
+    position = models.PositiveSmallIntegerField(help_text="1-based position shown to participants")
+    item = models.ForeignKey(Item, on_delete=models.PROTECT, related_name="entries")
+    shared = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["questionnaire", "position"], name="unique_position"),
+            models.UniqueConstraint(fields=["questionnaire", "item"], name="unique_entry_item"),
+        ]
+        ordering = ["questionnaire", "position"]
+        verbose_name_plural = "questionnaire entries"
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)  # 192 random bits
+
+
+class Participant(models.Model):
+    STATUSES = [
+        (s, s) for s in ("assigned", "in_progress", "completed", "abandoned", "withdrawn")
+    ]
+    GENDERS = [
+        ("male", "Male"),
+        ("female", "Female"),
+        ("other", "Other"),
+        ("not_say", "Prefer not to say"),
+    ]
+    EDUCATION = [
+        ("school", "School or none"),
+        ("college", "College diploma"),
+        ("undergraduate", "Undergraduate"),
+        ("masters", "Masters"),
+        ("phd", "Ph.D. or higher"),
+    ]
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="participants")
+    questionnaire = models.ForeignKey(
+        Questionnaire, on_delete=models.PROTECT, related_name="participants"
+    )
+    token = models.CharField(max_length=64, unique=True, default=new_token, editable=False)
+    status = models.CharField(max_length=12, choices=STATUSES, default="assigned", db_index=True)
+    simulated = models.BooleanField(default=False)
+    created = models.DateTimeField(auto_now_add=True)
+    last_activity = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    completion_code = models.CharField(max_length=32, blank=True)
+    consent_version = models.PositiveIntegerField(null=True, blank=True)
+    consented_at = models.DateTimeField(null=True, blank=True)
+    share_data = models.BooleanField(default=False, help_text="consented to data sharing")
+    # About you (thesis Appendix A); every field optional.
+    english_first = models.BooleanField(null=True, blank=True)
+    english_years = models.PositiveSmallIntegerField(null=True, blank=True)
+    gender = models.CharField(max_length=8, choices=GENDERS, blank=True)
+    nationality = models.CharField(max_length=100, blank=True)
+    education = models.CharField(max_length=16, choices=EDUCATION, blank=True)
+    reading_disability = models.CharField(max_length=300, blank=True)
+    grammar_attention = models.PositiveSmallIntegerField(null=True, blank=True)
+    age = models.PositiveSmallIntegerField(null=True, blank=True)
+    reading_mode = models.BooleanField(default=False, help_text="larger, more widely spaced text")
+
+    def __str__(self):
+        return f"participant {self.pk} ({self.status})"
+
+    @property
+    def languages_score(self) -> int:
+        """Language knowledge, English included: native 7 … a few words 1 point, summed."""
+        return sum(lang.fluency for lang in self.languages.all())
+
+
+class PlatformIdentity(models.Model):
+    """Crowd-platform ids, kept apart from answers and never exported."""
+
+    participant = models.OneToOneField(
+        Participant, on_delete=models.CASCADE, related_name="platform"
+    )
+    prolific_pid = models.CharField(max_length=64, blank=True)
+    study_id = models.CharField(max_length=64, blank=True)
+    session_id = models.CharField(max_length=64, blank=True)
+    pid = models.CharField(max_length=64, blank=True)
+    return_url = models.URLField(blank=True)
+
+
+class ParticipantLanguage(models.Model):
+    FLUENCY = [
+        # The thesis fixes native = 7, fluent = 4, a few words = 1 (§6.3.5); the steps between
+        # are this scale's own.
+        (7, "Native"),
+        (6, "Near-native"),
+        (5, "Advanced"),
+        (4, "Fluent"),
+        (3, "Conversational"),
+        (2, "Basic"),
+        (1, "A few words"),
+    ]
+    participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="languages")
+    language = models.CharField(max_length=100)
+    fluency = models.PositiveSmallIntegerField(choices=FLUENCY)
+    qualifications = models.CharField(max_length=300, blank=True)
+
+
+class DeclinedConsent(models.Model):
+    """Only a count: a person who declines leaves nothing else behind."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="declines")
+    created = models.DateTimeField(auto_now_add=True)
+
+
+class Rating(models.Model):
+    """A participant's answers for one item, stored raw (1-5) as given."""
+
+    participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="ratings")
+    item = models.ForeignKey(Item, on_delete=models.PROTECT, related_name="ratings")
+    position = models.PositiveSmallIntegerField(help_text="0 for the practice sample")
+    practice = models.BooleanField(default=False)
+    holistic = models.PositiveSmallIntegerField(null=True, blank=True)
+    order = models.PositiveSmallIntegerField(null=True, blank=True)
+    shown_at = models.DateTimeField(null=True, blank=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+    client_ms = models.PositiveIntegerField(null=True, blank=True)
+    revisions = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["participant", "item"], name="unique_rating"),
+            models.CheckConstraint(
+                condition=models.Q(holistic__isnull=True)
+                | models.Q(holistic__gte=1, holistic__lte=5),
+                name="holistic_1_to_5",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(order__isnull=True) | models.Q(order__gte=1, order__lte=5),
+                name="order_1_to_5",
+            ),
+        ]
+        ordering = ["participant", "position"]

@@ -1,0 +1,8 @@
+from django.contrib import admin
+from django.urls import include, path
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("researcher/", include("survey.dashboard_urls")),
+    path("", include("survey.urls")),
+]
