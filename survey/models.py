@@ -119,9 +119,7 @@ class Triple(models.Model):
     in_pool = models.BooleanField(default=False, db_index=True)
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["corpus", "segment"], name="unique_triple")
-        ]
+        constraints = [models.UniqueConstraint(fields=["corpus", "segment"], name="unique_triple")]
 
     def __str__(self):
         return f"{self.corpus} #{self.segment.segment_id}"
@@ -308,7 +306,9 @@ class Questionnaire(models.Model):
 
 
 class QuestionnaireEntry(models.Model):
-    questionnaire = models.ForeignKey(Questionnaire, on_delete=models.CASCADE, related_name="entries")
+    questionnaire = models.ForeignKey(
+        Questionnaire, on_delete=models.CASCADE, related_name="entries"
+    )
     position = models.PositiveSmallIntegerField(help_text="1-based position shown to participants")
     item = models.ForeignKey(Item, on_delete=models.PROTECT, related_name="entries")
     shared = models.BooleanField(default=False)
@@ -327,9 +327,7 @@ def new_token() -> str:
 
 
 class Participant(models.Model):
-    STATUSES = [
-        (s, s) for s in ("assigned", "in_progress", "completed", "abandoned", "withdrawn")
-    ]
+    STATUSES = [(s, s) for s in ("assigned", "in_progress", "completed", "abandoned", "withdrawn")]
     GENDERS = [
         ("male", "Male"),
         ("female", "Female"),

@@ -1,0 +1,38 @@
+import random
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from survey.assignment import StudyClosed, enrol, release_abandoned
+from survey.models import Participant
+from tests.factories import make_study
+
+
+@pytest.mark.django_db
+def test_new_participants_fill_questionnaires_evenly():
+    study = make_study(questionnaires=3, items=2)
+    rng = random.Random(1)
+    numbers = [enrol(study, rng=rng).questionnaire.number for _ in range(9)]
+    assert sorted(numbers) == [1, 1, 1, 2, 2, 2, 3, 3, 3]
+
+
+@pytest.mark.django_db
+def test_abandoned_participants_release_their_slot_but_keep_answers():
+    study = make_study(questionnaires=2, items=2, abandon_after_minutes=120)
+    first = enrol(study)
+    Participant.objects.filter(pk=first.pk).update(
+        last_activity=timezone.now() - timedelta(minutes=121)
+    )
+    assert release_abandoned(study) == 1
+    first.refresh_from_db()
+    assert first.status == "abandoned"
+    second, third = enrol(study), enrol(study)
+    assert {second.questionnaire.number, third.questionnaire.number} == {1, 2}
+
+
+@pytest.mark.django_db
+def test_closed_study_takes_nobody():
+    study = make_study(questionnaires=1, items=2, is_open=False)
+    with pytest.raises(StudyClosed):
+        enrol(study)
