@@ -11,27 +11,8 @@ import secrets
 
 from django.db import models
 
-LANGUAGE_NAMES = {
-    "cs": "Czech",
-    "de": "German",
-    "en": "English",
-    "fi": "Finnish",
-    "fr": "French",
-    "ha": "Hausa",
-    "hi": "Hindi",
-    "is": "Icelandic",
-    "ja": "Japanese",
-    "km": "Khmer",
-    "lt": "Lithuanian",
-    "lv": "Latvian",
-    "pl": "Polish",
-    "ps": "Pashto",
-    "ro": "Romanian",
-    "ru": "Russian",
-    "ta": "Tamil",
-    "tr": "Turkish",
-    "zh": "Chinese",
-}
+from survey.languages import LANGUAGE_NAMES
+
 
 PERMUTATION_TYPES = ("order", "swap", "phrase", "choice", "both")
 
@@ -44,7 +25,9 @@ class Segment(models.Model):
     source_lang = models.CharField(max_length=8)
     target_lang = models.CharField(max_length=8)
     ref_name = models.CharField(max_length=16, default="A")
-    segment_id = models.PositiveIntegerField(help_text="1-based line number in the test set")
+    number = models.PositiveIntegerField(
+        verbose_name="segment id", help_text="1-based line number in the test set"
+    )
     source = models.TextField()
     reference = models.TextField()
     source_length = models.PositiveIntegerField()
@@ -55,14 +38,14 @@ class Segment(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["testset", "source_lang", "target_lang", "ref_name", "segment_id"],
+                fields=["testset", "source_lang", "target_lang", "ref_name", "number"],
                 name="unique_segment",
             )
         ]
-        ordering = ["testset", "source_lang", "segment_id"]
+        ordering = ["testset", "source_lang", "number"]
 
     def __str__(self):
-        return f"{self.testset} {self.lp} #{self.segment_id}"
+        return f"{self.testset} {self.lp} #{self.number}"
 
     @property
     def lp(self) -> str:
@@ -122,7 +105,7 @@ class Triple(models.Model):
         constraints = [models.UniqueConstraint(fields=["corpus", "segment"], name="unique_triple")]
 
     def __str__(self):
-        return f"{self.corpus} #{self.segment.segment_id}"
+        return f"{self.corpus} #{self.segment.number}"
 
     @property
     def wmt_score(self) -> float | None:

@@ -34,7 +34,7 @@ def make_triple(system: str = "SysA", lp: str = "de-en", segment_id: int | None 
         source_lang=src,
         target_lang=tgt,
         ref_name="A",
-        segment_id=n,
+        number=n,
         defaults=dict(
             year=2021,
             source=f"Quelle {n}",
