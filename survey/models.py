@@ -11,6 +11,8 @@ import secrets
 
 from django.db import models
 
+from survey import texts
+
 from survey.languages import LANGUAGE_NAMES
 
 
@@ -237,6 +239,27 @@ class Study(models.Model):
     order_high = models.CharField(max_length=60, default="Not at all")
     abandon_after_minutes = models.PositiveIntegerField(default=120)
     is_open = models.BooleanField(default=True)
+    # What participants read (thesis Appendix A by default); see survey/texts.py for the format.
+    information_sheet = models.TextField(default=texts.information_sheet)
+    consent_intro = models.TextField(default=texts.consent_intro)
+    consent_closing = models.TextField(default=texts.consent_closing)
+    debriefing = models.TextField(default=texts.debriefing)
+    sample_holistic_note = models.TextField(
+        default=texts.sample_holistic_note, help_text="explains the first question on the sample"
+    )
+    sample_order_note = models.TextField(
+        default=texts.sample_order_note, help_text="explains the second question on the sample"
+    )
+    researcher_name = models.CharField(max_length=200, blank=True)
+    researcher_email = models.EmailField(blank=True)
+    supervisor_name = models.CharField(max_length=200, blank=True)
+    supervisor_email = models.EmailField(blank=True)
+    platform_return_url = models.URLField(
+        max_length=500,
+        blank=True,
+        help_text="where crowd-platform participants go once finished; {code} is replaced by "
+        "their completion code",
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -348,6 +371,10 @@ class Participant(models.Model):
     grammar_attention = models.PositiveSmallIntegerField(null=True, blank=True)
     age = models.PositiveSmallIntegerField(null=True, blank=True)
     reading_mode = models.BooleanField(default=False, help_text="larger, more widely spaced text")
+    about_done = models.BooleanField(default=False, help_text="the about-you page was submitted")
+    position = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="where the participant is: 0 the sample, 1-n the pairs"
+    )
 
     def __str__(self):
         return f"participant {self.pk} ({self.status})"
