@@ -12,9 +12,7 @@ import secrets
 from django.db import models
 
 from survey import texts
-
 from survey.languages import LANGUAGE_NAMES
-
 
 PERMUTATION_TYPES = ("order", "swap", "phrase", "choice", "both")
 
@@ -373,7 +371,9 @@ class Participant(models.Model):
     reading_mode = models.BooleanField(default=False, help_text="larger, more widely spaced text")
     about_done = models.BooleanField(default=False, help_text="the about-you page was submitted")
     position = models.PositiveSmallIntegerField(
-        null=True, blank=True, help_text="where the participant is: 0 the sample, 1-n the pairs"
+        null=True,
+        blank=True,
+        help_text="where the participant is: 0 the sample, 1-n the pairs, n+1 the final check",
     )
 
     def __str__(self):

@@ -19,7 +19,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='participant',
             name='position',
-            field=models.PositiveSmallIntegerField(blank=True, help_text='where the participant is: 0 the sample, 1-n the pairs', null=True),
+            field=models.PositiveSmallIntegerField(blank=True, help_text='where the participant is: 0 the sample, 1-n the pairs, n+1 the final check', null=True),
         ),
         migrations.AddField(
             model_name='study',
