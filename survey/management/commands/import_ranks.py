@@ -1,0 +1,24 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand
+
+from survey.importers import import_ranks
+from survey.management.reporting import clear_errors, print_report
+
+
+class Command(BaseCommand):
+    help = (
+        "Import WMT relative-ranking judgments (CSV: srclang,trglang,srcIndex,documentId,"
+        "segmentId,judgeId,system1Number,system1Id,...,system5rank) and turn them into absolute "
+        "scores by eq. 6.1, score = 1 - (rank - 1)/|S|, merging identical hypotheses; each "
+        "triple's score is the mean over the rankings it appears in."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", type=Path)
+        parser.add_argument("--testset", help="test set to join to, when several hold the pair")
+
+    def handle(self, file, testset, **options):
+        with clear_errors():
+            report = import_ranks(file, testset=testset)
+        print_report(self, report)

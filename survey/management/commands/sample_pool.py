@@ -1,0 +1,22 @@
+from django.core.management.base import BaseCommand
+
+from survey.importers import sample_pool
+from survey.management.reporting import clear_errors, print_report
+
+
+class Command(BaseCommand):
+    help = (
+        "Draw the study's sentence pool at random: the same number of triples from every corpus "
+        "(system x language pair x year), as the thesis did (450 each). The same seed gives the "
+        "same pool."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--per-corpus", type=int, default=450, help="triples per corpus (450)")
+        parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+        parser.add_argument("--lp", nargs="+", metavar="LP", help="only these language pairs")
+
+    def handle(self, per_corpus, seed, lp, **options):
+        with clear_errors():
+            report = sample_pool(per_corpus, seed, lps=lp)
+        print_report(self, report)

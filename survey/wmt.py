@@ -1,0 +1,334 @@
+"""Readers for WMT's published files: plain-text test sets, DA scores and judgments, rankings.
+
+Pure functions over files: each returns plain records or raises `InputError` naming the file,
+line and field, so importers can validate everything before writing anything.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from survey.languages import LANGUAGE_NAMES
+
+# ISO 639-2 codes used by older WMT ranking files.
+THREE_LETTER = {
+    "ces": "cs", "cze": "cs", "deu": "de", "ger": "de", "eng": "en", "fra": "fr", "fre": "fr",
+    "fin": "fi", "hin": "hi", "ron": "ro", "rum": "ro", "rus": "ru", "tur": "tr", "lav": "lv",
+    "est": "et", "zho": "zh", "chi": "zh", "jpn": "ja", "kaz": "kk", "lit": "lt", "guj": "gu",
+}  # fmt: skip
+
+# Judgment files name systems by submission ("UF.15") and sometimes differently from the
+# text files. These are the known differences in WMT21; anything else is reported unmatched.
+SYSTEM_ALIASES = {"Nemo": "NVIDIA-NeMo"}
+HUMAN_SYSTEMS = {"HUMAN"}  # WMT21: the second human reference (ref B), judged as a system
+
+TEXT_FILE = re.compile(
+    r"^(?P<testset>[a-z]+(?P<year>\d{4}))\.(?P<src>[a-z]{2,3})-(?P<tgt>[a-z]{2,3})\."
+    r"(?:src\.(?P=src)|ref\.(?P<ref>[^.]+)\.(?P=tgt)|hyp\.(?P<system>.+)\.(?P=tgt))$"
+)
+SEG_SCORES_FILE = re.compile(r"^ad-seg-scores-(?P<src>[a-z]{2,3})-(?P<tgt>[a-z]{2,3})\.csv$")
+# Languages written without spaces: lengths are counted in characters.
+UNSPACED = {"zh", "ja", "th", "km", "my"}
+WORD = re.compile(r"\w+|[^\w\s]")
+
+
+class InputError(ValueError):
+    """A problem in an input file, located by file, line and field."""
+
+    def __init__(self, path, problem: str, line: int | None = None, field: str | None = None):
+        where = (
+            str(path) + (f", line {line}" if line else "") + (f", field {field}" if field else "")
+        )
+        super().__init__(f"{where}: {problem}")
+
+
+def check_language(code: str, path, field: str = "language pair") -> str:
+    if code not in LANGUAGE_NAMES:
+        raise InputError(path, f"unknown language {code!r}", field=field)
+    return code
+
+
+def text_length(text: str, lang: str) -> int:
+    if lang in UNSPACED:
+        return sum(1 for ch in text if not ch.isspace())
+    return len(WORD.findall(text))
+
+
+def read_lines(path: Path) -> list[str]:
+    """A file's lines as text; undecodable bytes are reported by line."""
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise InputError(path, f"bytes are not valid UTF-8 ({e.reason})", line=line) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.rstrip("\r") for line in lines]
+
+
+@dataclass(frozen=True)
+class TestSet:
+    """One language pair of one year's test set in the WMT plain-text layout."""
+
+    testset: str
+    year: int
+    source_lang: str
+    target_lang: str
+    source: Path
+    reference: Path
+    hypotheses: dict[str, Path]
+
+    @property
+    def lp(self) -> str:
+        return f"{self.source_lang}-{self.target_lang}"
+
+
+def find_test_sets(
+    root: Path,
+    *,
+    year: int | None = None,
+    lps: Iterable[str] | None = None,
+    ref: str = "A",
+    systems: Iterable[str] | None = None,
+) -> list[TestSet]:
+    """Find `newstestYYYY.LP.{src,ref,hyp}` files anywhere below `root`."""
+    if not root.is_dir():
+        raise InputError(root, "is not a directory")
+    wanted_lps, wanted_systems = set(lps or ()), set(systems or ())
+    groups: dict[tuple, dict] = defaultdict(lambda: {"src": None, "ref": None, "hyp": {}})
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        m = TEXT_FILE.match(path.name)
+        if not m or (year and int(m["year"]) != year):
+            continue
+        key = (m["testset"], int(m["year"]), m["src"], m["tgt"])
+        if wanted_lps and f"{m['src']}-{m['tgt']}" not in wanted_lps:
+            continue
+        group = groups[key]
+        if m["system"]:
+            if not wanted_systems or m["system"] in wanted_systems:
+                group["hyp"][m["system"]] = path
+        elif m["ref"]:
+            if m["ref"] == ref:
+                group["ref"] = path
+        else:
+            group["src"] = path
+    found = []
+    for (testset, yr, src, tgt), g in sorted(groups.items()):
+        where = root / f"{testset}.{src}-{tgt}.*"
+        check_language(src, where)
+        check_language(tgt, where)
+        if not g["hyp"]:
+            continue
+        if g["src"] is None:
+            raise InputError(where, "no source file (.src.) for these hypotheses")
+        if g["ref"] is None:
+            raise InputError(where, f"no reference file .ref.{ref}.{tgt} for these hypotheses")
+        found.append(
+            TestSet(testset, yr, src, tgt, g["src"], g["ref"], dict(sorted(g["hyp"].items())))
+        )
+    if not found:
+        raise InputError(root, "no WMT hypothesis files (newstestYYYY.LP.hyp.SYSTEM.XX) found")
+    if wanted_lps - {t.lp for t in found}:
+        missing = ", ".join(sorted(wanted_lps - {t.lp for t in found}))
+        raise InputError(root, f"no files for language pair(s) {missing}")
+    return found
+
+
+def read_test_set(ts: TestSet) -> tuple[list[str], list[str], dict[str, list[str]]]:
+    """Sources, references and each system's hypotheses, checked to be line-aligned."""
+    sources, references = read_lines(ts.source), read_lines(ts.reference)
+    if len(references) != len(sources):
+        raise InputError(
+            ts.reference, f"has {len(references)} lines but the source has {len(sources)}"
+        )
+    hypotheses = {}
+    for system, path in ts.hypotheses.items():
+        lines = read_lines(path)
+        if len(lines) != len(sources):
+            raise InputError(path, f"has {len(lines)} lines but the source has {len(sources)}")
+        hypotheses[system] = lines
+    return sources, references, hypotheses
+
+
+def canonical_system(name: str) -> str:
+    """`UF.15` → `UF`; `Nemo.7` → `NVIDIA-NeMo` (the submission number is dropped)."""
+    base = re.sub(r"\.\d+$", "", name)
+    return SYSTEM_ALIASES.get(base, base)
+
+
+def _number(value: str, path, line: int, field: str, kind=float):
+    try:
+        number = kind(value)
+    except ValueError:
+        raise InputError(path, f"{value!r} is not a number", line=line, field=field) from None
+    if kind is float and not math.isfinite(number):
+        raise InputError(path, f"{value!r} is not a finite number", line=line, field=field)
+    return number
+
+
+@dataclass(frozen=True)
+class SegmentScore:
+    source_lang: str
+    target_lang: str
+    system: str
+    segment_id: int
+    raw: float
+    z: float
+    n: int
+
+
+def read_segment_scores(path: Path) -> list[SegmentScore]:
+    """`ad-seg-scores-LP.csv`: space-separated `SYS SID RAW.SCR Z.SCR N`."""
+    m = SEG_SCORES_FILE.match(path.name)
+    if not m:
+        raise InputError(path, "file name is not ad-seg-scores-XX-YY.csv", field="file name")
+    src, tgt = check_language(m["src"], path), check_language(m["tgt"], path)
+    lines = read_lines(path)
+    header = lines[0].split() if lines else []
+    if header != ["SYS", "SID", "RAW.SCR", "Z.SCR", "N"]:
+        raise InputError(path, "header is not 'SYS SID RAW.SCR Z.SCR N'", line=1)
+    rows = []
+    for no, line in enumerate(lines[1:], start=2):
+        cols = line.split()
+        if not cols:
+            continue
+        if len(cols) != 5:
+            raise InputError(path, f"expected 5 columns, found {len(cols)}", line=no)
+        sid = _number(cols[1], path, no, "SID", int)
+        if sid < 1:
+            raise InputError(path, f"segment id {sid} is not 1-based", line=no, field="SID")
+        rows.append(
+            SegmentScore(
+                src, tgt, cols[0], sid,
+                _number(cols[2], path, no, "RAW.SCR"),
+                _number(cols[3], path, no, "Z.SCR"),
+                _number(cols[4], path, no, "N", int),
+            )
+        )  # fmt: skip
+    return rows
+
+
+JUDGMENT_HEADER = [
+    "HITId",
+    "WorkerId",
+    "Input.src",
+    "Input.trg",
+    "Input.item",
+    "hit",
+    "sys_id",
+    "rid",
+    "type",
+    "sid",
+    "score",
+    "time",
+]
+
+
+@dataclass(frozen=True)
+class Judgment:
+    source_lang: str
+    target_lang: str
+    system: str
+    segment_id: int
+    hit_id: str
+    rater: str
+    item_type: str
+    score: float
+    seconds: float | None
+    line: int
+
+
+def read_judgments(path: Path) -> list[Judgment]:
+    """`ad-XXen-good-stnd.csv`: a space-separated header, then tab-separated judgments."""
+    lines = read_lines(path)
+    if not lines or lines[0].split() != JUDGMENT_HEADER:
+        raise InputError(path, "header is not '" + " ".join(JUDGMENT_HEADER) + "'", line=1)
+    rows = []
+    for no, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        cols = line.split("\t")
+        if len(cols) != len(JUDGMENT_HEADER):
+            raise InputError(path, f"expected 12 tab-separated columns, found {len(cols)}", no)
+        f = dict(zip(JUDGMENT_HEADER, cols, strict=True))
+        src = check_language(f["Input.src"], path, "Input.src")
+        tgt = check_language(f["Input.trg"], path, "Input.trg")
+        if f["type"] not in {"SYSTEM", "REPEAT", "BAD_REF", "REF"}:
+            raise InputError(path, f"unknown judgment type {f['type']!r}", line=no, field="type")
+        sid = _number(f["sid"], path, no, "sid", int)
+        rows.append(
+            Judgment(
+                src, tgt, f["sys_id"], sid, f["HITId"], f["WorkerId"], f["type"],
+                _number(f["score"], path, no, "score"),
+                _number(f["time"], path, no, "time") if f["time"] not in ("", "NA") else None,
+                no,
+            )
+        )  # fmt: skip
+    return rows
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """One judge's relative ranking of up to five systems' outputs for one segment."""
+
+    source_lang: str
+    target_lang: str
+    segment_id: int
+    judge: str
+    ranks: tuple[tuple[tuple[str, ...], int], ...]  # (systems sharing the slot, rank)
+    line: int
+
+
+def _lang(code: str, path, line: int, field: str) -> str:
+    code = THREE_LETTER.get(code.lower(), code.lower())
+    if code not in LANGUAGE_NAMES:
+        raise InputError(path, f"unknown language {code!r}", line=line, field=field)
+    return code
+
+
+def read_rankings(path: Path) -> list[Ranking]:
+    """WMT relative-ranking CSV: srclang,trglang,srcIndex,documentId,segmentId,judgeId,
+    system1Number,system1Id,…,system5Number,system5Id,system1rank,…,system5rank."""
+    text = "\n".join(read_lines(path))
+    reader = csv.DictReader(text.splitlines())
+    needed = ["srclang", "trglang", "srcIndex", "segmentId", "judgeId"]
+    needed += [f"system{i}Id" for i in range(1, 6)] + [f"system{i}rank" for i in range(1, 6)]
+    missing = [c for c in needed if c not in (reader.fieldnames or [])]
+    if missing:
+        raise InputError(path, "missing column(s) " + ", ".join(missing), line=1)
+    rankings = []
+    for no, row in enumerate(reader, start=2):
+        if None in row or any(v is None for v in row.values()):
+            raise InputError(path, "wrong number of columns", line=no)
+        src = _lang(row["srclang"], path, no, "srclang")
+        tgt = _lang(row["trglang"], path, no, "trglang")
+        slots = []
+        for i in range(1, 6):
+            system = row[f"system{i}Id"].strip()
+            if not system or system == "-1":
+                continue
+            rank = _number(row[f"system{i}rank"], path, no, f"system{i}rank", int)
+            if not 1 <= rank <= 5:
+                raise InputError(path, f"rank {rank} outside 1-5", line=no, field=f"system{i}rank")
+            # Newer files list systems with identical outputs together, joined by '+'.
+            slots.append((tuple(s for s in system.split("+") if s), rank))
+        if slots:
+            sid = _number(row["srcIndex"], path, no, "srcIndex", int)
+            rankings.append(Ranking(src, tgt, sid, row["judgeId"], tuple(slots), no))
+    return rankings
+
+
+def rank_scores(slot_ranks: list[int]) -> list[float]:
+    """Eq. 6.1: score_s = 1 − (rank_s − 1)/|S| for each distinct output s in one ranking."""
+    size = len(slot_ranks)
+    return [1 - (rank - 1) / size for rank in slot_ranks]
