@@ -35,6 +35,9 @@ class MetricScore(models.Model):
             models.UniqueConstraint(fields=["metric", "item"], name="unique_metric_score")
         ]
 
+    def __str__(self):
+        return f"{self.metric} = {self.score:.4f} for item {self.item_id}"
+
 
 class Alignment(models.Model):
     """A word alignment of a hypothesis to its reference, from an aligner (`i-j` pairs)."""
@@ -47,3 +50,6 @@ class Alignment(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["triple", "aligner"], name="unique_alignment")
         ]
+
+    def __str__(self):
+        return f"{self.aligner} alignment of {self.triple_id}"

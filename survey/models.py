@@ -139,6 +139,9 @@ class ExternalJudgment(models.Model):
             models.UniqueConstraint(fields=["source_file", "line"], name="unique_judgment_row")
         ]
 
+    def __str__(self):
+        return f"{self.rater} on {self.system} #{self.segment_id}: {self.score:.3f}"
+
 
 class Permutation(models.Model):
     """A permuted reference (thesis §6.2.3): a control with a known error type and size."""
@@ -325,6 +328,9 @@ class QuestionnaireEntry(models.Model):
         ordering = ["questionnaire", "position"]
         verbose_name_plural = "questionnaire entries"
 
+    def __str__(self):
+        return f"{self.questionnaire} #{self.position}"
+
 
 def new_token() -> str:
     return secrets.token_urlsafe(24)  # 192 random bits
@@ -397,6 +403,9 @@ class PlatformIdentity(models.Model):
     pid = models.CharField(max_length=64, blank=True)
     return_url = models.URLField(blank=True)
 
+    def __str__(self):
+        return f"platform ids of participant {self.participant_id}"
+
 
 class ParticipantLanguage(models.Model):
     FLUENCY = [
@@ -415,12 +424,18 @@ class ParticipantLanguage(models.Model):
     fluency = models.PositiveSmallIntegerField(choices=FLUENCY)
     qualifications = models.CharField(max_length=300, blank=True)
 
+    def __str__(self):
+        return f"{self.language} ({self.get_fluency_display()})"
+
 
 class DeclinedConsent(models.Model):
     """Only a count: a person who declines leaves nothing else behind."""
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="declines")
     created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"declined {self.created:%Y-%m-%d}"
 
 
 class Rating(models.Model):
@@ -451,3 +466,6 @@ class Rating(models.Model):
             ),
         ]
         ordering = ["participant", "position"]
+
+    def __str__(self):
+        return f"participant {self.participant_id}, position {self.position}"

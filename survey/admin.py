@@ -1,0 +1,118 @@
+from django.contrib import admin
+
+from survey import models
+
+
+@admin.register(models.Segment)
+class SegmentAdmin(admin.ModelAdmin):
+    list_display = ["testset", "lp", "number", "reference", "reference_length", "parser"]
+    list_filter = ["testset", "source_lang", "ref_name"]
+    search_fields = ["reference", "source"]
+    readonly_fields = ["parse"]
+
+
+@admin.register(models.Corpus)
+class CorpusAdmin(admin.ModelAdmin):
+    list_display = ["testset", "year", "lp", "system"]
+    list_filter = ["year", "source_lang", "testset"]
+    search_fields = ["system"]
+
+
+@admin.register(models.Triple)
+class TripleAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "hypothesis", "hypothesis_length", "rank_score", "da_raw", "in_pool"]
+    list_filter = ["in_pool", "corpus__source_lang", "corpus__system"]
+    search_fields = ["hypothesis", "segment__reference"]
+    list_select_related = ["corpus", "segment"]
+    raw_id_fields = ["corpus", "segment"]
+    readonly_fields = ["parse"]
+
+
+@admin.register(models.ExternalJudgment)
+class ExternalJudgmentAdmin(admin.ModelAdmin):
+    list_display = ["system", "segment_id", "rater", "item_type", "score", "triple"]
+    list_filter = ["item_type", "source_lang"]
+    search_fields = ["rater", "system"]
+    raw_id_fields = ["triple"]
+
+
+@admin.register(models.Permutation)
+class PermutationAdmin(admin.ModelAdmin):
+    list_display = ["triple", "perm_type", "degree", "text", "quality"]
+    list_filter = ["perm_type", "degree"]
+    search_fields = ["text"]
+    raw_id_fields = ["triple"]
+    list_select_related = ["triple__corpus", "triple__segment"]
+
+
+@admin.register(models.Item)
+class ItemAdmin(admin.ModelAdmin):
+    list_display = ["pk", "kind", "triple", "permutation"]
+    list_filter = [("permutation", admin.EmptyFieldListFilter), "permutation__perm_type"]
+    raw_id_fields = ["triple", "permutation"]
+    list_select_related = ["triple__corpus", "triple__segment", "permutation"]
+
+
+class ConsentTextInline(admin.TabularInline):
+    model = models.ConsentText
+    extra = 0
+
+
+@admin.register(models.Study)
+class StudyAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug", "items_per_questionnaire", "is_open", "created"]
+    prepopulated_fields = {"slug": ["name"]}
+    raw_id_fields = ["sample_item"]
+    inlines = [ConsentTextInline]
+
+
+class QuestionnaireEntryInline(admin.TabularInline):
+    model = models.QuestionnaireEntry
+    raw_id_fields = ["item"]
+    extra = 0
+
+
+@admin.register(models.Questionnaire)
+class QuestionnaireAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "study", "number", "version", "frozen", "active", "seed"]
+    list_filter = ["study", "frozen", "active"]
+    inlines = [QuestionnaireEntryInline]
+
+
+class LanguageInline(admin.TabularInline):
+    model = models.ParticipantLanguage
+    extra = 0
+
+
+class RatingInline(admin.TabularInline):
+    model = models.Rating
+    raw_id_fields = ["item"]
+    extra = 0
+
+
+@admin.register(models.Participant)
+class ParticipantAdmin(admin.ModelAdmin):
+    list_display = [
+        "pk",
+        "study",
+        "questionnaire",
+        "status",
+        "simulated",
+        "created",
+        "last_activity",
+    ]
+    list_filter = ["study", "status", "simulated", "education", "gender"]
+    readonly_fields = ["token"]
+    inlines = [LanguageInline, RatingInline]
+
+
+@admin.register(models.Rating)
+class RatingAdmin(admin.ModelAdmin):
+    list_display = ["participant", "position", "item", "holistic", "order", "practice", "revisions"]
+    list_filter = ["practice", "participant__study"]
+    raw_id_fields = ["participant", "item"]
+
+
+@admin.register(models.DeclinedConsent)
+class DeclinedConsentAdmin(admin.ModelAdmin):
+    list_display = ["study", "created"]
