@@ -1,5 +1,408 @@
-from django.shortcuts import render
+"""Participant pages: entry, consent, about you, the sample, the pairs, finishing, withdrawal.
+
+The personal link /p/<token>/ is the participant's only credential. Every page of it is
+uncached, records activity, and checks CSRF on posts itself so that an expired page can tell
+the participant and recover instead of showing the project-wide failure page.
+"""
+
+from __future__ import annotations
+
+from functools import wraps
+from urllib.parse import urlencode
+
+from django.http import Http404, JsonResponse
+from django.middleware.csrf import CsrfViewMiddleware, get_token
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods
+
+from survey import participation, texts
+from survey.assignment import StudyClosed
+from survey.forms import AboutForm, AnswerForm, ConsentForm, language_formset, save_about
+from survey.models import Study
+from survey.participation import Refused
+
+EXPIRED = (
+    "This page had expired, so what you sent was not saved yet. The page has been renewed: "
+    "please check your answers and send them again."
+)
+CONFLICT = (
+    "This answer was changed in another window or on another device. The page now shows the "
+    "answer that is saved; change it again if you wish."
+)
+FINISHED = "You have already finished the study, so your answers can no longer be changed."
+
+
+class CsrfRejected(Exception):
+    pass
+
+
+class _CsrfCheck(CsrfViewMiddleware):
+    """Django's own CSRF check, raising instead of rendering the site-wide failure page."""
+
+    def _reject(self, request, reason):
+        raise CsrfRejected(reason)
+
+
+def csrf_rejection(request, view) -> str | None:
+    try:
+        _CsrfCheck(lambda request: None).process_view(request, view, (), {})
+    except CsrfRejected as rejection:
+        return str(rejection)
+    return None
+
+
+def wants_json(request) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+def document(text: str, study: Study) -> list[tuple[str, str]]:
+    return texts.blocks(texts.fill(text, study))
+
+
+def page(request, template: str, participant=None, status: int = 200, **context):
+    """Render a participant page with what every page shows (study, reading mode, links)."""
+    if participant is not None:
+        context.setdefault("study", participant.study)
+        context["participant"] = participant
+        context["reading"] = participant.reading_mode
+        context["personal_link"] = request.build_absolute_uri(
+            reverse("survey:resume", args=[participant.token])
+        )
+    return render(request, template, context, status=status)
+
+
+def expired(request, participant):
+    """The answer to a post whose CSRF token was refused: nothing written, a renewed page."""
+    if wants_json(request):
+        return JsonResponse(
+            {"saved": False, "reason": "expired", "message": EXPIRED, "csrf": get_token(request)},
+            status=403,
+        )
+    return page(request, "survey/expired.html", participant, status=403, again=request.path)
+
+
+def refuse(request, participant, message: str, status: int = 400, back: str = ""):
+    if wants_json(request):
+        body = {"saved": False, "reason": "refused", "message": message}
+        return JsonResponse(body, status=status)
+    back = back or participation.resume_url(participant)
+    return page(request, "survey/refused.html", participant, status, message=message, back=back)
+
+
+def participant_page(*, on_expired=expired):
+    """Look up the participant from the link's token, record activity, check CSRF on posts."""
+
+    def decorate(view):
+        @csrf_exempt  # checked below, so the participant's page can recover
+        @never_cache
+        @require_http_methods(["GET", "POST"])
+        @wraps(view)
+        def wrapper(request, token, *args, **kwargs):
+            participant = participation.find(token)
+            if participant is None:
+                return render(request, "survey/unknown_link.html", status=404)
+            if request.method == "POST" and csrf_rejection(request, view):
+                return on_expired(request, participant, *args, **kwargs)
+            participation.touch(participant)
+            return view(request, participant, *args, **kwargs)
+
+        return wrapper
+
+    return decorate
 
 
 def home(request):
-    return render(request, "survey/home.html")
+    studies = Study.objects.filter(is_open=True).order_by("name")
+    return render(request, "survey/home.html", {"studies": studies})
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+def entry(request, slug):
+    """The study link: the information sheet, then a new participant on "Continue"."""
+    study = get_object_or_404(Study, slug=slug)
+    params = request.POST if request.method == "POST" else request.GET
+    try:
+        platform = participation.platform_fields(params)
+    except ValueError as error:
+        return render(request, "survey/bad_link.html", {"study": study, "problem": error}, 400)
+    reading = params.get("reading") == "1"
+    context = {"study": study, "reading": reading}
+    if not study.is_open:
+        return render(request, "survey/closed.html", context, status=200)
+    if request.method == "POST":
+        try:
+            participant = participation.enter(study, platform, reading_mode=reading)
+        except StudyClosed:
+            return render(request, "survey/closed.html", context, status=409)
+        return redirect(participation.resume_url(participant))
+    hidden = {p: request.GET[p] for p in participation.PLATFORM_PARAMETERS if request.GET.get(p)}
+    toggle = urlencode(hidden | {"reading": "0" if reading else "1"})
+    return render(
+        request,
+        "survey/entry.html",
+        context
+        | {
+            "sheet": document(study.information_sheet, study),
+            "hidden": hidden,
+            "reading_link": f"?{toggle}",
+        },
+    )
+
+
+@participant_page()
+def resume(request, participant):
+    return redirect(participation.resume_url(participant))
+
+
+@participant_page()
+def information(request, participant):
+    sheet = document(participant.study.information_sheet, participant.study)
+    return page(
+        request,
+        "survey/information.html",
+        participant,
+        sheet=sheet,
+        back=participation.resume_url(participant),
+    )
+
+
+@participant_page()
+def consent(request, participant):
+    if participant.consent_version is not None:
+        return redirect(participation.resume_url(participant))
+    study = participant.study
+    consent_text = participation.current_consent(study)
+    if request.method == "POST" and "decline" in request.POST:
+        participation.decline(participant)
+        return redirect("survey:declined")
+    form = ConsentForm(consent_text.statements, request.POST or None)
+    if request.method == "POST" and form.is_valid() and form.accepted():
+        participation.give_consent(participant, consent_text)
+        return redirect(participation.resume_url(participant))
+    return page(
+        request,
+        "survey/consent.html",
+        participant,
+        form=form,
+        intro=document(study.consent_intro, study),
+        closing=document(study.consent_closing, study),
+    )
+
+
+def declined(request):
+    return render(request, "survey/declined.html")
+
+
+@participant_page()
+def about(request, participant):
+    if participant.consent_version is None or participant.status == "completed":
+        return redirect(participation.resume_url(participant))
+    adding = "add_language" in request.POST
+    if request.method == "POST":
+        form = AboutForm(request.POST)
+        languages = language_formset(participant, request.POST)
+        if form.is_valid() and languages.is_valid():
+            save_about(participant, form, languages, done=not adding)
+            if not adding:
+                return redirect(participation.resume_url(participant))
+        if adding:
+            languages = language_formset(participant, request.POST, extra_rows=1)
+    else:
+        form = AboutForm(initial=AboutForm.initial_for(participant))
+        languages = language_formset(participant)
+    return page(
+        request,
+        "survey/about.html",
+        participant,
+        form=form,
+        languages=languages,
+        grammar_low=texts.GRAMMAR_LOW,
+        grammar_high=texts.GRAMMAR_HIGH,
+        languages_question=texts.ABOUT_YOU["languages"],
+    )
+
+
+def scales(study: Study, shown: dict, saved: dict, practice: bool) -> list[dict]:
+    """The two questions as the item page shows them, worded as the study configures."""
+    wording = [
+        ("holistic", study.holistic_question, study.holistic_low, study.holistic_high),
+        ("order", study.order_question, study.order_low, study.order_high),
+    ]
+    notes = {"holistic": study.sample_holistic_note, "order": study.sample_order_note}
+    return [
+        {
+            "name": name,
+            "number": number,
+            "question": question,
+            "low": low,
+            "high": high,
+            "note": notes[name] if practice else "",
+            "value": shown[name],
+            "saved": saved[name],
+        }
+        for number, (name, question, low, high) in enumerate(wording, start=1)
+    ]
+
+
+def item_page(request, participant, position, item, rating, status=200, shown=None, notice=""):
+    """An item page; `shown` overrides the saved values (a renewed expired page)."""
+    saved = {"holistic": rating.holistic, "order": rating.order}
+    total = participation.pair_count(participant)
+    return page(
+        request,
+        "survey/item.html",
+        participant,
+        status=status,
+        item=item,
+        position=position,
+        practice=position == 0,
+        total=total,
+        language=item.triple.segment.source_language_name,
+        scales=scales(participant.study, shown or saved, saved, position == 0),
+        answered=sum(value is not None for value in saved.values()),
+        client_ms=rating.client_ms or 0,
+        notice=notice,
+    )
+
+
+def item_expired(request, participant, position):
+    """A renewed item page showing what was sent (not saved), with a fresh CSRF token."""
+    if wants_json(request):
+        return expired(request, participant)
+    try:
+        item, rating = participation.show(participant, position)
+    except Refused as error:
+        raise Http404(str(error)) from error
+    form = AnswerForm(request.POST)
+    shown = None
+    if form.is_valid():
+        answer = form.answer()
+        shown = {
+            "holistic": answer.holistic or rating.holistic,
+            "order": answer.order or rating.order,
+        }
+    return item_page(request, participant, position, item, rating, 403, shown, EXPIRED)
+
+
+@participant_page(on_expired=item_expired)
+def item(request, participant, position):
+    """Show one pair (or the sample at position 0); a post saves its answers."""
+    if participant.consent_version is None:
+        return redirect(participation.resume_url(participant))
+    if request.method == "POST":
+        return save_item(request, participant, position)
+    if participant.status == "completed":
+        return redirect("survey:done", participant.token)
+    try:
+        item, rating = participation.show(participant, position)
+    except Refused as error:
+        raise Http404(str(error)) from error
+    if participant.position != position:
+        participation.touch(participant, position=position)
+    return item_page(request, participant, position, item, rating)
+
+
+def save_item(request, participant, position):
+    done = reverse("survey:done", args=[participant.token])
+    if participant.status == "completed":
+        if wants_json(request):
+            return JsonResponse(
+                {"saved": False, "reason": "completed", "message": FINISHED, "next": done},
+                status=409,
+            )
+        return refuse(request, participant, FINISHED, status=409, back=done)
+    form = AnswerForm(request.POST)
+    if not form.is_valid():
+        return refuse(request, participant, form.problem())
+    try:
+        saved = participation.save_answer(
+            participant, position, form.cleaned_data["item"], form.answer()
+        )
+    except Refused as error:
+        return refuse(request, participant, f"This answer could not be accepted: {error}.")
+    rating = saved.rating
+    if saved.conflict:
+        if wants_json(request):
+            return JsonResponse(
+                {
+                    "saved": False,
+                    "reason": "conflict",
+                    "message": CONFLICT,
+                    "holistic": rating.holistic,
+                    "order": rating.order,
+                },
+                status=409,
+            )
+        item = participation.item_at(participant, position)
+        return item_page(request, participant, position, item, rating, 409, notice=CONFLICT)
+    next_url = participation.neighbour_url(participant, position, form.cleaned_data["go"])
+    if wants_json(request):
+        return JsonResponse(
+            {
+                "saved": True,
+                "revisions": rating.revisions,
+                "holistic": rating.holistic,
+                "order": rating.order,
+                "next": next_url,
+            }
+        )
+    return redirect(next_url)
+
+
+@participant_page()
+def review(request, participant):
+    """The final check: unanswered questions listed, then "Finish"."""
+    if participant.consent_version is None or participant.status == "completed":
+        return redirect(participation.resume_url(participant))
+    if request.method == "POST":
+        participation.finish(participant)
+        return redirect("survey:done", participant.token)
+    progress = participation.progress(participant)
+    participation.touch(participant, position=progress.total + 1)
+    return page(request, "survey/review.html", participant, progress=progress)
+
+
+@participant_page()
+def done(request, participant):
+    """The debriefing with the completion code, and the way back to a crowd platform."""
+    if participant.status != "completed":
+        return redirect(participation.resume_url(participant))
+    study = participant.study
+    return page(
+        request,
+        "survey/done.html",
+        participant,
+        debriefing=document(study.debriefing, study),
+        return_url=participation.return_url(participant),
+    )
+
+
+@participant_page()
+def withdraw(request, participant):
+    if request.method == "POST":
+        participation.withdraw(participant)
+        return redirect("survey:withdrawn")
+    return page(request, "survey/withdraw.html", participant)
+
+
+def withdrawn(request):
+    return render(request, "survey/withdrawn.html")
+
+
+@participant_page()
+def reading(request, participant):
+    """Switch the larger, more widely spaced text on or off, then go back to the page."""
+    if request.method == "POST":
+        participant.reading_mode = not participant.reading_mode
+        participant.save(update_fields=["reading_mode"])
+    back = request.POST.get("next", "")
+    own = f"/p/{participant.token}/"
+    safe = url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()})
+    if not (safe and back.startswith(own)):
+        back = participation.resume_url(participant)
+    return redirect(back)

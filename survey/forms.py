@@ -1,0 +1,227 @@
+"""Participant forms: consent, about you (with language rows) and one item's answers."""
+
+from __future__ import annotations
+
+from django import forms
+from django.db import transaction
+
+from survey import texts
+from survey.models import Participant, ParticipantLanguage
+from survey.participation import SCALES, Answer
+
+YES_NO = [("yes", "Yes"), ("no", "No")]
+SCALE_CHOICES = [(n, str(n)) for n in range(1, 6)]
+MAX_CLIENT_MS = 24 * 60 * 60 * 1000
+
+
+class ConsentForm(forms.Form):
+    """One Yes/No question per consent statement, as on the paper form."""
+
+    def __init__(self, statements: list[str], *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for number, statement in enumerate(statements, start=1):
+            self.fields[f"statement_{number}"] = forms.ChoiceField(
+                label=statement, choices=YES_NO, widget=forms.RadioSelect, required=False
+            )
+
+    def accepted(self) -> bool:
+        """True when every statement was answered Yes; otherwise explains what is missing."""
+        answers = [self.cleaned_data.get(name) for name in self.fields]
+        if all(answer == "yes" for answer in answers):
+            return True
+        if "no" in answers:
+            self.add_error(
+                None,
+                "Taking part needs a Yes to every statement. You can change your answers, or "
+                "choose “I do not wish to take part”.",
+            )
+        else:
+            self.add_error(None, "Please answer Yes or No to every statement.")
+        return False
+
+
+class AboutForm(forms.Form):
+    """The survey cover page's "About You" questions; every answer is optional."""
+
+    english_first = forms.ChoiceField(
+        label=texts.ABOUT_YOU["english_first"],
+        choices=YES_NO,
+        widget=forms.RadioSelect,
+        required=False,
+    )
+    english_years = forms.IntegerField(
+        label=texts.ABOUT_YOU["english_years"],
+        help_text="In years.",
+        min_value=0,
+        max_value=120,
+        required=False,
+    )
+    gender = forms.ChoiceField(
+        label=texts.ABOUT_YOU["gender"],
+        choices=Participant.GENDERS,
+        widget=forms.RadioSelect,
+        required=False,
+    )
+    nationality = forms.CharField(
+        label=texts.ABOUT_YOU["nationality"], max_length=100, required=False
+    )
+    education = forms.ChoiceField(
+        label=texts.ABOUT_YOU["education"],
+        choices=list(texts.EDUCATION_LABELS.items()),
+        widget=forms.RadioSelect,
+        required=False,
+    )
+    disability = forms.ChoiceField(
+        label=texts.ABOUT_YOU["reading_disability"],
+        choices=[("no", "No"), ("yes", "Yes")],
+        widget=forms.RadioSelect,
+        required=False,
+    )
+    disability_detail = forms.CharField(
+        label="If yes, please specify", max_length=290, required=False
+    )
+    grammar_attention = forms.TypedChoiceField(
+        label=texts.ABOUT_YOU["grammar_attention"],
+        choices=SCALE_CHOICES,
+        coerce=int,
+        empty_value=None,
+        widget=forms.RadioSelect,
+        required=False,
+    )
+    age = forms.IntegerField(
+        label=texts.ABOUT_YOU["age"], min_value=1, max_value=120, required=False
+    )
+
+    @classmethod
+    def initial_for(cls, participant: Participant) -> dict:
+        yes_no = {True: "yes", False: "no", None: ""}
+        disability = participant.reading_disability
+        return {
+            "english_first": yes_no[participant.english_first],
+            "english_years": participant.english_years,
+            "gender": participant.gender,
+            "nationality": participant.nationality,
+            "education": participant.education,
+            "disability": {"": "", "No": "no"}.get(disability, "yes"),
+            "disability_detail": "" if disability in ("", "No", "Yes") else disability,
+            "grammar_attention": participant.grammar_attention,
+            "age": participant.age,
+        }
+
+    def apply(self, participant: Participant) -> None:
+        """Copy the answers onto the participant (not saved).
+
+        The reading-disability answer is stored as "No", "Yes", or the details given.
+        """
+        data = self.cleaned_data
+        participant.english_first = {"yes": True, "no": False}.get(data["english_first"])
+        participant.english_years = data["english_years"]
+        participant.gender = data["gender"]
+        participant.nationality = data["nationality"].strip()
+        participant.education = data["education"]
+        detail = data["disability_detail"].strip()
+        participant.reading_disability = {
+            "no": "No",
+            "yes": detail or "Yes",
+            "": detail,
+        }[data["disability"]]
+        participant.grammar_attention = data["grammar_attention"]
+        participant.age = data["age"]
+
+
+class LanguageForm(forms.Form):
+    language = forms.CharField(label="Language", max_length=100, required=False)
+    fluency = forms.TypedChoiceField(
+        label="Fluency",
+        choices=[("", "Choose…"), *ParticipantLanguage.FLUENCY],
+        coerce=int,
+        empty_value=None,
+        required=False,
+    )
+    qualifications = forms.CharField(label="Qualifications", max_length=300, required=False)
+
+    def clean(self):
+        data = super().clean()
+        if data.get("language", "").strip() and data.get("fluency") is None:
+            self.add_error("fluency", "Please choose how well you speak this language.")
+        if not data.get("language", "").strip() and (
+            data.get("fluency") is not None or data.get("qualifications", "").strip()
+        ):
+            self.add_error("language", "Please name the language.")
+        return data
+
+
+LanguageFormSet = forms.formset_factory(LanguageForm, extra=0, max_num=30, validate_max=True)
+
+
+def language_formset(participant: Participant, data=None, extra_rows: int = 0):
+    """The participant's languages as form rows, with at least one blank row to fill in."""
+    if data is not None:
+        formset = LanguageFormSet(data, prefix="languages")
+        if extra_rows:
+            data = data.copy()
+            data["languages-TOTAL_FORMS"] = str(formset.total_form_count() + extra_rows)
+            formset = LanguageFormSet(data, prefix="languages")
+        return formset
+    initial = [
+        {"language": lang.language, "fluency": lang.fluency, "qualifications": lang.qualifications}
+        for lang in participant.languages.order_by("pk")
+    ]
+    rows = forms.formset_factory(LanguageForm, extra=max(1, 2 - len(initial)) + extra_rows)
+    return rows(initial=initial, prefix="languages")
+
+
+def save_about(participant: Participant, form: AboutForm, languages, done: bool) -> None:
+    """Store the about-you answers and replace the language rows, in one transaction."""
+    form.apply(participant)
+    participant.about_done = participant.about_done or done
+    with transaction.atomic():
+        participant.save()
+        participant.languages.all().delete()
+        ParticipantLanguage.objects.bulk_create(
+            ParticipantLanguage(
+                participant=participant,
+                language=row["language"].strip(),
+                fluency=row["fluency"],
+                qualifications=row["qualifications"].strip(),
+            )
+            for row in languages.cleaned_data
+            if row and row["language"].strip()
+        )
+
+
+class AnswerForm(forms.Form):
+    """One item's answers as posted by the page (with or without JavaScript)."""
+
+    item = forms.IntegerField(min_value=1)
+    holistic = forms.TypedChoiceField(
+        choices=SCALE_CHOICES, coerce=int, empty_value=None, required=False
+    )
+    order = forms.TypedChoiceField(
+        choices=SCALE_CHOICES, coerce=int, empty_value=None, required=False
+    )
+    was_holistic = forms.TypedChoiceField(
+        choices=SCALE_CHOICES, coerce=int, empty_value=None, required=False
+    )
+    was_order = forms.TypedChoiceField(
+        choices=SCALE_CHOICES, coerce=int, empty_value=None, required=False
+    )
+    client_ms = forms.IntegerField(min_value=0, max_value=MAX_CLIENT_MS, required=False)
+    go = forms.ChoiceField(
+        choices=[("next", "next"), ("back", "back"), ("stay", "stay")], required=False
+    )
+
+    def answer(self) -> Answer:
+        data = self.cleaned_data
+        return Answer(
+            holistic=data["holistic"],
+            order=data["order"],
+            client_ms=data["client_ms"],
+            basis={s: data[f"was_{s}"] for s in SCALES if f"was_{s}" in self.data},
+        )
+
+    def problem(self) -> str:
+        """A short explanation of why the submission was refused."""
+        names = {"holistic": "the first question", "order": "the second question"}
+        fields = [names.get(name, name.replace("_", " ")) for name in self.errors]
+        return "This answer could not be accepted (" + ", ".join(fields) + ")."

@@ -1,0 +1,326 @@
+"""What a participant does, from entry to withdrawal, as small service functions.
+
+The views parse requests and render pages; everything that reads or writes a participant's
+state lives here. Positions: 0 is the practice sample, 1..n the questionnaire's pairs, n+1 the
+final check before finishing.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass, field
+from urllib.parse import quote, urlsplit
+
+from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from survey import texts
+from survey.assignment import enrol
+from survey.models import (
+    ConsentText,
+    DeclinedConsent,
+    Item,
+    Participant,
+    PlatformIdentity,
+    Questionnaire,
+    QuestionnaireEntry,
+    Rating,
+    Study,
+)
+
+SCALES = ("holistic", "order")
+
+# Query parameter -> PlatformIdentity field. Prolific sends the first three; `pid` is generic.
+PLATFORM_PARAMETERS = {
+    "PROLIFIC_PID": "prolific_pid",
+    "STUDY_ID": "study_id",
+    "SESSION_ID": "session_id",
+    "pid": "pid",
+}
+PLATFORM_VALUE = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
+
+
+class Refused(Exception):
+    """A request the participant's questionnaire cannot accept; nothing was written."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One submission for one item. `basis` holds the values the page was showing, per scale
+    present in the submission, so a stale page cannot overwrite a newer answer unnoticed."""
+
+    holistic: int | None = None
+    order: int | None = None
+    client_ms: int | None = None
+    basis: dict[str, int | None] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Saved:
+    rating: Rating
+    changed: bool
+    conflict: bool = False
+
+
+@dataclass(frozen=True)
+class Progress:
+    total: int
+    answered: int
+    unanswered: list[tuple[int, list[str]]]  # (position, scales not answered)
+
+
+def platform_fields(params) -> dict[str, str]:
+    """The crowd-platform ids among request parameters; ValueError on a malformed one."""
+    fields = {}
+    for parameter, name in PLATFORM_PARAMETERS.items():
+        value = params.get(parameter, "")
+        if not value:
+            continue
+        if not PLATFORM_VALUE.fullmatch(value):
+            raise ValueError(f"{parameter} is not a valid id")
+        fields[name] = value
+    return fields
+
+
+def enter(study: Study, platform: dict[str, str], reading_mode: bool = False) -> Participant:
+    """A new participant on the study's least-used questionnaire (raises StudyClosed).
+
+    A crowd worker who opens the study link again within the same platform session gets their
+    existing participant back instead of a second questionnaire.
+    """
+    with transaction.atomic():
+        if platform.get("prolific_pid") and platform.get("session_id"):
+            existing = Participant.objects.filter(
+                study=study,
+                platform__prolific_pid=platform["prolific_pid"],
+                platform__session_id=platform["session_id"],
+            ).first()
+            if existing:
+                return existing
+        participant = enrol(study, reading_mode=reading_mode)
+        if platform:
+            PlatformIdentity.objects.create(
+                participant=participant, return_url=study.platform_return_url, **platform
+            )
+    return participant
+
+
+def find(token: str) -> Participant | None:
+    if not 20 <= len(token) <= 64:
+        return None
+    return Participant.objects.select_related("study").filter(token=token).first()
+
+
+def touch(participant: Participant, position: int | None = None, now=None) -> None:
+    """Record activity; a participant marked abandoned who comes back carries on."""
+    changes = {"last_activity": now or timezone.now()}
+    if participant.status == "abandoned":
+        changes["status"] = "in_progress" if participant.consent_version else "assigned"
+    if position is not None:
+        changes["position"] = position
+    Participant.objects.filter(pk=participant.pk).update(**changes)
+    for name, value in changes.items():
+        setattr(participant, name, value)
+
+
+def current_consent(study: Study) -> ConsentText:
+    """The study's newest consent statements; a study without any gets the thesis's."""
+    consent = study.consent_texts.order_by("-version").first()
+    if consent is None:
+        consent, _ = ConsentText.objects.get_or_create(
+            study=study, version=1, defaults={"statements": texts.CONSENT_STATEMENTS}
+        )
+    return consent
+
+
+def give_consent(participant: Participant, consent: ConsentText, now=None) -> None:
+    """All statements accepted, data sharing included: the participant starts, and their
+    questionnaire is frozen."""
+    participant.consent_version = consent.version
+    participant.consented_at = now or timezone.now()
+    participant.share_data = True
+    participant.status = "in_progress"
+    participant.save(update_fields=["consent_version", "consented_at", "share_data", "status"])
+    Questionnaire.objects.filter(pk=participant.questionnaire_id, frozen=False).update(frozen=True)
+
+
+def decline(participant: Participant) -> None:
+    """Declining consent leaves only a count behind."""
+    with transaction.atomic():
+        DeclinedConsent.objects.create(study_id=participant.study_id)
+        participant.delete()
+
+
+def withdraw(participant: Participant) -> None:
+    """Delete the participant with their answers, languages and platform ids (cascade)."""
+    participant.delete()
+
+
+def pair_count(participant: Participant) -> int:
+    return QuestionnaireEntry.objects.filter(questionnaire_id=participant.questionnaire_id).count()
+
+
+def first_position(participant: Participant) -> int:
+    return 0 if participant.study.sample_item_id else 1
+
+
+def item_at(participant: Participant, position: int) -> Item:
+    """The item shown at a position: the study's sample at 0, else the questionnaire's entry."""
+    items = Item.objects.select_related("triple__segment", "permutation")
+    if position == 0:
+        item = items.filter(pk=participant.study.sample_item_id).first()
+    else:
+        entry = (
+            QuestionnaireEntry.objects.select_related("item__triple__segment", "item__permutation")
+            .filter(questionnaire_id=participant.questionnaire_id, position=position)
+            .first()
+        )
+        item = entry and entry.item
+    if item is None:
+        raise Refused(f"there is no item at position {position}")
+    return item
+
+
+def show(participant: Participant, position: int, now=None) -> tuple[Item, Rating]:
+    """The item at a position and its rating, recording when it was first shown."""
+    item = item_at(participant, position)
+    shown = {"position": position, "practice": position == 0, "shown_at": now or timezone.now()}
+    rating, _ = Rating.objects.get_or_create(participant=participant, item=item, defaults=shown)
+    return item, rating
+
+
+def save_answer(
+    participant: Participant, position: int, item_id: int, answer: Answer, now=None
+) -> Saved:
+    """Save the answers given for one item; idempotent, and refuses a foreign item.
+
+    A value already given and then changed counts as one revision per scale. A blank never
+    erases an answer. When the page's basis differs from what is stored and the submission
+    would change it, nothing is written and the caller is told of the conflict.
+    """
+    if participant.status == "completed":
+        raise Refused("the study is already finished")
+    item = item_at(participant, position)
+    if item.pk != item_id:
+        raise Refused("this item is not in your questionnaire at this position")
+    now = now or timezone.now()
+    with transaction.atomic():
+        rating, _ = Rating.objects.select_for_update().get_or_create(
+            participant=participant,
+            item=item,
+            defaults={"position": position, "practice": position == 0, "shown_at": now},
+        )
+        given = {scale: getattr(answer, scale) for scale in SCALES}
+        stored = {scale: getattr(rating, scale) for scale in SCALES}
+        if any(
+            given[scale] is not None
+            and given[scale] != stored[scale]
+            and scale in answer.basis
+            and answer.basis[scale] != stored[scale]
+            for scale in SCALES
+        ):
+            return Saved(rating, changed=False, conflict=True)
+        changed = False
+        for scale in SCALES:
+            if given[scale] is None or given[scale] == stored[scale]:
+                continue
+            if stored[scale] is not None:
+                rating.revisions += 1
+            setattr(rating, scale, given[scale])
+            changed = True
+        if changed:
+            rating.answered_at = now
+        timed = answer.client_ms is not None and answer.client_ms > (rating.client_ms or 0)
+        if timed:
+            rating.client_ms = answer.client_ms
+        if changed or timed:
+            rating.save(update_fields=[*SCALES, "answered_at", "client_ms", "revisions"])
+    return Saved(rating, changed=changed)
+
+
+def progress(participant: Participant) -> Progress:
+    """Which pairs are fully answered; the practice sample does not count."""
+    positions = list(
+        QuestionnaireEntry.objects.filter(questionnaire_id=participant.questionnaire_id)
+        .order_by("position")
+        .values_list("position", flat=True)
+    )
+    stored = {
+        position: (holistic, order)
+        for position, holistic, order in Rating.objects.filter(
+            participant=participant, practice=False
+        ).values_list("position", "holistic", "order")
+    }
+    unanswered = []
+    for position in positions:
+        values = stored.get(position, (None, None))
+        missing = [scale for scale, value in zip(SCALES, values, strict=True) if value is None]
+        if missing:
+            unanswered.append((position, missing))
+    return Progress(len(positions), len(positions) - len(unanswered), unanswered)
+
+
+def answered_count(participant: Participant) -> int:
+    return Rating.objects.filter(
+        participant=participant, practice=False, holistic__isnull=False, order__isnull=False
+    ).count()
+
+
+def finish(participant: Participant, now=None) -> None:
+    """Mark the participant completed and give them a completion code (once)."""
+    if participant.status == "completed":
+        return
+    participant.status = "completed"
+    participant.completed_at = now or timezone.now()
+    participant.completion_code = new_completion_code()
+    participant.save(update_fields=["status", "completed_at", "completion_code"])
+
+
+def new_completion_code() -> str:
+    code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(10))
+    return f"{code[:5]}-{code[5:]}"
+
+
+def return_url(participant: Participant) -> str:
+    """The crowd platform's return address with the completion code, or "" if there is none."""
+    identity = PlatformIdentity.objects.filter(participant=participant).first()
+    if identity is None or not identity.return_url or participant.status != "completed":
+        return ""
+    url = identity.return_url.replace("{code}", quote(participant.completion_code))
+    parts = urlsplit(url)
+    return url if parts.scheme in ("http", "https") and parts.netloc else ""
+
+
+def resume_url(participant: Participant) -> str:
+    """Where the personal link takes the participant: the step where they stopped."""
+    token = participant.token
+    if participant.status == "completed":
+        return reverse("survey:done", args=[token])
+    if participant.consent_version is None:
+        return reverse("survey:consent", args=[token])
+    if not participant.about_done:
+        return reverse("survey:about", args=[token])
+    position = participant.position
+    if position is None:
+        position = first_position(participant)
+    if position > 0 and position > pair_count(participant):
+        return reverse("survey:review", args=[token])
+    return reverse("survey:item", args=[token, position])
+
+
+def neighbour_url(participant: Participant, position: int, go: str) -> str:
+    """The page after (go="next") or before (go="back") a position; else the position itself."""
+    token = participant.token
+    if go == "back":
+        if position <= first_position(participant):
+            return reverse("survey:about", args=[token])
+        return reverse("survey:item", args=[token, position - 1])
+    if go == "next":
+        if position >= pair_count(participant):
+            return reverse("survey:review", args=[token])
+        return reverse("survey:item", args=[token, position + 1])
+    return reverse("survey:item", args=[token, position])

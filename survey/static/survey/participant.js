@@ -1,0 +1,227 @@
+// Participant pages, as an enhancement: every page also works as plain HTML forms.
+// Item pages save answers in the background and only move on once the server confirms;
+// keys 1-5 answer the first question, then the second, and Enter moves on.
+// The about-you page adds language rows without a reload.
+(function () {
+  "use strict";
+
+  var SAVED = "Saved.";
+  var OFFLINE = "Not saved yet: the connection to the server was lost. Trying again…";
+  var COOKIES =
+    "Your answer cannot be saved because this browser does not accept the site's security " +
+    "cookie. Please allow cookies for this site, then reload the page.";
+
+  function setUpLanguageRows() {
+    var button = document.querySelector("[data-add-language]");
+    var template = document.getElementById("language-row-template");
+    var rows = document.querySelector("[data-language-rows]");
+    var total = document.querySelector("input[name='languages-TOTAL_FORMS']");
+    if (!button || !template || !rows || !total) return;
+    button.addEventListener("click", function (event) {
+      event.preventDefault();
+      var index = parseInt(total.value, 10) || 0;
+      var html = template.innerHTML
+        .replace(/__prefix__/g, String(index))
+        .replace(/__number__/g, String(index + 1));
+      rows.insertAdjacentHTML("beforeend", html);
+      total.value = String(index + 1);
+      rows.lastElementChild.querySelector("input").focus();
+    });
+  }
+
+  function focusErrors() {
+    var summary = document.querySelector("[data-error-summary]");
+    if (summary) summary.focus();
+  }
+
+  function setUpAnswers(form) {
+    var state = form.querySelector("[data-save-state]");
+    var token = form.querySelector("input[name='csrfmiddlewaretoken']");
+    var clientMs = form.querySelector("input[name='client_ms']");
+    var nextButton = form.querySelector("button[value='next']");
+    var scales = Array.prototype.slice.call(form.querySelectorAll("fieldset[data-scale]"));
+    var hint = form.querySelector("[data-keyboard-hint]");
+    var base = parseInt(form.getAttribute("data-client-ms"), 10) || 0;
+    var spent = 0;
+    var visibleSince = document.visibilityState === "visible" ? performance.now() : null;
+    var queue = Promise.resolve();
+    var dirty = false;
+    var leaving = false;
+    var retryTimer = null;
+
+    if (hint) hint.hidden = false;
+
+    // Time on the item counts only while the page is visible.
+    document.addEventListener("visibilitychange", function () {
+      if (document.visibilityState === "visible") {
+        visibleSince = performance.now();
+      } else if (visibleSince !== null) {
+        spent += performance.now() - visibleSince;
+        visibleSince = null;
+      }
+    });
+    function elapsed() {
+      var now = visibleSince === null ? 0 : performance.now() - visibleSince;
+      return Math.round(base + spent + now);
+    }
+
+    function show(text, kind) {
+      state.textContent = text;
+      state.setAttribute("data-kind", kind || "");
+    }
+
+    function setBasis(body) {
+      ["holistic", "order"].forEach(function (name) {
+        var value = body[name] === null || body[name] === undefined ? "" : String(body[name]);
+        form.querySelector("input[name='was_" + name + "']").value = value;
+      });
+    }
+
+    function showSaved(body) {
+      ["holistic", "order"].forEach(function (name) {
+        form.querySelectorAll("input[name='" + name + "']").forEach(function (radio) {
+          radio.checked = body[name] !== null && radio.value === String(body[name]);
+        });
+      });
+    }
+
+    function post(go) {
+      clientMs.value = String(elapsed());
+      var data = new FormData(form);
+      data.set("go", go);
+      return fetch(form.action, {
+        method: "POST",
+        body: data,
+        credentials: "same-origin",
+        headers: { Accept: "application/json" },
+      }).then(function (response) {
+        return response.json().then(function (body) {
+          return { status: response.status, body: body };
+        });
+      });
+    }
+
+    // One save at a time, in order; each sends the form as it is when its turn comes.
+    function attempt(go, renewed) {
+      show("Saving…", "busy");
+      return post(go).then(
+        function (reply) {
+          var body = reply.body;
+          if (body.saved) {
+            setBasis(body);
+            dirty = false;
+            show(SAVED, "");
+            return body;
+          }
+          if (body.reason === "expired" && !renewed) {
+            token.value = body.csrf;
+            return attempt(go, true);
+          }
+          if (body.reason === "completed") {
+            leaving = true;
+            window.location.assign(body.next);
+          } else if (body.reason === "conflict") {
+            showSaved(body);
+            setBasis(body);
+            dirty = false;
+          }
+          show(body.reason === "expired" ? COOKIES : body.message, "error");
+          throw new Error(body.reason);
+        },
+        function () {
+          show(OFFLINE, "error");
+          throw new Error("offline");
+        }
+      );
+    }
+
+    function save(go) {
+      var result = queue.then(function () {
+        return attempt(go, false);
+      });
+      queue = result.catch(function () {});
+      return result;
+    }
+
+    function saveInBackground() {
+      dirty = true;
+      clearTimeout(retryTimer);
+      save("stay").catch(function (error) {
+        if (error.message === "offline") retryTimer = setTimeout(saveInBackground, 3000);
+      });
+    }
+
+    form.addEventListener("change", function (event) {
+      if (event.target.type === "radio") saveInBackground();
+    });
+
+    var moving = false;
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      if (moving) return;
+      moving = true;
+      var go = event.submitter && event.submitter.value === "back" ? "back" : "next";
+      clearTimeout(retryTimer);
+      save(go).then(
+        function (body) {
+          leaving = true;
+          window.location.assign(body.next);
+        },
+        function (error) {
+          moving = false;
+          if (error.message === "offline") {
+            show("Not saved yet: the connection to the server was lost. Please try again.", "error");
+          }
+        }
+      );
+    });
+
+    window.addEventListener("beforeunload", function (event) {
+      if (dirty && !leaving) {
+        event.preventDefault();
+        event.returnValue = "";
+      }
+    });
+
+    function firstUnanswered() {
+      for (var i = 0; i < scales.length; i++) {
+        if (!scales[i].querySelector("input:checked")) return i;
+      }
+      return 0;
+    }
+
+    function focusScale(fieldset) {
+      var radio = fieldset.querySelector("input:checked") || fieldset.querySelector("input");
+      radio.focus();
+    }
+
+    document.addEventListener("keydown", function (event) {
+      if (event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
+      var target = event.target;
+      if (target.closest("textarea, select, input:not([type='radio'])")) return;
+      if (/^[1-5]$/.test(event.key)) {
+        event.preventDefault();
+        var current = target.closest("fieldset[data-scale]");
+        var index = current ? scales.indexOf(current) : firstUnanswered();
+        var radio = scales[index].querySelector("input[value='" + event.key + "']");
+        radio.checked = true;
+        radio.dispatchEvent(new Event("change", { bubbles: true }));
+        if (index + 1 < scales.length) focusScale(scales[index + 1]);
+        else radio.focus();
+      } else if (event.key === "Enter" && !target.closest("button, a")) {
+        event.preventDefault();
+        form.requestSubmit(nextButton);
+      }
+    });
+  }
+
+  function start() {
+    setUpLanguageRows();
+    focusErrors();
+    var form = document.querySelector("form[data-answer-form]");
+    if (form) setUpAnswers(form);
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
