@@ -1,4 +1,13 @@
 import pytest
+from django.conf import settings
+
+
+def pytest_configure(config):
+    # Tests render templates without running collectstatic first.
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
 
 
 @pytest.fixture

@@ -19,6 +19,6 @@ def clear_errors():
         raise CommandError(f"{e}\nNothing was written.") from None
 
 
-def print_report(command, report) -> None:
-    for line in report.lines():
+def print_report(command, report, verbosity: int = 1) -> None:
+    for line in report.lines() if verbosity else ():
         command.stdout.write(line)

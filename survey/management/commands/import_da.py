@@ -22,7 +22,7 @@ class Command(BaseCommand):
             "--testset", help="test set to join to (needed only when several hold the pair)"
         )
 
-    def handle(self, files, testset, **options):
+    def handle(self, files, testset, verbosity, **options):
         with clear_errors():
             report = import_da(files, testset=testset)
-        print_report(self, report)
+        print_report(self, report, verbosity)

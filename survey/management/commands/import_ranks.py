@@ -18,7 +18,7 @@ class Command(BaseCommand):
         parser.add_argument("file", type=Path)
         parser.add_argument("--testset", help="test set to join to, when several hold the pair")
 
-    def handle(self, file, testset, **options):
+    def handle(self, file, testset, verbosity, **options):
         with clear_errors():
             report = import_ranks(file, testset=testset)
-        print_report(self, report)
+        print_report(self, report, verbosity)

@@ -33,4 +33,4 @@ class Command(BaseCommand):
                 report = import_wmt(
                     dir, year=year, lps=lp, ref=ref, systems=systems, progress=bar.update
                 )
-        print_report(self, report)
+        print_report(self, report, verbosity)

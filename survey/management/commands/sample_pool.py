@@ -16,7 +16,7 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
         parser.add_argument("--lp", nargs="+", metavar="LP", help="only these language pairs")
 
-    def handle(self, per_corpus, seed, lp, **options):
+    def handle(self, per_corpus, seed, lp, verbosity, **options):
         with clear_errors():
             report = sample_pool(per_corpus, seed, lps=lp)
-        print_report(self, report)
+        print_report(self, report, verbosity)

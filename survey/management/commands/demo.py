@@ -1,0 +1,67 @@
+import secrets
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+from survey import texts
+from survey.models import Study, Triple
+
+SLICE = Path(settings.BASE_DIR) / "fixtures" / "wmt21-slice"
+
+
+class Command(BaseCommand):
+    help = (
+        "Build a ready demo study from the real WMT21 slice in fixtures/: import texts and DA "
+        "judgments, draw the pool, and create the study and a researcher login. Safe to re-run."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--url", default="http://127.0.0.1:8000", help="site address to print")
+        parser.add_argument("--per-corpus", type=int, default=40, help="pool triples per corpus")
+        parser.add_argument("--seed", type=int, default=1, help="seed of every random step")
+
+    def handle(self, url, per_corpus, seed, verbosity, **options):
+        quiet = {"verbosity": 0 if verbosity < 2 else verbosity}
+        self.step("Importing the WMT21 slice")
+        call_command("import_wmt", str(SLICE / "txt"), **quiet)
+        call_command("import_da", *map(str, sorted((SLICE / "humaneval").glob("*.csv"))), **quiet)
+        if not Triple.objects.filter(in_pool=True).exists():
+            self.step("Drawing the pool")
+            call_command(
+                "sample_pool", "--per-corpus", str(per_corpus), "--seed", str(seed), **quiet
+            )
+        study = self.study()
+        password = self.researcher()
+        self.stdout.write(self.style.SUCCESS("\nThe WOJ-DB demo is ready."))
+        self.stdout.write(f"  Participant link:  {url}/s/{study.slug}/")
+        self.stdout.write(f"  Researcher pages:  {url}/researcher/  (admin: {url}/admin/)")
+        self.stdout.write(f"  Researcher login:  user 'researcher', password '{password}'")
+
+    def step(self, text):
+        self.stdout.write(f"- {text} …")
+
+    def study(self) -> Study:
+        study, created = Study.objects.get_or_create(
+            slug="demo",
+            defaults={
+                "name": "WOJ-DB demo",
+                "researcher_name": "The WOJ-DB demo team",
+                "researcher_email": "researcher@example.org",
+            },
+        )
+        if created:
+            study.consent_texts.create(version=1, statements=texts.CONSENT_STATEMENTS)
+        return study
+
+    def researcher(self) -> str:
+        """A staff account for the dashboard; a fresh password each run, printed once."""
+        user, _ = get_user_model().objects.get_or_create(
+            username="researcher", defaults={"is_staff": True, "is_superuser": True}
+        )
+        password = secrets.token_urlsafe(9)
+        user.set_password(password)
+        user.save()
+        return password
