@@ -7,6 +7,7 @@ line and field, so importers can validate everything before writing anything.
 from __future__ import annotations
 
 import csv
+import gzip
 import math
 import re
 from collections import defaultdict
@@ -61,8 +62,13 @@ def text_length(text: str, lang: str) -> int:
 
 
 def read_lines(path: Path) -> list[str]:
-    """A file's lines as text; undecodable bytes are reported by line."""
+    """A file's lines as text (gzip-compressed when named .gz); bad bytes are reported by line."""
     data = path.read_bytes()
+    if path.suffix == ".gz":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as e:
+            raise InputError(path, f"is not a readable gzip file ({e})") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
