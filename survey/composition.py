@@ -483,6 +483,7 @@ def _split_evenly(seq: Sequence, n: int) -> list[list]:
 def _choose_shared(
     candidates: Sequence[PoolHypothesis],
     reserved: Mapping[_Role, list[PoolHypothesis]],
+    caps: Mapping[Hashable, frozenset[_Role]],
     layout: Layout,
     rng: random.Random,
 ) -> _Selection:
@@ -490,8 +491,8 @@ def _choose_shared(
 
     The WMT scores of the candidates are cut into as many quantile strata as there are shared
     hypotheses, and which stratum carries which permutations is left to chance. Each role takes
-    its hypothesis from those reserved for it (so the unique parts keep enough), from its
-    stratum if it can, the source language least used so far winning.
+    a hypothesis reserved for it or reserved for nobody (so the unique parts keep enough), from
+    its stratum if it can, the source language least used so far winning.
     """
     roles = _roles(layout.shared, layout.group_size)
     if not roles:
@@ -503,12 +504,18 @@ def _choose_shared(
         else [(0.0, 1.0)] * len(roles)
     )
     rng.shuffle(roles)
+    taken = {h.key for members in reserved.values() for h in members}
+    spare = [h for h in candidates if h.key not in taken]
     picked: list[tuple[_Role, PoolHypothesis]] = []
     segments: set = set()
     languages: Counter = Counter()
     for i in sorted(range(len(roles)), key=lambda i: _role_order(roles[i])):
         role, (low, high) = roles[i], strata[i]
-        fits = [h for h in reserved[role] if h.segment not in segments]
+        fits = [
+            h
+            for h in reserved[role] + [h for h in spare if role in caps[h.key]]
+            if h.segment not in segments
+        ]
         if not fits:
             raise CompositionError(
                 "one reference per questionnaire",
@@ -634,26 +641,13 @@ def _choose_unique(
     count: int,
     rng: random.Random,
 ) -> list[_Selection]:
-    """Unique parts for `count` questionnaires, dealt so their qualities match.
-
-    For each role, the reserved hypotheses are sorted by WMT score and dealt out in rounds of
-    `count`, each round to the questionnaires in random order: every questionnaire gets one
-    hypothesis from each quality stratum.
-    """
+    """Unique parts for `count` questionnaires, dealt so their qualities match."""
     per_questionnaire = Counter(_roles(layout.unique, layout.group_size))
     demand = Counter({r: n * count for r, n in per_questionnaire.items()})
     types = layout.random_types
     caps = _check_supply(candidates, demand, types, f"the unique parts of {count} questionnaire(s)")
     reserved = _reserve(candidates, demand, caps, rng)
-    # slots[q] lists (role, round, hypothesis)
-    slots: list[list[tuple[_Role, int, PoolHypothesis]]] = [[] for _ in range(count)]
-    for role in sorted(per_questionnaire, key=_role_order):
-        members = _quality_order(reserved[role], rng)
-        for rnd in range(per_questionnaire[role]):
-            order = list(range(count))
-            rng.shuffle(order)
-            for q, h in zip(order, members[rnd * count : (rnd + 1) * count], strict=True):
-                slots[q].append((role, rnd, h))
+    slots = _deal(reserved, per_questionnaire, count, rng)
     _one_reference_each(slots)
     out = []
     for q_slots in slots:
@@ -663,6 +657,42 @@ def _choose_unique(
         ]
         out.append(_Selection(hypotheses, permutations))
     return out
+
+
+def _deal(
+    reserved: Mapping[_Role, list[PoolHypothesis]],
+    per_questionnaire: Mapping[_Role, int],
+    count: int,
+    rng: random.Random,
+) -> list[list[tuple[_Role, int, PoolHypothesis]]]:
+    """Deal the reserved hypotheses out so every questionnaire's WMT scores add up alike.
+
+    Each role's hypotheses, in score order, are cut into rounds of `count` (one each). Rounds
+    are dealt widest score range first, each round's best hypothesis going to the questionnaire
+    with the lowest total so far — the greedy rule for balanced partitions. A missing score
+    counts as the pool's mean. Returns, per questionnaire, (role, round, hypothesis) slots.
+    """
+    scores = [h.quality for hs in reserved.values() for h in hs if h.quality is not None]
+    typical = sum(scores) / len(scores) if scores else 0.5
+
+    def score(h: PoolHypothesis) -> float:
+        return typical if h.quality is None else h.quality
+
+    rounds = []
+    for role in sorted(per_questionnaire, key=_role_order):
+        members = sorted(_quality_order(reserved[role], rng), key=score)
+        for i in range(per_questionnaire[role]):
+            rounds.append((role, i, members[i * count : (i + 1) * count]))
+    rounds.sort(key=lambda r: score(r[2][0]) - score(r[2][-1]))  # widest (most negative) first
+    totals = [0.0] * count
+    slots: list[list[tuple[_Role, int, PoolHypothesis]]] = [[] for _ in range(count)]
+    for role, i, members in rounds:
+        ties = [rng.random() for _ in range(count)]
+        order = sorted(range(count), key=lambda q: (totals[q], ties[q]))
+        for q, h in zip(order, reversed(members), strict=True):
+            slots[q].append((role, i, h))
+            totals[q] += score(h)
+    return slots
 
 
 def _one_reference_each(slots: list[list[tuple[_Role, int, PoolHypothesis]]]) -> None:
@@ -731,7 +761,7 @@ def compose(
         context = f"{count} questionnaire(s) (the shared part and {count} unique parts)"
         caps = _check_supply(fresh, demand, layout.random_types, context)
         reserved = _reserve(fresh, demand, caps, rng)
-        common = _choose_shared(fresh, reserved, layout, rng)
+        common = _choose_shared(fresh, reserved, caps, layout, rng)
     else:
         common = _check_shared(pool, layout, shared)
     taken = {h.segment for h in common.hypotheses}
