@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import secrets
 
+from django.core.exceptions import ValidationError
 from django.db import models
 
-from survey import texts
+from survey import composition, texts
 from survey.languages import LANGUAGE_NAMES
 
 PERMUTATION_TYPES = ("order", "swap", "phrase", "choice", "both")
@@ -222,6 +223,13 @@ class Study(models.Model):
     pairs_share_hypothesis = models.BooleanField(
         default=True, help_text="two permutations of a type are built on the same hypothesis"
     )
+    shared_items = models.ManyToManyField(
+        Item,
+        blank=True,
+        related_name="+",
+        help_text="the items every questionnaire shares; empty lets the build choose them, "
+        "stratified by quality, permutation type and degree, and source language",
+    )
     max_degree = models.PositiveSmallIntegerField(default=18)
     sample_item = models.ForeignKey(
         Item, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -268,6 +276,23 @@ class Study(models.Model):
 
     def __str__(self):
         return self.name
+
+    def clean(self):
+        try:
+            self.layout()
+        except composition.ConfigurationError as e:
+            raise ValidationError({"type_counts": str(e)}) from None
+
+    def layout(self) -> composition.Layout:
+        """Table 6.3 for this study's numbers; raises composition.ConfigurationError."""
+        return composition.make_layout(
+            self.items_per_questionnaire,
+            self.permutation_share,
+            self.shared_share,
+            self.type_counts or None,
+            self.pairs_share_hypothesis,
+            known_types=PERMUTATION_TYPES,
+        )
 
 
 class ConsentText(models.Model):
