@@ -129,7 +129,7 @@ def entry(request, slug):
     try:
         platform = participation.platform_fields(params)
     except ValueError as error:
-        return render(request, "survey/bad_link.html", {"study": study, "problem": error}, 400)
+        return render(request, "survey/bad_link.html", {"study": study, "problem": error}, status=400)
     reading = params.get("reading") == "1"
     context = {"study": study, "reading": reading}
     if not study.is_open:
