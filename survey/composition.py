@@ -32,6 +32,7 @@ import numpy as np
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import maximum_flow
 
+VERSION = "composition-1"  # recorded with every questionnaire; bump when output changes
 CORE_TYPES = ("order", "swap", "phrase", "choice")
 RANDOM = "random"
 PARTS = ("shared", "unique")

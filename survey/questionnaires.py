@@ -1,0 +1,288 @@
+"""Questionnaires in the database: build, extend, revise.
+
+Loads the sentence pool as plain data, lets `survey.composition` compose by Table 6.3, and saves
+questionnaires with their seed and the composition's version in one transaction. A questionnaire
+a participant has started is frozen: an edit then makes a new version for new participants, and
+the answered version never changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Sequence
+
+import pandas as pd
+from django.db import transaction
+from django.db.models import Max
+
+from survey import composition
+from survey.models import (
+    Item,
+    Permutation,
+    Questionnaire,
+    QuestionnaireEntry,
+    Study,
+    Triple,
+)
+
+Progress = Callable[[int], None]
+
+
+class QuestionnaireError(Exception):
+    """A request the study's questionnaires cannot take (e.g. building twice)."""
+
+
+def _no_progress(_: int) -> None:
+    pass
+
+
+# Pool keys: ("h", triple id) for a hypothesis, ("p", permutation id) for a permutation.
+
+
+def item_key(item: Item) -> tuple[str, int]:
+    return ("h", item.triple_id) if item.permutation_id is None else ("p", item.permutation_id)
+
+
+def load_pool(study: Study) -> list[composition.PoolHypothesis]:
+    """The in-pool triples and their permutations up to the study's largest degree, minus the
+    reference of the sample sentence (shown to everyone before the questionnaire)."""
+    triples = Triple.objects.filter(in_pool=True)
+    if study.sample_item_id:
+        triples = triples.exclude(segment_id=study.sample_item.triple.segment_id)
+    permutations: dict[int, list[composition.PoolPermutation]] = {}
+    for pk, triple_id, perm_type, degree, quality in Permutation.objects.filter(
+        triple__in=triples, degree__lte=study.max_degree
+    ).values_list("pk", "triple_id", "perm_type", "degree", "quality"):
+        permutations.setdefault(triple_id, []).append(
+            composition.PoolPermutation(("p", pk), perm_type, degree, quality)
+        )
+    return [
+        composition.PoolHypothesis(
+            key=("h", pk),
+            segment=segment_id,
+            source_lang=source_lang,
+            quality=rank_score if rank_score is not None else _da_score(da_raw),
+            permutations=tuple(permutations.get(pk, ())),
+        )
+        for pk, segment_id, source_lang, rank_score, da_raw in triples.values_list(
+            "pk", "segment_id", "segment__source_lang", "rank_score", "da_raw"
+        )
+    ]
+
+
+def _da_score(da_raw: float | None) -> float | None:
+    return None if da_raw is None else da_raw / 100  # as Triple.wmt_score
+
+
+def _items(keys: Iterable[Hashable]) -> dict[Hashable, Item]:
+    """The Item of every pool key, created where the pool has none yet."""
+    keys = set(keys)
+    triple_ids = {pk for kind, pk in keys if kind == "h"}
+    perm_ids = {pk for kind, pk in keys if kind == "p"}
+    found = {
+        ("h", i.triple_id): i
+        for i in Item.objects.filter(triple_id__in=triple_ids, permutation__isnull=True)
+    }
+    found |= {("p", i.permutation_id): i for i in Item.objects.filter(permutation_id__in=perm_ids)}
+    perm_triples = dict(Permutation.objects.filter(pk__in=perm_ids).values_list("pk", "triple_id"))
+    missing = [
+        Item(triple_id=pk) if kind == "h" else Item(triple_id=perm_triples[pk], permutation_id=pk)
+        for kind, pk in sorted(keys - found.keys())
+    ]
+    Item.objects.bulk_create(missing)
+    for item in missing:
+        found[item_key(item)] = item
+    return found
+
+
+def _current(study: Study) -> list[Questionnaire]:
+    """The newest version of each of the study's questionnaires."""
+    newest = {}
+    for q in study.questionnaires.order_by("number", "version"):
+        newest[q.number] = q
+    return list(newest.values())
+
+
+def _save(
+    study: Study,
+    plans: Sequence[Sequence[composition.Entry]],
+    seed: int,
+    progress: Progress,
+) -> list[Questionnaire]:
+    items = _items(e.key for plan in plans for e in plan)
+    first = (study.questionnaires.aggregate(n=Max("number"))["n"] or 0) + 1
+    saved = []
+    for number, plan in enumerate(plans, start=first):
+        q = Questionnaire.objects.create(
+            study=study, number=number, seed=seed, software_version=composition.VERSION
+        )
+        QuestionnaireEntry.objects.bulk_create(
+            QuestionnaireEntry(questionnaire=q, position=i, item=items[e.key], shared=e.shared)
+            for i, e in enumerate(plan, start=1)
+        )
+        saved.append(q)
+        progress(1)
+    return saved
+
+
+def build_questionnaires(
+    study: Study, count: int, seed: int, *, progress: Progress = _no_progress
+) -> list[Questionnaire]:
+    """The study's first `count` questionnaires, numbered from 1.
+
+    Shared items are the researcher's selection (`Study.shared_items`) if there is one, else
+    chosen automatically. Raises QuestionnaireError if the study has questionnaires already,
+    and composition.ConfigurationError / CompositionError if its numbers or pool do not fit.
+    """
+    with transaction.atomic():
+        study = Study.objects.select_for_update().get(pk=study.pk)
+        existing = study.questionnaires.values("number").distinct().count()
+        if existing:
+            raise QuestionnaireError(
+                f"study {study.slug!r} already has {existing} questionnaire(s); "
+                "extend it instead of building again"
+            )
+        chosen = [item_key(i) for i in study.shared_items.all()]
+        plans = composition.compose(
+            load_pool(study), study.layout(), count, seed, shared=chosen or None
+        )
+        return _save(study, plans, seed, progress)
+
+
+def extend_questionnaires(
+    study: Study, count: int, seed: int, *, progress: Progress = _no_progress
+) -> list[Questionnaire]:
+    """`count` more questionnaires with the same shared items as the existing ones and unique
+    items no existing questionnaire (any version) holds; existing ones are not touched."""
+    with transaction.atomic():
+        study = Study.objects.select_for_update().get(pk=study.pk)
+        current = _current(study)
+        if not current:
+            raise QuestionnaireError(f"study {study.slug!r} has no questionnaires to extend")
+        shared_sets = {}
+        for q in current:
+            shared_sets.setdefault(
+                frozenset(item_key(e.item) for e in q.entries.filter(shared=True)), []
+            ).append(q.number)
+        if len(shared_sets) > 1:
+            groups = "; ".join(
+                "questionnaires " + ", ".join(map(str, numbers)) for numbers in shared_sets.values()
+            )
+            raise QuestionnaireError(
+                f"the existing questionnaires do not share the same items ({groups}); "
+                "an extension needs one shared set"
+            )
+        (shared,) = shared_sets
+        used = {
+            ("h", triple_id)
+            for triple_id in QuestionnaireEntry.objects.filter(
+                questionnaire__study=study, shared=False
+            ).values_list("item__triple_id", flat=True)
+        }
+        plans = composition.compose(
+            load_pool(study), study.layout(), count, seed, shared=sorted(shared), used=used
+        )
+        return _save(study, plans, seed, progress)
+
+
+# --- freezing and versions --------------------------------------------------------------------
+
+
+def is_frozen(questionnaire: Questionnaire) -> bool:
+    """Frozen once a participant has started it, whether or not the flag was set then."""
+    return (
+        questionnaire.frozen
+        or questionnaire.participants.exclude(status="assigned").exists()
+        or questionnaire.participants.filter(ratings__isnull=False).exists()
+    )
+
+
+def revise(questionnaire: Questionnaire, entries: Sequence[tuple[Item, bool]]) -> Questionnaire:
+    """Change a questionnaire's items to `entries` — (item, shared) in position order.
+
+    In place while nobody has started it; otherwise as a new version that replaces it for new
+    participants, leaving the answered version exactly as it was. Returns what was written.
+    """
+    items = [item.pk for item, _ in entries]
+    if not items:
+        raise QuestionnaireError("a questionnaire needs at least one item")
+    if len(set(items)) < len(items):
+        raise QuestionnaireError("a questionnaire lists each item once")
+    with transaction.atomic():
+        # The study row is the lock enrolment takes: nobody joins halfway through an edit.
+        Study.objects.select_for_update().get(pk=questionnaire.study_id)
+        q = Questionnaire.objects.get(pk=questionnaire.pk)
+        newest = q.study.questionnaires.filter(number=q.number).order_by("-version").first()
+        if newest.pk != q.pk:
+            raise QuestionnaireError(f"{q} has a newer version ({newest.version}); revise that")
+        if is_frozen(q):
+            q.frozen, active, q.active = True, q.active, False
+            q.save(update_fields=["frozen", "active"])
+            q = Questionnaire.objects.create(
+                study_id=q.study_id,
+                number=q.number,
+                version=q.version + 1,
+                seed=q.seed,
+                software_version=q.software_version,
+                active=active,
+            )
+        else:
+            q.entries.all().delete()
+        QuestionnaireEntry.objects.bulk_create(
+            QuestionnaireEntry(questionnaire=q, position=i, item=item, shared=shared)
+            for i, (item, shared) in enumerate(entries, start=1)
+        )
+        return q
+
+
+# --- the questionnaires as one table ----------------------------------------------------------
+
+ENTRY_COLUMNS = [
+    "questionnaire",
+    "version",
+    "position",
+    "item",
+    "kind",
+    "perm_type",
+    "degree",
+    "shared",
+    "quality",
+    "source_lang",
+    "source_length",
+    "reference_length",
+    "hypothesis_length",
+    "triple",
+    "segment",
+]
+
+
+def entries_frame(study: Study) -> pd.DataFrame:
+    """One row per entry of the newest version of each questionnaire (ENTRY_COLUMNS); quality
+    is the WMT score for hypotheses and eq. 6.2 for permutations."""
+    fields = {
+        "questionnaire": "questionnaire__number",
+        "version": "questionnaire__version",
+        "position": "position",
+        "item": "item_id",
+        "perm_type": "item__permutation__perm_type",
+        "degree": "item__permutation__degree",
+        "shared": "shared",
+        "perm_quality": "item__permutation__quality",
+        "rank_score": "item__triple__rank_score",
+        "da_raw": "item__triple__da_raw",
+        "source_lang": "item__triple__segment__source_lang",
+        "source_length": "item__triple__segment__source_length",
+        "reference_length": "item__triple__segment__reference_length",
+        "hypothesis_length": "item__triple__hypothesis_length",
+        "triple": "item__triple_id",
+        "segment": "item__triple__segment_id",
+    }
+    rows = QuestionnaireEntry.objects.filter(
+        questionnaire__in=[q.pk for q in _current(study)]
+    ).values_list(*fields.values())
+    frame = pd.DataFrame(list(rows), columns=list(fields))
+    is_permutation = frame["perm_type"].notna()
+    frame["kind"] = is_permutation.map({True: "permutation", False: "hypothesis"})
+    wmt_score = frame["rank_score"].fillna(frame["da_raw"] / 100)  # as Triple.wmt_score
+    frame["quality"] = frame["perm_quality"].where(is_permutation, wmt_score).astype(float)
+    frame["shared"] = frame["shared"].astype(bool)
+    return frame[ENTRY_COLUMNS].sort_values(["questionnaire", "position"], ignore_index=True)
