@@ -15,3 +15,12 @@ def study(db):
     from tests.factories import make_study
 
     return make_study()
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    """Every test starts with an empty cache: the study link's rate limit counts requests per
+    client address, and every test client comes from 127.0.0.1."""
+    from django.core.cache import cache
+
+    cache.clear()

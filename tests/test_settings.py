@@ -1,0 +1,95 @@
+"""Production settings: `check --deploy` passes with the documented environment, and each
+variable switches on what docs/deployment.md says it does."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+# The environment docs/deployment.md gives for a site on HTTPS behind one load balancer.
+PRODUCTION = {
+    "DEBUG": "0",
+    "SECRET_KEY": "k" * 20 + "-production-secret-for-tests-" + "x7Q9" * 8,
+    "ALLOWED_HOSTS": "study.example.org",
+    "CSRF_TRUSTED_ORIGINS": "https://study.example.org",
+    "WOJDB_HTTPS": "1",
+    "WOJDB_PROXIES": "1",
+    "WOJDB_CACHE": "database",
+}
+SHOWN = [
+    "DEBUG",
+    "SESSION_COOKIE_SECURE",
+    "CSRF_COOKIE_SECURE",
+    "SECURE_SSL_REDIRECT",
+    "SECURE_HSTS_SECONDS",
+    "SECURE_PROXY_SSL_HEADER",
+    "X_FRAME_OPTIONS",
+    "WOJDB_ENTRY_RATE",
+    "CACHES",
+]
+
+
+def run(args: list[str], env: dict[str, str], tmp_path) -> subprocess.CompletedProcess:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("WOJDB_", "DEBUG"))}
+    base.pop("SECRET_KEY", None)
+    base["WOJDB_VAR_DIR"] = str(tmp_path)
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=ROOT,
+        env=base | env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def settings_under(env: dict[str, str], tmp_path) -> dict:
+    code = (
+        "import json, django; from django.conf import settings; django.setup(); "
+        f"print(json.dumps({{n: getattr(settings, n, None) for n in {SHOWN!r}}}))"
+    )
+    result = run(["-c", code], env | {"DJANGO_SETTINGS_MODULE": "wojdb.settings"}, tmp_path)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.mark.slow
+def test_check_deploy_passes_with_the_production_environment(tmp_path):
+    result = run(
+        ["manage.py", "check", "--deploy", "--fail-level", "WARNING"], PRODUCTION, tmp_path
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.slow
+def test_check_deploy_fails_without_https(tmp_path):
+    env = {k: v for k, v in PRODUCTION.items() if k != "WOJDB_HTTPS"}
+    result = run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], env, tmp_path)
+    assert result.returncode != 0
+    for check in ("security.W004", "security.W008", "security.W012", "security.W016"):
+        assert check in result.stderr
+
+
+def test_https_flag_switches_on_secure_cookies_redirect_and_hsts(tmp_path):
+    on = settings_under(PRODUCTION, tmp_path)
+    assert on["SESSION_COOKIE_SECURE"] and on["CSRF_COOKIE_SECURE"] and on["SECURE_SSL_REDIRECT"]
+    assert on["SECURE_HSTS_SECONDS"] == 365 * 24 * 3600
+    assert on["SECURE_PROXY_SSL_HEADER"] == ["HTTP_X_FORWARDED_PROTO", "https"]
+    assert on["CACHES"]["default"]["BACKEND"].endswith("DatabaseCache")
+    assert on["DEBUG"] is False
+
+
+def test_plain_http_defaults_keep_cookies_usable_and_frames_denied(tmp_path):
+    off = settings_under({}, tmp_path)
+    assert not off["SESSION_COOKIE_SECURE"] and not off["CSRF_COOKIE_SECURE"]
+    assert off["SECURE_HSTS_SECONDS"] == 0 and not off["SECURE_SSL_REDIRECT"]
+    assert off["SECURE_PROXY_SSL_HEADER"] is None
+    assert off["X_FRAME_OPTIONS"] == "DENY"
+    assert off["WOJDB_ENTRY_RATE"] == [60, 600]
+    assert settings_under({"WOJDB_ENTRY_RATE": "off"}, tmp_path)["WOJDB_ENTRY_RATE"] is None

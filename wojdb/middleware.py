@@ -1,0 +1,76 @@
+"""Security middleware: the content security policy, and the rate limit on study links.
+
+Django 5.2 has no content security policy of its own, and the limit needs only the cache
+framework, so both are a few lines here rather than two more dependencies.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from django.conf import settings
+from django.core.cache import cache
+from django.shortcuts import render
+
+RATE_LIMITED_VIEWS = {"survey:entry"}
+
+
+def client_ip(request) -> str:
+    """The client's address. Behind N trusted proxies, each appending to X-Forwarded-For, it
+    is the N-th entry from the right; anything further left was written by the client."""
+    proxies = settings.WOJDB_PROXIES
+    if proxies:
+        hops = [h.strip() for h in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+        hops = [h for h in hops if h]
+        if len(hops) >= proxies:
+            return hops[-proxies]
+    return request.META.get("REMOTE_ADDR", "")
+
+
+class ContentSecurityPolicyMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+        self.header = "; ".join(f"{k} {v}" for k, v in settings.CONTENT_SECURITY_POLICY.items())
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        response.headers.setdefault("Content-Security-Policy", self.header)
+        return response
+
+
+class EntryRateLimitMiddleware:
+    """At most COUNT requests per client address in each window of SECONDS on a study link.
+
+    Every new participant takes a questionnaire slot, so a script hammering the link could
+    unbalance the assignment. A fixed window in the cache keeps this cheap; with the default
+    per-process cache each app server (and worker) counts on its own, see docs/deployment.md.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        rate = settings.WOJDB_ENTRY_RATE
+        if rate is None or request.resolver_match.view_name not in RATE_LIMITED_VIEWS:
+            return None
+        limit, window = rate
+        now = time.time()
+        key = f"wojdb:entry-rate:{client_ip(request)}:{int(now // window)}"
+        cache.add(key, 0, timeout=window)
+        try:
+            count = cache.incr(key)
+        except ValueError:  # expired between add and incr: this request opens a new window
+            cache.set(key, 1, timeout=window)
+            count = 1
+        if count <= limit:
+            return None
+        wait = math.ceil(window - now % window)
+        response = render(
+            request, "survey/rate_limited.html", {"retry_minutes": math.ceil(wait / 60)}, status=429
+        )
+        response["Retry-After"] = str(wait)
+        return response
