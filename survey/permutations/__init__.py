@@ -1,0 +1,261 @@
+"""Automatic permutations of references (thesis §6.2.3, Algorithms 3–5, Table 6.1).
+
+A permutation takes a reference and changes `degree` of its words: `order` moves single words
+by decreasing distances, `swap` exchanges pairs of words with the same tag, `phrase` moves
+whole dependency subtrees to phrase boundaries, `choice` replaces words with same-tag words of
+the machine hypothesis and `both` (pilot only) runs `choice` and then `order`.
+
+Punctuation stays with its position (see `sentence`). The thesis's own code moved punctuation
+along with displaced words in some cases (58% of its 'order' sentences ended up with different
+punctuation, §7.3.2); here punctuation positions never change, as §6.2.3 intends.
+
+Everything is plain Python on `Parse` data, so it runs in worker processes without spaCy or
+Django. Every random choice comes from `permutation_rng`, seeded from a SHA-256 digest of
+(seed, type, degree, reference), so results are the same on any machine, in any process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from multiprocessing import Pool
+
+from survey.nlp import Parse
+from survey.permutations.algorithms import PERMUTATION_TYPES, Edit, make_permuter
+from survey.permutations.sentence import Sentence, Truecaser
+
+__all__ = [
+    "MAIN_TYPES",
+    "MAX_DEGREE",
+    "PERMUTATION_TYPES",
+    "VERSION",
+    "Permutation",
+    "Renderer",
+    "Sentence",
+    "SentencePair",
+    "Truecaser",
+    "generate_all",
+    "generate_many",
+    "permutation_rng",
+    "quality",
+]
+
+# 'both' was used in the pilot only and replaced by 'phrase' in the main study (§6.4.3).
+MAIN_TYPES = ("order", "swap", "phrase", "choice")
+MAX_DEGREE = 18  # "beyond 18 ... devoid of any meaning" (§6.2.3)
+# Bumped whenever the same inputs would give different permutations.
+VERSION = "permutations-1"
+
+
+@dataclass(frozen=True)
+class Permutation:
+    """One permuted reference. `tokens` are the output's whitespace words; `mapping[i]` is the
+    reference word shown as output word i (-1 for a word taken from the hypothesis), so
+    permutation metrics need no aligner; `moved` lists the reference words moved or replaced,
+    in the order the algorithm touched them."""
+
+    perm_type: str
+    degree: int
+    seed: int
+    base: str
+    text: str
+    tokens: tuple[str, ...]
+    moved: tuple[int, ...]
+    mapping: tuple[int, ...]
+    quality: float
+
+
+def quality(degree: int, max_degree: int = MAX_DEGREE) -> float:
+    """Eq. 6.2: score_perm = 1 − (degree − 1)/(max degree − 1), a proxy for a judge's score."""
+    if max_degree <= 1:
+        return 1.0
+    return 1 - (degree - 1) / (max_degree - 1)
+
+
+def permutation_rng(seed: int, perm_type: str, degree: int, reference: str) -> random.Random:
+    """The random stream of one permutation: a stable digest, never Python's salted hash()."""
+    key = "\x1f".join((str(seed), perm_type, str(degree), reference)).encode()
+    return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
+
+
+class Renderer:
+    """Turns edits of one sentence into output words and mappings.
+
+    Every position keeps its punctuation and wears the word now there. All words are truecased
+    (Table 6.1 capitalises 'Cook' although it did not move) and the first word is capitalised
+    if the reference's was (Table 6.1: "Usurper Bajgar time …", "To Cook him …").
+    """
+
+    def __init__(self, sentence: Sentence, truecaser: Truecaser | None = None):
+        self.sentence = sentence
+        self.truecaser = truecaser or Truecaser()
+        self.capital_start = bool(sentence.cores) and sentence.cores[0][:1].isupper()
+        self.cased = [self.truecaser.case(core) for core in sentence.cores]
+        self.leads = [sentence.leads[word] for word in sentence.slots]
+        self.trails = [sentence.trails[word] for word in sentence.slots]
+
+    def tokens(self, edit: Edit) -> list[str]:
+        """The output's whitespace words."""
+        replacements, cased, case = edit.replacements, self.cased, self.truecaser.case
+        cores = [
+            case(replacements[source]) if source in replacements else cased[source]
+            for source in edit.arrangement
+        ]
+        if self.capital_start:
+            cores[0] = cores[0][:1].upper() + cores[0][1:]
+        tokens = list(self.sentence.words)  # words made of punctuation stay as they are
+        for word, lead, core, trail in zip(
+            self.sentence.slots, self.leads, cores, self.trails, strict=True
+        ):
+            tokens[word] = lead + core + trail
+        return tokens
+
+    def mapping(self, edit: Edit) -> list[int]:
+        """Reference word index of each output word; -1 where a hypothesis word replaced it."""
+        slots, replacements = self.sentence.slots, edit.replacements
+        mapping = list(range(len(self.sentence.words)))
+        for word, source in zip(slots, edit.arrangement, strict=True):
+            mapping[word] = -1 if source in replacements else slots[source]
+        return mapping
+
+
+def generate_all(
+    reference: Sentence,
+    hypothesis: Sentence | None,
+    seed: int,
+    *,
+    types: Sequence[str] = MAIN_TYPES,
+    degrees: Iterable[int] = range(1, MAX_DEGREE + 1),
+    max_degree: int | None = None,
+    truecaser: Truecaser | None = None,
+) -> list[Permutation]:
+    """Every permutation the reference can take, for each type and degree (§6.2.3); a degree
+    the sentence cannot take is skipped. `max_degree` is eq. 6.2's maximum (default: the
+    highest degree tried)."""
+    degrees = sorted(set(degrees))
+    if not degrees:
+        return []
+    max_degree = max_degree or degrees[-1]
+    renderer = Renderer(reference, truecaser)
+    permutations = []
+    for perm_type in types:
+        permuter = make_permuter(perm_type, reference, hypothesis, degrees[-1])
+        for degree in degrees:
+            if not permuter.possible(degree):
+                continue
+            edit = permuter.permute(
+                degree, permutation_rng(seed, perm_type, degree, reference.text)
+            )
+            if edit is None:
+                continue
+            tokens = renderer.tokens(edit)
+            permutations.append(
+                Permutation(
+                    perm_type=perm_type,
+                    degree=degree,
+                    seed=seed,
+                    base=reference.text,
+                    text=" ".join(tokens),
+                    tokens=tuple(tokens),
+                    moved=tuple(reference.slots[slot] for slot in edit.moved),
+                    mapping=tuple(renderer.mapping(edit)),
+                    quality=quality(degree, max_degree),
+                )
+            )
+    return permutations
+
+
+# Many references, in parallel ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SentencePair:
+    """A reference and the hypothesis whose words 'choice' may use, each with its parse."""
+
+    reference: str
+    reference_parse: Parse
+    hypothesis: str | None = None
+    hypothesis_parse: Parse | None = None
+
+    def sentences(self) -> tuple[Sentence, Sentence | None]:
+        try:
+            reference = Sentence.from_parse(self.reference_parse, self.reference)
+            hypothesis = None
+            if self.hypothesis_parse is not None:
+                hypothesis = Sentence.from_parse(self.hypothesis_parse, self.hypothesis)
+        except ValueError as error:
+            raise ValueError(f"{error} (reference {self.reference!r})") from error
+        return reference, hypothesis
+
+
+@dataclass(frozen=True)
+class _Run:
+    seed: int
+    types: tuple[str, ...]
+    degrees: tuple[int, ...]
+    max_degree: int | None
+    truecaser: Truecaser | None
+
+    def __call__(self, pair: SentencePair) -> list[Permutation]:
+        reference, hypothesis = pair.sentences()
+        return generate_all(
+            reference,
+            hypothesis,
+            self.seed,
+            types=self.types,
+            degrees=self.degrees,
+            max_degree=self.max_degree,
+            truecaser=self.truecaser,
+        )
+
+
+_worker_run: _Run | None = None  # set once per worker process by the pool's initializer
+
+
+def _start_worker(run: _Run) -> None:
+    global _worker_run
+    _worker_run = run
+
+
+def _run_in_worker(pair: SentencePair) -> list[Permutation]:
+    return _worker_run(pair)
+
+
+def generate_many(
+    pairs: Iterable[SentencePair],
+    seed: int,
+    *,
+    types: Sequence[str] = MAIN_TYPES,
+    degrees: Iterable[int] = range(1, MAX_DEGREE + 1),
+    max_degree: int | None = None,
+    truecaser: Truecaser | None = None,
+    jobs: int | None = None,
+    progress: Callable[[int], object] | None = None,
+    chunksize: int = 16,
+) -> Iterator[list[Permutation]]:
+    """`generate_all` for many pairs, in input order, on `jobs` processes (default: all cores).
+
+    `progress(1)` is called in this process as each pair's permutations arrive, so a tqdm
+    bar's `update` fits. The results do not depend on the number of jobs.
+    """
+    unknown = sorted(set(types) - set(PERMUTATION_TYPES))
+    if unknown:
+        raise ValueError(f"unknown permutation types {unknown}; expected {PERMUTATION_TYPES}")
+    run = _Run(seed, tuple(types), tuple(degrees), max_degree, truecaser)
+    jobs = jobs or os.cpu_count() or 1
+    if jobs == 1:
+        yield from _reporting(map(run, pairs), progress)
+        return
+    # The truecaser's counts travel to each worker once, not with every pair.
+    with Pool(jobs, initializer=_start_worker, initargs=(run,)) as pool:
+        yield from _reporting(pool.imap(_run_in_worker, pairs, chunksize=chunksize), progress)
+
+
+def _reporting(results: Iterable[list[Permutation]], progress) -> Iterator[list[Permutation]]:
+    for permutations in results:
+        if progress is not None:
+            progress(1)
+        yield permutations

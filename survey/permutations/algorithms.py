@@ -1,0 +1,317 @@
+"""The permutation algorithms of thesis §6.2.3: order (Algorithm 3), swap, phrase (Algorithm 4),
+choice (Algorithm 5) and the pilot's both (§6.4.3).
+
+Each is a *permuter* built once per sentence — Algorithm 4 notes its structures are "only
+calculated once and cached between calls" — with `possible(degree)`, a cheap test that needs no
+randomness, and `permute(degree, rng)`, which returns an `Edit` or None when the draw cannot be
+completed. Positions are slots (see `sentence`), so punctuation never moves.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from survey.permutations.sentence import Sentence
+
+PERMUTATION_TYPES = ("order", "swap", "phrase", "choice", "both")
+MAX_PHRASE_SIZE = 9  # Algorithm 4, line 5
+# A drawn set of phrases can leave one of them nowhere to go; a few fresh draws usually do.
+PHRASE_ATTEMPTS = 10
+
+
+@dataclass(frozen=True)
+class Edit:
+    """What an algorithm did, over slots: the output shows at slot j the word of slot
+    arrangement[j], or its replacement if that slot's word was replaced. `moved` lists the
+    slots affected, in the order the algorithm touched them."""
+
+    arrangement: tuple[int, ...]
+    moved: tuple[int, ...]
+    replacements: Mapping[int, str] = field(default_factory=dict)
+
+
+class Permuter(Protocol):
+    def possible(self, degree: int) -> bool: ...
+
+    def permute(self, degree: int, rng: random.Random) -> Edit | None: ...
+
+
+def order_moves(n: int, degree: int, rng: random.Random) -> tuple[list[tuple[int, int]], list[int]]:
+    """Algorithm 3: pick `degree` distinct words and move them by ±degree, ±(degree − 1) … ±1.
+
+    Returns the moves as (word, signed distance), words being original positions, and the
+    final arrangement. A word moves only in a direction that stays inside the sentence (the
+    thesis leaves the edges open), so the first move needs degree < n; some unused word can
+    always make each later move, because the words that cannot move far enough either way sit
+    in a middle stretch shorter than the number of unused words.
+    """
+    if not 0 < degree < n:
+        raise ValueError(f"cannot move {degree} words of a {n}-word sentence")
+    arrangement = list(range(n))
+    used = [False] * n
+    moves = []
+    for distance in range(degree, 0, -1):
+        while True:  # lines 4–6: draw positions until an unused word that can move comes up
+            p = rng.randrange(n)
+            if not used[arrangement[p]] and (p + distance < n or p >= distance):
+                break
+        if p + distance >= n:
+            d = -distance
+        elif p < distance:
+            d = distance
+        else:
+            d = rng.choice((distance, -distance))
+        word = arrangement.pop(p)
+        arrangement.insert(p + d, word)  # lines 10–11: remove, then insert at p + d
+        used[word] = True
+        moves.append((word, d))
+    return moves, arrangement
+
+
+class OrderPermuter:
+    """'order' (Algorithm 3): entirely chance-based order distortion."""
+
+    def __init__(self, sentence: Sentence):
+        self.n = len(sentence)
+
+    def possible(self, degree: int) -> bool:
+        return 0 < degree < self.n
+
+    def permute(self, degree: int, rng: random.Random) -> Edit:
+        moves, arrangement = order_moves(self.n, degree, rng)
+        return Edit(tuple(arrangement), tuple(word for word, _ in moves))
+
+
+class SwapPermuter:
+    """'swap': degree/2 disjoint pairs of words with the same tag exchange places (§6.2.3).
+
+    Swapping two copies of one word ("the" and "the") would change nothing, so a pair is always
+    two different words; a group of same-tag words can then form min(n // 2, n − most common
+    word's count) pairs.
+    """
+
+    def __init__(self, sentence: Sentence):
+        self.forms = [core.lower() for core in sentence.cores]
+        self.groups: dict[str, list[int]] = {}
+        for slot, tag in enumerate(sentence.tags):
+            self.groups.setdefault(tag, []).append(slot)
+        self.capacity = {}
+        for tag, group in self.groups.items():
+            largest = max(Counter(self.forms[slot] for slot in group).values())
+            self.capacity[tag] = min(len(group) // 2, len(group) - largest)
+
+    def possible(self, degree: int) -> bool:
+        return degree > 0 and degree % 2 == 0 and degree // 2 <= sum(self.capacity.values())
+
+    def permute(self, degree: int, rng: random.Random) -> Edit:
+        # Spread the pairs over the tags in proportion to how many each tag can form.
+        pair_tags = [tag for tag, capacity in self.capacity.items() for _ in range(capacity)]
+        wanted = Counter(rng.sample(pair_tags, degree // 2))
+        arrangement = list(range(len(self.forms)))
+        moved = []
+        for tag in self.capacity:
+            if wanted[tag]:
+                for a, b in rng.sample(self._pairs(self.groups[tag], rng), wanted[tag]):
+                    arrangement[a], arrangement[b] = b, a
+                    moved += [a, b]
+        return Edit(tuple(arrangement), tuple(moved))
+
+    def _pairs(self, group: list[int], rng: random.Random) -> list[tuple[int, int]]:
+        """As many random disjoint pairs of different words as the group allows."""
+        by_form: dict[str, list[int]] = {}
+        for slot in group:
+            by_form.setdefault(self.forms[slot], []).append(slot)
+        classes = list(by_form.values())
+        for members in classes:
+            rng.shuffle(members)
+        rng.shuffle(classes)
+        largest = max(classes, key=len)
+        if 2 * len(largest) > len(group):  # one word dominates: pair every other word with it
+            others = [slot for members in classes if members is not largest for slot in members]
+            return list(zip(largest, others, strict=False))
+        # No word fills more than half the group: lay the classes end to end and pair each slot
+        # with the one half the group further on, which always belongs to another class.
+        ordered = [slot for members in classes for slot in members]
+        if len(ordered) % 2:
+            ordered.pop(rng.randrange(len(ordered)))
+        half = len(ordered) // 2
+        return [(ordered[i], ordered[i + half]) for i in range(half)]
+
+
+class PhrasePermuter:
+    """'phrase' (Algorithm 4): move non-overlapping dependency subtrees, largest first, each as
+    one unit to a random phrase boundary outside the chosen phrases.
+
+    Candidate phrases are the contiguous subtrees of at most 9 words, short of the whole
+    sentence (which has nowhere to go); phrase boundaries are the left edges of all subtrees,
+    plus the end. Non-overlapping phrases are disjoint intervals, so
+    count[i][s] = number of ways to pick phrases inside slots i.. whose sizes sum to s,
+    and `choose` draws uniformly among all selections by unranking one random number.
+    """
+
+    def __init__(self, sentence: Sentence, max_degree: int):
+        n = len(sentence)
+        lo, hi, size = list(range(n)), list(range(n)), [0] * n
+        for slot in range(n):
+            ancestor = slot
+            while ancestor != -1:
+                lo[ancestor] = min(lo[ancestor], slot)
+                hi[ancestor] = max(hi[ancestor], slot)
+                size[ancestor] += 1
+                ancestor = sentence.heads[ancestor]
+        self.n = n
+        self.bounds = sorted(set(lo) | {n})
+        self.sizes_at: list[list[int]] = [[] for _ in range(n)]  # candidate sizes by first slot
+        for top in range(n):
+            if size[top] <= MAX_PHRASE_SIZE and size[top] < n and hi[top] - lo[top] < size[top]:
+                self.sizes_at[lo[top]].append(size[top])
+        top = min(max_degree, n - 1)  # phrases never cover the whole sentence
+        self.count: list[list[int]] = [[]] * (n + 1)
+        self.count[n] = [1] + [0] * top
+        for i in reversed(range(n)):
+            row = self.count[i + 1]  # rows are never changed, so a row can be shared
+            if self.sizes_at[i]:
+                row = list(row)
+                for length in self.sizes_at[i]:
+                    after = self.count[i + length]
+                    for total in range(length, top + 1):
+                        row[total] += after[total - length]
+            self.count[i] = row
+
+    def possible(self, degree: int) -> bool:
+        return 0 < degree < len(self.count[0]) and self.count[0][degree] > 0
+
+    def choose(self, degree: int, rng: random.Random) -> list[range]:
+        """Line 6: a uniformly random set of disjoint phrases of `degree` words in all."""
+        count, r = self.count, rng.randrange(self.count[0][degree])
+        chosen, i, left = [], 0, degree
+        while left:
+            skip = count[i + 1][left]  # selections that leave slot i out of every phrase
+            if r < skip:
+                i += 1
+                continue
+            r -= skip
+            for length in self.sizes_at[i]:
+                ways = count[i + length][left - length] if length <= left else 0
+                if r < ways:
+                    chosen.append(range(i, i + length))
+                    i, left = i + length, left - length
+                    break
+                r -= ways
+        return chosen
+
+    def permute(self, degree: int, rng: random.Random) -> Edit | None:
+        for _ in range(PHRASE_ATTEMPTS):
+            edit = self.move(self.choose(degree, rng), rng)
+            if edit is not None:
+                return edit
+        return None
+
+    def move(self, phrases: Iterable[range], rng: random.Random) -> Edit | None:
+        """Lines 8–14: move each phrase, largest first, to a boundary no chosen phrase covers.
+
+        A boundary is the word it precedes, so it follows that word as earlier moves shift it.
+        The boundary right after a phrase would leave it in place, so that one is not offered.
+        """
+        phrases = sorted(phrases, key=len, reverse=True)
+        inside = {slot for phrase in phrases for slot in phrase}
+        end = self.n
+        anchors = [b for b in self.bounds if b == end or b not in inside]
+        arrangement = list(range(self.n))
+        moved: list[int] = []
+        for phrase in phrases:
+            start = arrangement.index(phrase.start)
+            stop = start + len(phrase)
+            staying = arrangement[stop] if stop < len(arrangement) else end
+            options = [b for b in anchors if b != staying]
+            if not options:
+                return None
+            target = rng.choice(options)
+            block = arrangement[start:stop]
+            del arrangement[start:stop]
+            at = len(arrangement) if target == end else arrangement.index(target)
+            arrangement[at:at] = block
+            moved += block
+        return Edit(tuple(arrangement), tuple(moved))
+
+
+class ChoicePermuter:
+    """'choice' (Algorithm 5): replace words with hypothesis words of the same tag, never using
+    a word already in the reference or the output (compared without case).
+
+    Drawing only among the words and candidates still valid is the thesis's "go to 4 or 5"
+    rejection loop without the wasted draws; when no word has a valid candidate left it
+    produces nothing, as the thesis's loop exits.
+    """
+
+    def __init__(self, sentence: Sentence, hypothesis: Sentence | None):
+        self.tags = sentence.tags
+        reference_forms = {core.lower() for core in sentence.cores}
+        self.pools: dict[str, dict[str, str]] = {}  # tag -> {form: hypothesis word}
+        if hypothesis is not None:
+            for core, tag in zip(hypothesis.cores, hypothesis.tags, strict=True):
+                if core.lower() not in reference_forms:
+                    self.pools.setdefault(tag, {}).setdefault(core.lower(), core)
+        usable = sum(1 for tag in self.tags if tag in self.pools)
+        forms = {form for pool in self.pools.values() for form in pool}
+        self.limit = min(usable, len(forms))
+
+    def possible(self, degree: int) -> bool:
+        return 0 < degree <= self.limit
+
+    def permute(self, degree: int, rng: random.Random) -> Edit | None:
+        pools = {tag: dict(pool) for tag, pool in self.pools.items()}
+        replacements: dict[int, str] = {}
+        while len(replacements) < degree:
+            words = [
+                s for s, tag in enumerate(self.tags) if pools.get(tag) and s not in replacements
+            ]
+            if not words:
+                return None
+            slot = rng.choice(words)
+            pool = pools[self.tags[slot]]
+            form = rng.choice(list(pool))
+            replacements[slot] = pool[form]
+            for other in pools.values():  # now in the output: no other slot may take it
+                other.pop(form, None)
+        return Edit(tuple(range(len(self.tags))), tuple(replacements), replacements)
+
+
+class BothPermuter:
+    """The pilot's 'both' (§6.4.3): 'choice', then 'order' on the result, at the same degree."""
+
+    def __init__(self, sentence: Sentence, hypothesis: Sentence | None):
+        self.choice = ChoicePermuter(sentence, hypothesis)
+        self.order = OrderPermuter(sentence)
+
+    def possible(self, degree: int) -> bool:
+        return self.choice.possible(degree) and self.order.possible(degree)
+
+    def permute(self, degree: int, rng: random.Random) -> Edit | None:
+        choice = self.choice.permute(degree, rng)
+        if choice is None:
+            return None
+        order = self.order.permute(degree, rng)
+        moved = tuple(dict.fromkeys(choice.moved + order.moved))
+        return Edit(order.arrangement, moved, choice.replacements)
+
+
+def make_permuter(
+    perm_type: str, sentence: Sentence, hypothesis: Sentence | None, max_degree: int
+) -> Permuter:
+    """The permuter of one type for one reference (and the hypothesis 'choice' draws from)."""
+    if perm_type == "order":
+        return OrderPermuter(sentence)
+    if perm_type == "swap":
+        return SwapPermuter(sentence)
+    if perm_type == "phrase":
+        return PhrasePermuter(sentence, max_degree)
+    if perm_type == "choice":
+        return ChoicePermuter(sentence, hypothesis)
+    if perm_type == "both":
+        return BothPermuter(sentence, hypothesis)
+    raise ValueError(f"unknown permutation type {perm_type!r}; expected one of {PERMUTATION_TYPES}")
