@@ -649,7 +649,8 @@ def _choose_unique(
     caps = _check_supply(candidates, demand, types, f"the unique parts of {count} questionnaire(s)")
     reserved = _reserve(candidates, demand, caps, rng)
     slots = _deal(reserved, per_questionnaire, count, rng)
-    _one_reference_each(slots)
+    taken = {h.key for members in reserved.values() for h in members}
+    _one_reference_each(slots, [h for h in candidates if h.key not in taken], caps)
     out = []
     for q_slots in slots:
         hypotheses = [h for _, _, h in q_slots]
@@ -696,15 +697,27 @@ def _deal(
     return slots
 
 
-def _one_reference_each(slots: list[list[tuple[_Role, int, PoolHypothesis]]]) -> None:
-    """Swap hypotheses between questionnaires until none holds two translations of one
-    reference; a swap keeps the role, and the quality round where it can."""
+def _one_reference_each(
+    slots: list[list[tuple[_Role, int, PoolHypothesis]]],
+    spare: list[PoolHypothesis],
+    caps: Mapping[Hashable, frozenset[_Role]],
+) -> None:
+    """Make sure no questionnaire holds two translations of one reference.
+
+    A hypothesis whose reference its questionnaire already holds is swapped with one of the
+    same role and quality round in another questionnaire, else replaced by the spare hypothesis
+    (reserved for nothing) of the nearest WMT score, else swapped across rounds.
+    """
     segments = [Counter(h.segment for _, _, h in q) for q in slots]
+
+    def distance(a: PoolHypothesis, b: PoolHypothesis) -> float:
+        return 1.0 if a.quality is None or b.quality is None else abs(a.quality - b.quality)
+
     for q, q_slots in enumerate(slots):
         for i, (role, rnd, h) in enumerate(q_slots):
             if segments[q][h.segment] < 2:
                 continue
-            options = [
+            swaps = [
                 (other_rnd != rnd, r, j)
                 for r, r_slots in enumerate(slots)
                 if r != q
@@ -713,20 +726,30 @@ def _one_reference_each(slots: list[list[tuple[_Role, int, PoolHypothesis]]]) ->
                 and segments[q][other.segment] == 0
                 and segments[r][h.segment] == 0
             ]
-            if not options:
+            replacements = [
+                (distance(s, h), k)
+                for k, s in enumerate(spare)
+                if role in caps[s.key] and segments[q][s.segment] == 0
+            ]
+            if swaps and (not min(swaps)[0] or not replacements):
+                _, r, j = min(swaps)
+                other_role, other_rnd, other = slots[r][j]
+                slots[r][j] = (other_role, other_rnd, h)
+                segments[r][other.segment] -= 1
+                segments[r][h.segment] += 1
+            elif replacements:
+                _, k = min(replacements)
+                other, spare[k] = spare[k], h
+            else:
                 raise CompositionError(
                     "one reference per questionnaire",
-                    f"questionnaire {q + 1} holds two hypotheses of reference {h.segment!r} "
-                    "and no other questionnaire can swap one away (short by 1)",
+                    f"questionnaire {q + 1} holds two hypotheses of reference {h.segment!r}, "
+                    "and no other hypothesis able to take the place of one is left (short by 1)",
                     1,
                 )
-            _, r, j = min(options)
-            other_role, other_rnd, other = slots[r][j]
-            slots[q][i], slots[r][j] = (role, rnd, other), (other_role, other_rnd, h)
+            slots[q][i] = (role, rnd, other)
             segments[q][h.segment] -= 1
             segments[q][other.segment] += 1
-            segments[r][other.segment] -= 1
-            segments[r][h.segment] += 1
 
 
 # --- the whole ------------------------------------------------------------------------------
@@ -755,6 +778,15 @@ def compose(
     pool = _ordered(pool)
     used = set(used)
     fresh = [h for h in pool if h.key not in used]
+    references = len({h.segment for h in fresh})
+    needed = layout.shared.hypotheses + layout.unique.hypotheses
+    if references < needed:
+        raise CompositionError(
+            "one reference per questionnaire",
+            f"each questionnaire needs {needed} hypotheses of different references; the pool "
+            f"has {references} references (short by {needed - references})",
+            needed - references,
+        )
     if shared is None:
         demand = Counter(_roles(layout.shared, layout.group_size))
         for role, n in Counter(_roles(layout.unique, layout.group_size)).items():

@@ -405,6 +405,22 @@ def test_types_competing_for_the_same_hypotheses_are_reported_together():
         compose(pool + both, make_layout(), 36, seed=1)
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_translations_of_one_reference_are_kept_apart_even_in_a_single_questionnaire(seed):
+    # 40 references, two translations each: 25 hypotheses must come from 25 of them.
+    pool = make_pool(size=80, seed=seed)
+    assert_rules(compose(pool, make_layout(), 1, seed=seed), pool, make_layout())
+
+
+def test_too_few_references_for_one_questionnaire_are_reported():
+    with pytest.raises(
+        CompositionError,
+        match=r"rule 'one reference per questionnaire': each questionnaire needs 25 hypotheses of "
+        r"different references; the pool has 20 references \(short by 5\)",
+    ):
+        compose(make_pool(size=80, systems=4), make_layout(), 1, seed=1)
+
+
 def test_a_count_below_one_is_refused(pool):
     with pytest.raises(ValueError, match="positive whole number"):
         compose(pool, make_layout(), 0, seed=1)

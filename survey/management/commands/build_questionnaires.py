@@ -1,0 +1,58 @@
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from survey.composition import CompositionError, ConfigurationError
+from survey.models import Study
+from survey.questionnaires import QuestionnaireError, build_questionnaires, extend_questionnaires
+
+
+class Command(BaseCommand):
+    help = (
+        "Compose a study's questionnaires from the sentence pool by Table 6.3 (thesis §6.3.4): "
+        "shared items identical in all, unique items never repeated, every permutation next to "
+        "its hypothesis, positions shuffled. The same pool and seed give the same "
+        "questionnaires. With --extend, add questionnaires to a study without touching its "
+        "existing ones."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--count", type=int, required=True, help="questionnaires to add")
+        parser.add_argument("--seed", type=int, required=True, help="seed of every random choice")
+        parser.add_argument("--study", help="the study's slug (needed if there are several)")
+        parser.add_argument(
+            "--extend", action="store_true", help="add to a study that has questionnaires already"
+        )
+
+    def handle(self, count, seed, study, extend, verbosity, **options):
+        if count < 1:
+            raise CommandError("--count must be at least 1")
+        if not -(2**63) <= seed < 2**63:
+            raise CommandError("--seed must fit in 64 bits")
+        study = self.find_study(study)
+        build = extend_questionnaires if extend else build_questionnaires
+        with tqdm(total=count, desc="questionnaires", unit="", disable=verbosity < 1) as bar:
+            try:
+                saved = build(study, count, seed, progress=bar.update)
+            except (CompositionError, ConfigurationError, QuestionnaireError) as e:
+                raise CommandError(f"{e}\nNothing was written.") from None
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"{'Added' if extend else 'Built'} {len(saved)} questionnaire(s), numbers "
+                f"{saved[0].number}–{saved[-1].number}, for study {study.slug!r} with seed {seed}."
+            )
+        )
+
+    def find_study(self, slug):
+        if slug:
+            try:
+                return Study.objects.get(slug=slug)
+            except Study.DoesNotExist:
+                raise CommandError(f"no study with slug {slug!r}") from None
+        studies = list(Study.objects.order_by("slug"))
+        if len(studies) == 1:
+            return studies[0]
+        if not studies:
+            raise CommandError("there is no study yet; create one in the admin first")
+        raise CommandError(
+            f"several studies exist; choose one with --study ({', '.join(s.slug for s in studies)})"
+        )
