@@ -1,0 +1,722 @@
+"""A study as a WOJ-DB release (export), and a release back into an empty database (import).
+
+The release layout and schemas are in :mod:`analysis.dataset`. Exports write into a temporary
+folder beside the target and move it into place at the end, so a failed export leaves nothing;
+imports validate every file first and then write in one transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+from django.core.exceptions import ValidationError
+from django.core.management.color import no_style
+from django.db import connection, transaction
+
+import wojdb
+from analysis import dataset, frames
+from analysis.models import Metric, MetricScore
+from analysis.stats import columns as col
+from survey.models import (
+    ConsentText,
+    Corpus,
+    Item,
+    Participant,
+    ParticipantLanguage,
+    Permutation,
+    Questionnaire,
+    QuestionnaireEntry,
+    Rating,
+    Segment,
+    Study,
+    Triple,
+)
+
+DEFAULT_RELEASE_VERSION = "1.0"
+#: Study fields left out of a release: contact details and how the live study is run.
+PRIVATE_STUDY_FIELDS = ("id", "researcher_email", "supervisor_email", "platform_return_url")
+OPERATIONAL_STUDY_FIELDS = ("is_open", "created")
+#: Models that must be empty before an import, in the order their rows are counted.
+IMPORT_TARGETS = (Study, Segment, Corpus, Triple, Item, Participant, Rating, Metric)
+#: Models whose primary keys a release keeps (they are the ids in the frames).
+KEPT_IDS = (Item, Questionnaire, Participant, Metric)
+
+
+class ExportError(Exception):
+    """Nothing to export, or nowhere to put it; nothing was written."""
+
+
+class ImportRefused(Exception):
+    """The database is not empty; nothing was written."""
+
+
+def _no_progress(_: int) -> None:
+    pass
+
+
+# --- export ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Export:
+    tables: dict[str, pd.DataFrame]
+    package: dict
+    readme: str
+
+    @property
+    def name(self) -> str:
+        return self.package["name"] + "-" + self.package["version"]
+
+
+def study_configuration(study: Study) -> dict:
+    """The study's settings and participant documents, without contact details."""
+    config = {}
+    for f in Study._meta.concrete_fields:
+        if f.name in PRIVATE_STUDY_FIELDS + OPERATIONAL_STUDY_FIELDS or f.is_relation:
+            continue
+        config[f.name] = f.value_from_object(study)
+    config["sample_item"] = study.sample_item_id
+    config["shared_items"] = sorted(study.shared_items.values_list("pk", flat=True))
+    config["consent_texts"] = [
+        {"version": c.version, "statements": c.statements}
+        for c in study.consent_texts.order_by("version")
+    ]
+    return config
+
+
+def gather(study: Study, *, include_simulated: bool = True, progress=_no_progress) -> dict:
+    """The release's tables for a study: its consenting participants' data only."""
+    people = frames.select_participants(
+        study, sharing_only=True, include_simulated=include_simulated
+    )
+    ratings = frames.ratings_table(people, include_practice=True)
+    progress(1)
+    if ratings.empty:
+        total = study.participants.exclude(status="withdrawn").count()
+        raise ExportError(
+            f"Nothing to export: study {study.slug!r} has no ratings from participants who "
+            f"consented to data sharing ({total} participants in all"
+            f"{'' if include_simulated else ', simulated ones left out'})."
+        )
+    participants = frames.participants_table(people)
+    questionnaires = frames.questionnaires_table(study)
+    progress(1)
+    item_ids = set(questionnaires[col.ITEM]) | set(ratings[col.ITEM])
+    item_ids |= set(study.shared_items.values_list("pk", flat=True))
+    if study.sample_item_id:
+        item_ids.add(study.sample_item_id)
+    scores = frames.metric_scores_table(item_ids)
+    tables = {
+        "items": frames.items_frame(item_ids),
+        "questionnaires": questionnaires,
+        "participants": participants,
+        "participant_languages": frames.participant_languages_table(people),
+        "ratings": ratings,
+        "metrics": frames.metrics_table(scores["metric_id"].unique()),
+        "metric_scores": scores,
+    }
+    progress(1)
+    return {
+        name: frame
+        for name, frame in tables.items()
+        if not (frame.empty and dataset.TABLES_BY_NAME[name].optional)
+    }
+
+
+def build(
+    study: Study,
+    *,
+    release_version: str = DEFAULT_RELEASE_VERSION,
+    license: str | None = None,
+    include_simulated: bool = True,
+    progress=_no_progress,
+) -> Export:
+    tables = gather(study, include_simulated=include_simulated, progress=progress)
+    package = descriptor(
+        tables,
+        study_configuration(study),
+        release_version=release_version,
+        license=license,
+        created=datetime.now(UTC),
+    )
+    return Export(tables, package, codebook(package, tables))
+
+
+def descriptor(
+    tables: dict[str, pd.DataFrame],
+    study: dict,
+    *,
+    release_version: str,
+    license: str | None,
+    created: datetime,
+) -> dict:
+    """The Frictionless Tabular Data Package describing the release."""
+    resources = []
+    for table in dataset.TABLES:
+        if table.name not in tables:
+            continue
+        resources.append(
+            {
+                "name": table.name,
+                "path": table.path,
+                "profile": "tabular-data-resource",
+                "format": "csv",
+                "mediatype": "text/csv",
+                "encoding": "utf-8",
+                "description": table.description,
+                "schema": table.schema(),
+            }
+        )
+    for table in dataset.TABLES:
+        if table.name not in tables:
+            continue
+        resources.append(
+            {
+                "name": f"{table.name}_parquet",
+                "path": table.parquet_path,
+                "profile": "data-resource",
+                "format": "parquet",
+                "mediatype": "application/vnd.apache.parquet",
+                "description": f"{table.path} as Parquet: the same columns, typed.",
+                "schema": table.schema(),
+            }
+        )
+    ratings = tables["ratings"]
+    package = {
+        "profile": "tabular-data-package",
+        "name": f"wojdb-{study['slug']}",
+        "title": f"WOJ-DB: {study['name']}",
+        "description": (
+            "Human judgments of machine-translation word order: holistic and word-order "
+            "ratings (1-5) of WMT hypotheses and automatic permutations of their references, "
+            "with participants' demographics and automatic metric scores."
+        ),
+        "version": release_version,
+        "release_version": release_version,
+        "software": "WOJ-DB",
+        "software_version": wojdb.__version__,
+        "created": created.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "counts": {
+            "participants": len(tables["participants"]),
+            "items": len(tables["items"]),
+            "questionnaires": int(tables["questionnaires"]["questionnaire"].nunique()),
+            "ratings": len(ratings),
+            "practice_ratings": int(ratings["practice"].sum()),
+            "metric_scores": len(tables.get("metric_scores", ())),
+        },
+        "study": json.loads(json.dumps(study, default=str)),
+        "resources": resources,
+    }
+    if license:
+        package["licenses"] = [{"name": license}]
+    return package
+
+
+def _cell(value) -> str:
+    text = json.dumps(value) if isinstance(value, list | dict | bool) else str(value)
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def codebook(package: dict, tables: dict[str, pd.DataFrame]) -> str:
+    """README.md: what the release holds, the study's configuration and every column."""
+    study, counts = package["study"], package["counts"]
+    licence = (
+        package["licenses"][0]["name"]
+        if package.get("licenses")
+        else "not stated; ask the study's researchers"
+    )
+    out = [
+        f"# {package['title']} — release {package['release_version']}",
+        "",
+        package["description"],
+        "",
+        f"- Release version: {package['release_version']}",
+        f"- Software: {package['software']} {package['software_version']}",
+        f"- Created: {package['created']}",
+        f"- Licence: {licence}",
+        f"- {counts['participants']} participants, {counts['questionnaires']} questionnaires, "
+        f"{counts['items']} items, {counts['ratings']} ratings "
+        f"({counts['practice_ratings']} of the practice sample), "
+        f"{counts['metric_scores']} metric scores",
+        "",
+        "## Privacy",
+        "",
+        "Only participants who consented to data sharing are included, and participants who "
+        "withdrew never are. Participant ids are pseudonymous. The release holds no names, "
+        "e-mail addresses, crowd-platform ids or participant links.",
+        "",
+        "## Files",
+        "",
+        "| file | rows | contents |",
+        "| --- | --- | --- |",
+    ]
+    for table in dataset.TABLES:
+        if table.name in tables:
+            out.append(f"| `{table.path}` | {len(tables[table.name])} | {table.description} |")
+    absent = [t.path for t in dataset.TABLES if t.name not in tables]
+    out += [
+        "| `datapackage.json` | | Frictionless Tabular Data Package: every file's schema, the "
+        "study configuration, the release and software versions. |",
+        f"| `{dataset.PARQUET_DIR}/` | | Parquet copies of every table, typed. |",
+        "",
+    ]
+    if absent:
+        out += [f"Not in this release because they would be empty: {', '.join(absent)}.", ""]
+    out += [
+        "CSV files are UTF-8 with a header line; an empty cell is a missing value; "
+        "booleans are True/False; times are UTC (`2024-05-01T12:00:00.000000Z`); list columns "
+        "hold JSON arrays.",
+        "",
+        "## Loading",
+        "",
+        "With WOJ-DB's Python package (no server or database needed), the frames its analysis "
+        "takes:",
+        "",
+        "```python",
+        "from analysis.dataset import load_release",
+        "ratings, scores = load_release('path/to/this/folder')",
+        "```",
+        "",
+        "Any CSV reader works too, e.g. `pandas.read_csv('ratings.csv')` or R's "
+        "`read.csv('ratings.csv')`. `manage.py import_wojdb FOLDER` loads the release into an "
+        "empty WOJ-DB database.",
+        "",
+        "## Study configuration",
+        "",
+        "| setting | value |",
+        "| --- | --- |",
+    ]
+    documents = {
+        "information_sheet",
+        "consent_intro",
+        "consent_closing",
+        "debriefing",
+        "sample_holistic_note",
+        "sample_order_note",
+        "consent_texts",
+    }
+    for key, value in study.items():
+        if key not in documents:
+            out.append(f"| {key} | {_cell(value)} |")
+    out += [
+        "",
+        "Answers are on a 5-point scale, 1 the low end and 5 the high end:",
+        "",
+        f"1. holistic: “{study.get('holistic_question')}” "
+        f"(1 = {study.get('holistic_low')}, 5 = {study.get('holistic_high')})",
+        f"2. order: “{study.get('order_question')}” "
+        f"(1 = {study.get('order_low')}, 5 = {study.get('order_high')})",
+        "",
+        "The participant documents (information sheet, consent statements, debriefing) are in "
+        "`datapackage.json` under `study`.",
+        "",
+        "## Codebook",
+    ]
+    for table in dataset.TABLES:
+        if table.name not in tables:
+            continue
+        out += ["", f"### {table.path}", "", table.description, ""]
+        if table.primary_key:
+            out.append(f"One row per {', '.join(table.primary_key)}.")
+        for fk in table.foreign_keys:
+            target = dataset.TABLES_BY_NAME[fk.resource].path
+            out.append(f"`{', '.join(fk.fields)}` refers to `{target}`.")
+        out += ["", "| column | type | required | description |", "| --- | --- | --- | --- |"]
+        for f in table.fields:
+            allowed = f" One of: {', '.join(f.enum)}." if f.enum else ""
+            out.append(
+                f"| `{f.name}` | {f.type} | {'yes' if f.required else ''} | "
+                f"{_cell(f.description)}{allowed} |"
+            )
+    return "\n".join(out) + "\n"
+
+
+def _csv_ready(frame: pd.DataFrame, table: dataset.Table) -> pd.DataFrame:
+    out = frame.copy()
+    for f in table.fields:
+        if f.type == "array":
+            out[f.name] = frame[f.name].map(lambda v: "" if v is None else json.dumps(v))
+        elif f.type == "datetime":
+            out[f.name] = frame[f.name].dt.strftime(dataset.DATETIME_FORMAT).fillna("")
+    return out
+
+
+def save(export: Export, folder: Path, progress=_no_progress) -> None:
+    """Write every file of the release into an existing empty folder."""
+    (folder / dataset.PARQUET_DIR).mkdir()
+    for table in dataset.TABLES:
+        if (frame := export.tables.get(table.name)) is not None:
+            _csv_ready(frame, table).to_csv(folder / table.path, index=False, lineterminator="\n")
+            frame.to_parquet(folder / table.parquet_path, index=False)
+        progress(1)
+    (folder / dataset.PACKAGE_FILE).write_text(
+        json.dumps(export.package, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    (folder / "README.md").write_text(export.readme, encoding="utf-8")
+
+
+def write_zip(folder: Path, target, arcname: str) -> None:
+    """Pack a release folder as `arcname/...` into a path or a binary file object."""
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                archive.write(path, f"{arcname}/{path.relative_to(folder).as_posix()}")
+
+
+def export_release(
+    study: Study, out: Path, *, as_zip: bool = False, progress=_no_progress, **options
+) -> Path:
+    """Export a study to the folder `out` (or, with `as_zip`, the archive `out`.zip).
+
+    The target must not exist yet. Returns the path written.
+    """
+    target = out if not as_zip or out.suffix == ".zip" else out.with_name(out.name + ".zip")
+    if target.exists():
+        raise ExportError(f"{target} already exists; choose a new name. Nothing was written.")
+    if not target.parent.is_dir():
+        raise ExportError(f"{target.parent} is not a folder. Nothing was written.")
+    export = build(study, progress=progress, **options)
+    work = Path(tempfile.mkdtemp(prefix=".wojdb-export-", dir=target.parent))
+    try:
+        save(export, work, progress)
+        if as_zip:
+            partial = work.with_suffix(".zip")
+            write_zip(work, partial, export.name)
+            os.replace(partial, target)
+        else:
+            os.replace(work, target)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return target
+
+
+#: How many progress steps export_release reports (a progress bar's total).
+EXPORT_STEPS = 3 + len(dataset.TABLES)
+
+
+# --- import ------------------------------------------------------------------------------------
+
+
+@dataclass
+class ImportReport:
+    study: Study
+    counts: dict[str, int]
+
+    def lines(self) -> list[str]:
+        parts = ", ".join(f"{n} {name}" for name, n in self.counts.items())
+        return [f"Imported study {self.study.slug!r}: {parts}."]
+
+
+def refuse_non_empty() -> None:
+    held = {m._meta.verbose_name_plural: m.objects.count() for m in IMPORT_TARGETS}
+    held = {name: n for name, n in held.items() if n}
+    if held:
+        listing = ", ".join(f"{n} {name}" for name, n in held.items())
+        raise ImportRefused(
+            f"The database already holds data ({listing}); a release is loaded only into an "
+            "empty database. Point DATABASE_URL at a new database, run `manage.py migrate`, "
+            "and import again. Nothing was written."
+        )
+
+
+def _values(series: pd.Series) -> list:
+    """Python values for the ORM: None for missing, datetimes as datetime objects."""
+    if isinstance(series.dtype, pd.DatetimeTZDtype):
+        return [None if pd.isna(v) else v.to_pydatetime() for v in series]
+    return [None if v is None or v is pd.NA or v != v else v for v in series.astype(object)]
+
+
+def _records(frame: pd.DataFrame, names: dict[str, str]) -> list[dict]:
+    """Rows as dicts of model field -> value, for the columns in `names` (column -> field)."""
+    values = {field: _values(frame[column]) for column, field in names.items()}
+    return [dict(zip(values, row, strict=True)) for row in zip(*values.values(), strict=True)]
+
+
+def _text(value) -> str:
+    return "" if value is None else value
+
+
+def _study(config: dict) -> Study:
+    names = {f.name for f in Study._meta.concrete_fields if not f.is_relation}
+    fields = {
+        k: v
+        for k, v in config.items()
+        if k in names and k not in PRIVATE_STUDY_FIELDS + OPERATIONAL_STUDY_FIELDS
+    }
+    study = Study(**fields, is_open=False)
+    try:
+        study.full_clean(exclude=["sample_item"], validate_unique=False)
+    except ValidationError as e:
+        problems = [
+            dataset.Problem(dataset.PACKAGE_FILE, f"study.{name}: {' '.join(messages)}")
+            for name, messages in e.message_dict.items()
+        ]
+        raise dataset.ReleaseError(problems) from None
+    return study
+
+
+def _create(model, rows: list[dict], progress, batch_size: int = 5000) -> None:
+    for start in range(0, len(rows), batch_size):
+        chunk = rows[start : start + batch_size]
+        model.objects.bulk_create([model(**row) for row in chunk])
+        progress(len(chunk))
+
+
+SEGMENT_COLUMNS = {
+    "testset": "testset",
+    "year": "year",
+    "source_lang": "source_lang",
+    "target_lang": "target_lang",
+    "ref_name": "ref_name",
+    "segment": "number",
+    "source": "source",
+    "reference": "reference",
+    "source_length": "source_length",
+    "reference_length": "reference_length",
+}
+SEGMENT_KEY = ("testset", "source_lang", "target_lang", "ref_name", "segment")
+CORPUS_KEY = ("testset", "source_lang", "target_lang", "system")
+TRIPLE_COLUMNS = {
+    "hypothesis": "hypothesis",
+    "hypothesis_length": "hypothesis_length",
+    "aligned_share": "aligned_share",
+    "wmt_rank_score": "rank_score",
+    "wmt_rank_count": "rank_count",
+    "wmt_da_raw": "da_raw",
+    "wmt_da_z": "da_z",
+    "wmt_da_count": "da_count",
+}
+PERMUTATION_COLUMNS = {
+    "perm_type": "perm_type",
+    "degree": "degree",
+    "seed": "seed",
+    "text": "text",
+    "tokens": "tokens",
+    "moved": "moved",
+    "mapping": "mapping",
+    "perm_quality": "quality",
+    "perm_software_version": "software_version",
+}
+
+
+def _import_items(items: pd.DataFrame, progress) -> None:
+    segments = items.drop_duplicates(list(SEGMENT_KEY))
+    _create(Segment, _records(segments, SEGMENT_COLUMNS), progress)
+    segment_ids = {
+        key[:-1]: key[-1]
+        for key in Segment.objects.values_list(
+            "testset", "source_lang", "target_lang", "ref_name", "number", "pk"
+        )
+    }
+    corpora = items.drop_duplicates(list(CORPUS_KEY))
+    _create(Corpus, _records(corpora, {"year": "year", **{k: k for k in CORPUS_KEY}}), progress)
+    corpus_ids = {key[:-1]: key[-1] for key in Corpus.objects.values_list(*CORPUS_KEY, "pk")}
+    triples = items.drop_duplicates(list(dataset.TRIPLE_KEY))
+    rows = _records(triples, TRIPLE_COLUMNS)
+    for row, (_, t) in zip(rows, triples.iterrows(), strict=True):
+        row["segment_id"] = segment_ids[tuple(t[k] for k in SEGMENT_KEY)]
+        row["corpus_id"] = corpus_ids[tuple(t[k] for k in CORPUS_KEY)]
+    _create(Triple, rows, progress)
+    triple_ids = {
+        key[:-1]: key[-1] for key in Triple.objects.values_list("corpus_id", "segment_id", "pk")
+    }
+
+    def triple_of(t) -> int:
+        corpus = corpus_ids[tuple(t[k] for k in CORPUS_KEY)]
+        return triple_ids[(corpus, segment_ids[tuple(t[k] for k in SEGMENT_KEY)])]
+
+    perms = items[items["kind"] == col.PERMUTATION]
+    rows = _records(perms, PERMUTATION_COLUMNS)
+    for row, (_, p) in zip(rows, perms.iterrows(), strict=True):
+        row["triple_id"] = triple_of(p)
+        row["software_version"] = _text(row["software_version"])
+    _create(Permutation, rows, progress)
+    perm_ids = {
+        key[:-1]: key[-1]
+        for key in Permutation.objects.values_list("triple_id", "perm_type", "degree", "pk")
+    }
+    rows = []
+    for _, i in items.iterrows():
+        triple = triple_of(i)
+        perm = None
+        if i["kind"] == col.PERMUTATION:
+            perm = perm_ids[(triple, i["perm_type"], int(i["degree"]))]
+        rows.append({"pk": int(i["item"]), "triple_id": triple, "permutation_id": perm})
+    _create(Item, rows, progress)
+
+
+PARTICIPANT_TEXT = ("gender", "nationality", "education", "reading_disability")
+
+
+def _import_people(tables: dict[str, pd.DataFrame], study: Study, progress) -> None:
+    people = tables["participants"]
+    names = {f.name: f.name for f in dataset.PARTICIPANTS.fields if f.name != "languages_score"}
+    names.update(participant="pk", questionnaire="questionnaire_id")
+    rows = _records(people, names)
+    for row in rows:
+        row.update(study_id=study.pk, share_data=True)
+        for name in PARTICIPANT_TEXT:
+            row[name] = _text(row[name])
+    _create(Participant, rows, progress)
+    rows = _records(
+        tables["participant_languages"],
+        {
+            "participant": "participant_id",
+            "language": "language",
+            "fluency": "fluency",
+            "qualifications": "qualifications",
+        },
+    )
+    for row in rows:
+        row["qualifications"] = _text(row["qualifications"])
+    _create(ParticipantLanguage, rows, progress)
+    names = {
+        "participant": "participant_id",
+        "item": "item_id",
+        **{
+            name: name
+            for name in (
+                "position",
+                "practice",
+                "holistic",
+                "order",
+                "shown_at",
+                "answered_at",
+                "client_ms",
+                "revisions",
+            )
+        },
+    }
+    _create(Rating, _records(tables["ratings"], names), progress)
+
+
+def _import_scores(tables: dict[str, pd.DataFrame], progress) -> None:
+    metrics = tables["metrics"]
+    rows = _records(
+        metrics,
+        {
+            "metric_id": "pk",
+            "metric": "name",
+            "variant": "variant",
+            "version": "version",
+            "higher_is_better": "higher_is_better",
+            "builtin": "builtin",
+            "description": "description",
+        },
+    )
+    for row in rows:
+        for name in ("variant", "version", "description"):
+            row[name] = _text(row[name])
+    _create(Metric, rows, progress)
+    scores = tables["metric_scores"]
+    names = {"item": "item_id", "metric_id": "metric_id", "score": "score"}
+    _create(MetricScore, _records(scores, names), progress)
+
+
+def _reset_sequences() -> None:
+    """Rows were written with their ids; let new rows continue after them (PostgreSQL)."""
+    with connection.cursor() as cursor:
+        for sql in connection.ops.sequence_reset_sql(no_style(), KEPT_IDS):
+            cursor.execute(sql)
+
+
+def import_steps(release: dataset.Release) -> int:
+    """Rows the import writes, for a progress bar's total (items count once per model)."""
+    t = release.tables
+    return (
+        4 * len(t["items"])
+        + len(t["questionnaires"])
+        + len(t["participants"])
+        + len(t["participant_languages"])
+        + len(t["ratings"])
+        + len(t["metrics"])
+        + len(t["metric_scores"])
+    )
+
+
+def import_release(release: dataset.Release, progress=_no_progress) -> ImportReport:
+    """Load a validated release (dataset.read_release) into an empty database."""
+    refuse_non_empty()
+    config = release.study
+    if not config.get("slug") or not config.get("name"):
+        problem = dataset.Problem(dataset.PACKAGE_FILE, "study: name and slug are required")
+        raise dataset.ReleaseError([problem])
+    t = release.tables
+    with transaction.atomic():
+        study = _study(config)
+        study.save()
+        _import_items(t["items"], progress)
+        known_items = set(t["items"]["item"])
+        wanted = [config.get("sample_item"), *config.get("shared_items", [])]
+        missing = [i for i in wanted if i is not None and i not in known_items]
+        if missing:
+            problem = dataset.Problem(
+                dataset.PACKAGE_FILE, f"study refers to items {missing} absent from items.csv"
+            )
+            raise dataset.ReleaseError([problem])
+        study.sample_item_id = config.get("sample_item")
+        study.save(update_fields=["sample_item"])
+        study.shared_items.set(config.get("shared_items", []))
+        ConsentText.objects.bulk_create(
+            ConsentText(study=study, version=c["version"], statements=c["statements"])
+            for c in config.get("consent_texts", [])
+        )
+        entries = t["questionnaires"]
+        questionnaires = entries.drop_duplicates("questionnaire")
+        rows = _records(
+            questionnaires,
+            {
+                "questionnaire": "pk",
+                "number": "number",
+                "version": "version",
+                "seed": "seed",
+                "software_version": "software_version",
+            },
+        )
+        for row in rows:
+            row.update(study_id=study.pk, frozen=True)
+            row["software_version"] = _text(row["software_version"])
+        _create(Questionnaire, rows, _no_progress)
+        rows = _records(
+            entries,
+            {
+                "questionnaire": "questionnaire_id",
+                "position": "position",
+                "item": "item_id",
+                "shared": "shared",
+            },
+        )
+        _create(QuestionnaireEntry, rows, progress)
+        _import_people(t, study, progress)
+        _import_scores(t, progress)
+        _reset_sequences()
+    counts = {
+        "items": len(t["items"]),
+        "questionnaires": int(entries["questionnaire"].nunique()),
+        "participants": len(t["participants"]),
+        "ratings": len(t["ratings"]),
+        "metric scores": len(t["metric_scores"]),
+    }
+    return ImportReport(study, counts)
+
+
+def read_source(path: Path, unpack_into: Path) -> Path:
+    """The release folder at `path`: a folder, or a .zip unpacked into `unpack_into`."""
+    if path.is_dir():
+        return path
+    if not zipfile.is_zipfile(path):
+        raise FileNotFoundError(f"{path} is neither a release folder nor a zip archive")
+    with zipfile.ZipFile(path) as archive:
+        archive.extractall(unpack_into)
+    found = sorted(p.parent for p in unpack_into.rglob(dataset.PACKAGE_FILE))
+    if not found:
+        raise FileNotFoundError(f"{path} holds no {dataset.PACKAGE_FILE}")
+    return found[0]

@@ -1,0 +1,255 @@
+"""The database as the tidy DataFrames of analysis.stats.columns: the one place that reads it.
+
+Every table comes from one ``values_list`` query (never a query per row) and is typed by the
+release schema of :mod:`analysis.dataset`; the frames are then joined by the same pure functions
+that load an exported release, so the live database and its release analyse identically.
+
+Score sources (:func:`scores_frame`): the stored ``MetricScore`` rows, plus two built-in sources
+that live on the items rather than in ``MetricScore`` (see :func:`analysis.dataset.builtin_scores`):
+``WMT`` (the WMT score of hypothesis items: eq. 6.1 rank score, else DA raw / 100) and
+``Permutation degree`` (eq. 6.2 of permutation items). They are metric rows like any other so
+correlations treat every source alike; ``builtin=False`` leaves them out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pandas as pd
+from django.db.models import QuerySet, Sum
+from django.db.models.functions import Coalesce
+
+from analysis import dataset
+from analysis.models import Metric, MetricScore
+from analysis.stats import columns as col
+from survey.models import (
+    Item,
+    Participant,
+    ParticipantLanguage,
+    QuestionnaireEntry,
+    Rating,
+    Study,
+)
+
+#: SQLite allows 999 variables in a statement on old builds; lists of ids go in chunks.
+ID_CHUNK = 900
+
+ITEM_LOOKUPS = {
+    "item": "pk",
+    "permutation_id": "permutation_id",
+    "permutation_text": "permutation__text",
+    "reference": "triple__segment__reference",
+    "source": "triple__segment__source",
+    "hypothesis": "triple__hypothesis",
+    "testset": "triple__segment__testset",
+    "year": "triple__segment__year",
+    "source_lang": "triple__segment__source_lang",
+    "target_lang": "triple__segment__target_lang",
+    "ref_name": "triple__segment__ref_name",
+    "segment": "triple__segment__number",
+    "system": "triple__corpus__system",
+    "perm_type": "permutation__perm_type",
+    "degree": "permutation__degree",
+    "seed": "permutation__seed",
+    "moved": "permutation__moved",
+    "tokens": "permutation__tokens",
+    "mapping": "permutation__mapping",
+    "perm_quality": "permutation__quality",
+    "perm_software_version": "permutation__software_version",
+    "source_length": "triple__segment__source_length",
+    "reference_length": "triple__segment__reference_length",
+    "hypothesis_length": "triple__hypothesis_length",
+    "aligned_share": "triple__aligned_share",
+    "wmt_rank_score": "triple__rank_score",
+    "wmt_rank_count": "triple__rank_count",
+    "wmt_da_raw": "triple__da_raw",
+    "wmt_da_z": "triple__da_z",
+    "wmt_da_count": "triple__da_count",
+}
+PARTICIPANT_LOOKUPS = {
+    "participant": "pk",
+    "questionnaire": "questionnaire_id",
+    **{
+        f.name: f.name
+        for f in dataset.PARTICIPANTS.fields
+        if f.name not in ("participant", "questionnaire", "languages_score")
+    },
+    "languages_score": "languages_score",
+}
+LANGUAGE_LOOKUPS = {
+    "participant": "participant_id",
+    "language": "language",
+    "fluency": "fluency",
+    "qualifications": "qualifications",
+}
+RATING_LOOKUPS = {
+    "participant": "participant_id",
+    "item": "item_id",
+    "position": "position",
+    "practice": "practice",
+    "holistic": "holistic",
+    "order": "order",
+    "shown_at": "shown_at",
+    "answered_at": "answered_at",
+    "client_ms": "client_ms",
+    "revisions": "revisions",
+}
+ENTRY_LOOKUPS = {
+    "questionnaire": "questionnaire_id",
+    "number": "questionnaire__number",
+    "version": "questionnaire__version",
+    "seed": "questionnaire__seed",
+    "software_version": "questionnaire__software_version",
+    "position": "position",
+    "item": "item_id",
+    "shared": "shared",
+}
+METRIC_LOOKUPS = {
+    "metric_id": "pk",
+    "metric": "name",
+    "variant": "variant",
+    "version": "version",
+    "higher_is_better": "higher_is_better",
+    "builtin": "builtin",
+    "description": "description",
+}
+SCORE_LOOKUPS = {
+    "item": "item_id",
+    "metric_id": "metric_id",
+    "metric": "metric__name",
+    "variant": "metric__variant",
+    "score": "score",
+}
+
+
+def _frame(queryset: QuerySet, lookups: dict[str, str]) -> pd.DataFrame:
+    rows = queryset.values_list(*lookups.values()).iterator(chunk_size=20_000)
+    return pd.DataFrame.from_records(rows, columns=list(lookups))
+
+
+def _chunked(queryset: QuerySet, ids: Iterable[int] | None, lookups, lookup="pk__in"):
+    if ids is None:
+        return _frame(queryset, lookups)
+    ids = sorted(set(int(i) for i in ids))
+    parts = [
+        _frame(queryset.filter(**{lookup: ids[i : i + ID_CHUNK]}), lookups)
+        for i in range(0, len(ids), ID_CHUNK)
+    ]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(lookups))
+
+
+def _study(study: Study | str | None) -> Study | None:
+    return Study.objects.get(slug=study) if isinstance(study, str) else study
+
+
+def select_participants(
+    study: Study | str | None = None, *, sharing_only: bool = False, include_simulated: bool = True
+) -> QuerySet:
+    """Participants to analyse; withdrawn ones never (they are deleted, this is a safeguard)."""
+    people = Participant.objects.exclude(status="withdrawn")
+    if (study := _study(study)) is not None:
+        people = people.filter(study=study)
+    if sharing_only:
+        people = people.filter(share_data=True)
+    if not include_simulated:
+        people = people.filter(simulated=False)
+    return people
+
+
+def items_frame(items: Iterable[int] | None = None) -> pd.DataFrame:
+    """One row per item (all, or the given ids) with its texts and attributes: items.csv."""
+    frame = _chunked(Item.objects.all(), items, ITEM_LOOKUPS)
+    is_perm = frame["permutation_id"].notna()
+    frame["kind"] = is_perm.map({True: col.PERMUTATION, False: col.HYPOTHESIS})
+    frame["text"] = frame["permutation_text"].where(is_perm, frame["hypothesis"])
+    frame["wmt_score"] = dataset.wmt_score(
+        frame["wmt_rank_score"].astype("float64"), frame["wmt_da_raw"].astype("float64")
+    )
+    return dataset.typed(frame.sort_values("item"), dataset.ITEMS)
+
+
+def participants_table(participants: QuerySet) -> pd.DataFrame:
+    """participants.csv: pseudonymous ids and about-you answers, with language points."""
+    annotated = participants.annotate(
+        languages_score=Coalesce(Sum("languages__fluency"), 0)
+    ).order_by("pk")
+    return dataset.typed(_frame(annotated, PARTICIPANT_LOOKUPS), dataset.PARTICIPANTS)
+
+
+def participant_languages_table(participants: QuerySet) -> pd.DataFrame:
+    languages = ParticipantLanguage.objects.filter(participant__in=participants)
+    frame = _frame(languages.order_by("participant_id", "pk"), LANGUAGE_LOOKUPS)
+    return dataset.typed(frame, dataset.PARTICIPANT_LANGUAGES)
+
+
+def ratings_table(participants: QuerySet, *, include_practice: bool = True) -> pd.DataFrame:
+    """ratings.csv: the answers as given, their 0-1 values, position and times."""
+    ratings = Rating.objects.filter(participant__in=participants)
+    if not include_practice:
+        ratings = ratings.filter(practice=False)
+    frame = _frame(ratings.order_by("participant_id", "position", "item_id"), RATING_LOOKUPS)
+    typed = dataset.typed(frame, dataset.RATINGS)
+    for judgment in col.JUDGMENTS:
+        typed[col.unit(judgment)] = col.to_unit(typed[judgment].astype("float64"))
+    typed[col.SECONDS] = dataset.rating_seconds(
+        typed["client_ms"], typed["shown_at"], typed["answered_at"]
+    )
+    return typed
+
+
+def questionnaires_table(study: Study | str | None = None) -> pd.DataFrame:
+    """questionnaires.csv: every questionnaire's items by position."""
+    entries = QuestionnaireEntry.objects.all()
+    if (study := _study(study)) is not None:
+        entries = entries.filter(questionnaire__study=study)
+    frame = _frame(entries.order_by("questionnaire_id", "position"), ENTRY_LOOKUPS)
+    return dataset.typed(frame, dataset.QUESTIONNAIRES)
+
+
+def metric_scores_table(items: Iterable[int] | None = None) -> pd.DataFrame:
+    """metric_scores.csv: stored scores of the given items (all if None), long format."""
+    scores = MetricScore.objects.order_by("metric_id", "item_id")
+    frame = _chunked(scores, items, SCORE_LOOKUPS, lookup="item_id__in")
+    frame = frame.sort_values(["metric_id", "item"], kind="stable")
+    return dataset.typed(frame, dataset.METRIC_SCORES)
+
+
+def metrics_table(metric_ids: Iterable[int] | None = None) -> pd.DataFrame:
+    frame = _chunked(Metric.objects.order_by("pk"), metric_ids, METRIC_LOOKUPS)
+    return dataset.typed(frame.sort_values("metric_id"), dataset.METRICS)
+
+
+def ratings_frame(
+    study: Study | str | None = None,
+    include_practice: bool = False,
+    include_simulated: bool = True,
+    *,
+    sharing_only: bool = False,
+) -> pd.DataFrame:
+    """The ratings frame: one row per rating with item and participant columns.
+
+    `sharing_only` keeps the participants who consented to data sharing, i.e. what a release
+    of the study holds.
+    """
+    people = select_participants(
+        study, sharing_only=sharing_only, include_simulated=include_simulated
+    )
+    ratings = ratings_table(people, include_practice=include_practice)
+    return dataset.tidy_ratings(
+        ratings,
+        participants_table(people),
+        items_frame(ratings[col.ITEM].unique()),
+        questionnaires_table(study),
+        include_practice=include_practice,
+        include_simulated=include_simulated,
+    )
+
+
+def scores_frame(items: Iterable[int] | None = None, *, builtin: bool = True) -> pd.DataFrame:
+    """The long scores frame (item, metric, variant, config, score) of the given items.
+
+    With `builtin`, the ``WMT`` and ``Permutation degree`` sources are added as metric rows.
+    """
+    items = None if items is None else sorted(set(int(i) for i in items))
+    scores = metric_scores_table(items)
+    return dataset.tidy_scores(scores, items_frame(items) if builtin else None)

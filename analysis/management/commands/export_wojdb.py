@@ -1,0 +1,63 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from analysis import export
+from survey.models import Study
+
+
+class Command(BaseCommand):
+    help = (
+        "Export a study as a WOJ-DB release: ratings, participants, participant languages, "
+        "items, questionnaires, metrics and metric scores as CSV with Parquet copies, a "
+        "README.md codebook and a Frictionless datapackage.json. Only participants who "
+        "consented to data sharing are exported; withdrawn participants never. Fails, writing "
+        "nothing, when there is nothing to export or the target exists."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--out", type=Path, required=True, help="release folder to create")
+        parser.add_argument(
+            "--zip", action="store_true", help="write the archive OUT.zip instead of a folder"
+        )
+        parser.add_argument("--study", help="study slug (needed when there are several)")
+        parser.add_argument(
+            "--release-version",
+            default=export.DEFAULT_RELEASE_VERSION,
+            help="version of this release (default: %(default)s)",
+        )
+        parser.add_argument("--license", help="licence of the data, e.g. CC-BY-4.0")
+        parser.add_argument(
+            "--no-simulated", action="store_true", help="leave out simulated participants"
+        )
+
+    def handle(self, out, zip, study, release_version, license, no_simulated, verbosity, **_):
+        chosen = self.study(study)
+        with tqdm(total=export.EXPORT_STEPS, unit="step", disable=verbosity == 0) as bar:
+            try:
+                path = export.export_release(
+                    chosen,
+                    out,
+                    as_zip=zip,
+                    release_version=release_version,
+                    license=license,
+                    include_simulated=not no_simulated,
+                    progress=bar.update,
+                )
+            except export.ExportError as e:
+                raise CommandError(str(e)) from None
+        if verbosity:
+            self.stdout.write(f"Wrote release {release_version} of {chosen.slug!r} to {path}")
+
+    def study(self, slug: str | None) -> Study:
+        if slug:
+            try:
+                return Study.objects.get(slug=slug)
+            except Study.DoesNotExist:
+                raise CommandError(f"No study {slug!r}. Nothing was written.") from None
+        studies = list(Study.objects.all()[:2])
+        if len(studies) != 1:
+            slugs = ", ".join(Study.objects.values_list("slug", flat=True)) or "none"
+            raise CommandError(f"Choose a study with --study (studies: {slugs}).")
+        return studies[0]

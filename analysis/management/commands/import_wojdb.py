@@ -1,0 +1,41 @@
+import tempfile
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from analysis import dataset, export
+
+
+class Command(BaseCommand):
+    help = (
+        "Load a WOJ-DB release (a folder or its .zip) into an empty database. Every file is "
+        "validated against the release's datapackage.json first (columns, types, required "
+        "values, keys between files); errors name the file, line and field. Then everything "
+        "is written in one transaction, keeping the release's item, questionnaire, "
+        "participant and metric ids."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("release", type=Path, metavar="DIR", help="release folder or .zip")
+        parser.add_argument(
+            "--check", action="store_true", help="only validate the release; write nothing"
+        )
+
+    def handle(self, release, check, verbosity, **_):
+        with tempfile.TemporaryDirectory() as unpacked:
+            try:
+                folder = export.read_source(release, Path(unpacked))
+                loaded = dataset.read_release(folder)
+                if check:
+                    self.stdout.write(f"{release} is a valid release.")
+                    return
+                total = export.import_steps(loaded)
+                with tqdm(total=total, unit="row", disable=verbosity == 0) as bar:
+                    report = export.import_release(loaded, progress=bar.update)
+            except (dataset.ReleaseError, FileNotFoundError) as e:
+                raise CommandError(f"{e}\nNothing was written.") from None
+            except export.ImportRefused as e:
+                raise CommandError(str(e)) from None
+        for line in report.lines() if verbosity else ():
+            self.stdout.write(line)
