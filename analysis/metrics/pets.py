@@ -25,6 +25,8 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
+
 from analysis.metrics.permutation import Permutation, inverted, needs_two
 
 BETA = 0.6
@@ -158,35 +160,36 @@ def _paper_combine(op_score: float, children: list[tuple[int, float]], beta: flo
     return beta * op_score + (1 - beta) * sum(longer) / len(longer)
 
 
-def _paper_groups(op_score, children, child_scores, beta) -> float:
-    """φ_node for every contiguous group of a flat binary node's children, shortest first.
+@lru_cache(maxsize=4096)
+def _splits(k: int, width: int) -> tuple[np.ndarray, ...]:
+    """Index arrays over the groups of width + 1 consecutive children out of k (rows) and their
+    binary splits (columns): a group (start a, width w) is stored at [a, w]; split t has the left
+    part at [a, t] and the right part at [a + t + 1, width − 1 − t]."""
+    start = np.arange(k - width)[:, None]
+    split = np.arange(width)[None, :]
+    return start, split, start + split + 1, width - 1 - split
 
-    score[a][b] is the group of children a..b; a group counts as a child of its parent inference
-    only if it spans more than one word (φ_inf excludes single words).
+
+def _paper_groups(op_score, children, child_scores, beta) -> float:
+    """φ_node of every contiguous group of a flat binary node's children, narrowest first.
+
+    A part of an inference counts only if it spans more than one word (φ_inf excludes words);
+    a group of exactly two words has only words as children and scores opScore.
     """
     k = len(children)
-    score = [[0.0] * k for _ in range(k)]
-    longer = [[True] * k for _ in range(k)]
-    for a in range(k):
-        score[a][a] = child_scores[a]
-        longer[a][a] = children[a].size > 1
+    score = np.zeros((k, k))
+    longer = np.ones((k, k), dtype=bool)
+    score[:, 0] = child_scores
+    longer[:, 0] = [child.size > 1 for child in children]
     for width in range(1, k):
-        for a in range(k - width):
-            b = a + width
-            if width == 1 and not longer[a][a] and not longer[b][b]:
-                score[a][b] = op_score
-                continue
-            total = 0.0
-            for m in range(a, b):
-                left, right = longer[a][m], longer[m + 1][b]
-                if left and right:
-                    total += (score[a][m] + score[m + 1][b]) / 2
-                elif left:
-                    total += score[a][m]
-                else:
-                    total += score[m + 1][b]
-            score[a][b] = beta * op_score + (1 - beta) * total / width
-    return score[0][k - 1]
+        start, split, right_start, right_width = _splits(k, width)
+        left, right = longer[start, split], longer[right_start, right_width]
+        total = score[start, split] * left + score[right_start, right_width] * right
+        counts = left + right.astype(float)
+        phi_inf = np.divide(total, counts, out=np.zeros_like(total), where=counts > 0)
+        row = beta * op_score + (1 - beta) * phi_inf.mean(axis=1)
+        score[: k - width, width] = np.where(counts[:, 0] > 0, row, op_score)
+    return float(score[0, k - 1])
 
 
 @needs_two
@@ -220,10 +223,13 @@ def catalan(n: int) -> int:
     return math.comb(2 * n, n) // (n + 1)
 
 
-@lru_cache(maxsize=65536)
-def _split_weight(left: int, right: int) -> float:
-    """Share of the binary bracketings of left + right items whose top split is after `left`."""
-    return catalan(left - 1) * catalan(right - 1) / catalan(left + right - 1)
+@lru_cache(maxsize=1024)
+def _tree_shares(width: int) -> np.ndarray:
+    """For a group of width + 1 children, the share of its binary bracketings whose top split
+    leaves t + 1 children on the left, for t = 0..width − 1 (exact integer ratios)."""
+    return np.array(
+        [catalan(t) * catalan(width - 1 - t) / catalan(width) for t in range(width)], dtype=float
+    )
 
 
 def _beer_forest(node: PetNode, beta: float, mode: str) -> float:
@@ -245,32 +251,28 @@ def _beer_forest(node: PetNode, beta: float, mode: str) -> float:
 
 
 def _beer_groups(op_score, children, child_scores, beta, mode) -> float:
-    """The released code's node score for every contiguous group of a flat node's children.
+    """The released code's score of every contiguous group of a flat node's children.
 
-    mass[a][b] is the group's score times its length, so a split's children combine by addition.
+    mass[a, w] is the score of the group (start a, width w) times its length in words, so the two
+    parts of a split combine by addition.
     """
     k = len(children)
-    mass = [[0.0] * k for _ in range(k)]
-    sizes = [[0] * k for _ in range(k)]
-    for a in range(k):
-        sizes[a][a] = children[a].size
-        mass[a][a] = child_scores[a] * sizes[a][a]
+    sizes = np.array([child.size for child in children], dtype=float)
+    ends = np.concatenate(([0.0], np.cumsum(sizes)))
+    mass = np.zeros((k, k))
+    mass[:, 0] = np.asarray(child_scores) * sizes
     for width in range(1, k):
-        for a in range(k - width):
-            b = a + width
-            size = sizes[a][a] + sizes[a + 1][b]
-            sizes[a][b] = size
-            if mode == "viterbi":
-                inner = max(mass[a][m] + mass[m + 1][b] for m in range(a, b))
-            elif mode == "trees":
-                inner = sum(
-                    _split_weight(m - a + 1, b - m) * (mass[a][m] + mass[m + 1][b])
-                    for m in range(a, b)
-                )
-            else:
-                inner = sum(mass[a][m] + mass[m + 1][b] for m in range(a, b)) / width
-            mass[a][b] = beta * op_score * size + (1 - beta) * inner
-    return mass[0][k - 1] / sizes[0][k - 1]
+        start, split, right_start, right_width = _splits(k, width)
+        parts = mass[start, split] + mass[right_start, right_width]
+        if mode == "viterbi":
+            inner = parts.max(axis=1)
+        elif mode == "trees":
+            inner = parts @ _tree_shares(width)
+        else:
+            inner = parts.mean(axis=1)
+        group_sizes = ends[width + 1 :] - ends[: k - width]
+        mass[: k - width, width] = beta * op_score * group_sizes + (1 - beta) * inner
+    return float(mass[0, k - 1] / ends[k])
 
 
 @lru_cache(maxsize=8192)
