@@ -437,9 +437,13 @@ def _spanning_permutations(
     carriers: Sequence[tuple[_Role, PoolHypothesis]],
     types: Sequence[str],
     rng: random.Random,
+    *,
+    spread_types: bool,
 ) -> list[PoolPermutation]:
-    """Permutations whose eq. 6.2 qualities spread evenly over 0..1 and whose random-type
-    members spread over the types (for the shared part, which every judge sees)."""
+    """Permutations for a part's carriers whose eq. 6.2 qualities spread evenly over 0..1, so
+    every questionnaire spans small and large errors alike (and averages about 0.5, as §6.3.5
+    expects). Random-type slots take the type the part has least of if `spread_types`, else a
+    type at random."""
     total = sum(role.size for role, _ in carriers)
     targets = [(i + 0.5) / total for i in range(total)]
     rng.shuffle(targets)
@@ -447,10 +451,11 @@ def _spanning_permutations(
     for role, h in sorted(carriers, key=lambda c: _role_order(c[0])):
         by_type = _by_type(h)
         if role.perm_type == RANDOM:
-            counts = Counter(p.perm_type for p in chosen)
             available = [t for t in types if by_type.get(t)]
-            fewest = min(counts[t] for t in available)
-            perm_type = rng.choice([t for t in available if counts[t] == fewest])
+            if spread_types:
+                counts = Counter(p.perm_type for p in chosen)
+                available = [t for t in available if counts[t] == min(counts[a] for a in available)]
+            perm_type = rng.choice(available)
         else:
             perm_type = role.perm_type
         taken: set[int] = set()
@@ -459,19 +464,6 @@ def _spanning_permutations(
             taken.add(p.degree)
             chosen.append(p)
     return chosen
-
-
-def _random_permutations(
-    role: _Role, h: PoolHypothesis, types: Sequence[str], rng: random.Random
-) -> list[PoolPermutation]:
-    if role.perm_type is None:
-        return []
-    by_type = _by_type(h)
-    if role.perm_type == RANDOM:
-        perm_type = rng.choice([t for t in types if by_type.get(t)])
-        return [by_type[perm_type][rng.choice(sorted(by_type[perm_type]))]]
-    perms = by_type[role.perm_type]
-    return [perms[d] for d in sorted(rng.sample(sorted(perms), role.size))]
 
 
 # --- the shared part ------------------------------------------------------------------------
@@ -541,9 +533,8 @@ def _choose_shared(
         segments.add(h.segment)
         languages[h.source_lang] += 1
     carriers = [(r, h) for r, h in picked if r.perm_type is not None]
-    return _Selection(
-        [h for _, h in picked], _spanning_permutations(carriers, layout.random_types, rng)
-    )
+    permutations = _spanning_permutations(carriers, layout.random_types, rng, spread_types=True)
+    return _Selection([h for _, h in picked], permutations)
 
 
 def _expect(rule: str, have: int, need: int) -> None:
@@ -653,11 +644,9 @@ def _choose_unique(
     _one_reference_each(slots, [h for h in candidates if h.key not in taken], caps)
     out = []
     for q_slots in slots:
-        hypotheses = [h for _, _, h in q_slots]
-        permutations = [
-            p for role, _, h in q_slots for p in _random_permutations(role, h, types, rng)
-        ]
-        out.append(_Selection(hypotheses, permutations))
+        carriers = [(role, h) for role, _, h in q_slots if role.perm_type is not None]
+        permutations = _spanning_permutations(carriers, types, rng, spread_types=False)
+        out.append(_Selection([h for _, _, h in q_slots], permutations))
     return out
 
 

@@ -304,6 +304,18 @@ def test_questionnaires_have_the_same_quality_mix(thesis, pool):
     assert max(means) - min(means) < 0.1
 
 
+def test_each_questionnaire_spans_small_and_large_errors(thesis, pool):
+    # Permutation qualities aim at targets spread evenly over 0..1 (mean 0.5); each lands
+    # within half the widest gap between the pool's eq. 6.2 values of its target.
+    values = sorted({perm_quality(d) for d in DEGREES})
+    half_gap = max(b - a for a, b in zip(values, values[1:], strict=False)) / 2
+    for q in thesis:
+        for flag in (True, False):
+            qualities = [p.quality for _, p in parts_of(q, pool)[flag][1]]
+            assert abs(mean(qualities) - 0.5) <= half_gap
+            assert min(qualities) <= 0.2 and max(qualities) >= 0.8
+
+
 # --- the researcher's shared items and extension --------------------------------------------
 
 
