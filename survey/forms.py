@@ -151,7 +151,11 @@ class LanguageForm(forms.Form):
         return data
 
 
-LanguageFormSet = forms.formset_factory(LanguageForm, extra=0, max_num=30, validate_max=True)
+# absolute_max caps the rows built from a posted TOTAL_FORMS: Django's default (max_num + 1000)
+# let a 100-byte post make the server build and render a thousand rows.
+LanguageFormSet = forms.formset_factory(
+    LanguageForm, extra=0, max_num=30, absolute_max=30, validate_max=True
+)
 
 
 def language_formset(participant: Participant, data=None, extra_rows: int = 0):
