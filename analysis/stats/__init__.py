@@ -1,0 +1,10 @@
+"""Statistics of the analysis: pure functions on the tidy frames described in `columns`.
+
+- `columns`: the ratings and scores frames' schema.
+- `reml`, `mixed`: mixed models (lme4's REML), participant-adjusted scores, t-test.
+- `correlation`: correlations with p-values and bootstrap intervals, Table 7.1, Williams's
+  test, demographic subsets.
+- `hypotheses`: Table 7.4 from correlation results.
+- `quality`: agreement on shared items and per-participant checks.
+- `simulate`: simulated answers and power analysis.
+"""

@@ -1,0 +1,185 @@
+"""Mixed models against lme4: reference numbers made by tests/analysis/data/lme4/make_reference.R
+(lme4 1.1-31, R 4.2.2, lmer REML with default control), never by this code."""
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from analysis.stats import columns as col
+from analysis.stats.mixed import (
+    CROSSED_MODEL,
+    adjust_scores,
+    adjustment_ttest,
+    crossed_model,
+    design_matrix,
+    fit_model,
+    participant_model,
+)
+from analysis.stats.reml import _optimise, fit_reml
+
+DATA = Path(__file__).parent / "data" / "lme4"
+REFERENCE = json.loads((DATA / "reference.json").read_text())
+FITS = {fit["name"]: fit for fit in REFERENCE["fits"]}
+TOL = 1e-4
+
+
+def load(name: str) -> pd.DataFrame:
+    frame = pd.read_csv(DATA / name)
+    return frame.assign(practice=False)
+
+
+def lme4_term(term: str) -> str:
+    """lme4 names group[T.order] 'grouporder' and Intercept '(Intercept)'."""
+    if term == "Intercept":
+        return "(Intercept)"
+    name, level = term.split("[T.")
+    return name + level.rstrip("]")
+
+
+def random_terms(formula: str) -> tuple[str, ...]:
+    return tuple(f for f in ("participant", "item") if f"(1 | {f})" in formula)
+
+
+def assert_matches_lme4(fit, ref):
+    assert fit.n_obs == ref["n_obs"]
+    assert [lme4_term(t) for t in fit.fixed.index] == list(ref["fixef"])
+    np.testing.assert_allclose(fit.fixed["estimate"], list(ref["fixef"].values()), atol=TOL)
+    np.testing.assert_allclose(fit.fixed["se"], list(ref["se"].values()), atol=TOL)
+    for name, variance in ref["variances"].items():
+        assert fit.variances[name] == pytest.approx(variance, abs=TOL)
+    for key, theta in ref["theta"].items():
+        assert fit.theta[key.split(".")[0]] == pytest.approx(theta, abs=TOL)
+    assert fit.sigma == pytest.approx(ref["sigma"], abs=TOL)
+    assert fit.reml_criterion == pytest.approx(ref["reml_criterion"], abs=TOL)
+    assert fit.loglik == pytest.approx(ref["loglik"], abs=TOL)
+    for factor, modes in ref["ranef"].items():
+        expected = pd.Series(modes).rename(index=int)
+        got = fit.random[factor].reindex(expected.index)
+        np.testing.assert_allclose(got, expected, atol=TOL)
+    assert fit.state.converged
+    assert fit.state.singular == ref["singular"]
+
+
+@pytest.mark.parametrize("name", sorted(FITS))
+def test_fit_matches_lme4(name):
+    ref = FITS[name]
+    formula = ref["formula"]
+    fit = fit_model(
+        load(ref["data"]),
+        response=formula.split(" ~")[0],
+        fixed=("group",) if "group" in formula else (),
+        random=random_terms(formula),
+    )
+    assert_matches_lme4(fit, ref)
+
+
+def test_model_wrappers_are_the_thesis_and_crossed_formulas():
+    study = load("study.csv")
+    assert_matches_lme4(participant_model(study, "order"), FITS["study_order_participant"])
+    assert_matches_lme4(crossed_model(study, "holistic"), FITS["study_holistic_crossed"])
+
+
+def test_singular_fit_is_reported_not_hidden():
+    fit = participant_model(load("no_participant_effect.csv"), "order")
+    assert fit.state.converged and fit.state.singular
+    assert fit.variances["participant"] == pytest.approx(0, abs=TOL)
+    assert "singular" in fit.state.message
+
+
+def test_dataset_defeats_statsmodels_default_optimiser():
+    """statsmodels' default MixedLM fit does not converge on this design (its first optimiser
+    fails and it falls back with a warning); ours matches lme4 there (test above)."""
+    statsmodels = pytest.importorskip("statsmodels.formula.api")
+    from statsmodels.tools.sm_exceptions import ConvergenceWarning
+
+    data = load("no_participant_effect.csv").dropna(subset=["order01"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        statsmodels.mixedlm("order01 ~ 1", data, groups="participant").fit()
+    failures = [
+        w
+        for w in caught
+        if issubclass(w.category, ConvergenceWarning) and "failed to converge" in str(w.message)
+    ]
+    assert failures
+
+
+def test_adjusted_scores_subtract_lme4_participant_effects():
+    study = load("study.csv")
+    adjusted, fits = adjust_scores(study)
+    for judgment in col.JUDGMENTS:
+        modes = pd.Series(FITS[f"study_{judgment}_participant"]["ranef"]["participant"])
+        effect = adjusted["participant"].astype(str).map(modes)
+        expected = adjusted[col.unit(judgment)] - effect
+        np.testing.assert_allclose(adjusted[col.adjusted(judgment)], expected, atol=TOL)
+        assert fits[judgment].state.converged
+    assert set(adjusted[col.GROUP]) == {"hypothesis", "order", "swap", "phrase", "choice"}
+
+
+def test_crossed_adjustment_uses_the_crossed_participant_effects():
+    adjusted, fits = adjust_scores(load("study.csv"), judgments=("order",), model=CROSSED_MODEL)
+    modes = pd.Series(FITS["study_order_crossed"]["ranef"]["participant"])
+    effect = adjusted["participant"].astype(str).map(modes)
+    np.testing.assert_allclose(
+        adjusted[col.adjusted("order")], adjusted["order01"] - effect, atol=TOL
+    )
+
+
+def test_adjustment_ttest_is_scipys_student_test_on_lme4_adjusted_scores():
+    study = load("study.csv")
+    adjusted, _ = adjust_scores(study, judgments=("order",))
+    modes = pd.Series(FITS["study_order_participant"]["ranef"]["participant"])
+    original = study["order01"]
+    corrected = original - study["participant"].astype(str).map(modes)
+    keep = original.notna()
+    expected = stats.ttest_ind(original[keep], corrected[keep], equal_var=True)
+    result = adjustment_ttest(adjusted, "order")
+    assert result.pvalue == pytest.approx(expected.pvalue, abs=1e-6)
+    assert result.n == keep.sum()
+    paired = adjustment_ttest(adjusted, "order", paired=True)
+    assert paired.pvalue == pytest.approx(
+        stats.ttest_rel(original[keep], corrected[keep]).pvalue, abs=1e-6
+    )
+
+
+def test_practice_ratings_are_not_modelled():
+    study = load("study.csv")
+    practice = study.iloc[:36].assign(practice=True, order01=1.0, order=5)
+    adjusted, fits = adjust_scores(pd.concat([study, practice]), judgments=("order",))
+    assert len(adjusted) == len(study)
+    assert fits["order"].n_obs == FITS["study_order_participant"]["n_obs"]
+
+
+def test_design_matrix_codes_groups_against_hypotheses():
+    data = pd.DataFrame({"group": ["swap", "hypothesis", "order", "swap"], "x": [1, 2, 3, 4]})
+    x = design_matrix(data, ["group", "x"])
+    assert list(x.columns) == ["Intercept", "group[T.order]", "group[T.swap]", "x"]
+    assert x["group[T.swap]"].tolist() == [1, 0, 0, 1]
+
+
+def test_rank_deficient_design_and_three_factors_are_refused():
+    y = np.arange(6.0)
+    with pytest.raises(ValueError, match="rank deficient"):
+        fit_reml(y, pd.DataFrame({"a": np.ones(6), "b": np.ones(6)}), {"g": [0, 0, 1, 1, 2, 2]})
+    with pytest.raises(ValueError, match="one or two"):
+        factors = {name: [0, 0, 1, 1, 2, 2] for name in "abc"}
+        fit_reml(y, pd.DataFrame({"a": np.ones(6)}), factors)
+
+
+def test_optimiser_reports_failure_after_retrying():
+    # A criterion whose minimum sits on a jump has no stationary point: the fit must say so.
+    theta, state = _optimise(lambda t: float((t[0] - 3) ** 2 + 10 * (t[0] > 3)), 1)
+    assert not state.converged
+    assert state.starts > 1
+    assert "not at a stationary point" in state.message
+
+
+def test_dense_designs_fall_back_to_a_sparse_product(monkeypatch):
+    # Past the size limit the weighted Gram matrix is recomputed each time; same fit.
+    monkeypatch.setattr("analysis.stats.reml.GRAM_MAP_LIMIT", 0)
+    assert_matches_lme4(crossed_model(load("study.csv"), "order"), FITS["study_order_crossed"])
