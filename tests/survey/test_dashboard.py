@@ -1,0 +1,166 @@
+"""The researcher's dashboard: staff only, progress per questionnaire, balance, actions."""
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.messages import get_messages
+from django.urls import reverse
+from django.utils import timezone
+
+from survey.models import Participant, QuestionnaireEntry, Rating
+from survey.questionnaires import build_questionnaires
+from tests.survey.test_questionnaires import make_pool, make_study
+
+
+@pytest.fixture
+def staff(client, db):
+    user = get_user_model().objects.create_user("researcher", password="pw", is_staff=True)
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def built(db):
+    make_pool(size=70, degrees=(2, 10))
+    study = make_study()
+    build_questionnaires(study, 3, seed=4)
+    return study
+
+
+def study_url(study, view="study", **kwargs):
+    return reverse(f"dashboard:{view}", kwargs={"slug": study.slug, **kwargs})
+
+
+def test_anonymous_visitors_are_sent_to_log_in(client, built):
+    for url in (reverse("dashboard:index"), study_url(built)):
+        response = client.get(url)
+        assert response.status_code == 302
+        assert response["Location"].startswith(reverse("admin:login"))
+
+
+def test_signed_in_people_who_are_not_staff_are_refused(client, built):
+    client.force_login(get_user_model().objects.create_user("participant", password="pw"))
+    assert client.get(reverse("dashboard:index")).status_code == 403
+    assert client.get(study_url(built)).status_code == 403
+    figure = study_url(built, "figure", name="quality", fmt="png")
+    assert client.get(figure).status_code == 403
+    assert client.post(study_url(built, "build"), {"count": 1, "seed": 1}).status_code == 403
+    assert built.questionnaires.count() == 3
+
+
+def test_the_index_lists_studies(staff, built):
+    page = staff.get(reverse("dashboard:index")).content.decode()
+    assert built.name in page and study_url(built) in page
+
+
+def test_building_from_the_dashboard_then_extending(staff, db):
+    make_pool(size=120)
+    study = make_study()
+    page = staff.get(study_url(study)).content.decode()
+    assert "Build questionnaires" in page and "No questionnaires yet" in page
+    response = staff.post(study_url(study, "build"), {"count": 2, "seed": 7})
+    assert response.status_code == 302
+    assert [str(m) for m in get_messages(response.wsgi_request)] == [
+        "Built 2 questionnaire(s), numbers 1–2, with seed 7."
+    ]
+    page = staff.get(study_url(study)).content.decode()
+    assert "Add questionnaires" in page
+    staff.post(study_url(study, "build"), {"count": 1, "seed": 8})
+    assert list(study.questionnaires.values_list("number", "seed")) == [(1, 7), (2, 7), (3, 8)]
+
+
+def test_a_build_that_cannot_be_done_says_why(staff, db):
+    make_pool(size=30)
+    study = make_study()
+    response = staff.post(study_url(study, "build"), {"count": 2, "seed": 1}, follow=True)
+    page = response.content.decode()
+    assert "Nothing was built: rule" in page and "short by" in page
+    assert not study.questionnaires.exists()
+    response = staff.post(study_url(study, "build"), {"count": 0, "seed": 1}, follow=True)
+    assert "Questionnaires: Ensure this value is greater than or equal to 1." in (
+        response.content.decode()
+    )
+    assert staff.get(study_url(study, "build")).status_code == 405
+
+
+def test_the_study_page_counts_participants_answers_and_time(staff, built):
+    q1 = built.questionnaires.get(number=1)
+    now = timezone.now()
+    for status in ("assigned", "in_progress", "completed", "completed", "abandoned", "withdrawn"):
+        Participant.objects.create(study=built, questionnaire=q1, status=status)
+    # the two completed participants took 30 and 40 minutes: median 35
+    for p, minutes in zip(q1.participants.filter(status="completed"), (30, 40), strict=True):
+        Participant.objects.filter(pk=p.pk).update(
+            consented_at=now - timedelta(minutes=minutes), completed_at=now
+        )
+        for entry in q1.entries.all():
+            Rating.objects.create(participant=p, item=entry.item, position=entry.position, order=3)
+    response = staff.get(study_url(built))
+    rows = {row["questionnaire"].number: row for row in response.context["rows"]}
+    assert rows[1]["counts"] == [1, 1, 2, 1, 1]  # assigned … withdrawn
+    assert rows[1]["answers"] == (2, 2)
+    assert rows[1]["minutes"] == pytest.approx(35)
+    assert rows[2]["counts"] == [0, 0, 0, 0, 0] and rows[2]["answers"] == (0, 0)
+    assert response.context["totals"] == [1, 1, 2, 1, 1]
+    page = response.content.decode()
+    assert "35.0" in page and "Every questionnaire matches the configured balance." in page
+
+
+def test_a_questionnaire_that_drifts_is_flagged(staff, built):
+    QuestionnaireEntry.objects.filter(questionnaire__number=2, position=50).delete()
+    response = staff.get(study_url(built))
+    page = response.content.decode()
+    assert "Drift from the configured balance" in page
+    assert "Questionnaire 2: 49 items, configured 50" in page
+    assert [row["drift"] for row in response.context["rows"]] == [False, True, False]
+
+
+def test_the_design_table_is_table_6_3(staff, built):
+    rows = staff.get(study_url(built)).context["layout_rows"]
+    assert [(r["n"], r["kind"], r["type"], r["part"]) for r in rows] == [
+        (10, "hypotheses", "", "shared"),
+        (2, "permutations", "order", "shared"),
+        (2, "permutations", "swap", "shared"),
+        (2, "permutations", "phrase", "shared"),
+        (2, "permutations", "choice", "shared"),
+        (2, "permutations", "random", "shared"),
+        (15, "hypotheses", "", "unique"),
+        (2, "permutations", "order", "unique"),
+        (2, "permutations", "swap", "unique"),
+        (2, "permutations", "phrase", "unique"),
+        (2, "permutations", "choice", "unique"),
+        (7, "permutations", "random", "unique"),
+    ]
+
+
+def test_figures_are_served_as_png_and_svg(staff, built):
+    for name in ("quality", "lengths", "languages"):
+        png = staff.get(study_url(built, "figure", name=name, fmt="png"))
+        assert png["Content-Type"] == "image/png" and png.content.startswith(b"\x89PNG")
+    svg = staff.get(study_url(built, "figure", name="lengths", fmt="svg"))
+    assert svg["Content-Type"] == "image/svg+xml" and b"<svg" in svg.content
+    assert staff.get(study_url(built, "figure", name="nope", fmt="png")).status_code == 404
+    assert staff.get(study_url(built, "figure", name="quality", fmt="gif")).status_code == 404
+
+
+def test_the_questionnaire_page_lists_its_items_in_order(staff, built):
+    q = built.questionnaires.get(number=3)
+    response = staff.get(study_url(built, "questionnaire", number=3))
+    assert [row["entry"].position for row in response.context["rows"]] == list(range(1, 51))
+    assert response.context["questionnaire"] == q
+    assert staff.get(study_url(built, "questionnaire", number=9)).status_code == 404
+
+
+def test_releasing_abandoned_slots(staff, built):
+    q = built.questionnaires.get(number=1)
+    idle = Participant.objects.create(study=built, questionnaire=q, status="in_progress")
+    Participant.objects.filter(pk=idle.pk).update(
+        last_activity=timezone.now() - timedelta(minutes=built.abandon_after_minutes + 1)
+    )
+    response = staff.post(study_url(built, "release"))
+    assert [str(m) for m in get_messages(response.wsgi_request)] == [
+        "Released 1 slot(s) of participants idle for more than 120 minutes."
+    ]
+    idle.refresh_from_db()
+    assert idle.status == "abandoned"
