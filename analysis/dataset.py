@@ -344,6 +344,18 @@ RATINGS = Table(
         Field("holistic01", "number", "(holistic - 1) / 4: 0, .25, .5, .75, 1 (thesis §6.3.5)."),
         Field("order01", "number", "(order - 1) / 4: 0, .25, .5, .75, 1."),
         Field(
+            col.adjusted(col.HOLISTIC),
+            "number",
+            "holistic01 minus the participant's random intercept (thesis §7.2.3; see "
+            "Adjusted scores); empty for the practice sample and blanks.",
+        ),
+        Field(
+            col.adjusted(col.ORDER),
+            "number",
+            "order01 minus the participant's random intercept; empty for the practice sample "
+            "and blanks.",
+        ),
+        Field(
             "seconds",
             "number",
             "Time spent on the item: the browser's measure where sent, else answered_at - "
@@ -549,7 +561,10 @@ class _Problems:
 
     def cells(self, file: str, name: str, bad: pd.Series, message) -> None:
         """Report the rows where `bad` holds; `message` is a text, or a function of the row."""
-        rows = bad.index[bad.fillna(False).to_numpy(dtype=bool)]
+        mask = bad.to_numpy(dtype=bool, na_value=False)
+        if not mask.any():
+            return
+        rows = bad.index[mask]
         room = max(0, MAX_PROBLEMS - len(self.found))
         for index in rows[:room]:
             text = message if isinstance(message, str) else message(index)
@@ -695,6 +710,12 @@ def _key(frame: pd.DataFrame, fields, index) -> str:
     return str(values[0]) if len(values) == 1 else str(tuple(values))
 
 
+def _varies_within(frame, key: list[str], fields, file: str, group: str, problems) -> None:
+    counts = frame.groupby(key)[list(fields)].transform("nunique", dropna=False)
+    for name in fields:
+        problems.cells(file, name, counts[name] > 1, f"differs between rows of {group}")
+
+
 def _check_domain(tables: dict[str, pd.DataFrame], problems: _Problems) -> None:
     """Rules the Table Schema cannot state, which an import relies on."""
     items = tables["items"]
@@ -713,9 +734,7 @@ def _check_domain(tables: dict[str, pd.DataFrame], problems: _Problems) -> None:
         (TRIPLE_KEY, TRIPLE_FIELDS),
     ]
     for key, fields in same:
-        for name in fields:
-            varies = items.groupby(list(key))[name].transform("nunique", dropna=False) > 1
-            problems.cells(ITEMS.path, name, varies, f"differs between rows of the same {key[-1]}")
+        _varies_within(items, list(key), fields, ITEMS.path, f"the same {key[-1]}", problems)
     once = [
         (
             perm,
@@ -728,9 +747,10 @@ def _check_domain(tables: dict[str, pd.DataFrame], problems: _Problems) -> None:
         twice = items[rows].duplicated(key)
         problems.cells(ITEMS.path, "item", twice.reindex(items.index, fill_value=False), message)
     entries = tables["questionnaires"]
-    for name in ("number", "version", "seed", "software_version"):
-        varies = entries.groupby("questionnaire")[name].transform("nunique", dropna=False) > 1
-        problems.cells(QUESTIONNAIRES.path, name, varies, "differs within one questionnaire")
+    fields = ("number", "version", "seed", "software_version")
+    _varies_within(
+        entries, ["questionnaire"], fields, QUESTIONNAIRES.path, "one questionnaire", problems
+    )
     twice = entries.duplicated(["questionnaire", "item"])
     problems.cells(QUESTIONNAIRES.path, "item", twice, "item twice in one questionnaire")
     scores = tables.get("metric_scores")
@@ -822,7 +842,8 @@ def read_release(folder: str | Path) -> Release:
     _check_domain(tables, problems)
     problems.raise_any()
     for table in TABLES:
-        tables.setdefault(table.name, empty_table(table))
+        if table.name not in tables:
+            tables[table.name] = empty_table(table)
     return Release(tables, package)
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from django.core.exceptions import ValidationError
 from django.core.management.color import no_style
@@ -25,6 +26,7 @@ import wojdb
 from analysis import dataset, frames
 from analysis.models import Metric, MetricScore
 from analysis.stats import columns as col
+from analysis.stats import mixed
 from survey.models import (
     ConsentText,
     Corpus,
@@ -41,6 +43,11 @@ from survey.models import (
 )
 
 DEFAULT_RELEASE_VERSION = "1.0"
+ADJUSTMENT_MODEL = "judgment01 ~ 1 + (1 | participant)"
+ADJUSTMENT_METHOD = (
+    "REML as lme4 fits it (analysis.stats.mixed.adjust_scores), per judgment, on the release's "
+    "ratings without the practice sample"
+)
 #: Study fields left out of a release: contact details and how the live study is run.
 PRIVATE_STUDY_FIELDS = ("id", "researcher_email", "supervisor_email", "platform_return_url")
 OPERATIONAL_STUDY_FIELDS = ("is_open", "created")
@@ -131,6 +138,39 @@ def gather(study: Study, *, include_simulated: bool = True, progress=_no_progres
     }
 
 
+def adjust(tables: dict[str, pd.DataFrame]) -> dict:
+    """Fill the ratings' participant-adjusted columns (thesis §7.2.3) from this release's own
+    scored ratings, so anyone refitting the release gets the same values; returns each fit's
+    outcome for the package."""
+    ratings = tables["ratings"]
+    frame = dataset.tidy_ratings(
+        ratings, tables["participants"], tables["items"], tables["questionnaires"]
+    )
+    fits = {}
+    for judgment in col.JUDGMENTS:
+        name = col.adjusted(judgment)
+        if frame[col.unit(judgment)].notna().sum() == 0:
+            fits[judgment] = {"error": "no answers"}
+            continue
+        try:
+            adjusted, fit = mixed.adjust_scores(frame, judgments=(judgment,))
+        except (ValueError, np.linalg.LinAlgError) as e:
+            fits[judgment] = {"error": str(e)}
+            continue
+        keys = [col.PARTICIPANT, col.ITEM]
+        values = ratings[keys].merge(adjusted[[*keys, name]], on=keys, how="left")
+        ratings[name] = values[name].to_numpy(dtype="float64")
+        result = fit[judgment]
+        fits[judgment] = {
+            "n": result.n_obs,
+            "converged": result.state.converged,
+            "singular": result.state.singular,
+            "participant_variance": float(result.variances[col.PARTICIPANT]),
+            "residual_variance": float(result.variances["residual"]),
+        }
+    return {"model": ADJUSTMENT_MODEL, "fitted_by": ADJUSTMENT_METHOD, "fits": fits}
+
+
 def build(
     study: Study,
     *,
@@ -140,9 +180,11 @@ def build(
     progress=_no_progress,
 ) -> Export:
     tables = gather(study, include_simulated=include_simulated, progress=progress)
+    adjustment = adjust(tables)
     package = descriptor(
         tables,
         study_configuration(study),
+        adjustment,
         release_version=release_version,
         license=license,
         created=datetime.now(UTC),
@@ -153,6 +195,7 @@ def build(
 def descriptor(
     tables: dict[str, pd.DataFrame],
     study: dict,
+    adjustment: dict,
     *,
     release_version: str,
     license: str | None,
@@ -213,6 +256,7 @@ def descriptor(
             "metric_scores": len(tables.get("metric_scores", ())),
         },
         "study": json.loads(json.dumps(study, default=str)),
+        "adjustment": adjustment,
         "resources": resources,
     }
     if license:
@@ -227,7 +271,7 @@ def _cell(value) -> str:
 
 def codebook(package: dict, tables: dict[str, pd.DataFrame]) -> str:
     """README.md: what the release holds, the study's configuration and every column."""
-    study, counts = package["study"], package["counts"]
+    study, counts, adjustment = package["study"], package["counts"], package["adjustment"]
     licence = (
         package["licenses"][0]["name"]
         if package.get("licenses")
@@ -318,8 +362,25 @@ def codebook(package: dict, tables: dict[str, pd.DataFrame]) -> str:
         "The participant documents (information sheet, consent statements, debriefing) are in "
         "`datapackage.json` under `study`.",
         "",
-        "## Codebook",
+        "## Adjusted scores",
+        "",
+        f"`holistic01_adjusted` and `order01_adjusted` in `ratings.csv` are the 0-1 scores minus "
+        f"the participant's predicted random intercept from `{adjustment['model']}`, fitted by "
+        f"{adjustment['fitted_by']} (thesis §7.2.3).",
+        "",
     ]
+    for judgment, fit in adjustment["fits"].items():
+        if "error" in fit:
+            out.append(f"- {judgment}: not computed ({fit['error']}); the column is empty.")
+        else:
+            out.append(
+                f"- {judgment}: {fit['n']} ratings, participant variance "
+                f"{fit['participant_variance']:.4g}, residual variance "
+                f"{fit['residual_variance']:.4g}"
+                f"{'' if fit['converged'] else ', did not converge'}"
+                f"{', singular fit' if fit['singular'] else ''}."
+            )
+    out += ["", "## Codebook"]
     for table in dataset.TABLES:
         if table.name not in tables:
             continue

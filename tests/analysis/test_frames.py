@@ -230,7 +230,9 @@ def test_frames_take_a_fixed_number_of_queries(rated, django_assert_max_num_quer
         person = rated.people["full"]
         extra = make_study(questionnaires=1, items=n)
         for entry in extra.questionnaires.get().entries.all():
-            Rating.objects.create(participant=person, item=entry.item, position=100 + entry.position)
+            Rating.objects.create(
+                participant=person, item=entry.item, position=100 + entry.position
+            )
 
     with django_assert_max_num_queries(8) as few:
         frames.ratings_frame(rated.study)

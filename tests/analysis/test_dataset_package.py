@@ -1,0 +1,242 @@
+"""A release's files against its datapackage.json, checked independently with pandas and json;
+its codebook; loading without Django; and errors that name file, line and field."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import re
+import shutil
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+from django.db import transaction
+
+import wojdb
+from analysis import dataset, export
+from tests.analysis.test_frames import build_rated_study
+
+ROOT = Path(__file__).resolve().parents[2]
+# Marked so the test database is set up; the tests themselves only read files.
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def release(django_db_setup, django_db_blocker, tmp_path_factory):
+    """One exported release for every test here; the database is left as it was."""
+    out = tmp_path_factory.mktemp("release") / "wojdb"
+    with django_db_blocker.unblock(), transaction.atomic():
+        rated = build_rated_study()
+        export.export_release(rated.study, out, license="CC-BY-4.0")
+        transaction.set_rollback(True)
+    return out
+
+
+def _cell_ok(value: str, field: dict) -> bool:
+    kind = field.get("type", "string")
+    if kind == "integer":
+        return re.fullmatch(r"-?\d+", value) is not None
+    if kind == "number":
+        try:
+            return not math.isnan(float(value))
+        except ValueError:
+            return False
+    if kind == "boolean":
+        return value in field["trueValues"] + field["falseValues"]
+    if kind == "datetime":
+        try:
+            datetime.strptime(value, field["format"])
+        except ValueError:
+            return False
+        return True
+    if kind == "array":
+        try:
+            return isinstance(json.loads(value), list)
+        except ValueError:
+            return False
+    return kind == "string"
+
+
+ARROW_TYPES = {
+    "integer": ("int64",),
+    "number": ("double",),
+    "boolean": ("bool",),
+    "string": ("string", "large_string"),
+    "datetime": ("timestamp[us, tz=UTC]",),
+    "array": ("list<element: int64>", "list<element: string>", "list<item: int64>",
+              "list<item: string>", "null"),
+}  # fmt: skip
+
+
+def test_every_file_matches_its_schema(release):
+    package = json.loads((release / "datapackage.json").read_text())
+    assert package["profile"] == "tabular-data-package"
+    frames = {}
+    for resource in package["resources"]:
+        path = release / resource["path"]
+        schema = resource["schema"]
+        names = [f["name"] for f in schema["fields"]]
+        if resource["format"] == "parquet":
+            arrow = pq.read_schema(path)
+            assert arrow.names == names, path
+            for f in schema["fields"]:
+                assert str(arrow.field(f["name"]).type) in ARROW_TYPES[f["type"]], (path, f)
+            continue
+        assert resource["path"].endswith(".csv") and resource["mediatype"] == "text/csv"
+        data = pd.read_csv(path, dtype=str, keep_default_na=False)
+        assert list(data.columns) == names, path
+        assert len(data) > 0, f"{path} is empty"
+        for f in schema["fields"]:
+            values = data[f["name"]]
+            present = values[values != ""]
+            assert all(_cell_ok(v, f) for v in present), (path.name, f["name"])
+            constraints = f.get("constraints", {})
+            if constraints.get("required"):
+                assert len(present) == len(values), (path.name, f["name"])
+            if "enum" in constraints:
+                assert set(present) <= set(constraints["enum"]), (path.name, f["name"])
+            if "minimum" in constraints:
+                assert (present.astype(float) >= constraints["minimum"]).all()
+            if "maximum" in constraints:
+                assert (present.astype(float) <= constraints["maximum"]).all()
+        if key := schema.get("primaryKey"):
+            assert not data.duplicated(key).any(), path.name
+        frames[resource["name"]] = (data, schema)
+    for data, schema in frames.values():
+        for fk in schema.get("foreignKeys", []):
+            target = frames[fk["reference"]["resource"]][0]
+            child = data[fk["fields"]].apply(tuple, axis=1)
+            parent = set(target[fk["reference"]["fields"]].apply(tuple, axis=1))
+            assert child.isin(parent).all(), fk
+
+
+def test_package_records_versions_and_the_study(release):
+    package = json.loads((release / "datapackage.json").read_text())
+    assert package["version"] == package["release_version"] == "1.0"
+    assert package["software_version"] == wojdb.__version__ == "0.1.0"
+    assert package["licenses"] == [{"name": "CC-BY-4.0"}]
+    study = package["study"]
+    assert study["items_per_questionnaire"] == 50 and study["max_degree"] == 18
+    assert study["consent_texts"][0]["statements"]
+    assert not {"researcher_email", "supervisor_email", "platform_return_url"} & set(study)
+    csvs = {r["name"] for r in package["resources"] if r["format"] == "csv"}
+    assert csvs == {t.name for t in dataset.TABLES}
+    assert package["counts"]["ratings"] == len(pd.read_csv(release / "ratings.csv"))
+
+
+def test_readme_is_a_codebook(release):
+    readme = (release / "README.md").read_text()
+    package = json.loads((release / "datapackage.json").read_text())
+    assert package["study"]["name"] in readme and "release 1.0" in readme
+    assert f"WOJ-DB {wojdb.__version__}" in readme
+    assert package["study"]["holistic_question"] in readme
+    for table in dataset.TABLES:
+        section = readme.split(f"### {table.path}")[1].split("###")[0]
+        for name in table.names:
+            assert f"| `{name}` |" in section, (table.path, name)
+
+
+def test_load_release_needs_no_django(release):
+    code = (
+        "import sys; from analysis.dataset import load_release; "
+        f"r, s = load_release({str(release)!r}); "
+        "assert 'django' not in sys.modules; print(len(r), len(s))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    ratings, scores = map(int, done.stdout.split())
+    assert ratings > 0 and scores > 0
+
+
+def _broken(release, tmp_path, edits: dict[str, callable]) -> str:
+    copy = tmp_path / "broken"
+    shutil.copytree(release, copy)
+    for file, edit in edits.items():
+        path = copy / file
+        path.write_text(edit(path.read_text()), encoding="utf-8")
+    with pytest.raises(dataset.ReleaseError) as error:
+        dataset.read_release(copy)
+    return str(error.value)
+
+
+def _set_cells(*changes):
+    """An edit of a CSV text setting (line, column) cells; line 1 is the header."""
+
+    def edit(text: str) -> str:
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+        for line, column, value in changes:
+            frame.loc[line - 2, column] = value
+        return frame.to_csv(index=False, lineterminator="\n")
+
+    return edit
+
+
+def test_bad_values_are_named_by_file_line_and_field(release, tmp_path):
+    found = _broken(
+        release,
+        tmp_path,
+        {
+            "ratings.csv": _set_cells((3, "order", "x"), (2, "shown_at", "yesterday")),
+            "items.csv": _set_cells(
+                (2, "text", ""), (3, "perm_type", "shuffle"), (3, "moved", "[1,")
+            ),
+            "participants.csv": _set_cells((2, "simulated", "maybe"), (3, "participant", "")),
+        },
+    )
+    for message in [
+        "ratings.csv, line 3, field order: 'x' is not an integer",
+        "ratings.csv, line 2, field shown_at: 'yesterday' is not a date-time",
+        "items.csv, line 2, field text: a value is required",
+        "items.csv, line 3, field perm_type: 'shuffle' is not one of order, swap",
+        "items.csv, line 3, field moved: '[1,' is not a JSON array",
+        "participants.csv, line 2, field simulated: 'maybe' is not true or false",
+        "participants.csv, line 3, field participant: a value is required",
+    ]:
+        assert message in found
+
+
+def test_broken_links_between_files_are_named(release, tmp_path):
+    found = _broken(
+        release,
+        tmp_path,
+        {
+            "ratings.csv": _set_cells((5, "item", "999999")),
+            "questionnaires.csv": _set_cells((4, "position", "1")),
+            "metric_scores.csv": _set_cells((2, "metric", "BLUE")),
+        },
+    )
+    for message in [
+        "ratings.csv, line 5, field item: 999999 is not in items.csv",
+        "questionnaires.csv, line 4, field questionnaire, position: duplicate primary key",
+        "metric_scores.csv, line 2, field metric: does not match metrics.csv",
+    ]:
+        assert message in found
+
+
+def test_a_wrong_header_or_package_is_reported(release, tmp_path):
+    found = _broken(release, tmp_path, {"items.csv": lambda t: t.replace("kind,", "sort,", 1)})
+    assert "items.csv, line 1: header does not match datapackage.json" in found
+    found = _broken(release, tmp_path / "2", {"datapackage.json": lambda t: t[:-3]})
+    assert "datapackage.json: not valid JSON" in found
+
+
+def test_optional_tables_may_be_absent(release, tmp_path):
+    copy = tmp_path / "lean"
+    shutil.copytree(release, copy)
+    package = json.loads((copy / "datapackage.json").read_text())
+    package["resources"] = [
+        r for r in package["resources"] if not r["name"].startswith(("metric", "participant_"))
+    ]
+    (copy / "datapackage.json").write_text(json.dumps(package))
+    for name in ("metrics", "metric_scores", "participant_languages"):
+        (copy / f"{name}.csv").unlink()
+    ratings, scores = dataset.load_release(copy)
+    assert set(scores["metric"]) == {dataset.WMT_METRIC, dataset.PERMUTATION_METRIC}
+    assert len(ratings) == len(dataset.load_release(release)[0])

@@ -1,0 +1,189 @@
+"""Export a study, import it into an empty database, and analyse both alike."""
+
+from __future__ import annotations
+
+import shutil
+
+import pandas as pd
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.urls import reverse
+
+from analysis import dataset, export, frames
+from analysis.dataset import load_release
+from analysis.stats import columns as col
+from analysis.stats import correlation, mixed
+from survey.models import Participant, Rating, Study
+from tests.analysis.test_frames import build_rated_study
+from tests.factories import make_study
+
+pytestmark = pytest.mark.django_db
+
+
+def _export(study, out, *args):
+    call_command("export_wojdb", "--out", str(out), "--study", study.slug, *args, verbosity=0)
+
+
+def _flush():
+    call_command("flush", interactive=False, verbosity=0)
+
+
+def _tables(folder):
+    release = dataset.read_release(folder)
+    return release.tables, {k: v for k, v in release.package.items() if k != "created"}
+
+
+def _analyse(ratings, scores):
+    """The thesis's analysis: adjusted scores, then correlations with every score source."""
+    adjusted, _ = mixed.adjust_scores(ratings)
+    table = correlation.correlation_table(adjusted, scores, min_items=3, n_boot=20)
+    return adjusted, table
+
+
+def test_roundtrip_gives_the_same_frames_and_results(tmp_path):
+    rated = build_rated_study()
+    study = rated.study
+    ratings = frames.ratings_frame(study, include_practice=True, sharing_only=True)
+    _export(study, tmp_path / "release")
+    _export(study, tmp_path / "archive", "--zip")
+    items = dataset.read_release(tmp_path / "release").tables["items"]["item"]
+    scores = frames.scores_frame(items)
+
+    loaded_ratings, loaded_scores = load_release(tmp_path / "release", include_practice=True)
+    pd.testing.assert_frame_equal(loaded_ratings, ratings)
+    pd.testing.assert_frame_equal(loaded_scores, scores)
+    adjusted, correlations = _analyse(frames.ratings_frame(study, sharing_only=True), scores)
+    assert len(correlations) > 10
+    in_file = dataset.read_release(tmp_path / "release").tables["ratings"]
+    keys = [col.PARTICIPANT, col.ITEM]
+    for judgment in col.JUDGMENTS:
+        name = col.adjusted(judgment)
+        merged = adjusted[[*keys, name]].merge(in_file[[*keys, name]], on=keys)
+        assert len(merged) == len(adjusted)
+        pd.testing.assert_series_equal(merged[name + "_x"], merged[name + "_y"], check_names=False)
+    assert (
+        len(ratings)
+        == Rating.objects.filter(participant__share_data=True)
+        .exclude(participant__status="withdrawn")
+        .filter(participant__study=study)
+        .count()
+    )
+
+    _flush()
+    assert not Study.objects.exists()
+    call_command("import_wojdb", str(tmp_path / "archive.zip"), verbosity=0)
+    imported = Study.objects.get()
+    assert (imported.slug, imported.is_open) == (study.slug, False)
+    assert set(imported.shared_items.all()) == {rated.shared}
+    assert imported.sample_item_id == study.sample_item_id
+    pd.testing.assert_frame_equal(frames.ratings_frame(imported, include_practice=True), ratings)
+    pd.testing.assert_frame_equal(frames.scores_frame(), scores)
+    again_adjusted, again_correlations = _analyse(frames.ratings_frame(imported), scores)
+    pd.testing.assert_frame_equal(again_adjusted, adjusted)
+    pd.testing.assert_frame_equal(again_correlations, correlations)
+    for practice in (False, True):
+        pd.testing.assert_frame_equal(
+            frames.ratings_frame(imported, include_practice=practice),
+            load_release(tmp_path / "release", include_practice=practice)[0],
+        )
+
+    _export(imported, tmp_path / "again")
+    before, before_meta = _tables(tmp_path / "release")
+    after, after_meta = _tables(tmp_path / "again")
+    assert before_meta == after_meta
+    for name, table in before.items():
+        pd.testing.assert_frame_equal(after[name], table, obj=name)
+
+    new = Participant.objects.create(study=imported, questionnaire=imported.questionnaires.first())
+    assert new.pk > max(ratings["participant"])  # sequences continue after imported ids
+
+
+def test_release_leaves_out_private_and_withdrawn_data(tmp_path):
+    rated = build_rated_study()
+    rated.study.researcher_email = "someone@example.org"
+    rated.study.save()
+    _export(rated.study, tmp_path / "r")
+    release = dataset.read_release(tmp_path / "r")
+    exported = set(release.tables["participants"]["participant"])
+    people = rated.people
+    assert exported == {people[n].pk for n in ("full", "simulated", "abandoned", "active")}
+    assert set(release.tables["ratings"]["participant"]) == exported
+    assert set(release.tables["participant_languages"]["participant"]) == {people["full"].pk}
+    secrets = ["PROLIFICSECRET01", "someone@", *(p.token for p in Participant.objects.all())]
+    for path in (tmp_path / "r").rglob("*.*"):
+        content = path.read_bytes()
+        for secret in secrets if path.suffix == ".parquet" else [*secrets, "@"]:
+            assert secret.encode() not in content, (path.name, secret)
+    metrics = release.tables["metrics"]
+    assert set(metrics["metric"]) == {"DTED", "BLEU"}  # "Unused" scores no exported item
+
+    _export(rated.study, tmp_path / "real", "--no-simulated")
+    real = dataset.read_release(tmp_path / "real").tables["participants"]
+    assert people["simulated"].pk not in set(real["participant"])
+
+
+def test_an_empty_export_fails_and_writes_nothing(tmp_path):
+    study = make_study()
+    Participant.objects.create(study=study, questionnaire=study.questionnaires.first())
+    with pytest.raises(CommandError, match="Nothing to export"):
+        _export(study, tmp_path / "empty")
+    with pytest.raises(CommandError, match="Nothing to export"):
+        _export(study, tmp_path / "empty", "--zip")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_export_refuses_an_existing_target(tmp_path):
+    rated = build_rated_study()
+    (tmp_path / "taken").mkdir()
+    with pytest.raises(CommandError, match="already exists"):
+        _export(rated.study, tmp_path / "taken")
+    assert list(tmp_path.iterdir()) == [tmp_path / "taken"]
+
+
+def test_import_refuses_a_database_with_data(tmp_path):
+    rated = build_rated_study()
+    _export(rated.study, tmp_path / "r")
+    ratings = Rating.objects.count()
+    with pytest.raises(CommandError, match="already holds data"):
+        call_command("import_wojdb", str(tmp_path / "r"), verbosity=0)
+    assert Rating.objects.count() == ratings and Study.objects.count() == 2
+
+
+def test_import_validates_every_file_before_writing(tmp_path):
+    rated = build_rated_study()
+    _export(rated.study, tmp_path / "r")
+    _flush()
+    broken = tmp_path / "broken"
+    shutil.copytree(tmp_path / "r", broken)
+    ratings = (broken / "ratings.csv").read_text().splitlines()
+    cells = ratings[3].split(",")
+    cells[4] = "7"  # holistic
+    ratings[3] = ",".join(cells)
+    (broken / "ratings.csv").write_text("\n".join(ratings) + "\n")
+    with pytest.raises(CommandError) as error:
+        call_command("import_wojdb", str(broken), verbosity=0)
+    assert "ratings.csv, line 4, field holistic: 7 is above the maximum 5" in str(error.value)
+    assert not Study.objects.exists() and not Rating.objects.exists()
+    call_command("import_wojdb", str(tmp_path / "r"), "--check", verbosity=0)
+    assert not Study.objects.exists()
+
+
+def test_researchers_download_the_release(client, tmp_path):
+    rated = build_rated_study()
+    url = reverse("analysis:download_release", args=[rated.study.slug])
+    assert client.get(url).status_code == 302  # to the login page
+    staff = get_user_model().objects.create_user("researcher", password="pw", is_staff=True)
+    client.force_login(staff)
+    response = client.get(url)
+    assert response.status_code == 200
+    assert response["Content-Disposition"].startswith("attachment")
+    archive = tmp_path / "download.zip"
+    archive.write_bytes(b"".join(response.streaming_content))
+    folder = export.read_source(archive, tmp_path / "unpacked")
+    assert folder.name == f"wojdb-{rated.study.slug}-1.0"
+    assert len(dataset.read_release(folder).tables["ratings"]) > 0
+    empty = make_study()
+    response = client.get(reverse("analysis:download_release", args=[empty.slug]))
+    assert response.status_code == 404 and b"Nothing to export" in response.content
