@@ -37,6 +37,9 @@ SEG_SCORES_FILE = re.compile(r"^ad-seg-scores-(?P<src>[a-z]{2,3})-(?P<tgt>[a-z]{
 # Languages written without spaces: lengths are counted in characters.
 UNSPACED = {"zh", "ja", "th", "km", "my"}
 WORD = re.compile(r"\w+|[^\w\s]")
+MAX_INT = 2**31 - 1
+# Longest names the database stores (survey.models): test set, reference, system, rater, HIT.
+MAX_LENGTH = {"test set": 64, "reference": 16, "system": 128, "WorkerId": 64, "HITId": 64}
 
 
 class InputError(ValueError):
@@ -47,6 +50,14 @@ class InputError(ValueError):
             str(path) + (f", line {line}" if line else "") + (f", field {field}" if field else "")
         )
         super().__init__(f"{where}: {problem}")
+
+
+def check_length(value: str, path, field: str, line: int | None = None) -> str:
+    if len(value) > MAX_LENGTH[field]:
+        raise InputError(
+            path, f"longer than {MAX_LENGTH[field]} characters", line=line, field=field
+        )
+    return value
 
 
 def check_language(code: str, path, field: str = "language pair") -> str:
@@ -76,6 +87,10 @@ def read_lines(path: Path) -> list[str]:
         raise InputError(path, f"bytes are not valid UTF-8 ({e.reason})", line=line) from None
     if text.startswith("\ufeff"):
         text = text[1:]
+    if "\x00" in text:
+        # PostgreSQL cannot store NUL in text; no WMT file has one, so it means a corrupt file.
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise InputError(path, "contains a NUL character", line=line)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -116,6 +131,9 @@ def find_test_sets(
         m = TEXT_FILE.match(path.name)
         if not m or (year and int(m["year"]) != year):
             continue
+        check_length(m["testset"], path, "test set")
+        check_length(m["ref"] or "", path, "reference")
+        check_length(m["system"] or "", path, "system")
         key = (m["testset"], int(m["year"]), m["src"], m["tgt"])
         if wanted_lps and f"{m['src']}-{m['tgt']}" not in wanted_lps:
             continue
@@ -179,6 +197,9 @@ def _number(value: str, path, line: int, field: str, kind=float):
         raise InputError(path, f"{value!r} is not a number", line=line, field=field) from None
     if kind is float and not math.isfinite(number):
         raise InputError(path, f"{value!r} is not a finite number", line=line, field=field)
+    # Counts and ids are stored in non-negative 32-bit database columns.
+    if kind is int and not 0 <= number <= MAX_INT:
+        raise InputError(path, f"{value!r} is out of range", line=line, field=field)
     return number
 
 
@@ -272,6 +293,8 @@ def read_judgments(path: Path) -> list[Judgment]:
         if f["type"] not in {"SYSTEM", "REPEAT", "BAD_REF", "REF"}:
             raise InputError(path, f"unknown judgment type {f['type']!r}", line=no, field="type")
         sid = _number(f["sid"], path, no, "sid", int)
+        for name, limit in (("sys_id", "system"), ("WorkerId", "WorkerId"), ("HITId", "HITId")):
+            check_length(f[name], path, limit, line=no)
         rows.append(
             Judgment(
                 src, tgt, f["sys_id"], sid, f["HITId"], f["WorkerId"], f["type"],
@@ -307,13 +330,17 @@ def read_rankings(path: Path) -> list[Ranking]:
     system1Number,system1Id,…,system5Number,system5Id,system1rank,…,system5rank."""
     text = "\n".join(read_lines(path))
     reader = csv.DictReader(text.splitlines())
+    try:
+        fieldnames, rows = reader.fieldnames, list(reader)
+    except csv.Error as e:  # e.g. a field over the csv module's size limit
+        raise InputError(path, f"is not valid CSV ({e})", line=reader.line_num) from None
     needed = ["srclang", "trglang", "srcIndex", "segmentId", "judgeId"]
     needed += [f"system{i}Id" for i in range(1, 6)] + [f"system{i}rank" for i in range(1, 6)]
-    missing = [c for c in needed if c not in (reader.fieldnames or [])]
+    missing = [c for c in needed if c not in (fieldnames or [])]
     if missing:
         raise InputError(path, "missing column(s) " + ", ".join(missing), line=1)
     rankings = []
-    for no, row in enumerate(reader, start=2):
+    for no, row in enumerate(rows, start=2):
         if None in row or any(v is None for v in row.values()):
             raise InputError(path, "wrong number of columns", line=no)
         src = _lang(row["srclang"], path, no, "srclang")
