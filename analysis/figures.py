@@ -114,24 +114,26 @@ def _figure(height: float, width: float = WIDTH) -> Figure:
     return Figure(figsize=(width, height), layout="constrained")
 
 
-def save(fig: Figure, directory: Path | str, name: str) -> list[Path]:
-    """Write ``name.png`` and ``name.svg`` into ``directory``; return both paths."""
+def save(fig: Figure, directory: Path | str, name: str, svg: str | None = None) -> list[Path]:
+    """Write ``name.png`` and ``name.svg`` into ``directory``; return both paths.
+
+    ``svg`` is the figure's :func:`svg_text` when the caller already has it (saves a drawing).
+    """
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    paths = [directory / f"{name}.png", directory / f"{name}.svg"]
+    png, svg_path = directory / f"{name}.png", directory / f"{name}.svg"
     with _style():
-        fig.savefig(paths[0], metadata={"Software": None})
-        fig.savefig(paths[1], metadata={"Date": None})
-    return paths
+        fig.savefig(png, metadata={"Software": None})
+    svg_path.write_text(svg if svg is not None else svg_text(fig), encoding="utf-8")
+    return [png, svg_path]
 
 
 def svg_text(fig: Figure) -> str:
-    """The figure as an SVG document (no XML prolog), for embedding in HTML."""
+    """The figure as an SVG document."""
     buffer = io.StringIO()
     with _style():
         fig.savefig(buffer, format="svg", metadata={"Date": None})
-    text = buffer.getvalue()
-    return text[text.index("<svg") :]
+    return buffer.getvalue()
 
 
 def _no_data(ax: Axes, what: str) -> None:
@@ -180,10 +182,18 @@ def _has(participants: pd.DataFrame, column: str) -> bool:
     return column in participants.columns and participants[column].notna().any()
 
 
-def participant_table(ratings: pd.DataFrame) -> pd.DataFrame:
-    """One row per participant with the demographic columns the ratings frame carries."""
+def participant_table(ratings: pd.DataFrame, languages: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per participant with the demographic columns the ratings frame carries.
+
+    ``languages`` (one row per participant and language known) adds :data:`LANGUAGES_COUNT`;
+    participants with no language rows did not answer, so their count is missing, not 0.
+    """
     keep = [c for c in ratings.columns if c in _PARTICIPANT_COLUMNS]
-    return ratings[keep].drop_duplicates(C.PARTICIPANT).reset_index(drop=True)
+    table = ratings[keep].drop_duplicates(C.PARTICIPANT).reset_index(drop=True)
+    if languages is not None:
+        counts = languages.groupby(C.PARTICIPANT).size()
+        table[LANGUAGES_COUNT] = table[C.PARTICIPANT].map(counts).astype("float64")
+    return table
 
 
 _PARTICIPANT_COLUMNS = (

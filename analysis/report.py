@@ -1,0 +1,749 @@
+"""The study's analysis report: chapter 7 of the thesis run on the tidy frames.
+
+:func:`build_report` takes the ratings frame (and optionally the scores frame, the participants'
+languages and a pilot's ratings), runs the statistics of :mod:`analysis.stats` and returns a
+:class:`Report`: sections of text, tables (DataFrames), figures (matplotlib) and notes on what
+could not be computed or did not converge. :func:`write_report` writes it as a self-contained
+``report.html`` (figures inline, no scripts, no external assets), ``tables/*.csv`` and
+``figures/*.png|svg``. Nothing here touches the database.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from django.template import Context, Engine
+from matplotlib.figure import Figure
+
+from analysis import figures as F
+from analysis.stats import columns as C
+from analysis.stats import correlation, mixed
+from analysis.stats.reml import LmmFit
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+#: Sources the thesis calls "other evaluation methods" (purple in Table 7.2), by metric name.
+OTHER_METHODS = ("wmt", "permutation degree", "aligned", "kendall")
+STRUCTURED_TOOLS = {"dted": "dted", "derp": "derp"}
+PERMUTATION_GROUPS = ("order", "swap", "phrase", "choice", "both")
+ALPHA = 0.05
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class Table:
+    name: str  # file stem of the CSV
+    title: str
+    frame: pd.DataFrame
+    caption: str = ""
+    show: bool = True  # shown in the HTML (always written as CSV)
+
+
+@dataclass
+class FigureEntry:
+    name: str  # file stem of the PNG and SVG
+    title: str
+    figure: Figure
+    caption: str = ""
+
+    @functools.cached_property
+    def svg(self) -> str:
+        """Drawn once, for both the SVG file and the HTML."""
+        return F.svg_text(self.figure)
+
+
+@dataclass
+class Section:
+    key: str
+    title: str
+    paragraphs: list[str] = field(default_factory=list)
+    figures: list[FigureEntry] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    summaries: list[tuple[str, str]] = field(default_factory=list)  # (title, preformatted text)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    title: str
+    generated: str
+    facts: list[tuple[str, str]]
+    sections: list[Section]
+    simulated_participants: int = 0
+
+    @property
+    def notes(self) -> list[str]:
+        return [note for section in self.sections for note in section.notes]
+
+    @property
+    def tables(self) -> list[Table]:
+        return [t for section in self.sections for t in section.tables]
+
+    @property
+    def figures(self) -> list[FigureEntry]:
+        return [f for section in self.sections for f in section.figures]
+
+
+# --- Score sources: names, kinds (Table 7.2 colours) ---------------------------------------
+
+
+def source_label(metric: str, variant: str) -> str:
+    """How the thesis names a source: ``'c' DTED`` for flags, ``Meteor (chnk)`` otherwise."""
+    if not variant:
+        return metric
+    if metric.lower() in STRUCTURED_TOOLS:
+        return f"'{variant}' {metric}"
+    return f"{metric} ({variant})"
+
+
+def source_categories(corr: pd.DataFrame) -> pd.Series:
+    """Kind of each (metric, variant, config) source of a correlation table, per row.
+
+    DTED and DERP are their own kinds; WMT scores, permutation degree, aligned share and
+    Kendall's tau are "other evaluation methods"; any other tool is a third-party metric, "full"
+    if it scores every judged item wherever it is correlated, else "partial" (Table 7.1's).
+    """
+    metric = corr[C.METRIC].astype(str).str.lower()
+    keys = [corr[c] for c in correlation.SOURCE]
+    complete = corr["coverage"].groupby(keys).transform("min") >= 1 - 1e-9
+    kinds = np.where(complete, "full", "partial").astype(object)
+    kinds[metric.str.startswith(OTHER_METHODS).to_numpy()] = "other"
+    for name, kind in STRUCTURED_TOOLS.items():
+        kinds[(metric == name).to_numpy()] = kind
+    return pd.Series(kinds, index=corr.index, name="category")
+
+
+def bar_table(
+    corr: pd.DataFrame,
+    *,
+    panel: str,
+    categories: Iterable[str],
+    judgments: Sequence[str] = (C.ORDER,),
+    groups: Sequence[str] = (C.HYPOTHESIS,),
+    adjusted: bool = True,
+) -> pd.DataFrame:
+    """The rows of a correlation table one bar chart shows, in :data:`figures.BAR_COLUMNS`.
+
+    ``panel`` is the column splitting panels (``judgment`` or ``group``). Adjusted rows show
+    adjusted correlations with significance judged on unadjusted scores, as in the thesis.
+    """
+    if corr.empty:
+        return pd.DataFrame(columns=list(F.BAR_COLUMNS))
+    chosen = corr[
+        corr["judgment"].isin(judgments)
+        & corr[C.GROUP].isin(groups)
+        & (corr["adjusted"] == adjusted)
+        & corr["category"].isin(list(categories))
+    ]
+    return pd.DataFrame(
+        {
+            "panel": chosen[panel],
+            "label": [
+                source_label(m, v) for m, v in zip(chosen[C.METRIC], chosen[C.VARIANT], strict=True)
+            ],
+            "category": chosen["category"],
+            "config": chosen[C.CONFIG],
+            "rho": chosen["r"],
+            "significant": chosen["significant"].astype(bool),
+        }
+    ).reset_index(drop=True)
+
+
+# --- Sections ----------------------------------------------------------------------------
+
+
+def _overview(ratings: pd.DataFrame, scores: pd.DataFrame | None) -> list[tuple[str, str]]:
+    people = ratings.drop_duplicates(C.PARTICIPANT)
+    simulated = int(people[C.SIMULATED].astype(bool).sum())
+    groups = ratings.drop_duplicates(C.ITEM)[C.GROUP].value_counts()
+    blanks = {j: int(ratings[j].isna().sum()) for j in C.JUDGMENTS}
+    facts = [
+        (
+            "Participants",
+            f"{len(people)} ({simulated} simulated)" if simulated else str(len(people)),
+        ),
+        ("Questionnaires", str(ratings[C.QUESTIONNAIRE].nunique())),
+        ("Ratings (practice sample excluded)", str(len(ratings))),
+        ("Blank answers", f"holistic {blanks[C.HOLISTIC]}, order {blanks[C.ORDER]}"),
+        (
+            "Items rated",
+            ", ".join(f"{n} {g}" for g, n in groups.items()) or "none",
+        ),
+    ]
+    if scores is not None:
+        sources = correlation.score_sources(scores)
+        facts.append(("Score sources", str(len(sources))))
+    return facts
+
+
+def _participants_section(
+    ratings: pd.DataFrame,
+    languages: pd.DataFrame | None,
+    pilot: pd.DataFrame | None,
+    draw: bool,
+) -> Section:
+    people = F.participant_table(ratings, languages)
+    section = Section(
+        "participants",
+        "Participants",
+        [
+            "Demographics of the participants who rated at least one item, as in §6.5.2 "
+            "(Figures 6.5–6.7); a pilot's participants as in §6.4 (Figure 6.4)."
+        ],
+    )
+    section.tables.append(
+        Table("participants", "Participants", people, "One row per participant.", show=False)
+    )
+    if not draw:
+        return section
+    if pilot is not None and not pilot.empty:
+        section.figures.append(
+            FigureEntry(
+                "figure_6_4",
+                "Figure 6.4: basic demographic details about pilot participants",
+                F.basic_demographics(F.participant_table(pilot), "Pilot participants"),
+            )
+        )
+    section.figures += [
+        FigureEntry(
+            "figure_6_5",
+            "Figure 6.5: basic demographic details about participants",
+            F.basic_demographics(people, "Participants"),
+        ),
+        FigureEntry(
+            "figure_6_6",
+            "Figure 6.6: education level and grammatical focus of participants",
+            F.education_and_grammar(people),
+        ),
+        FigureEntry(
+            "figure_6_7",
+            f"Figure 6.7: language knowledge of all {len(people)} participants",
+            F.language_knowledge(people),
+            "Language points per language known: native 7 … a few words 1, summed.",
+        ),
+    ]
+    if languages is None:
+        section.notes.append("Languages per participant were not given: Figure 6.7 lacks them.")
+    return section
+
+
+def level_counts(ratings: pd.DataFrame) -> pd.DataFrame:
+    """How often each of the five levels was given, per judgment and kind of sentence."""
+    rows = []
+    for judgment in C.JUDGMENTS:
+        for kind, part in ratings.groupby(C.KIND, sort=True):
+            counts = part[C.unit(judgment)].value_counts()
+            rows.append(
+                {
+                    "judgment": judgment,
+                    C.KIND: kind,
+                    **{f"{level:g}": int(counts.get(level, 0)) for level in F.LEVELS},
+                    "blank": int(part[judgment].isna().sum()),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def holistic_order_agreement(ratings: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+    """Pearson's r between the two questions' answers, per kind of sentence (§7.2.1)."""
+    rows = []
+    for kind, part in ratings.groupby(C.KIND, sort=True):
+        result = correlation.correlate(
+            part[C.unit(C.HOLISTIC)], part[C.unit(C.ORDER)], "pearson", n_boot, seed
+        )
+        rows.append(
+            {
+                C.KIND: kind,
+                "n": result.n,
+                "r": result.r,
+                "ci_low": result.ci_low,
+                "ci_high": result.ci_high,
+                "p": result.p,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _responses_section(
+    ratings: pd.DataFrame, scale_ends, draw: bool, n_boot: int, seed: int
+) -> Section:
+    section = Section(
+        "responses",
+        "Response trends",
+        [
+            "How participants used the five levels of both questions (§7.2.1). The thesis found "
+            "Pearson's r between the two questions of 0.605 for hypotheses and 0.699 for "
+            "permutations."
+        ],
+    )
+    section.tables += [
+        Table("levels", "Answers at each level", level_counts(ratings)),
+        Table(
+            "holistic_order_pearson",
+            "Holistic vs order answers: Pearson's r",
+            holistic_order_agreement(ratings, n_boot, seed),
+            "Per rating; 95% percentile bootstrap interval.",
+        ),
+    ]
+    if draw:
+        section.figures += [
+            FigureEntry(
+                "figure_7_1",
+                "Figure 7.1: distribution across participants of different score levels",
+                F.score_distributions(ratings, scale_ends),
+            ),
+            FigureEntry(
+                "figure_7_2",
+                "Figure 7.2: similarity between holistic and order-focused adequacy scores",
+                F.holistic_vs_order(ratings),
+                "Marker area is proportional to how often the pair of scores was given.",
+            ),
+        ]
+    return section
+
+
+def model_summary(fit: LmmFit, formula: str) -> str:
+    """A fit as lme4's summary() prints its essentials, plus how the optimiser ended."""
+    lines = [f"{formula}    (REML, {fit.n_obs} observations)"]
+    lines.append(f"REML criterion at convergence: {fit.reml_criterion:.2f}")
+    lines.append("Random effects:")
+    for name, variance in fit.variances.items():
+        lines.append(f"  {name:<14} variance {variance:.5f}   std. dev. {math.sqrt(variance):.4f}")
+    counts = ", ".join(f"{name} {len(levels)}" for name, levels in fit.random.items())
+    lines.append(f"  number of groups: {counts}")
+    lines.append("Fixed effects:")
+    lines.append(f"  {'':<22}{'estimate':>10}{'std. error':>12}{'t value':>9}")
+    for term, row in fit.fixed.iterrows():
+        lines.append(f"  {term:<22}{row['estimate']:>10.4f}{row['se']:>12.4f}{row['t']:>9.2f}")
+    state = fit.state
+    verdict = "converged" if state.converged else "DID NOT CONVERGE"
+    lines.append(
+        f"Optimiser: {state.optimizer}, {state.starts} start(s), {state.evaluations} "
+        f"evaluations: {verdict}{'; singular fit' if state.singular else ''}"
+    )
+    lines.append(f"  {state.message}")
+    return "\n".join(lines)
+
+
+def _fit_note(fit: LmmFit, what: str) -> str | None:
+    if not fit.state.converged:
+        return f"The {what} did not converge: {fit.state.message}"
+    if fit.state.singular:
+        return f"The {what} is singular (a variance is estimated as zero): {fit.state.message}"
+    return None
+
+
+def _variation_section(
+    ratings: pd.DataFrame, adjusted: pd.DataFrame, fits: Mapping[str, LmmFit]
+) -> Section:
+    section = Section(
+        "variation",
+        "Participant variation",
+        [
+            "As in §7.2.3, each judgment's 0–1 scores were fitted with a linear mixed model with "
+            "a random intercept per participant (REML); each participant's predicted effect was "
+            "subtracted from their scores to give adjusted scores, which the correlations use. "
+            "A two-tailed Student's t-test compares original and adjusted scores (the thesis "
+            "found p = 0.118). The crossed model, with item intercepts and a fixed effect per "
+            "sentence group, is shown for comparison."
+        ],
+    )
+    tests, effects = [], {}
+    for judgment, fit in fits.items():
+        formula = f"{C.unit(judgment)} ~ 1 + (1 | participant)"
+        section.summaries.append((f"{judgment}: the thesis's model", model_summary(fit, formula)))
+        if note := _fit_note(fit, f"{judgment} participant model"):
+            section.notes.append(note)
+        crossed = mixed.crossed_model(adjusted, judgment)
+        formula = f"{C.unit(judgment)} ~ group + (1 | participant) + (1 | item)"
+        section.summaries.append((f"{judgment}: crossed model", model_summary(crossed, formula)))
+        if note := _fit_note(crossed, f"{judgment} crossed model"):
+            section.notes.append(note)
+        test = mixed.adjustment_ttest(adjusted, judgment)
+        tests.append(
+            {
+                "judgment": judgment,
+                "n": test.n,
+                "t": test.statistic,
+                "df": test.df,
+                "p": test.pvalue,
+            }
+        )
+        effects[f"{judgment}_effect"] = fit.random[C.PARTICIPANT]
+    section.tables += [
+        Table(
+            "adjustment_ttest", "Original vs adjusted scores: Student's t-test", pd.DataFrame(tests)
+        ),
+        Table(
+            "participant_effects",
+            "Participants' random effects",
+            pd.DataFrame(effects).rename_axis(C.PARTICIPANT).reset_index(),
+            "Predicted random intercepts (BLUPs) subtracted to adjust each participant's scores.",
+            show=False,
+        ),
+    ]
+    return section
+
+
+def correlation_overview(corr: pd.DataFrame, group: str) -> pd.DataFrame:
+    """One row per source for a sentence group: adjusted and unadjusted rho per judgment."""
+    part = corr[corr[C.GROUP] == group]
+    if part.empty:
+        return pd.DataFrame()
+    keys = [*correlation.SOURCE, "category"]
+    wide = part.assign(
+        column=part["judgment"] + np.where(part["adjusted"], " ρ adjusted", " ρ unadjusted")
+    ).pivot_table(index=keys, columns="column", values="r", aggfunc="first")
+    significance = part[part["adjusted"]].pivot_table(
+        index=keys, columns="judgment", values="significant", aggfunc="first"
+    )
+    n = part.groupby(keys)["n"].max()
+    table = wide.join(significance.add_suffix(" significant")).join(n).reset_index()
+    table.insert(
+        0,
+        "source",
+        [source_label(m, v) for m, v in zip(table[C.METRIC], table[C.VARIANT], strict=True)],
+    )
+    return table.drop(columns=[C.METRIC, C.VARIANT])
+
+
+FIGURE_SPECS = (
+    # name, title, bar_table options, panel titles
+    (
+        "figure_7_3",
+        "Figure 7.3: correlations with baseline techniques (adjusted scores)",
+        dict(panel="judgment", categories=("other", "full"), judgments=(C.ORDER, C.HOLISTIC)),
+    ),
+    (
+        "figure_7_4",
+        "Figure 7.4: correlations with baseline techniques, without adjustment for random effects",
+        dict(
+            panel="judgment",
+            categories=("other", "full"),
+            judgments=(C.ORDER, C.HOLISTIC),
+            adjusted=False,
+        ),
+    ),
+    (
+        "figure_7_5",
+        "Figure 7.5: word-order judgments and metrics submitted to WMT",
+        dict(panel="judgment", categories=("full", "partial")),
+    ),
+    (
+        "figure_7_6",
+        "Figure 7.6: word-order judgments and variants of DTED and DERP",
+        dict(panel="judgment", categories=("full", "dted", "derp")),
+    ),
+    (
+        "figure_7_7",
+        "Figure 7.7: word-order judgments across automatically permuted sentences",
+        dict(panel="group", categories=tuple(F.CATEGORIES), groups=PERMUTATION_GROUPS),
+    ),
+    (
+        "figure_7_8",
+        "Figure 7.8: order-focused and holistic judgments and variants of DTED and DERP",
+        dict(
+            panel="judgment", categories=("full", "dted", "derp"), judgments=(C.ORDER, C.HOLISTIC)
+        ),
+    ),
+)
+#: A figure of DTED/DERP variants is drawn only when some such source was scored.
+NEEDS = {"figure_7_5": "partial", "figure_7_6": ("dted", "derp"), "figure_7_8": ("dted", "derp")}
+
+BAR_CAPTION = (
+    "Spearman's ρ per score source{adjusted}. A bar reaches the highest correlation among a "
+    "source's configurations, each marked; * marks sources whose correlations are all "
+    "significant at the 0.05 level (tested on unadjusted scores). Colours as the thesis's "
+    "Table 7.2: purple other evaluation methods, green third-party metrics scoring every "
+    "sentence, blue those scoring some, yellow DTED, vermillion DERP."
+)
+
+
+def _correlation_figures(corr: pd.DataFrame) -> tuple[list[FigureEntry], list[str]]:
+    figures, notes = [], []
+    for name, title, options in FIGURE_SPECS:
+        needed = NEEDS.get(name)
+        if needed and not corr["category"].isin(np.atleast_1d(needed)).any():
+            what = "partial-coverage WMT metric" if needed == "partial" else "DTED or DERP"
+            notes.append(f"{title.split(':')[0]} not drawn: no {what} scores were correlated.")
+            continue
+        bars = bar_table(corr, **options)
+        if bars.empty:
+            notes.append(f"{title.split(':')[0]} not drawn: no correlations to show.")
+            continue
+        adjusted = options.get("adjusted", True)
+        caption = BAR_CAPTION.format(
+            adjusted=", adjusted for participants' random effects" if adjusted else ", unadjusted"
+        )
+        if options["panel"] == "judgment":
+            panels, titles = options.get("judgments", (C.ORDER,)), F.JUDGMENT_TITLES
+            caption = "WMT hypotheses. " + caption
+        else:
+            panels = [g for g in options["groups"] if g in set(bars["panel"])]
+            titles = F.GROUP_TITLES
+        chart = F.correlation_bars(bars, panels=panels, panel_titles=titles)
+        figures.append(FigureEntry(name, title, chart, caption))
+    return figures, notes
+
+
+def _correlation_section(
+    adjusted: pd.DataFrame, scores: pd.DataFrame, draw: bool, n_boot: int, seed: int
+) -> tuple[Section, pd.DataFrame]:
+    section = Section(
+        "correlations",
+        "Correlations with score sources",
+        [
+            "Spearman's ρ between each score source and the participants' judgments averaged per "
+            "item, for WMT hypotheses and for each permutation type (§7.2.2–7.3.4). Correlations "
+            "use adjusted scores; significance is tested on unadjusted ones, as in the thesis. "
+            f"Sources scoring fewer than {correlation.MIN_ITEMS} judged items are left out; "
+            "intervals are 95% percentile bootstraps over items."
+        ],
+    )
+    corr = correlation.correlation_table(adjusted, scores, n_boot=n_boot, seed=seed)
+    if corr.empty:
+        section.notes.append(
+            f"No correlations: no score source scores {correlation.MIN_ITEMS} or more judged items."
+        )
+        return section, corr
+    corr = corr.assign(category=source_categories(corr))
+    coverage = correlation.coverage_table(adjusted, scores)
+    section.tables.append(
+        Table(
+            "correlations",
+            "All correlations",
+            corr,
+            "Every judgment × adjustment × sentence group × source.",
+            show=False,
+        )
+    )
+    for group in corr[C.GROUP].unique():
+        section.tables.append(
+            Table(
+                f"correlations_{group}",
+                f"Correlations: {F.GROUP_TITLES.get(group, group)}",
+                correlation_overview(corr, group),
+            )
+        )
+    section.tables.append(
+        Table(
+            "table_7_1",
+            "Table 7.1: score sources that score only some WMT hypotheses",
+            coverage,
+            "Count and share (%) of the judged hypotheses each source scores; ρ with "
+            "adjusted order judgments; significance (p < 0.05) tested on unadjusted scores.",
+        )
+    )
+    if draw:
+        figures, notes = _correlation_figures(corr)
+        section.figures += figures
+        section.notes += notes
+    return section, corr
+
+
+def subset_overview(subsets: pd.DataFrame) -> pd.DataFrame:
+    """Per source, adjusted order and holistic rho on hypotheses in each participant subset."""
+    if subsets.empty:
+        return pd.DataFrame()
+    part = subsets[(subsets[C.GROUP] == C.HYPOTHESIS) & subsets["adjusted"]]
+    labels = [source_label(m, v) for m, v in zip(part[C.METRIC], part[C.VARIANT], strict=True)]
+    part = part.assign(
+        source=[
+            f"{label} [{c}]" if c else label
+            for label, c in zip(labels, part[C.CONFIG], strict=True)
+        ],
+        column=part["subset"] + " (" + part["participants"].astype(str) + "): " + part["judgment"],
+    )
+    table = part.pivot_table(
+        index="source", columns="column", values="r", aggfunc="first", sort=False
+    )
+    return table.reset_index()
+
+
+def _subsets_section(
+    adjusted: pd.DataFrame, scores: pd.DataFrame, subsets: Mapping[str, str], seed: int
+) -> Section:
+    section = Section(
+        "subsets",
+        "Participant subsets",
+        [
+            "The correlations again for subsets of participants (§7.3.5, Appendix B), on "
+            "adjusted scores; the number of participants in each subset is in brackets. The "
+            "thesis checked that the trends of the whole pool hold in every subset."
+        ],
+    )
+    table = correlation.subset_correlations(
+        adjusted, scores, subsets, adjusted=(True,), n_boot=0, seed=seed
+    )
+    section.tables += [
+        Table("subset_correlations", "All subset correlations", table, show=False),
+        Table("subsets", "Spearman's ρ on WMT hypotheses per subset", subset_overview(table)),
+    ]
+    return section
+
+
+# --- The report ----------------------------------------------------------------------------
+
+
+def build_report(
+    ratings: pd.DataFrame,
+    scores: pd.DataFrame | None = None,
+    *,
+    title: str = "WOJ-DB analysis",
+    generated: str = "",
+    languages: pd.DataFrame | None = None,
+    pilot: pd.DataFrame | None = None,
+    scale_ends: Mapping[str, tuple[str, str]] | None = None,
+    figures: bool = True,
+    n_boot: int = correlation.N_BOOT,
+    seed: int = 0,
+    subsets: Mapping[str, str] = correlation.THESIS_SUBSETS,
+    progress: Progress | None = None,
+) -> Report:
+    """Run the analysis of chapter 7 on the frames and gather it as a :class:`Report`.
+
+    ``ratings`` is the ratings frame (practice answers are dropped here), ``scores`` the scores
+    frame (None: no correlations). ``languages`` (participant, language, fluency rows) counts
+    languages for Figure 6.7; ``pilot`` is a pilot's ratings frame for Figure 6.4.
+    ``generated`` is the time stamp shown (the caller's clock keeps this function pure).
+    Raises ValueError when there is nothing to analyse.
+    """
+    say = progress or (lambda _: None)
+    C.check_ratings(ratings)
+    scored = C.scored(ratings)
+    answered = scored.dropna(subset=list(C.JUDGMENTS), how="all")
+    if answered.empty:
+        raise ValueError("no answered ratings to analyse")
+    people = answered[C.PARTICIPANT].nunique()
+    simulated = int(answered.drop_duplicates(C.PARTICIPANT)[C.SIMULATED].astype(bool).sum())
+    report = Report(title, generated, _overview(answered, scores), [], simulated)
+    say("participants")
+    report.sections.append(_participants_section(answered, languages, pilot, figures))
+    say("response trends")
+    report.sections.append(_responses_section(answered, scale_ends, figures, n_boot, seed))
+    say("mixed models")
+    adjusted, fits = mixed.adjust_scores(answered)
+    report.sections.append(_variation_section(answered, adjusted, fits))
+    if scores is None or scores.empty:
+        report.sections[-1].notes.append("No scores were given: correlations are left out.")
+        return report
+    say("correlations")
+    section, corr = _correlation_section(adjusted, scores, figures, n_boot, seed)
+    report.sections.append(section)
+    if subsets and people > 1 and not corr.empty:
+        say("participant subsets")
+        report.sections.append(_subsets_section(adjusted, scores, subsets, seed))
+    return report
+
+
+# --- Output --------------------------------------------------------------------------------
+
+
+def format_cell(value) -> str:
+    """Numbers to 3 decimals, booleans as yes/no, missing as an en dash."""
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        return "–"
+    if isinstance(value, bool | np.bool_):
+        return "yes" if value else "no"
+    if isinstance(value, int | np.integer):
+        return str(value)
+    if isinstance(value, float | np.floating):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def _html_table(table: Table) -> dict:
+    frame = table.frame
+    return {
+        "name": table.name,
+        "title": table.title,
+        "caption": table.caption,
+        "show": table.show,
+        "columns": [str(c) for c in frame.columns],
+        "rows": [[format_cell(v) for v in row] for row in frame.itertuples(index=False)],
+    }
+
+
+def _svg_data_uri(entry: FigureEntry) -> str:
+    # An <img> keeps each SVG's ids apart from the page's and the other figures'.
+    encoded = base64.b64encode(entry.svg.encode()).decode("ascii")
+    return f"data:image/svg+xml;base64,{encoded}"
+
+
+def render_html(report: Report, links: bool = True) -> str:
+    """The report as one HTML document: styles inline, figures as data URIs, no scripts.
+
+    With ``links``, tables and figures link to their CSV, PNG and SVG files beside it.
+    """
+    engine = Engine(dirs=[str(TEMPLATES)], autoescape=True)
+    sections = [
+        {
+            "key": s.key,
+            "title": s.title,
+            "paragraphs": s.paragraphs,
+            "figures": [
+                {
+                    "name": f.name,
+                    "title": f.title,
+                    "caption": f.caption,
+                    "src": _svg_data_uri(f),
+                }
+                for f in s.figures
+            ],
+            "tables": [_html_table(t) for t in s.tables if t.show],
+            "downloads": [{"name": t.name, "title": t.title} for t in s.tables if not t.show],
+            "summaries": s.summaries,
+            "notes": s.notes,
+        }
+        for s in report.sections
+    ]
+    context = {
+        "report": report,
+        "facts": report.facts,
+        "sections": sections,
+        "notes": report.notes,
+        "links": links,
+    }
+    return engine.get_template("analysis/report.html").render(Context(context))
+
+
+def manifest(report: Report) -> dict:
+    """What a written report holds, for the dashboard: report.json."""
+    return {
+        "title": report.title,
+        "generated": report.generated,
+        "facts": report.facts,
+        "simulated_participants": report.simulated_participants,
+        "tables": [{"name": t.name, "title": t.title} for t in report.tables],
+        "figures": [{"name": f.name, "title": f.title} for f in report.figures],
+        "notes": report.notes,
+    }
+
+
+def write_report(report: Report, out: Path | str) -> list[Path]:
+    """Write tables/*.csv, figures/*.png|svg, report.json and report.html (last) into ``out``."""
+    out = Path(out)
+    written = []
+    (out / "tables").mkdir(parents=True, exist_ok=True)
+    for table in report.tables:
+        path = out / "tables" / f"{table.name}.csv"
+        table.frame.to_csv(path, index=False)
+        written.append(path)
+    for entry in report.figures:
+        written += F.save(entry.figure, out / "figures", entry.name, svg=entry.svg)
+    path = out / "report.json"
+    path.write_text(json.dumps(manifest(report), indent=2, ensure_ascii=False))
+    written.append(path)
+    # Written last: a report.html means the rest is complete.
+    path = out / "report.html"
+    path.write_text(render_html(report), encoding="utf-8")
+    written.append(path)
+    return written
