@@ -132,7 +132,7 @@ def drift(
     found += _shared_and_unique(entries)
     found += _quality(entries, quality_tolerance)
     found += _languages(entries, language_tolerance)
-    return sorted(found, key=lambda d: (d.questionnaire or 0, d.message))
+    return sorted(found, key=lambda d: d.questionnaire or 0)  # stable: rule order kept
 
 
 def _shared_and_unique(entries: pd.DataFrame) -> list[Drift]:

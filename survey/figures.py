@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 from collections.abc import Mapping
 
+import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
@@ -20,6 +21,8 @@ from survey import balance
 from survey.languages import LANGUAGE_NAMES
 
 FORMATS = {"png": "image/png", "svg": "image/svg+xml"}
+# SVG element ids are random unless salted; a fixed salt makes the same data the same file.
+matplotlib.rcParams["svg.hashsalt"] = "wojdb"
 WIDTH = 7.0  # inches: a full text width in most journals
 # Okabe & Ito's palette, distinguishable with any colour vision.
 COLOURS = {
