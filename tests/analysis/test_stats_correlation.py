@@ -90,9 +90,7 @@ def test_williams_matches_bruceR_cor_diff_documentation_example():
     assert result.df == 97
     assert round(result.t, 2) == -4.56
     assert result.p == pytest.approx(1.47007012603941e-05, rel=1e-9)
-    assert williams_test(0.20, 0.45, 0.80, 100, two_tailed=False).p == pytest.approx(
-        result.p / 2
-    )
+    assert williams_test(0.20, 0.45, 0.80, 100, two_tailed=False).p == pytest.approx(result.p / 2)
 
 
 def make_ratings(seed=0):
