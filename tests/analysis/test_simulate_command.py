@@ -109,3 +109,42 @@ def test_about_you_answers_resemble_the_thesis_participants():
         assert "English" in names and len(names) == len(set(names))
         native = [name for name, fluency in languages if fluency == 7]
         assert native == (["English"] if fields["english_first"] else native[:1])
+
+
+def power(*args: str) -> str:
+    out = StringIO()
+    call_command("power_analysis", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_power_analysis_prints_power_per_number_of_participants():
+    out = power(
+        "--difference", "0.3", "--r-a", "0.6", "--participants", "40,4", "--simulations", "8"
+    )
+    lines = out.splitlines()
+    header = next(
+        i for i, line in enumerate(lines) if line.split()[:3] == ["participants", "items", "power"]
+    )
+    rows = [line.split() for line in lines[header + 1 : header + 3]]
+    assert [row[0] for row in rows] == ["4", "40"]
+    # 10 shared hypotheses plus 15 unique ones per participant.
+    assert [row[1] for row in rows] == ["70", "610"]
+    assert all(0 <= float(row[2]) <= 1 for row in rows)
+    assert float(rows[1][2]) >= float(rows[0][2])
+    assert "Metric A r = 0.6 vs metric B r = 0.3" in out
+    assert "Fewest participants reaching power 0.8" in out or "No size tried reached" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--difference", "0"], "positive"),
+        (["--difference", "0.2", "--r-a", "1.2"], "strictly in"),
+        (["--difference", "0.1", "--participants", "ten"], "whole numbers"),
+        (["--difference", "0.1", "--participants", "1"], "at least 2"),
+        (["--difference", "0.1", "--shared-items", "30"], "fewer than"),
+    ],
+)
+def test_power_analysis_rejects_impossible_settings(args, message):
+    with pytest.raises(CommandError, match=message):
+        power(*args)
