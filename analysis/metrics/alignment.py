@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 from nltk.stem.porter import PorterStemmer
@@ -51,11 +51,11 @@ class Alignment:
                 )
         object.__setattr__(self, "links", links)
 
-    @property
+    @cached_property
     def aligned_hyp(self) -> frozenset[int]:
         return frozenset(h for h, _ in self.links)
 
-    @property
+    @cached_property
     def aligned_ref(self) -> frozenset[int]:
         return frozenset(r for _, r in self.links)
 

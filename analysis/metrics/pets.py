@@ -132,6 +132,11 @@ def _is_binary_kind(op: tuple[int, ...]) -> bool:
     return len(op) == 2 or is_monotone(op) or op == tuple(range(len(op), 0, -1))
 
 
+def _has_one_inference(node: PetNode) -> bool:
+    """Only a flat binary node with more than two children can be split in several ways."""
+    return len(node.children) == 2 or not _is_binary_kind(node.op)
+
+
 # --- Paper formula (Stanojević & Sima'an 2014, Figure 6) ---------------------------------------
 
 
@@ -146,7 +151,7 @@ def _paper_forest(node: PetNode, beta: float) -> float:
         return 1.0
     child_scores = [_paper_forest(child, beta) for child in node.children]
     op_score = _op_score(node.op)
-    if not _is_binary_kind(node.op):
+    if _has_one_inference(node):
         children = [(c.size, s) for c, s in zip(node.children, child_scores, strict=True)]
         return _paper_combine(op_score, children, beta)
     return _paper_groups(op_score, node.children, child_scores, beta)
@@ -187,7 +192,7 @@ def _paper_groups(op_score, children, child_scores, beta) -> float:
         total = score[start, split] * left + score[right_start, right_width] * right
         counts = left + right.astype(float)
         phi_inf = np.divide(total, counts, out=np.zeros_like(total), where=counts > 0)
-        row = beta * op_score + (1 - beta) * phi_inf.mean(axis=1)
+        row = beta * op_score + (1 - beta) * phi_inf.sum(axis=1) / width
         score[: k - width, width] = np.where(counts[:, 0] > 0, row, op_score)
     return float(score[0, k - 1])
 
@@ -243,7 +248,7 @@ def _beer_forest(node: PetNode, beta: float, mode: str) -> float:
         return 1.0
     child_scores = [_beer_forest(child, beta, mode) for child in node.children]
     op_score = _op_score(node.op)
-    if not _is_binary_kind(node.op):
+    if _has_one_inference(node):
         pairs = zip(node.children, child_scores, strict=True)
         weighted = sum(child.size * score for child, score in pairs) / node.size
         return beta * op_score + (1 - beta) * weighted
@@ -269,7 +274,7 @@ def _beer_groups(op_score, children, child_scores, beta, mode) -> float:
         elif mode == "trees":
             inner = parts @ _tree_shares(width)
         else:
-            inner = parts.mean(axis=1)
+            inner = parts.sum(axis=1) / width
         group_sizes = ends[width + 1 :] - ends[: k - width]
         mass[: k - width, width] = beta * op_score * group_sizes + (1 - beta) * inner
     return float(mass[0, k - 1] / ends[k])

@@ -19,6 +19,8 @@ from functools import lru_cache
 from itertools import accumulate, islice, repeat
 from operator import add, sub
 
+import numpy as np
+
 
 @lru_cache(maxsize=256)
 def _postorder(heads: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -114,15 +116,56 @@ def _zhang_shasha(order1, lml1, order2, lml2, delete, insert, rename) -> int:
             ren.append([0] + [never if w == n2 else costs[w] for w in order2])
     l1, l2 = [0, *lml1], [0, *lml2]
     tree = [[0] * (n2 + 2) for _ in range(n1 + 2)]
+    _leaf_distances(l1, l2, dele, ins, ren, tree)
     columns = {}
     for j in _keyroots(lml2):
         lj = l2[j]
+        if lj == j:
+            continue
         info = [(dj, ins[dj], l2[dj] - lj, l2[dj] == lj) for dj in range(lj, j + 1)]
         columns[j] = (lj, info, list(accumulate((c for _, c, _, _ in info), initial=0)))
     for i in _keyroots(lml1):
+        if l1[i] == i:
+            continue
         for j in columns:
             _forest_distance(i, l1, columns[j], dele, ren, tree)
     return tree[n1 + 1][n2 + 1]
+
+
+def _leaf_distances(l1, l2, dele, ins, ren, tree) -> None:
+    """Fill tree[][] for every pair of a leaf and a subtree, in closed form.
+
+    Against a leaf v, a subtree costs inserting all its nodes, then either deleting v or
+    renaming v into one of them instead of inserting it: sum(ins) + min(del v, min(ren − ins)),
+    and symmetrically. These are all the distances that Zhang–Shasha's keyroot pairs involving
+    a single-node keyroot would produce, so those pairs (the most numerous, each with one row
+    or one column) are skipped.
+    """
+    rename = np.array(ren)
+    delete, insert = np.array(dele), np.array(ins)
+    leaves1 = [p for p in range(1, len(l1)) if l1[p] == p]
+    leaves2 = [p for p in range(1, len(l2)) if l2[p] == p]
+    rows = _against_leaves(rename[leaves1, 1:] - insert[1:], insert[1:], delete[leaves1], l2)
+    for leaf, row in zip(leaves1, rows.tolist(), strict=True):
+        tree[leaf][1:] = row
+    columns = _against_leaves(rename[1:, leaves2].T - delete[1:], delete[1:], insert[leaves2], l1)
+    for position, column in enumerate(columns.T.tolist(), start=1):
+        row = tree[position]
+        for leaf, value in zip(leaves2, column, strict=True):
+            row[leaf] = value
+
+
+def _against_leaves(gain, costs, leaf_costs, leftmost) -> np.ndarray:
+    """For leaves (rows of `gain`) against every subtree of the other tree (columns, 1-based
+    postorder positions with their leftmost leaves): the subtree's summed costs plus the
+    cheaper of the leaf's own cost and the best gain inside the subtree."""
+    ends = np.concatenate(([0], np.cumsum(costs)))
+    best = np.empty_like(gain)
+    totals = np.empty(len(costs), dtype=ends.dtype)
+    for p in range(1, len(leftmost)):
+        best[:, p - 1] = gain[:, leftmost[p] - 1 : p].min(axis=1)
+        totals[p - 1] = ends[p] - ends[leftmost[p] - 1]
+    return totals + np.minimum(leaf_costs[:, None], best)
 
 
 def _forest_distance(i, l1, column, dele, ren, tree) -> None:
