@@ -112,19 +112,26 @@ def enter(study: Study, platform: dict[str, str], reading_mode: bool = False) ->
 def find(token: str) -> Participant | None:
     if not 20 <= len(token) <= 64:
         return None
-    return Participant.objects.select_related("study").filter(token=token).first()
+    participant = Participant.objects.select_related("study").filter(token=token).first()
+    if participant is not None:
+        participant.loaded_position = participant.position
+    return participant
 
 
-def touch(participant: Participant, position: int | None = None, now=None) -> None:
-    """Record activity; a participant marked abandoned who comes back carries on."""
+def touch(participant: Participant, now=None) -> None:
+    """Record a request's activity in one update, with the position if it moved (see `find`).
+
+    A participant marked abandoned who comes back carries on.
+    """
     changes = {"last_activity": now or timezone.now()}
     if participant.status == "abandoned":
         changes["status"] = "in_progress" if participant.consent_version else "assigned"
-    if position is not None:
-        changes["position"] = position
+    if participant.position != getattr(participant, "loaded_position", participant.position):
+        changes["position"] = participant.position
     Participant.objects.filter(pk=participant.pk).update(**changes)
     for name, value in changes.items():
         setattr(participant, name, value)
+    participant.loaded_position = participant.position
 
 
 def current_consent(study: Study) -> ConsentText:
@@ -168,18 +175,25 @@ def first_position(participant: Participant) -> int:
     return 0 if participant.study.sample_item_id else 1
 
 
+# What an item page needs: the two sentences and the source language, not the parses.
+ITEM_FIELDS = (
+    "triple__hypothesis",
+    "triple__segment__reference",
+    "triple__segment__source_lang",
+    "permutation__text",
+)
+
+
 def item_at(participant: Participant, position: int) -> Item:
     """The item shown at a position: the study's sample at 0, else the questionnaire's entry."""
-    items = Item.objects.select_related("triple__segment", "permutation")
+    items = Item.objects.select_related("triple__segment", "permutation").only(*ITEM_FIELDS)
     if position == 0:
         item = items.filter(pk=participant.study.sample_item_id).first()
     else:
-        entry = (
-            QuestionnaireEntry.objects.select_related("item__triple__segment", "item__permutation")
-            .filter(questionnaire_id=participant.questionnaire_id, position=position)
-            .first()
+        entries = QuestionnaireEntry.objects.filter(
+            questionnaire_id=participant.questionnaire_id, position=position
         )
-        item = entry and entry.item
+        item = items.filter(pk__in=entries.values("item_id")).first()
     if item is None:
         raise Refused(f"there is no item at position {position}")
     return item

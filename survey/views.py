@@ -94,7 +94,8 @@ def refuse(request, participant, message: str, status: int = 400, back: str = ""
 
 
 def participant_page(*, on_expired=expired):
-    """Look up the participant from the link's token, record activity, check CSRF on posts."""
+    """Look up the participant from the link's token, check CSRF on posts, and record the
+    activity (and the position, where a view moved the participant) once the view is done."""
 
     def decorate(view):
         @csrf_exempt  # checked below, so the participant's page can recover
@@ -107,8 +108,10 @@ def participant_page(*, on_expired=expired):
                 return render(request, "survey/unknown_link.html", status=404)
             if request.method == "POST" and csrf_rejection(request, view):
                 return on_expired(request, participant, *args, **kwargs)
-            participation.touch(participant)
-            return view(request, participant, *args, **kwargs)
+            response = view(request, participant, *args, **kwargs)
+            if participant.pk is not None:  # not withdrawn or declined
+                participation.touch(participant)
+            return response
 
         return wrapper
 
@@ -129,7 +132,8 @@ def entry(request, slug):
     try:
         platform = participation.platform_fields(params)
     except ValueError as error:
-        return render(request, "survey/bad_link.html", {"study": study, "problem": error}, status=400)
+        context = {"study": study, "problem": error}
+        return render(request, "survey/bad_link.html", context, status=400)
     reading = params.get("reading") == "1"
     context = {"study": study, "reading": reading}
     if not study.is_open:
@@ -302,8 +306,7 @@ def item(request, participant, position):
         item, rating = participation.show(participant, position)
     except Refused as error:
         raise Http404(str(error)) from error
-    if participant.position != position:
-        participation.touch(participant, position=position)
+    participant.position = position
     return item_page(request, participant, position, item, rating)
 
 
@@ -363,7 +366,7 @@ def review(request, participant):
         participation.finish(participant)
         return redirect("survey:done", participant.token)
     progress = participation.progress(participant)
-    participation.touch(participant, position=progress.total + 1)
+    participant.position = progress.total + 1
     return page(request, "survey/review.html", participant, progress=progress)
 
 

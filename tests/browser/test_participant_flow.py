@@ -49,15 +49,6 @@ def chromium():
         browser.close()
 
 
-@pytest.fixture(autouse=True)
-def plain_static_storage(settings):
-    """Templates resolve static files without a collectstatic manifest."""
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
-
-
 @pytest.fixture
 def study(live_server):
     study = make_study(

@@ -27,15 +27,6 @@ JSON = {"HTTP_ACCEPT": "application/json"}
 pytestmark = pytest.mark.filterwarnings("ignore:No directory at:UserWarning")
 
 
-@pytest.fixture(autouse=True)
-def plain_static_storage(settings):
-    """Templates resolve static files without a collectstatic manifest."""
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
-
-
 def text_of(response) -> str:
     """The page's visible text, tags removed and whitespace collapsed."""
     html = response.content.decode()
