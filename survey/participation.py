@@ -278,12 +278,6 @@ def progress(participant: Participant) -> Progress:
     return Progress(len(positions), len(positions) - len(unanswered), unanswered)
 
 
-def answered_count(participant: Participant) -> int:
-    return Rating.objects.filter(
-        participant=participant, practice=False, holistic__isnull=False, order__isnull=False
-    ).count()
-
-
 def finish(participant: Participant, now=None) -> None:
     """Mark the participant completed and give them a completion code (once)."""
     if participant.status == "completed":
