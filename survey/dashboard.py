@@ -26,6 +26,7 @@ from survey.questionnaires import (
     build_questionnaires,
     entries_frame,
     extend_questionnaires,
+    is_frozen,
 )
 
 STATUSES = [s for s, _ in Participant.STATUSES]
@@ -126,7 +127,13 @@ def questionnaire(request, slug, number):
         }
         for e in entries
     ]
-    context = {"study": study, "questionnaire": newest, "versions": versions, "rows": rows}
+    context = {
+        "study": study,
+        "questionnaire": newest,
+        "frozen": is_frozen(newest),
+        "versions": versions,
+        "rows": rows,
+    }
     return render(request, "survey/dashboard/questionnaire.html", context)
 
 
@@ -261,12 +268,18 @@ def _questionnaire_rows(
     quality = balance.quality_by_questionnaire(entries)
     flagged = {d.questionnaire for d in drifts}
     newest = {q.number: q for q in study.questionnaires.order_by("number", "version")}
+    started = set(
+        Participant.objects.filter(study=study)
+        .exclude(status="assigned")
+        .values_list("questionnaire_id", flat=True)
+    )
     rows = []
     for number, q in newest.items():
         counts = statuses.loc[number] if number in statuses.index else [0] * len(STATUSES)
         rows.append(
             {
                 "questionnaire": q,
+                "frozen": q.frozen or q.pk in started,
                 "counts": [int(n) for n in counts],
                 "answers": answers.get(number, (0, 0)),
                 "minutes": minutes.get(number),

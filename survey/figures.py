@@ -79,7 +79,7 @@ def quality_figure(
     """Figure 6.1: quality by position within questionnaires (left), mean quality by
     questionnaire (right); with judgments (questionnaire, holistic, order on 0–1), their means
     per questionnaire too."""
-    fig, (by_position, by_questionnaire) = _figure(2)
+    fig, (by_position, by_questionnaire) = _figure(2, height=3.1)
     if entries.empty:
         _empty(by_position, "no questionnaires yet")
         _empty(by_questionnaire, "no questionnaires yet")
@@ -95,7 +95,6 @@ def quality_figure(
         by_position.plot(means.index, means.values, color=COLOURS[kind], lw=1.2, label=LABELS[kind])
     by_position.set(xlabel="position in questionnaire", ylabel="quality (0–1)", ylim=(-0.03, 1.03))
     by_position.set_title("(a) quality by position", loc="left")
-    by_position.legend(fontsize=FONT - 1, frameon=False, loc="lower left")
 
     series = balance.quality_by_questionnaire(entries)
     if judgments is not None and not judgments.empty:
@@ -117,8 +116,15 @@ def quality_figure(
     by_questionnaire.axhline(0.5, color=COLOURS["neutral"], lw=0.8, ls="--")
     by_questionnaire.set(xlabel="questionnaire", ylabel="mean quality (0–1)", ylim=(-0.03, 1.03))
     by_questionnaire.set_title("(b) mean quality by questionnaire", loc="left")
-    by_questionnaire.legend(fontsize=FONT - 1, frameon=False, loc="lower left")
     by_questionnaire.xaxis.get_major_locator().set_params(integer=True)
+    # One legend below both panels, clear of the data (panel (b) draws every series).
+    fig.legend(
+        *by_questionnaire.get_legend_handles_labels(),
+        loc="outside lower center",
+        ncol=4,
+        fontsize=FONT - 1,
+        frameon=False,
+    )
     return _render(fig, fmt)
 
 

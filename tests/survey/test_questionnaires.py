@@ -97,7 +97,7 @@ def make_pool(size=560, systems=2, degrees=(2, 6, 10, 14), types=TYPES, seed=0):
 
 def make_study(**fields):
     n = next(_testsets)
-    return Study.objects.create(name=f"Study {n}", slug=f"study-{n}", **fields)
+    return Study.objects.create(**{"name": f"Study {n}", "slug": f"study-{n}", **fields})
 
 
 def snapshot(study):
