@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -40,6 +40,34 @@ class Permuter(Protocol):
     def permute(self, degree: int, rng: random.Random) -> Edit | None: ...
 
 
+# Draws use rng.random(), one call into C, rather than randrange, choice, shuffle and sample,
+# whose Python wrappers cost more than the algorithms themselves. int(random() * n) is exact
+# IEEE arithmetic, the same on every machine, and its bias (about n / 2**53) is nil.
+
+
+def _below(rng: random.Random, n: int) -> int:
+    return int(rng.random() * n)
+
+
+def _pick(rng: random.Random, items: Sequence):
+    return items[int(rng.random() * len(items))]
+
+
+def _shuffle(rng: random.Random, items: list) -> None:
+    draw = rng.random
+    for i in range(len(items) - 1, 0, -1):  # Fisher–Yates
+        j = int(draw() * (i + 1))
+        items[i], items[j] = items[j], items[i]
+
+
+def _sample(rng: random.Random, items: Sequence, k: int) -> list:
+    pool, draw = list(items), rng.random
+    for i in range(k):  # the first k steps of Fisher–Yates
+        j = i + int(draw() * (len(pool) - i))
+        pool[i], pool[j] = pool[j], pool[i]
+    return pool[:k]
+
+
 def order_moves(n: int, degree: int, rng: random.Random) -> tuple[list[tuple[int, int]], list[int]]:
     """Algorithm 3: pick `degree` distinct words and move them by ±degree, ±(degree − 1) … ±1.
 
@@ -56,7 +84,7 @@ def order_moves(n: int, degree: int, rng: random.Random) -> tuple[list[tuple[int
     moves = []
     for distance in range(degree, 0, -1):
         while True:  # lines 4–6: draw positions until an unused word that can move comes up
-            p = rng.randrange(n)
+            p = _below(rng, n)
             if not used[arrangement[p]] and (p + distance < n or p >= distance):
                 break
         if p + distance >= n:
@@ -64,7 +92,7 @@ def order_moves(n: int, degree: int, rng: random.Random) -> tuple[list[tuple[int
         elif p < distance:
             d = distance
         else:
-            d = rng.choice((distance, -distance))
+            d = distance if rng.random() < 0.5 else -distance
         word = arrangement.pop(p)
         arrangement.insert(p + d, word)  # lines 10–11: remove, then insert at p + d
         used[word] = True
@@ -110,25 +138,24 @@ class SwapPermuter:
     def permute(self, degree: int, rng: random.Random) -> Edit:
         # Spread the pairs over the tags in proportion to how many each tag can form.
         pair_tags = [tag for tag, capacity in self.capacity.items() for _ in range(capacity)]
-        wanted = Counter(rng.sample(pair_tags, degree // 2))
+        wanted = Counter(_sample(rng, pair_tags, degree // 2))
         arrangement = list(range(len(self.forms)))
         moved = []
         for tag in self.capacity:
             if wanted[tag]:
-                for a, b in rng.sample(self._pairs(self.groups[tag], rng), wanted[tag]):
+                for a, b in _sample(rng, self._pairs(self.groups[tag], rng), wanted[tag]):
                     arrangement[a], arrangement[b] = b, a
                     moved += [a, b]
         return Edit(tuple(arrangement), tuple(moved))
 
     def _pairs(self, group: list[int], rng: random.Random) -> list[tuple[int, int]]:
         """As many random disjoint pairs of different words as the group allows."""
-        by_form: dict[str, list[int]] = {}
-        for slot in group:
+        members = list(group)
+        _shuffle(rng, members)
+        by_form: dict[str, list[int]] = {}  # classes of one word, in random order
+        for slot in members:
             by_form.setdefault(self.forms[slot], []).append(slot)
         classes = list(by_form.values())
-        for members in classes:
-            rng.shuffle(members)
-        rng.shuffle(classes)
         largest = max(classes, key=len)
         if 2 * len(largest) > len(group):  # one word dominates: pair every other word with it
             others = [slot for members in classes if members is not largest for slot in members]
@@ -137,7 +164,7 @@ class SwapPermuter:
         # with the one half the group further on, which always belongs to another class.
         ordered = [slot for members in classes for slot in members]
         if len(ordered) % 2:
-            ordered.pop(rng.randrange(len(ordered)))
+            ordered.pop(_below(rng, len(ordered)))
         half = len(ordered) // 2
         return [(ordered[i], ordered[i + half]) for i in range(half)]
 
@@ -155,14 +182,7 @@ class PhrasePermuter:
 
     def __init__(self, sentence: Sentence, max_degree: int):
         n = len(sentence)
-        lo, hi, size = list(range(n)), list(range(n)), [0] * n
-        for slot in range(n):
-            ancestor = slot
-            while ancestor != -1:
-                lo[ancestor] = min(lo[ancestor], slot)
-                hi[ancestor] = max(hi[ancestor], slot)
-                size[ancestor] += 1
-                ancestor = sentence.heads[ancestor]
+        lo, hi, size = _subtree_spans(sentence.heads)
         self.n = n
         self.bounds = sorted(set(lo) | {n})
         self.sizes_at: list[list[int]] = [[] for _ in range(n)]  # candidate sizes by first slot
@@ -174,12 +194,9 @@ class PhrasePermuter:
         self.count[n] = [1] + [0] * top
         for i in reversed(range(n)):
             row = self.count[i + 1]  # rows are never changed, so a row can be shared
-            if self.sizes_at[i]:
-                row = list(row)
-                for length in self.sizes_at[i]:
-                    after = self.count[i + length]
-                    for total in range(length, top + 1):
-                        row[total] += after[total - length]
+            for length in self.sizes_at[i]:
+                after = self.count[i + length]
+                row = row[:length] + [a + b for a, b in zip(row[length:], after, strict=False)]
             self.count[i] = row
 
     def possible(self, degree: int) -> bool:
@@ -227,16 +244,36 @@ class PhrasePermuter:
             start = arrangement.index(phrase.start)
             stop = start + len(phrase)
             staying = arrangement[stop] if stop < len(arrangement) else end
-            options = [b for b in anchors if b != staying]
-            if not options:
+            if anchors == [staying]:
                 return None
-            target = rng.choice(options)
+            target = _pick(rng, anchors)
+            while target == staying:
+                target = _pick(rng, anchors)
             block = arrangement[start:stop]
             del arrangement[start:stop]
             at = len(arrangement) if target == end else arrangement.index(target)
             arrangement[at:at] = block
             moved += block
         return Edit(tuple(arrangement), tuple(moved))
+
+
+def _subtree_spans(heads: Sequence[int]) -> tuple[list[int], list[int], list[int]]:
+    """First slot, last slot and size of every slot's subtree."""
+    n = len(heads)
+    children: list[list[int]] = [[] for _ in range(n)]
+    order = [slot for slot in range(n) if heads[slot] == -1]
+    for slot, head in enumerate(heads):
+        if head != -1:
+            children[head].append(slot)
+    for slot in order:  # grows while it is walked: every head comes before its dependents
+        order.extend(children[slot])
+    lo, hi, size = list(range(n)), list(range(n)), [1] * n
+    for slot in reversed(order):
+        head = heads[slot]
+        if head != -1:
+            lo[head], hi[head] = min(lo[head], lo[slot]), max(hi[head], hi[slot])
+            size[head] += size[slot]
+    return lo, hi, size
 
 
 class ChoicePermuter:
@@ -272,9 +309,9 @@ class ChoicePermuter:
             ]
             if not words:
                 return None
-            slot = rng.choice(words)
+            slot = _pick(rng, words)
             pool = pools[self.tags[slot]]
-            form = rng.choice(list(pool))
+            form = _pick(rng, list(pool))
             replacements[slot] = pool[form]
             for other in pools.values():  # now in the output: no other slot may take it
                 other.pop(form, None)

@@ -1,0 +1,142 @@
+"""How long the automatic permutations take, next to the parsing they need.
+
+For 2,000 references of the WMT21 slice (and one system's hypothesis for each, which 'choice'
+draws from) it prints the seconds to parse the references alone, to parse the hypotheses, and
+to generate all four types at every possible degree, then permutations per second and the
+time the thesis's 212,950 permutations (Table 6.2) would take, extrapolated.
+
+Targets: generation adds at most 30% to the parse time; the thesis's scale takes under 10
+minutes on a 2-core machine. Other work on the machine slows both phases; the load average is
+printed so that figures from different runs can be compared.
+
+    .venv/bin/python bench/permutation_bench.py [--references 2000] [--jobs N] [--seed S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from survey.nlp import DEFAULT_PIPELINE, load_pipeline, parse_texts  # noqa: E402
+from survey.permutations import (  # noqa: E402
+    MAIN_TYPES,
+    MAX_DEGREE,
+    SentencePair,
+    Truecaser,
+    generate_many,
+)
+
+WMT = REPO.parent / "shared" / "data" / "wmt21-toen" / "txt"
+THESIS_PERMUTATIONS = 212_950  # Table 6.2
+TARGET_SHARE = 0.30
+TARGET_MINUTES = 10
+
+
+def wmt_pairs(count: int, seed: int) -> tuple[list[str], list[str], list[str]]:
+    """`count` references drawn at random from all into-English test sets, each with the
+    hypothesis of one of its systems; also every reference, for the truecasing counts."""
+    candidates, corpus = [], []
+    for reference_file in sorted((WMT / "references").glob("*.ref.A.en")):
+        pair = reference_file.name.split(".")[1]
+        references = reference_file.read_text().splitlines()
+        corpus += references
+        systems = sorted((WMT / "system-outputs").glob(f"newstest2021.{pair}.hyp.*.en"))
+        outputs = [path.read_text().splitlines() for path in systems]
+        for line, reference in enumerate(references):
+            hypothesis = outputs[line % len(outputs)][line]
+            if reference.strip() and hypothesis.strip():
+                candidates.append((reference, hypothesis))
+    chosen = sorted(random.Random(seed).sample(range(len(candidates)), count))
+    return [candidates[i][0] for i in chosen], [candidates[i][1] for i in chosen], corpus
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its finished worker processes."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def timed(function):
+    """The result, wall-clock seconds and CPU seconds of function()."""
+    start, start_cpu = time.perf_counter(), cpu_seconds()
+    result = function()
+    return result, time.perf_counter() - start, cpu_seconds() - start_cpu
+
+
+def seconds(wall: float, cpu: float) -> str:
+    return f"{wall:6.1f} s  (CPU {cpu:5.1f} s)"
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    options.add_argument("--references", type=int, default=2000)
+    options.add_argument("--jobs", type=int, default=os.cpu_count())
+    options.add_argument("--seed", type=int, default=1)
+    options.add_argument("--pipeline", default=DEFAULT_PIPELINE)
+    args = options.parse_args()
+
+    references, hypotheses, corpus = wmt_pairs(args.references, args.seed)
+    _, load_seconds, _ = timed(lambda: load_pipeline(args.pipeline))
+    print(f"{len(references):,} WMT21 references, seed {args.seed}, {args.jobs} generation jobs")
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
+    print(f"pipeline {args.pipeline} loaded in {load_seconds:.1f} s (not counted)")
+
+    reference_parses, parse_wall, parse_cpu = timed(
+        lambda: list(parse_texts(references, args.pipeline))
+    )
+    hypothesis_parses, hypothesis_wall, hypothesis_cpu = timed(
+        lambda: list(parse_texts(hypotheses, args.pipeline))
+    )
+    tokens = sum(map(len, reference_parses))
+    print(f"parse the references alone:    {seconds(parse_wall, parse_cpu)}  {tokens:,} tokens")
+    print(f"parse their hypotheses:        {seconds(hypothesis_wall, hypothesis_cpu)}")
+
+    pairs = [
+        SentencePair(*texts)
+        for texts in zip(references, reference_parses, hypotheses, hypothesis_parses, strict=True)
+    ]
+    truecaser = Truecaser.from_corpus(reference.split() for reference in corpus)
+    results, generate_wall, generate_cpu = timed(
+        lambda: list(generate_many(pairs, args.seed, truecaser=truecaser, jobs=args.jobs))
+    )
+    counts = Counter(p.perm_type for permutations in results for p in permutations)
+    total = sum(counts.values())
+    print(f"generate all four types:       {seconds(generate_wall, generate_cpu)}", end="  ")
+    print(f"degrees 1-{MAX_DEGREE}: " + ", ".join(f"{counts[t]:,} {t}" for t in MAIN_TYPES))
+    print(f"permutations per second:       {total / generate_wall:,.0f}  ({total:,} in all)")
+
+    for label, references_seconds, hypotheses_seconds, generate_seconds in (
+        ("wall-clock", parse_wall, hypothesis_wall, generate_wall),
+        ("CPU", parse_cpu, hypothesis_cpu, generate_cpu),
+    ):
+        share = generate_seconds / references_seconds
+        share_all = generate_seconds / (references_seconds + hypotheses_seconds)
+        verdict = "met" if share <= TARGET_SHARE else "missed"
+        print(
+            f"generation / parsing, {label}: {share:.0%} of the references' parse "
+            f"(target at most {TARGET_SHARE:.0%}: {verdict}), "
+            f"{share_all:.0%} of references' and hypotheses' parse"
+        )
+
+    per_reference = (parse_wall + hypothesis_wall + generate_wall) / len(pairs)
+    references_needed = THESIS_PERMUTATIONS / (total / len(pairs))
+    minutes = references_needed * per_reference / 60
+    verdict = "met" if minutes < TARGET_MINUTES else "missed"
+    print(
+        f"thesis scale, {THESIS_PERMUTATIONS:,} permutations from {references_needed:,.0f} "
+        f"references at this yield: {THESIS_PERMUTATIONS / total * generate_wall / 60:.1f} min "
+        f"generating, {minutes:.1f} min with parsing (target under {TARGET_MINUTES} min: {verdict})"
+    )
+
+
+if __name__ == "__main__":
+    main()
