@@ -112,9 +112,11 @@ def enter(study: Study, platform: dict[str, str], reading_mode: bool = False) ->
 def find(token: str) -> Participant | None:
     if not 20 <= len(token) <= 64:
         return None
-    participant = Participant.objects.select_related("study").filter(token=token).first()
-    if participant is not None:
-        participant.loaded_position = participant.position
+    try:
+        participant = Participant.objects.select_related("study").get(token=token)
+    except Participant.DoesNotExist:
+        return None
+    participant.loaded_position = participant.position
     return participant
 
 
@@ -188,15 +190,15 @@ def item_at(participant: Participant, position: int) -> Item:
     """The item shown at a position: the study's sample at 0, else the questionnaire's entry."""
     items = Item.objects.select_related("triple__segment", "permutation").only(*ITEM_FIELDS)
     if position == 0:
-        item = items.filter(pk=participant.study.sample_item_id).first()
+        items = items.filter(pk=participant.study.sample_item_id)
     else:
-        entries = QuestionnaireEntry.objects.filter(
-            questionnaire_id=participant.questionnaire_id, position=position
+        items = items.filter(
+            entries__questionnaire_id=participant.questionnaire_id, entries__position=position
         )
-        item = items.filter(pk__in=entries.values("item_id")).first()
-    if item is None:
-        raise Refused(f"there is no item at position {position}")
-    return item
+    try:
+        return items.get()
+    except Item.DoesNotExist:
+        raise Refused(f"there is no item at position {position}") from None
 
 
 def show(participant: Participant, position: int, now=None) -> tuple[Item, Rating]:
