@@ -22,6 +22,7 @@ import pandas as pd
 from matplotlib import rc_context
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
@@ -57,6 +58,8 @@ STYLE = {
     "ytick.major.width": 0.6,
     "figure.constrained_layout.use": True,
     "savefig.dpi": 200,
+    # Constrained layout already fits everything in; "tight" would draw every figure twice more.
+    "savefig.bbox": "standard",
     # Text stays text in SVG (searchable, small); a fixed salt keeps SVG ids reproducible.
     "svg.fonttype": "none",
     "svg.hashsalt": "wojdb",
@@ -114,6 +117,14 @@ def _figure(height: float, width: float = WIDTH) -> Figure:
     return Figure(figsize=(width, height), layout="constrained")
 
 
+def _freeze_layout(fig: Figure) -> None:
+    """Lay the figure out once, so saving it as PNG and as SVG does not do it again."""
+    if isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine):
+        with _style():
+            fig.draw_without_rendering()
+        fig.set_layout_engine("none")
+
+
 def save(fig: Figure, directory: Path | str, name: str, svg: str | None = None) -> list[Path]:
     """Write ``name.png`` and ``name.svg`` into ``directory``; return both paths.
 
@@ -122,6 +133,7 @@ def save(fig: Figure, directory: Path | str, name: str, svg: str | None = None) 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     png, svg_path = directory / f"{name}.png", directory / f"{name}.svg"
+    _freeze_layout(fig)
     with _style():
         fig.savefig(png, metadata={"Software": None})
     svg_path.write_text(svg if svg is not None else svg_text(fig), encoding="utf-8")
@@ -130,6 +142,7 @@ def save(fig: Figure, directory: Path | str, name: str, svg: str | None = None) 
 
 def svg_text(fig: Figure) -> str:
     """The figure as an SVG document."""
+    _freeze_layout(fig)
     buffer = io.StringIO()
     with _style():
         fig.savefig(buffer, format="svg", metadata={"Date": None})
@@ -216,13 +229,16 @@ def _age_panel(ax: Axes, ages: pd.Series) -> None:
         _no_data(ax, "Age")
         return
     # Five-year bands, as fine as 36 participants allow while showing the 18-74 spread.
-    low, high = (ages.min() // 5) * 5, (ages.max() // 5) * 5
-    bands = pd.Series(0, index=range(low, high + 5, 5))
-    bands.update(ages.floordiv(5).mul(5).value_counts())
-    bands.index = [f"{b}–{b + 4}" for b in bands.index]
-    _count_bars(ax, bands)
-    ax.tick_params(axis="x", labelrotation=45)
-    ax.set_xlabel("Age (years)")
+    counts = ages.floordiv(5).mul(5).value_counts().sort_index()
+    bars = ax.bar(counts.index, counts.to_numpy(), width=4.4, align="edge", color=BLUE)
+    ax.bar_label(bars, padding=1.5, fontsize=7)
+    low, high = (ages.min() // 10) * 10, (ages.max() // 10 + 1) * 10
+    ax.set_xticks(range(low, high + 1, 10))
+    ax.set_xlim(low - 1, high + 1)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.margins(y=0.12)
+    ax.set_xlabel("Age (years, five-year bands)")
+    ax.set_ylabel("Participants")
     ax.set_title("Age")
 
 
@@ -235,7 +251,9 @@ def basic_demographics(participants: pd.DataFrame, title: str | None = None) -> 
         if _has(participants, NATIONALITY):
             nationality = participants[NATIONALITY].astype(object)
             nationality = nationality.where(nationality.notna() & (nationality != ""), NOT_GIVEN)
-            _count_bars(nat_ax, nationality.value_counts().sort_index(), horizontal=True)
+            counts = nationality.value_counts()
+            counts = counts.sort_index().sort_values(ascending=False, kind="stable")
+            _count_bars(nat_ax, counts, horizontal=True)
             nat_ax.set_title("Nationality")
         else:
             _no_data(nat_ax, "Nationality")
@@ -432,11 +450,11 @@ def _draw_source(ax: Axes, y: int, rows: pd.DataFrame, markers: dict, pad: float
     ax.barh(y, best, height=0.72, color=colour, edgecolor="#444444", linewidth=0.4)
     if len(rows) > 1:
         ax.hlines(y, rows["rho"].min(), best, color=BLACK, linewidth=0.7)
-        for _, row in rows.iterrows():
+        for config, marked in rows.groupby("config", sort=False):
             ax.scatter(
-                row["rho"],
-                y,
-                marker=markers.get(row["config"], "o"),
+                marked["rho"],
+                np.full(len(marked), y),
+                marker=markers.get(config, "o"),
                 s=14,
                 facecolor="white",
                 edgecolor=BLACK,

@@ -25,7 +25,7 @@ from matplotlib.figure import Figure
 
 from analysis import figures as F
 from analysis.stats import columns as C
-from analysis.stats import correlation, mixed
+from analysis.stats import correlation, hypotheses, mixed, quality
 from analysis.stats.reml import LmmFit
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -175,7 +175,7 @@ def _overview(ratings: pd.DataFrame, scores: pd.DataFrame | None) -> list[tuple[
         ("Blank answers", f"holistic {blanks[C.HOLISTIC]}, order {blanks[C.ORDER]}"),
         (
             "Items rated",
-            ", ".join(f"{n} {g}" for g, n in groups.items()) or "none",
+            ", ".join(f"{n} {F.GROUP_TITLES.get(g, g)}" for g, n in groups.items()) or "none",
         ),
     ]
     if scores is not None:
@@ -307,6 +307,40 @@ def _responses_section(
                 "Marker area is proportional to how often the pair of scores was given.",
             ),
         ]
+    return section
+
+
+def _quality_section(ratings: pd.DataFrame) -> Section:
+    section = Section(
+        "quality",
+        "Agreement and judgment quality",
+        [
+            "Krippendorff's α (ordinal, raw 1–5 answers) over the shared items every "
+            "questionnaire holds, and checks on each participant that use the permutations as "
+            "an instrument (§6.2.3): order answers should fall as the permutation degree rises, "
+            "and 'choice' permutations, which keep the reference's order, should score high. "
+            "Checks only flag; nobody is left out of the analysis because of them."
+        ],
+    )
+    checks = quality.participant_checks(ratings)
+    flagged = checks[checks["flags"] != ""]
+    section.tables += [
+        Table(
+            "agreement",
+            "Agreement on shared items",
+            quality.agreement(ratings),
+            "Participants as coders, items as units; blanks are missing values.",
+        ),
+        Table("participant_checks", "Checks on every participant", checks, show=False),
+        Table(
+            "flagged_participants",
+            f"Flagged participants ({len(flagged)} of {len(checks)})",
+            flagged,
+            "Flags: degree (order answers do not fall with permutation degree), choice (low "
+            "order scores on 'choice' permutations), time (median under 5 s per item), "
+            "straightlining (long runs or one dominant answer pair).",
+        ),
+    ]
     return section
 
 
@@ -549,6 +583,43 @@ def _correlation_section(
     return section, corr
 
 
+def _hypotheses_section(corr: pd.DataFrame, adjusted: pd.DataFrame, scores) -> Section:
+    section = Section(
+        "hypotheses",
+        "Hypotheses",
+        [
+            "The thesis's hypotheses (§7.1, Table 7.4), decided from the ranges of adjusted "
+            "order correlations on WMT hypotheses over each tool's configurations: a tool is "
+            "more reliable than another only if every configuration beats every configuration "
+            "of the other. Williams's test compares pairs of sources on the same items."
+        ],
+    )
+    own = corr[corr[C.METRIC].isin([hypotheses.DTED, hypotheses.DERP])]
+    if own.empty:
+        section.notes.append("Table 7.4 not computed: no DTED or DERP scores were correlated.")
+    else:
+        table, threshold = hypotheses.hypotheses_table(corr)
+        section.tables.append(
+            Table(
+                "table_7_4",
+                "Table 7.4: hypotheses",
+                table,
+                f"Configuration threshold: {threshold:.3f} (one standard deviation of all "
+                "correlations of structured DTED and DERP variants; 0.122 in the thesis).",
+            )
+        )
+    pairs = correlation.williams_table(adjusted, scores)
+    section.tables.append(
+        Table(
+            "williams",
+            "Williams's test for every pair of sources (order, WMT hypotheses)",
+            pairs,
+            show=False,
+        )
+    )
+    return section
+
+
 def subset_overview(subsets: pd.DataFrame) -> pd.DataFrame:
     """Per source, adjusted order and holistic rho on hypotheses in each participant subset."""
     if subsets.empty:
@@ -629,6 +700,8 @@ def build_report(
     report.sections.append(_participants_section(answered, languages, pilot, figures))
     say("response trends")
     report.sections.append(_responses_section(answered, scale_ends, figures, n_boot, seed))
+    say("judgment quality")
+    report.sections.append(_quality_section(answered))
     say("mixed models")
     adjusted, fits = mixed.adjust_scores(answered)
     report.sections.append(_variation_section(answered, adjusted, fits))
@@ -638,6 +711,9 @@ def build_report(
     say("correlations")
     section, corr = _correlation_section(adjusted, scores, figures, n_boot, seed)
     report.sections.append(section)
+    if not corr.empty:
+        say("hypotheses")
+        report.sections.append(_hypotheses_section(corr, adjusted, scores))
     if subsets and people > 1 and not corr.empty:
         say("participant subsets")
         report.sections.append(_subsets_section(adjusted, scores, subsets, seed))

@@ -1,0 +1,134 @@
+"""Run the study's analysis and write its report: HTML, CSV tables and figures."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
+
+import wojdb
+from analysis import dataset, frames, report
+from analysis.stats import correlation
+from survey.models import Study
+
+
+class Command(BaseCommand):
+    help = (
+        "Analyse a study as chapter 7 of the thesis does and write DIR/report.html (self-"
+        "contained: figures inline, no scripts or external files), DIR/tables/*.csv, "
+        "DIR/figures/*.png and *.svg, and DIR/report.json. The report covers the participants "
+        "(Figs 6.4-6.7), response trends (Figs 7.1-7.2), the participant-effect mixed models "
+        "and t-test, correlations with every score source (Figs 7.3-7.8, Table 7.1) and the "
+        "Appendix B participant subsets. Files of the same name in DIR are overwritten. Reads "
+        "the database, or with --release an exported WOJ-DB release folder."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--out", type=Path, required=True, help="folder to write the report")
+        parser.add_argument("--study", help="the study's slug (needed if there are several)")
+        parser.add_argument(
+            "--release", type=Path, help="analyse this exported release folder, not the database"
+        )
+        parser.add_argument("--pilot", help="slug of a pilot study, for Figure 6.4")
+        parser.add_argument(
+            "--no-simulated", action="store_true", help="leave out simulated participants"
+        )
+        parser.add_argument("--no-figures", action="store_true", help="tables only, faster")
+        parser.add_argument(
+            "--no-subsets", action="store_true", help="skip the participant-subset correlations"
+        )
+        parser.add_argument(
+            "--bootstrap",
+            type=int,
+            default=correlation.N_BOOT,
+            help="bootstrap resamples for the 95%% intervals, 0 for none (default %(default)s)",
+        )
+        parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+
+    def handle(self, out, study, release, pilot, verbosity, **options):
+        if options["bootstrap"] < 0:
+            raise CommandError("--bootstrap must not be negative")
+        started = time.monotonic()
+        include_simulated = not options["no_simulated"]
+        if release is not None:
+            title, scale_ends = f"WOJ-DB analysis of the release in {release.name}", None
+            ratings, scores, languages = self.from_release(release, include_simulated)
+        else:
+            chosen = self.find_study(study)
+            title, scale_ends = f"WOJ-DB analysis: {chosen.name}", self.scale_ends(chosen)
+            ratings, scores, languages = self.from_database(chosen, include_simulated)
+        if ratings.empty:
+            raise CommandError(
+                "No ratings to analyse"
+                + ("" if include_simulated else " from people (simulated ones left out)")
+                + ". Participants must answer first; for a demonstration, add simulated ones "
+                "with simulate_responses. Nothing was written."
+            )
+        pilot_ratings = None
+        if pilot:
+            pilot_ratings = frames.ratings_frame(self.find_study(pilot), include_simulated=False)
+        say = self.stdout.write if verbosity else (lambda _: None)
+        try:
+            built = report.build_report(
+                ratings,
+                scores,
+                title=title,
+                generated=f"{timezone.now():%Y-%m-%d %H:%M} UTC by WOJ-DB {wojdb.__version__}",
+                languages=languages,
+                pilot=pilot_ratings,
+                scale_ends=scale_ends,
+                figures=not options["no_figures"],
+                n_boot=options["bootstrap"],
+                seed=options["seed"],
+                subsets={} if options["no_subsets"] else correlation.THESIS_SUBSETS,
+                progress=lambda step: say(f"- {step} …"),
+            )
+        except ValueError as e:
+            raise CommandError(f"{e}. Nothing was written.") from None
+        say("- writing files …")
+        written = report.write_report(built, out)
+        for note in built.notes:
+            say(self.style.WARNING(f"Note: {note}"))
+        if verbosity:
+            self.stdout.write(
+                self.style.SUCCESS(
+                    f"Wrote {len(written)} files to {out} in {time.monotonic() - started:.0f} s; "
+                    f"open {out / 'report.html'}"
+                )
+            )
+
+    def find_study(self, slug: str | None) -> Study:
+        if slug:
+            try:
+                return Study.objects.get(slug=slug)
+            except Study.DoesNotExist:
+                raise CommandError(f"no study with slug {slug!r}") from None
+        studies = list(Study.objects.all()[:2])
+        if len(studies) != 1:
+            raise CommandError("no study exists" if not studies else "several studies: use --study")
+        return studies[0]
+
+    @staticmethod
+    def scale_ends(study: Study) -> dict[str, tuple[str, str]]:
+        return {
+            "holistic": (study.holistic_low, study.holistic_high),
+            "order": (study.order_low, study.order_high),
+        }
+
+    @staticmethod
+    def from_database(study: Study, include_simulated: bool):
+        ratings = frames.ratings_frame(study, include_simulated=include_simulated)
+        scores = frames.scores_frame(ratings["item"].unique())
+        people = frames.select_participants(study, include_simulated=include_simulated)
+        return ratings, scores, frames.participant_languages_table(people)
+
+    @staticmethod
+    def from_release(folder: Path, include_simulated: bool):
+        try:
+            ratings, scores = dataset.load_release(folder, include_simulated=include_simulated)
+            languages = dataset.read_release(folder).tables["participant_languages"]
+        except (dataset.ReleaseError, OSError) as e:
+            raise CommandError(f"cannot read the release in {folder}: {e}") from None
+        return ratings, scores, languages
