@@ -1,0 +1,143 @@
+"""generate_permutations: parse what has no parse, generate, insert only what is missing."""
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from survey.models import Corpus, Permutation, Segment, Triple
+from survey.nlp import Parse
+from survey.permutations import VERSION, Sentence, Truecaser, generate_all
+
+SENTENCES = [
+    (
+        "At the same time she's a usurper and wants to cook him to death, adds Bajgar.",
+        "But at the same time, he's an usurper, and he wants to take care of his husband to "
+        "death, Bajgar said.",
+    ),
+    (
+        "The government announced new measures on Tuesday.",
+        "On Tuesday the government has announced new rules.",
+    ),
+    ("She reads a long book every evening.", "Every evening she is reading a thick book."),
+]
+
+
+@pytest.fixture
+def pool(db):
+    corpus = Corpus.objects.create(
+        testset="newstest2021", year=2021, source_lang="de", target_lang="en", system="SysA"
+    )
+    triples = []
+    for number, (reference, hypothesis) in enumerate(SENTENCES, start=1):
+        segment = Segment.objects.create(
+            testset="newstest2021",
+            year=2021,
+            source_lang="de",
+            target_lang="en",
+            number=number,
+            source=f"Quelle {number}",
+            reference=reference,
+            source_length=2,
+            reference_length=len(reference.split()),
+        )
+        triples.append(
+            Triple.objects.create(
+                corpus=corpus,
+                segment=segment,
+                hypothesis=hypothesis,
+                hypothesis_length=len(hypothesis.split()),
+                in_pool=number < 3,  # the third triple is outside the pool
+            )
+        )
+    return triples
+
+
+def run(**options):
+    call_command("generate_permutations", jobs=1, verbosity=0, **options)
+
+
+def test_parses_once_and_stores_the_parses(pool):
+    run(types="order")
+    segment = Segment.objects.get(number=1)
+    parse = Parse.from_dict(segment.parse)
+    assert parse.tokens[:4] == ("At", "the", "same", "time")
+    assert segment.parser == parse.parser and segment.parser.startswith("spacy-")
+    # 'order' does not need the hypotheses, so they stay unparsed until a type needs them.
+    assert Triple.objects.filter(parse__isnull=False).count() == 0
+    assert Segment.objects.get(number=3).parse is None  # outside the pool
+    run(types="choice")
+    assert Triple.objects.filter(in_pool=True, parse__isnull=True).count() == 0
+    assert Triple.objects.get(segment__number=3).parse is None
+
+
+def test_generates_every_possible_degree_of_the_pool_triples(pool):
+    run(seed=4)
+    first = pool[0]
+    stored = Permutation.objects.filter(triple=first)
+    # The Table 6.1 reference has 16 words: order degrees 1-15.
+    orders = sorted(stored.filter(perm_type="order").values_list("degree", flat=True))
+    assert orders == list(range(1, 16))
+    assert set(stored.values_list("perm_type", flat=True)) == {"order", "swap", "phrase", "choice"}
+    assert not Permutation.objects.filter(triple=pool[2]).exists()
+    example = stored.get(perm_type="order", degree=5)
+    assert example.tokens == example.text.split()
+    assert len(example.moved) == 5 and sorted(example.mapping) == list(range(16))
+    assert example.quality == pytest.approx(1 - 4 / 17)
+    assert (example.seed, example.software_version) == (4, VERSION)
+
+
+def test_matches_the_pure_generator(pool):
+    run(seed=4, types="phrase,choice", max_degree=6)
+    triple = Triple.objects.select_related("segment").get(pk=pool[1].pk)
+    reference = Sentence.from_parse(Parse.from_dict(triple.segment.parse), triple.segment.reference)
+    hypothesis = Sentence.from_parse(Parse.from_dict(triple.parse), triple.hypothesis)
+    truecaser = Truecaser.from_corpus(
+        s.split() for s in Segment.objects.values_list("reference", flat=True)
+    )
+    expected = generate_all(
+        reference, hypothesis, 4, types=("phrase", "choice"), degrees=range(1, 7),
+        truecaser=truecaser,
+    )  # fmt: skip
+    stored = Permutation.objects.filter(triple=triple).order_by("-perm_type", "degree")
+    assert [(p.perm_type, p.degree, p.text, p.mapping) for p in stored] == [
+        (p.perm_type, p.degree, p.text, list(p.mapping)) for p in expected
+    ]
+
+
+def test_is_idempotent_and_resumable(pool):
+    run(seed=4)
+    before = {
+        (p.triple_id, p.perm_type, p.degree): p.text for p in Permutation.objects.all()
+    }  # fmt: skip
+    run(seed=4)
+    assert Permutation.objects.count() == len(before)
+    Permutation.objects.filter(perm_type="phrase", degree__gt=2).delete()  # an interrupted run
+    run(seed=4)
+    after = {(p.triple_id, p.perm_type, p.degree): p.text for p in Permutation.objects.all()}
+    assert after == before
+
+
+def test_two_jobs_give_the_same_permutations(pool):
+    run(seed=8, types="order,swap")
+    serial = sorted(Permutation.objects.values_list("triple_id", "perm_type", "degree", "text"))
+    Permutation.objects.all().delete()
+    call_command("generate_permutations", jobs=2, verbosity=0, seed=8, types="order,swap")
+    parallel = sorted(Permutation.objects.values_list("triple_id", "perm_type", "degree", "text"))
+    assert parallel == serial
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"types": "order,shuffle"}, "--types must name"),
+        ({"max_degree": 0}, "at least 1"),
+        ({"seed": 2**64}, "64 bits"),
+    ],
+)
+def test_rejects_bad_options(pool, options, message):
+    with pytest.raises(CommandError, match=message):
+        run(**options)
+
+
+def test_an_empty_pool_is_an_error(db):
+    with pytest.raises(CommandError, match="pool is empty"):
+        run()
