@@ -52,6 +52,18 @@ class CompositionError(Exception):
         super().__init__(f"rule '{rule}': {message}")
 
 
+class CompositionErrors(CompositionError):
+    """Several rules fail at once; `errors` lists them, the message has one line each."""
+
+    def __init__(self, errors: Sequence[CompositionError]):
+        self.errors = list(errors)
+        self.rule = ", ".join(e.rule for e in errors)
+        self.shortfall = max((e.shortfall or 0) for e in errors)
+        Exception.__init__(
+            self, f"{len(errors)} rules fail:\n" + "\n".join(f"- {e}" for e in errors)
+        )
+
+
 # --- the layout: how many items of each kind a questionnaire holds ---------------------------
 
 
@@ -354,7 +366,7 @@ def _check_supply(
                 failures.append(
                     CompositionError(
                         " and ".join(_label(r) for r in roles),
-                        f"{context} need {need} {what}; the pool has {have} "
+                        f"for {context}, needs {need} {what}; the pool has {have} "
                         f"(short by {need - have})",
                         need - have,
                     )
@@ -366,19 +378,15 @@ def _check_supply(
         failures.append(
             CompositionError(
                 "no hypothesis used twice",
-                f"{context} need {total} different hypotheses; the pool has {len(candidates)} "
-                f"(short by {total - len(candidates)})",
+                f"for {context}, needs {total} different hypotheses; the pool has "
+                f"{len(candidates)} (short by {total - len(candidates)})",
                 total - len(candidates),
             )
         )
     if len(failures) == 1:
         raise failures[0]
     if failures:
-        error = CompositionError(
-            "; ".join(f.rule for f in failures), "; ".join(str(f) for f in failures)
-        )
-        error.shortfall = max(f.shortfall for f in failures)
-        raise error
+        raise CompositionErrors(failures)
     return caps
 
 
@@ -637,7 +645,7 @@ def _choose_unique(
     per_questionnaire = Counter(_roles(layout.unique, layout.group_size))
     demand = Counter({r: n * count for r, n in per_questionnaire.items()})
     types = layout.random_types
-    caps = _check_supply(candidates, demand, types, f"the unique parts of {count} questionnaire(s)")
+    caps = _check_supply(candidates, demand, types, f"the unique parts of {_questionnaires(count)}")
     reserved = _reserve(candidates, demand, caps, rng)
     slots = _deal(reserved, per_questionnaire, count, rng)
     taken = {h.key for members in reserved.values() for h in members}
@@ -744,6 +752,10 @@ def _one_reference_each(
 # --- the whole ------------------------------------------------------------------------------
 
 
+def _questionnaires(count: int) -> str:
+    return "1 questionnaire" if count == 1 else f"{count} questionnaires"
+
+
 def compose(
     pool: Iterable[PoolHypothesis],
     layout: Layout,
@@ -780,7 +792,7 @@ def compose(
         demand = Counter(_roles(layout.shared, layout.group_size))
         for role, n in Counter(_roles(layout.unique, layout.group_size)).items():
             demand[role] += n * count
-        context = f"{count} questionnaire(s) (the shared part and {count} unique parts)"
+        context = _questionnaires(count)
         caps = _check_supply(fresh, demand, layout.random_types, context)
         reserved = _reserve(fresh, demand, caps, rng)
         common = _choose_shared(fresh, reserved, caps, layout, rng)

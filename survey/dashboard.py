@@ -17,7 +17,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from survey import balance, figures
+from survey import balance
 from survey.assignment import release_abandoned
 from survey.composition import CompositionError, ConfigurationError, Layout
 from survey.models import Participant, Rating, Study
@@ -139,6 +139,9 @@ def questionnaire(request, slug, number):
 
 @staff_only
 def figure(request, slug, name, fmt):
+    # matplotlib takes seconds to import: only figure requests pay for it.
+    from survey import figures
+
     study = get_object_or_404(Study, slug=slug)
     if name not in FIGURES or fmt not in figures.FORMATS:
         raise Http404("no such figure")

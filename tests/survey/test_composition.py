@@ -380,7 +380,7 @@ def test_too_small_a_pool_reports_the_shortfall_of_hypotheses():
     # 36 questionnaires need 10 shared + 36 × 15 unique = 550 hypotheses.
     with pytest.raises(
         CompositionError,
-        match=r"need 550 different hypotheses; the pool has 500 "
+        match=r"for 36 questionnaires, needs 550 different hypotheses; the pool has 500 "
         r"\(short by 50\)",
     ) as error:
         compose(make_pool(size=500), make_layout(), 36, seed=1)
@@ -393,7 +393,7 @@ def test_too_few_hypotheses_with_a_type_report_that_type():
     swaps = make_pool(size=20, key_prefix="x")
     with pytest.raises(
         CompositionError,
-        match=r"rule 'swap pairs'.*need 37 hypotheses with 2 swap "
+        match=r"rule 'swap pairs': for 36 questionnaires, needs 37 hypotheses with 2 swap "
         r"permutations of different degrees; the pool has 20 \(short by 17\)",
     ):
         compose(pool + swaps, make_layout(), 36, seed=1)
@@ -405,6 +405,22 @@ def test_one_degree_per_type_cannot_make_pairs():
         compose(pool, make_layout(), 36, seed=1)
 
 
+def test_a_pool_without_permutations_lists_every_failing_rule():
+    with pytest.raises(CompositionError) as error:
+        compose(make_pool(size=600, types=()), make_layout(), 36, seed=1)
+    lines = str(error.value).splitlines()
+    assert lines[0] == "5 rules fail:"
+    assert lines[1:] == [
+        f"- rule '{t} pairs': for 36 questionnaires, needs 37 hypotheses with 2 {t} "
+        "permutations of different degrees; the pool has 0 (short by 37)"
+        for t in sorted(CORE_TYPES)
+    ] + [
+        "- rule 'random-type permutations': for 36 questionnaires, needs 254 hypotheses with a "
+        "permutation of type order or swap or phrase or choice; the pool has 0 (short by 254)"
+    ]
+    # 2 shared random + 36 × 7 unique random = 254
+
+
 def test_types_competing_for_the_same_hypotheses_are_reported_together():
     # 40 hypotheses carry both swap and phrase permutations, no others do: each type alone
     # needs 37 (enough), both together need 74 from the same 40 (short by 34).
@@ -412,7 +428,7 @@ def test_types_competing_for_the_same_hypotheses_are_reported_together():
     both = make_pool(size=40, key_prefix="x")
     with pytest.raises(
         CompositionError,
-        match=r"rule 'phrase pairs and swap pairs'.*need 74.*has 40 \(short by 34\)",
+        match=r"rule 'phrase pairs and swap pairs'.*needs 74.*has 40 \(short by 34\)",
     ):
         compose(pool + both, make_layout(), 36, seed=1)
 
@@ -467,7 +483,8 @@ def test_rules_hold_for_any_layout_or_the_error_names_a_rule(
     try:
         questionnaires = compose(pool, layout, count, seed)
     except CompositionError as error:
-        assert str(error).startswith("rule '")
+        for each in getattr(error, "errors", [error]):
+            assert str(each).startswith("rule '") and "short by" in str(each)
         return
     assert_rules(questionnaires, pool, layout)
     assert all(isinstance(e, Entry) for q in questionnaires for e in q)

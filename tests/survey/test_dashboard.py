@@ -12,6 +12,8 @@ from survey.models import Participant, QuestionnaireEntry, Rating
 from survey.questionnaires import build_questionnaires
 from tests.survey.test_questionnaires import make_pool, make_study
 
+pytestmark = pytest.mark.filterwarnings("ignore:No directory at:UserWarning")
+
 
 @pytest.fixture
 def staff(client, db):

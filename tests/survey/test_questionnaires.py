@@ -205,7 +205,10 @@ def test_extending_leaves_existing_questionnaires_untouched():
 def test_a_pool_too_small_names_the_rule_and_writes_nothing():
     make_pool(size=60)  # 10 shared + 4 × 15 unique = 70 hypotheses needed
     study = make_study()
-    with pytest.raises(composition.CompositionError, match=r"need 70 .* has 60 \(short by 10\)"):
+    with pytest.raises(
+        composition.CompositionError,
+        match=r"for 4 questionnaires, needs 70 .* has 60 \(short by 10\)",
+    ):
         build_questionnaires(study, 4, seed=1)
     assert not Questionnaire.objects.filter(study=study).exists()
     assert not Item.objects.exists()
