@@ -1,4 +1,5 @@
-"""Security middleware: the content security policy, and the rate limit on study links.
+"""Security middleware: the content security policy, the rate limit on study links, and
+the refusal of NUL characters in addresses.
 
 Django 5.2 has no content security policy of its own, and the limit needs only the cache
 framework, so both are a few lines here rather than two more dependencies.
@@ -8,9 +9,11 @@ from __future__ import annotations
 
 import math
 import time
+from urllib.parse import unquote
 
 from django.conf import settings
 from django.core.cache import cache
+from django.http import HttpResponseBadRequest
 from django.shortcuts import render
 
 RATE_LIMITED_VIEWS = {"survey:entry"}
@@ -26,6 +29,20 @@ def client_ip(request) -> str:
         if len(hops) >= proxies:
             return hops[-proxies]
     return request.META.get("REMOTE_ADDR", "")
+
+
+class RefuseNulMiddleware:
+    """A NUL character in the path or query is never legitimate, and PostgreSQL cannot compare
+    text holding one: a personal-link token carrying it failed in the database with a server
+    error instead of simply finding nothing."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if "\x00" in request.path or "\x00" in unquote(request.META.get("QUERY_STRING", "")):
+            return HttpResponseBadRequest("Bad request: the address contains a NUL character.")
+        return self.get_response(request)
 
 
 class ContentSecurityPolicyMiddleware:

@@ -121,7 +121,7 @@ def test_the_reading_switch_only_returns_to_the_participants_own_pages(client):
         "x",
         "0" * 65,
         "' OR '1'='1' --" + "a" * 10,
-        "%00" + "a" * 30,
+        "%E2%80%AE" + "a" * 30,
     ],
 )
 def test_a_guessed_token_opens_nothing_and_writes_nothing(client, token):
@@ -134,6 +134,15 @@ def test_a_guessed_token_opens_nothing_and_writes_nothing(client, token):
         assert response.status_code == 404, url
         assert b"This personal link is not valid" in response.content
     assert (Participant.objects.count(), Rating.objects.count()) == before
+
+
+def test_a_nul_character_in_an_address_is_refused_before_the_database(client, admin_client):
+    participant = started(client, make_study())
+    for url in (f"/p/%00{participant.token[1:]}/", f"/p/{participant.token}/about/?x=%00"):
+        assert client.get(url).status_code == 400
+        assert client.post(url).status_code == 400
+    assert admin_client.get("/admin/survey/participant/", {"q": "a\x00"}).status_code == 400
+    assert admin_client.get("/admin/survey/participant/", {"q": "a"}).status_code == 200
 
 
 def test_a_token_one_character_off_is_refused(client):
