@@ -186,10 +186,20 @@ def test_the_whole_flow_with_the_mouse(chromium, live_server, study):
     page.get_by_role("button", name="Next").click()
 
     plan = {1: (5, 4), 2: (3, None), 3: (1, 2), 4: (4, 4), 5: (None, None)}
+    refused = []
     for position, (holistic, order) in plan.items():
         expect_item(page, position)
         expect(page.locator("progress")).to_have_attribute("value", str(position))
+        if position == 4:
+            # The page's security cookie is gone (as after clearing cookies): the first save is
+            # refused, and the page renews its token and saves without the participant noticing.
+            context.clear_cookies()
+            page.on(
+                "response", lambda r, refused=refused: r.status == 403 and refused.append(r.url)
+            )
         answer_with_mouse(page, holistic, order)
+        if position == 4:
+            assert refused == [page.url]  # refused once, then saved with the renewed token
         shot(page, f"pair-{position}")
         page.get_by_role("button", name=re.compile("^Next")).click()
         if position == 4:
@@ -426,8 +436,16 @@ def test_the_whole_flow_on_a_phone_with_a_reload_and_a_resume_elsewhere(
     page.get_by_role("button", name="Next").tap()
 
     expect_item(page, 2)
+    # The connection drops while answering: the page says so, and saves once it is back.
+    context.set_offline(True)
     page.locator("label[for='holistic-5']").tap()
-    expect_saved(page)
+    expect(page.locator("[data-save-state]")).to_contain_text(
+        "the connection to the server was lost"
+    )
+    shot(page, "pair-2-offline")
+    assert Rating.objects.get(position=2).holistic is None
+    context.set_offline(False)
+    expect(page.locator("[data-save-state]")).to_have_text("Saved.", timeout=10_000)
     shot(page, "pair-2")
     personal_link = page.locator("a.personal-link").get_attribute("href")
     context.close()

@@ -7,6 +7,9 @@
 
   var SAVED = "Saved.";
   var OFFLINE = "Not saved yet: the connection to the server was lost. Trying again…";
+  var GONE =
+    "Not saved: this personal link no longer works, for example after withdrawing from the " +
+    "study on another device.";
   var COOKIES =
     "Your answer cannot be saved because this browser does not accept the site's security " +
     "cookie. Please allow cookies for this site, then reload the page.";
@@ -95,9 +98,14 @@
         credentials: "same-origin",
         headers: { Accept: "application/json" },
       }).then(function (response) {
-        return response.json().then(function (body) {
-          return { status: response.status, body: body };
-        });
+        return response.json().then(
+          function (body) {
+            return { status: response.status, body: body };
+          },
+          function () {
+            return { status: response.status, body: null };
+          }
+        );
       });
     }
 
@@ -107,6 +115,15 @@
       return post(go).then(
         function (reply) {
           var body = reply.body;
+          if (!body) {
+            // Not an answer from this page's server code: a lost link, or a server in trouble.
+            if (reply.status === 404) {
+              show(GONE, "error");
+              throw new Error("gone");
+            }
+            show(OFFLINE, "error");
+            throw new Error("offline");
+          }
           if (body.saved) {
             setBasis(body);
             dirty = false;
