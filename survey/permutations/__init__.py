@@ -87,7 +87,7 @@ def permutation_rng(seed: int, perm_type: str, degree: int, reference: str) -> r
 
 
 class Renderer:
-    """Turns edits of one sentence into output words and mappings.
+    """Turns edits of one sentence into output text and mappings.
 
     Every position keeps its punctuation and wears the word now there. All words are truecased
     (Table 6.1 capitalises 'Cook' although it did not move) and the first word is capitalised
@@ -99,11 +99,23 @@ class Renderer:
         self.truecaser = truecaser or Truecaser()
         self.capital_start = bool(sentence.cores) and sentence.cores[0][:1].isupper()
         self.cased = [self.truecaser.case(core) for core in sentence.cores]
-        self.leads = [sentence.leads[word] for word in sentence.slots]
-        self.trails = [sentence.trails[word] for word in sentence.slots]
+        # The text with a hole for each slot's word: what lies between two slots' words (their
+        # punctuation and any words made of punctuation) is fixed, so a permutation only fills
+        # in the holes.
+        self.template: list[str | None] = []
+        text, slots = [], set(sentence.slots)
+        for word, original in enumerate(sentence.words):
+            if word in slots:
+                text.append(sentence.leads[word])
+                self.template += ["".join(text), None]
+                text = [sentence.trails[word]]
+            else:
+                text.append(original)
+            text.append(" ")
+        self.template.append("".join(text[:-1]))
 
-    def tokens(self, edit: Edit) -> list[str]:
-        """The output's whitespace words."""
+    def text(self, edit: Edit) -> str:
+        """The output sentence, its words separated by single spaces."""
         cased, replacements = self.cased, edit.replacements
         if replacements:
             case = self.truecaser.case
@@ -115,14 +127,9 @@ class Renderer:
             cores = [cased[source] for source in edit.arrangement]
         if self.capital_start:
             cores[0] = cores[0][:1].upper() + cores[0][1:]
-        dressed = zip(self.leads, cores, self.trails, strict=True)
-        placed = [lead + core + trail for lead, core, trail in dressed]
-        if len(placed) == len(self.sentence.words):
-            return placed  # every word is a slot
-        tokens = list(self.sentence.words)  # words made of punctuation stay as they are
-        for word, token in zip(self.sentence.slots, placed, strict=True):
-            tokens[word] = token
-        return tokens
+        parts = list(self.template)
+        parts[1::2] = cores
+        return "".join(parts)
 
     def mapping(self, edit: Edit) -> list[int]:
         """Reference word index of each output word; -1 where a hypothesis word replaced it."""
@@ -170,8 +177,8 @@ def generate_all(
                     degree=degree,
                     seed=seed,
                     base=reference.text,
-                    text=" ".join(renderer.tokens(edit)),
-                    moved=tuple(reference.slots[slot] for slot in edit.moved),
+                    text=renderer.text(edit),
+                    moved=tuple(map(reference.slots.__getitem__, edit.moved)),
                     mapping=tuple(renderer.mapping(edit)),
                     quality=quality(degree, max_degree),
                 )

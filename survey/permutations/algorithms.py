@@ -82,9 +82,10 @@ def order_moves(n: int, degree: int, rng: random.Random) -> tuple[list[tuple[int
     arrangement = list(range(n))
     used = [False] * n
     moves = []
+    draw = rng.random
     for distance in range(degree, 0, -1):
         while True:  # lines 4–6: draw positions until an unused word that can move comes up
-            p = _below(rng, n)
+            p = int(draw() * n)
             if not used[arrangement[p]] and (p + distance < n or p >= distance):
                 break
         if p + distance >= n:
@@ -92,7 +93,7 @@ def order_moves(n: int, degree: int, rng: random.Random) -> tuple[list[tuple[int
         elif p < distance:
             d = distance
         else:
-            d = distance if rng.random() < 0.5 else -distance
+            d = distance if draw() < 0.5 else -distance
         word = arrangement.pop(p)
         arrangement.insert(p + d, word)  # lines 10–11: remove, then insert at p + d
         used[word] = True
