@@ -25,8 +25,6 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-import numpy as np
-
 from analysis.metrics.permutation import Permutation, inverted, needs_two
 
 BETA = 0.6
@@ -165,36 +163,36 @@ def _paper_combine(op_score: float, children: list[tuple[int, float]], beta: flo
     return beta * op_score + (1 - beta) * sum(longer) / len(longer)
 
 
-@lru_cache(maxsize=4096)
-def _splits(k: int, width: int) -> tuple[np.ndarray, ...]:
-    """Index arrays over the groups of width + 1 consecutive children out of k (rows) and their
-    binary splits (columns): a group (start a, width w) is stored at [a, w]; split t has the left
-    part at [a, t] and the right part at [a + t + 1, width − 1 − t]."""
-    start = np.arange(k - width)[:, None]
-    split = np.arange(width)[None, :]
-    return start, split, start + split + 1, width - 1 - split
-
-
 def _paper_groups(op_score, children, child_scores, beta) -> float:
     """φ_node of every contiguous group of a flat binary node's children, narrowest first.
 
-    A part of an inference counts only if it spans more than one word (φ_inf excludes words);
-    a group of exactly two words has only words as children and scores opScore.
+    score[a][w] is the group of children a..a + w; split t has the parts (a, t) and
+    (a + t + 1, w − 1 − t). A part counts only if it spans more than one word (φ_inf excludes
+    words), so a group of exactly two words has only words as children and scores opScore.
     """
     k = len(children)
-    score = np.zeros((k, k))
-    longer = np.ones((k, k), dtype=bool)
-    score[:, 0] = child_scores
-    longer[:, 0] = [child.size > 1 for child in children]
+    score = [[value] for value in child_scores]
+    longer = [[child.size > 1] for child in children]
+    top, rest = beta * op_score, 1 - beta
     for width in range(1, k):
-        start, split, right_start, right_width = _splits(k, width)
-        left, right = longer[start, split], longer[right_start, right_width]
-        total = score[start, split] * left + score[right_start, right_width] * right
-        counts = left + right.astype(float)
-        phi_inf = np.divide(total, counts, out=np.zeros_like(total), where=counts > 0)
-        row = beta * op_score + (1 - beta) * phi_inf.sum(axis=1) / width
-        score[: k - width, width] = np.where(counts[:, 0] > 0, row, op_score)
-    return float(score[0, k - 1])
+        for a in range(k - width):
+            left_scores, left_longer = score[a], longer[a]
+            total = 0.0
+            for t in range(width):
+                right, right_width = a + t + 1, width - 1 - t
+                if left_longer[t]:
+                    if longer[right][right_width]:
+                        total += (left_scores[t] + score[right][right_width]) / 2
+                    else:
+                        total += left_scores[t]
+                elif longer[right][right_width]:
+                    total += score[right][right_width]
+                else:
+                    total = None  # two words
+                    break
+            left_scores.append(op_score if total is None else top + rest * total / width)
+            left_longer.append(True)
+    return score[0][k - 1]
 
 
 @needs_two
@@ -229,12 +227,10 @@ def catalan(n: int) -> int:
 
 
 @lru_cache(maxsize=1024)
-def _tree_shares(width: int) -> np.ndarray:
+def _tree_shares(width: int) -> tuple[float, ...]:
     """For a group of width + 1 children, the share of its binary bracketings whose top split
     leaves t + 1 children on the left, for t = 0..width − 1 (exact integer ratios)."""
-    return np.array(
-        [catalan(t) * catalan(width - 1 - t) / catalan(width) for t in range(width)], dtype=float
-    )
+    return tuple(catalan(t) * catalan(width - 1 - t) / catalan(width) for t in range(width))
 
 
 def _beer_forest(node: PetNode, beta: float, mode: str) -> float:
@@ -258,26 +254,28 @@ def _beer_forest(node: PetNode, beta: float, mode: str) -> float:
 def _beer_groups(op_score, children, child_scores, beta, mode) -> float:
     """The released code's score of every contiguous group of a flat node's children.
 
-    mass[a, w] is the score of the group (start a, width w) times its length in words, so the two
-    parts of a split combine by addition.
+    mass[a][w] is the score of the group of children a..a + w times its length in words, so the
+    two parts of a split, (a, t) and (a + t + 1, w − 1 − t), combine by addition.
     """
     k = len(children)
-    sizes = np.array([child.size for child in children], dtype=float)
-    ends = np.concatenate(([0.0], np.cumsum(sizes)))
-    mass = np.zeros((k, k))
-    mass[:, 0] = np.asarray(child_scores) * sizes
+    sizes = [[child.size] for child in children]
+    mass = [[score * child.size] for score, child in zip(child_scores, children, strict=True)]
+    top, rest = beta * op_score, 1 - beta
     for width in range(1, k):
-        start, split, right_start, right_width = _splits(k, width)
-        parts = mass[start, split] + mass[right_start, right_width]
-        if mode == "viterbi":
-            inner = parts.max(axis=1)
-        elif mode == "trees":
-            inner = parts @ _tree_shares(width)
-        else:
-            inner = parts.sum(axis=1) / width
-        group_sizes = ends[width + 1 :] - ends[: k - width]
-        mass[: k - width, width] = beta * op_score * group_sizes + (1 - beta) * inner
-    return float(mass[0, k - 1] / ends[k])
+        shares = _tree_shares(width)
+        for a in range(k - width):
+            left = mass[a]
+            parts = [left[t] + mass[a + t + 1][width - 1 - t] for t in range(width)]
+            if mode == "viterbi":
+                inner = max(parts)
+            elif mode == "trees":
+                inner = sum(part * share for part, share in zip(parts, shares, strict=True))
+            else:
+                inner = sum(parts) / width
+            size = sizes[a][0] + sizes[a + 1][width - 1]
+            sizes[a].append(size)
+            left.append(top * size + rest * inner)
+    return mass[0][k - 1] / sizes[0][k - 1]
 
 
 @lru_cache(maxsize=8192)

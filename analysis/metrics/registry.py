@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from analysis.metrics import baselines, derp, dted, lepor, permutation, pets
@@ -37,6 +37,8 @@ class BuiltinMetric:
     description: str
     uses_parser: bool = False
     uses_aligner: bool = False
+    lower: float | None = 0.0  # the range of possible scores; None: unbounded
+    upper: float | None = 1.0
 
     @property
     def key(self) -> Key:
@@ -121,9 +123,16 @@ def _permutation_metrics() -> list[BuiltinMetric]:
         ("pet_nodes", "paper", flat, pets.pet_nodes_score, "|PET|, Stanojević thesis Fig. 4.2"),
         ("pet_max_arity", "paper", flat, pets.pet_max_arity_score, "MAX|Op|, Stanojević Fig. 4.2"),
     ]
-    return [
+    metrics = [
         BuiltinMetric(name, variant, True, version, function, "permutation", text, False, True)
         for name, variant, version, function, text in rows
+    ]
+    # The flat PET's rescaled score falls below 0: its raw score stays above 0, and the
+    # inverted permutation's raw score is 1 − β.
+    flat_floor = -(1 - pets.BETA) / pets.BETA
+    return [
+        replace(metric, lower=flat_floor) if metric.key == ("pet", "beer-flat") else metric
+        for metric in metrics
     ]
 
 
@@ -155,9 +164,9 @@ def _pair_metrics() -> list[BuiltinMetric]:
     )
     linear, cubic = baselines.METEOR_THESIS, baselines.METEOR_2005
 
-    def metric(name, variant, higher, version, function, text, parser=False, aligner=False):
+    def metric(name, variant, higher, version, function, text, parser=False, aligner=False, **kw):
         return BuiltinMetric(
-            name, variant, higher, version, function, "pair", text, parser, aligner
+            name, variant, higher, version, function, "pair", text, parser, aligner, **kw
         )
 
     return [
@@ -178,6 +187,7 @@ def _pair_metrics() -> list[BuiltinMetric]:
             lambda ctx: baselines.thesis_kendall_tau(ctx.alignment),
             "Kendall's τ of the alignment, thesis Algorithm 1, in [−1, 1]",
             aligner=True,
+            lower=-1.0,
         ),
         metric(
             "bleu",
@@ -202,6 +212,7 @@ def _pair_metrics() -> list[BuiltinMetric]:
             baselines.signature(baselines.ter_metric()),
             lambda ctx: baselines.sentence_ter(ctx.hyp.tokens, ctx.ref.tokens),
             "Sentence TER (sacrebleu), edits per reference word",
+            upper=None,
         ),
         metric(
             "meteor",

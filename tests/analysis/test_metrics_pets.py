@@ -37,19 +37,26 @@ def _is_block(values):
     return max(values) - min(values) + 1 == len(values)
 
 
-@functools.cache
 def _factorisations(seq):
-    """Every cut of seq into the minimum number (>= 2) of contiguous-value blocks.
+    """Every cut of seq into the minimum number (>= 2) of contiguous-value blocks."""
+    pattern = tuple(sorted(seq).index(value) for value in seq)
+    return [
+        [seq[bounds[x] : bounds[x + 1]] for x in range(len(bounds) - 1)]
+        for bounds in _minimum_cuts(pattern)
+    ]
 
-    Cached: this only lists the cuts of a sequence; no score is ever memoised.
-    """
-    n = len(seq)
+
+@functools.cache
+def _minimum_cuts(pattern):
+    """The cut points of those factorisations, by trying every set of cuts. Cached by the
+    pattern of relative order, on which they depend: only cuts are cached, never a score."""
+    n = len(pattern)
+    block = {(i, j): _is_block(pattern[i:j]) for i in range(n) for j in range(i + 1, n + 1)}
     found = {}
     for mask in range(1, 2 ** (n - 1)):
-        bounds = [0, *(i for i in range(1, n) if mask >> (i - 1) & 1), n]
-        parts = [seq[bounds[x] : bounds[x + 1]] for x in range(len(bounds) - 1)]
-        if all(_is_block(part) for part in parts):
-            found.setdefault(len(parts), []).append(parts)
+        bounds = (0, *(i for i in range(1, n) if mask >> (i - 1) & 1), n)
+        if all(block[bounds[x], bounds[x + 1]] for x in range(len(bounds) - 1)):
+            found.setdefault(len(bounds) - 1, []).append(bounds)
     return found[min(found)]
 
 
