@@ -2,7 +2,9 @@
 on a 375-px phone with a reload and a resume on another device, and without JavaScript.
 
 Each test saves a screenshot of every page under test-artifacts/screenshots/ and checks what
-the page shows and, at the end, that the database holds exactly the answers given.
+the page shows and, at the end, that the database holds exactly the answers given. The
+session's chromium is the `browser` fixture of tests/browser/conftest.py; each test opens its
+own context (desktop, phone, or without JavaScript).
 """
 
 from __future__ import annotations
@@ -11,20 +13,12 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from survey import texts
 from survey.models import Participant, ParticipantLanguage, PlatformIdentity, Rating
 from tests.factories import make_study
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 PAIRS = 5
 
@@ -35,18 +29,19 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(scope="module")
-def chromium():
-    """One headless chromium for this module.
+@pytest.fixture
+def new_context(browser):
+    """Open browser contexts (one per device) that are closed after the test, passed or not."""
+    opened = []
 
-    Playwright's synchronous API runs an event loop in this thread, which Django takes for an
-    async context; the tests' own database reads are synchronous, so the check is lifted here.
-    """
-    with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
-        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+    def open_context(**options):
+        context = browser.new_context(locale="en-GB", **options)
+        opened.append(context)
+        return context
+
+    yield open_context
+    for context in opened:
+        context.close()
 
 
 @pytest.fixture
@@ -140,9 +135,9 @@ def expect_checked(page, holistic, order):
             expect(page.locator(f"#{name}-{value}")).to_be_checked()
 
 
-def test_the_whole_flow_with_the_mouse(chromium, live_server, study):
+def test_the_whole_flow_with_the_mouse(new_context, live_server, study):
     shot = Camera("mouse")
-    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    context = new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID=60aa11&STUDY_ID=st1&SESSION_ID=se1")
     expect(heading(page)).to_have_text("Participant Information Sheet")
@@ -263,7 +258,6 @@ def test_the_whole_flow_with_the_mouse(chromium, live_server, study):
     # The platform's return link is followed only now that everything is saved.
     page.get_by_role("link", name="Return to the study platform").click()
     expect(page).to_have_url(f"{live_server.url}/?cc={participant.completion_code}")
-    context.close()
 
 
 def focused(page) -> str:
@@ -288,9 +282,9 @@ def keys(page, *pressed):
         page.keyboard.press(key)
 
 
-def test_the_whole_flow_with_the_keyboard_only(chromium, live_server, study):
+def test_the_whole_flow_with_the_keyboard_only(new_context, live_server, study):
     shot = Camera("keyboard")
-    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    context = new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.goto(f"{live_server.url}/s/{study.slug}/")
     page.keyboard.press("Tab")
@@ -377,7 +371,6 @@ def test_the_whole_flow_with_the_keyboard_only(chromium, live_server, study):
         ("English", 4),
         ("Gaelic", 7),
     ]
-    context.close()
 
 
 def assert_fits_the_phone(page):
@@ -386,11 +379,11 @@ def assert_fits_the_phone(page):
 
 
 def test_the_whole_flow_on_a_phone_with_a_reload_and_a_resume_elsewhere(
-    chromium, live_server, study
+    new_context, live_server, study
 ):
     shot = Camera("phone")
     phone = {"viewport": {"width": 375, "height": 812}, "is_mobile": True, "has_touch": True}
-    context = chromium.new_context(**phone)
+    context = new_context(**phone)
     page = context.new_page()
     page.goto(f"{live_server.url}/s/{study.slug}/")
     assert_fits_the_phone(page)
@@ -451,7 +444,7 @@ def test_the_whole_flow_on_a_phone_with_a_reload_and_a_resume_elsewhere(
     context.close()
 
     # Another phone opens the personal link and carries on where the first one stopped.
-    context = chromium.new_context(**phone)
+    context = new_context(**phone)
     page = context.new_page()
     page.goto(personal_link)
     expect_item(page, 2)
@@ -489,14 +482,11 @@ def test_the_whole_flow_on_a_phone_with_a_reload_and_a_resume_elsewhere(
         5: (3, 3, False),
     }
     assert not Rating.objects.filter(revisions__gt=0).exists()
-    context.close()
 
 
-def test_the_whole_flow_without_javascript(chromium, live_server, study):
+def test_the_whole_flow_without_javascript(new_context, live_server, study):
     shot = Camera("nojs")
-    context = chromium.new_context(
-        viewport={"width": 1024, "height": 800}, java_script_enabled=False
-    )
+    context = new_context(viewport={"width": 1024, "height": 800}, java_script_enabled=False)
     page = context.new_page()
     page.goto(f"{live_server.url}/s/{study.slug}/?pid=volunteer-7")
     shot(page, "information")
@@ -585,4 +575,3 @@ def test_the_whole_flow_without_javascript(chromium, live_server, study):
     assert not Rating.objects.exists()
     assert not ParticipantLanguage.objects.exists()
     assert not PlatformIdentity.objects.exists()
-    context.close()
