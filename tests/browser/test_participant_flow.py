@@ -63,10 +63,10 @@ class Camera:
     """Numbered full-page screenshots of one flow."""
 
     def __init__(self, flow: str):
-        self.flow = flow
+        self.flow = f"participant-{flow}"
         self.count = 0
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        for old in SCREENSHOTS.glob(f"{flow}-*.png"):
+        for old in SCREENSHOTS.glob(f"{self.flow}-*.png"):
             old.unlink()
 
     def __call__(self, page, name: str) -> None:
