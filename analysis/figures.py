@@ -13,6 +13,7 @@ thesis's Table 7.2 colours.
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -90,6 +91,8 @@ LEVELS = (0.0, 0.25, 0.5, 0.75, 1.0)
 CONFIG_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 
 JUDGMENT_TITLES = {C.ORDER: "Word-order adequacy", C.HOLISTIC: "Holistic adequacy"}
+#: Short panel titles for the permutation types, side by side in one figure.
+TYPE_TITLES = {t: f"'{t}'" for t in C.PERM_TYPES}
 GROUP_TITLES = {
     C.HYPOTHESIS: "WMT hypotheses",
     "order": "'order' permutations",
@@ -472,6 +475,7 @@ def correlation_bars(
     panels: Sequence[str] | None = None,
     panel_titles: dict[str, str] | None = None,
     xlabel: str = "Spearman's ρ",
+    title: str | None = None,
 ) -> Figure:
     """Bars of correlations per score source, one panel per value of ``panel`` (Figs 7.3-7.8).
 
@@ -492,7 +496,9 @@ def correlation_bars(
     high = max(0.0, bars["rho"].max()) if len(bars) else 1.0
     pad = 0.02 * max(high - low, 0.1)
     with _style():
-        fig = _figure(1.2 + 0.17 * max(len(labels), 3))
+        legend_rows = math.ceil((bars["category"].nunique() + 1 + len(markers)) / 2)
+        height = 0.75 + 0.2 * max(len(labels), 3) + 0.16 * legend_rows + (0.25 if title else 0)
+        fig = _figure(height)
         axes = np.atleast_1d(fig.subplots(1, max(len(panels), 1), sharey=True, squeeze=False)[0])
         for ax, panel in zip(axes, panels, strict=False):
             shown = bars[bars["panel"] == panel]
@@ -510,6 +516,8 @@ def correlation_bars(
         axes[0].set_ylim(len(labels) - 0.4, -0.6)
         if len(bars) == 0:
             _no_data(axes[0], "Correlations")
+        if title:
+            fig.suptitle(title, fontsize=9)
         _bar_legend(fig, bars, markers)
     return fig
 

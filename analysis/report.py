@@ -522,8 +522,9 @@ def _correlation_figures(corr: pd.DataFrame) -> tuple[list[FigureEntry], list[st
             caption = "WMT hypotheses. " + caption
         else:
             panels = [g for g in options["groups"] if g in set(bars["panel"])]
-            titles = F.GROUP_TITLES
-        chart = F.correlation_bars(bars, panels=panels, panel_titles=titles)
+            titles = F.TYPE_TITLES
+        heading = None if options["panel"] == "judgment" else "Permutation type"
+        chart = F.correlation_bars(bars, panels=panels, panel_titles=titles, title=heading)
         figures.append(FigureEntry(name, title, chart, caption))
     return figures, notes
 

@@ -4,6 +4,7 @@ from django.urls import include, path
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("researcher/data/", include("analysis.urls")),
+    path("researcher/report/", include("analysis.report_urls")),
     path("researcher/", include("survey.dashboard_urls")),
     path("", include("survey.urls")),
 ]

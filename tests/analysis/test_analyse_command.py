@@ -1,0 +1,198 @@
+"""analyse writes the report from the database or a release; the dashboard serves and makes it."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+import numpy as np
+import pandas as pd
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+from django.test import Client
+from django.urls import reverse
+
+from analysis import figures as F
+from analysis import report_views
+from analysis.models import Metric, MetricScore
+from survey.models import Item, Study, Triple
+from tests.factories import make_study
+
+
+def rated_study(participants: int = 8) -> Study:
+    """A study with simulated answers, spread WMT scores and a BLEU that follows them."""
+    study = make_study(questionnaires=4, items=20)
+    rng = np.random.default_rng(0)
+    for triple in Triple.objects.all():
+        triple.da_raw = float(rng.uniform(0, 100))
+        triple.save(update_fields=["da_raw"])
+    call_command(
+        "simulate_responses", "--participants", str(participants), "--study", study.slug,
+        stdout=StringIO(),
+    )  # fmt: skip
+    bleu = Metric.objects.create(name="BLEU")
+    MetricScore.objects.bulk_create(
+        MetricScore(metric=bleu, item=item, score=item.quality + rng.normal(0, 0.2))
+        for item in Item.objects.select_related("triple", "permutation")
+    )
+    return study
+
+
+def analyse(*args: str) -> str:
+    out = StringIO()
+    call_command("analyse", *args, stdout=out)
+    return out.getvalue()
+
+
+@pytest.mark.django_db
+def test_analyse_writes_the_html_report_tables_and_figures(tmp_path):
+    study = rated_study()
+    out = analyse("--out", str(tmp_path / "r"), "--study", study.slug, "--bootstrap", "20")
+    folder = tmp_path / "r"
+    manifest = json.loads((folder / "report.json").read_text())
+    assert manifest["title"] == f"WOJ-DB analysis: {study.name}"
+    assert ["Participants", "8 (8 simulated)"] in manifest["facts"]
+    figures = [f["name"] for f in manifest["figures"]]
+    assert figures == [
+        "figure_6_5",
+        "figure_6_6",
+        "figure_6_7",
+        "figure_7_1",
+        "figure_7_2",
+        "figure_7_3",
+        "figure_7_4",
+        "figure_7_7",
+    ]
+    for name in figures:
+        assert (folder / "figures" / f"{name}.png").stat().st_size > 1000
+        assert (folder / "figures" / f"{name}.svg").exists()
+    correlations = pd.read_csv(folder / "tables" / "correlations.csv")
+    assert {"BLEU", "WMT"} <= set(correlations["metric"])
+    html = (folder / "report.html").read_text()
+    assert study.name in html and "8 simulated participants" in html
+    assert "Figure 7.6 not drawn: no DTED or DERP scores were correlated." in manifest["notes"]
+    assert "- mixed models …" in out and "Wrote" in out and "report.html" in out
+
+
+@pytest.mark.django_db
+def test_a_study_without_ratings_is_an_error_and_writes_nothing(tmp_path):
+    study = make_study(questionnaires=1, items=2)
+    with pytest.raises(CommandError, match="No ratings to analyse"):
+        analyse("--out", str(tmp_path / "r"), "--study", study.slug)
+    assert not (tmp_path / "r").exists()
+    with pytest.raises(CommandError, match="no study with slug"):
+        analyse("--out", str(tmp_path / "r"), "--study", "nope")
+
+
+@pytest.mark.django_db
+def test_leaving_out_simulated_participants_can_leave_nothing(tmp_path):
+    study = rated_study(participants=2)
+    with pytest.raises(CommandError, match="simulated ones left out"):
+        analyse("--out", str(tmp_path / "r"), "--study", study.slug, "--no-simulated")
+
+
+@pytest.mark.django_db
+def test_an_exported_release_analyses_like_the_database(tmp_path):
+    study = rated_study(participants=4)
+    call_command("export_wojdb", "--out", str(tmp_path / "release"), stdout=StringIO())
+    options = ["--no-figures", "--no-subsets", "--bootstrap", "0"]
+    analyse("--out", str(tmp_path / "db"), "--study", study.slug, *options)
+    analyse("--out", str(tmp_path / "rel"), "--release", str(tmp_path / "release"), *options)
+    for name in ("levels", "correlations", "adjustment_ttest"):
+        from_db = pd.read_csv(tmp_path / "db" / "tables" / f"{name}.csv")
+        from_release = pd.read_csv(tmp_path / "rel" / "tables" / f"{name}.csv")
+        pd.testing.assert_frame_equal(from_db, from_release)
+    with pytest.raises(CommandError, match="cannot read the release"):
+        analyse("--out", str(tmp_path / "x"), "--release", str(tmp_path / "missing"))
+
+
+# --- the dashboard page ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def report_dir(settings, tmp_path):
+    settings.WOJDB_REPORT_DIR = tmp_path / "var" / "report"
+    return settings.WOJDB_REPORT_DIR
+
+
+@pytest.fixture
+def staff(db):
+    user = get_user_model().objects.create_user("r", password="pw-for-tests", is_staff=True)
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def synchronous(monkeypatch):
+    monkeypatch.setattr(report_views, "run_in_background", lambda job: job())
+
+
+def test_only_staff_see_the_report_pages(report_dir, db):
+    assert Client().get(reverse("report:index")).status_code == 302
+    user = get_user_model().objects.create_user("p", password="pw-for-tests")
+    client = Client()
+    client.force_login(user)
+    assert client.get(reverse("report:latest")).status_code == 403
+    assert client.get(reverse("report:table", args=["levels"])).status_code == 403
+
+
+def test_generating_from_the_dashboard_writes_and_serves_the_report(report_dir, staff, synchronous):
+    study = rated_study(participants=4)
+    assert "No report has been generated yet" in staff.get(reverse("report:index")).text
+    response = staff.post(
+        reverse("report:generate"), {"study": study.slug, "include_simulated": "on"}
+    )
+    assert response.status_code == 302 and response.url == reverse("report:index")
+    assert report_views.read_status()["state"] == "done"
+    page = staff.get(reverse("report:index")).text
+    assert f"WOJ-DB analysis: {study.name}" in page and reverse("report:latest") in page
+    assert reverse("report:table", args=["levels"]) in page
+    latest = staff.get(reverse("report:latest"))
+    assert latest["Content-Type"].startswith("text/html")
+    assert "default-src 'none'" in latest["Content-Security-Policy"]
+    assert study.name in latest.text and "<script" not in latest.text
+    csv = staff.get(reverse("report:table", args=["levels"]))
+    assert csv["Content-Disposition"] == 'attachment; filename="levels.csv"'
+    assert b"judgment,kind" in b"".join(csv.streaming_content)
+    assert staff.get(reverse("report:table", args=["nothing"])).status_code == 404
+    # Generating again replaces the report as a whole; no staging folders are left behind.
+    staff.post(reverse("report:generate"), {"study": study.slug})
+    assert sorted(p.name for p in report_dir.parent.iterdir()) == [
+        "report",
+        "report.status.json",
+    ]
+
+
+def test_figures_are_served_as_png_and_svg_only(report_dir, staff):
+    F.save(F.language_knowledge(pd.DataFrame({"participant": [1]})), report_dir / "figures", "f")
+    png = staff.get(reverse("report:figure", args=["f", "png"]))
+    assert png["Content-Type"] == "image/png"
+    svg = staff.get(reverse("report:figure", args=["f", "svg"]))
+    assert svg["Content-Type"] == "image/svg+xml"
+    assert staff.get(reverse("report:figure", args=["f", "html"])).status_code == 404
+
+
+def test_a_failed_run_is_reported_on_the_page(report_dir, staff, synchronous):
+    study = make_study(questionnaires=1, items=2)
+    staff.post(reverse("report:generate"), {"study": study.slug, "include_simulated": "on"})
+    status = report_views.read_status()
+    assert status["state"] == "failed" and "No ratings to analyse" in status["message"]
+    page = staff.get(reverse("report:index")).text
+    assert "failed" in page and "No ratings to analyse" in page
+    assert not (report_dir).exists()
+
+
+def test_one_run_at_a_time_and_post_only_with_csrf(report_dir, staff, synchronous):
+    study = make_study(questionnaires=1, items=2)
+    report_views._write_status(
+        state="running", study=study.slug, started="2999-01-01T00:00:00+00:00"
+    )
+    response = staff.post(reverse("report:generate"), {"study": study.slug}, follow=True)
+    assert "being generated already" in response.text
+    assert 'http-equiv="refresh"' in response.text
+    assert staff.get(reverse("report:generate")).status_code == 405
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(get_user_model().objects.get(username="r"))
+    assert strict.post(reverse("report:generate"), {"study": study.slug}).status_code == 403
