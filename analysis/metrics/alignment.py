@@ -25,6 +25,7 @@ from nltk.stem.porter import PorterStemmer
 from scipy.optimize import linear_sum_assignment
 
 from analysis.metrics.permutation import Permutation
+from survey.permutations.sentence import align_words
 
 Link = tuple[int, int]
 PERMUTATION_MAPPING = "permutation-mapping"
@@ -254,6 +255,49 @@ def format_links(alignment: Alignment, *, one_based: bool = False) -> str:
 def write_alignments(alignments: Iterable[Alignment], *, one_based: bool = False) -> str:
     """An `i-j` file, one line per alignment."""
     return "".join(format_links(a, one_based=one_based) + "\n" for a in alignments)
+
+
+# --- permuted references -----------------------------------------------------------------------
+
+
+def alignment_from_word_mapping(
+    hyp_words: Sequence[str],
+    hyp_tokens: Sequence[str],
+    ref_words: Sequence[str],
+    ref_tokens: Sequence[str],
+    mapping: Sequence[int],
+) -> Alignment:
+    """Token links of a permuted reference, from its known word mapping instead of an aligner.
+
+    mapping[i] is the reference word shown as output word i (−1 for a word brought in from
+    elsewhere); words are whitespace words, tokens the parser's. Tokens with the same text
+    (ignoring case, as moved words are recased) are linked in order within each output word and
+    the reference word it shows; tokens left over, the punctuation that stays at a position when
+    its word moves, are then linked likewise to the reference word at the same position.
+    """
+    hyp_spans = align_words(hyp_words, hyp_tokens)
+    ref_spans = align_words(ref_words, ref_tokens)
+    links: list[Link] = []
+    linked_hyp: set[int] = set()
+    linked_ref: set[int] = set()
+
+    def link(hyp_span: range, ref_span: range) -> None:
+        for h in hyp_span:
+            if h in linked_hyp:
+                continue
+            for r in ref_span:
+                if r not in linked_ref and hyp_tokens[h].lower() == ref_tokens[r].lower():
+                    links.append((h, r))
+                    linked_hyp.add(h)
+                    linked_ref.add(r)
+                    break
+
+    for word, source in enumerate(mapping):
+        if source >= 0:
+            link(hyp_spans[word], ref_spans[source])
+    for hyp_span, ref_span in zip(hyp_spans, ref_spans, strict=False):
+        link(hyp_span, ref_span)
+    return Alignment(tuple(links), len(hyp_tokens), len(ref_tokens), PERMUTATION_MAPPING)
 
 
 # --- alignment -> permutation ------------------------------------------------------------------

@@ -13,6 +13,7 @@ from analysis.metrics.alignment import (
     Stage,
     align,
     aligner_name,
+    alignment_from_word_mapping,
     alignment_permutation,
     format_links,
     parse_links,
@@ -173,3 +174,34 @@ def test_permutation_of_one_to_many_and_many_to_one_links():
 def test_permutation_of_the_running_example():
     # hyp order: mat(ref 6) had(2) sat(3) on(4) cat(1)
     assert alignment_permutation(align(HYP, REF)) == (5, 2, 3, 4, 1)
+
+
+# --- permuted references -----------------------------------------------------------------------
+
+
+def test_word_mapping_of_a_swap_keeps_punctuation_in_place():
+    # "The cat sat on the mat." with cat and mat exchanged: the full stop stays at the end.
+    ref_words, ref_tokens = ["The", "cat", "sat", "on", "the", "mat."], ["The", "cat", "sat"]
+    ref_tokens += ["on", "the", "mat", "."]
+    hyp_words = ["The", "mat", "sat", "on", "the", "cat."]
+    hyp_tokens = ["The", "mat", "sat", "on", "the", "cat", "."]
+    alignment = alignment_from_word_mapping(
+        hyp_words, hyp_tokens, ref_words, ref_tokens, [0, 5, 2, 3, 4, 1]
+    )
+    assert alignment.links == ((0, 0), (1, 5), (2, 2), (3, 3), (4, 4), (5, 1), (6, 6))
+    assert alignment.aligner == "permutation-mapping"
+
+
+def test_word_mapping_with_recased_multi_token_and_new_words():
+    # "Don't" moved away from the start is recased; "quickly" replaced a reference word.
+    ref_words, ref_tokens = ["Don't", "stop", "now"], ["Do", "n't", "stop", "now"]
+    hyp_words, hyp_tokens = ["Now", "don't", "quickly"], ["Now", "do", "n't", "quickly"]
+    alignment = alignment_from_word_mapping(
+        hyp_words, hyp_tokens, ref_words, ref_tokens, [2, 0, -1]
+    )
+    assert alignment.links == ((0, 3), (1, 0), (2, 1))
+
+
+def test_word_mapping_rejects_tokens_that_do_not_spell_the_words():
+    with pytest.raises(ValueError, match="do not spell"):
+        alignment_from_word_mapping(["ab"], ["a", "c"], ["ab"], ["ab"], [0])
