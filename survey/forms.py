@@ -40,6 +40,19 @@ class ConsentForm(forms.Form):
         return False
 
 
+# The participant's fields the about-you page writes.
+ABOUT_FIELDS = [
+    "english_first",
+    "english_years",
+    "gender",
+    "nationality",
+    "education",
+    "reading_disability",
+    "grammar_attention",
+    "age",
+]
+
+
 class AboutForm(forms.Form):
     """The survey cover page's "About You" questions; every answer is optional."""
 
@@ -153,13 +166,19 @@ class LanguageForm(forms.Form):
 
 # absolute_max caps the rows built from a posted TOTAL_FORMS: Django's default (max_num + 1000)
 # let a 100-byte post make the server build and render a thousand rows.
+MAX_LANGUAGES = 30
 LanguageFormSet = forms.formset_factory(
-    LanguageForm, extra=0, max_num=30, absolute_max=30, validate_max=True
+    LanguageForm,
+    extra=0,
+    max_num=MAX_LANGUAGES,
+    absolute_max=MAX_LANGUAGES,
+    validate_max=True,
 )
 
 
 def language_formset(participant: Participant, data=None, extra_rows: int = 0):
-    """The participant's languages as form rows, with at least one blank row to fill in."""
+    """The participant's languages as form rows: the posted ones (plus `extra_rows` blank
+    rows), or the stored ones with at least one blank row to fill in."""
     if data is not None:
         formset = LanguageFormSet(data, prefix="languages")
         if extra_rows:
@@ -171,7 +190,9 @@ def language_formset(participant: Participant, data=None, extra_rows: int = 0):
         {"language": lang.language, "fluency": lang.fluency, "qualifications": lang.qualifications}
         for lang in participant.languages.order_by("pk")
     ]
-    rows = forms.formset_factory(LanguageForm, extra=max(1, 2 - len(initial)) + extra_rows)
+    rows = forms.formset_factory(
+        LanguageForm, extra=max(1, 2 - len(initial)), max_num=MAX_LANGUAGES
+    )
     return rows(initial=initial, prefix="languages")
 
 
@@ -180,7 +201,7 @@ def save_about(participant: Participant, form: AboutForm, languages, done: bool)
     form.apply(participant)
     participant.about_done = participant.about_done or done
     with transaction.atomic():
-        participant.save()
+        participant.save(update_fields=[*ABOUT_FIELDS, "about_done"])
         participant.languages.all().delete()
         ParticipantLanguage.objects.bulk_create(
             ParticipantLanguage(
