@@ -281,7 +281,7 @@ class Study(models.Model):
         try:
             self.layout()
         except composition.ConfigurationError as e:
-            raise ValidationError({"type_counts": str(e)}) from None
+            raise ValidationError(f"These numbers cannot describe a questionnaire: {e}") from None
 
     def layout(self) -> composition.Layout:
         """Table 6.3 for this study's numbers; raises composition.ConfigurationError."""

@@ -215,16 +215,17 @@ def revise(questionnaire: Questionnaire, entries: Sequence[tuple[Item, bool]]) -
         if newest.pk != q.pk:
             raise QuestionnaireError(f"{q} has a newer version ({newest.version}); revise that")
         if is_frozen(q):
-            q.frozen, active, q.active = True, q.active, False
-            q.save(update_fields=["frozen", "active"])
-            q = Questionnaire.objects.create(
+            new = Questionnaire.objects.create(
                 study_id=q.study_id,
                 number=q.number,
                 version=q.version + 1,
                 seed=q.seed,
                 software_version=q.software_version,
-                active=active,
+                active=q.active,
             )
+            q.frozen, q.active = True, False  # kept as answered, offered no more
+            q.save(update_fields=["frozen", "active"])
+            q = new
         else:
             q.entries.all().delete()
         QuestionnaireEntry.objects.bulk_create(
