@@ -771,7 +771,8 @@ def compose(
         researcher's selection, or the shared items of a study being extended; None chooses
         them stratified by quality, source language, permutation type and degree.
     used: keys of hypotheses already in other questionnaires, never to be used again.
-    Raises CompositionError naming the first rule the pool cannot satisfy and the shortfall.
+    Raises CompositionError naming the rule the pool cannot satisfy and the shortfall
+    (CompositionErrors, one line per rule, when several fail at once).
     """
     if not isinstance(count, int) or count < 1:
         raise ValueError(f"the number of questionnaires must be a positive whole number: {count!r}")
