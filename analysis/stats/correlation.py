@@ -62,51 +62,98 @@ def statistic(x: np.ndarray, y: np.ndarray, method: str) -> tuple[float, float]:
     return float(result.statistic), float(result.pvalue)
 
 
+def _coefficient(x: np.ndarray, y: np.ndarray, method: str) -> float:
+    """The coefficient alone (as scipy computes it), cheaper than statistic() with its p."""
+    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return np.nan
+    if method == "spearman":
+        x, y = stats.rankdata(x), stats.rankdata(y)
+    elif method == "kendall":
+        return float(stats.kendalltau(x, y).statistic)
+    return float(np.corrcoef(x, y)[0, 1])
+
+
 def _midranks(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Average ranks of each item within each resample given its multiplicities.
 
-    Row b of ``weights`` says how often each item was drawn; a drawn item's rank in the resample
-    is the weight below its tie group plus half the group's weight plus 1/2 - what
-    scipy.stats.rankdata gives on the expanded resample, without sorting B times.
+    Column b of ``weights`` (items x resamples) says how often each item was drawn. In that
+    resample an item's rank is the weight of all tie groups up to and including its own minus
+    (own group's weight - 1)/2: what scipy.stats.rankdata gives on the expanded resample,
+    without sorting B times.
     """
     order = np.argsort(values, kind="stable")
     ordered = values[order]
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-    group_weight = np.add.reduceat(weights[:, order], starts, axis=1)
-    below = np.cumsum(group_weight, axis=1) - group_weight
-    group_rank = below + (group_weight + 1) / 2
-    sizes = np.diff(np.r_[starts, len(values)])
-    ranks = np.empty(weights.shape)
-    ranks[:, order] = np.repeat(group_rank, sizes, axis=1)
-    return ranks
+    group_of = np.empty(len(values), dtype=np.intp)
+    group_of[order] = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(values)]))
+    group_weight = np.add.reduceat(weights[order], starts, axis=0)
+    group_rank = np.cumsum(group_weight, axis=0) - (group_weight - 1) / 2
+    return group_rank[group_of]
 
 
-def _weighted_pearson(x: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    total = weights.sum(axis=1, keepdims=True)
-    dx = x - (weights * x).sum(axis=1, keepdims=True) / total
-    dy = y - (weights * y).sum(axis=1, keepdims=True) / total
-    cov = (weights * dx * dy).sum(axis=1)
-    var = (weights * dx * dx).sum(axis=1) * (weights * dy * dy).sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(var > 0, cov / np.sqrt(var), np.nan)
+class _Moments:
+    """Weighted centred moments of one variable in every resample (columns of ``weights``)."""
+
+    def __init__(self, values: np.ndarray, weights: np.ndarray):
+        values = values.reshape(len(values), -1)
+        # Centring first keeps the one-pass moments free of cancellation.
+        self.centred = values - values.mean()
+        n = len(weights)
+        self.weighted = weights * self.centred
+        self.mean = self.weighted.sum(axis=0) / n
+        self.var = np.einsum("ib,ib->b", self.weighted, self.centred) / n - self.mean**2
+        # A resample drawing one value only has zero variance, up to rounding.
+        self.spread = self.var > 1e-12 * np.mean(self.centred**2)
+
+    def pearson(self, other: _Moments) -> np.ndarray:
+        n = len(self.weighted)
+        cov = np.einsum("ib,ib->b", self.weighted, other.centred) / n - self.mean * other.mean
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = cov / np.sqrt(self.var * other.var)
+        return np.where(self.spread & other.spread, r, np.nan)
 
 
-def resampled_statistics(
-    x: np.ndarray, y: np.ndarray, resamples: np.ndarray, method: str = "spearman"
-) -> np.ndarray:
-    """The statistic on each resample; row b of ``resamples`` holds the drawn indices."""
-    n_boot, n = resamples.shape
-    rows = np.repeat(np.arange(n_boot), n)
-    weights = np.bincount(rows * n + resamples.ravel(), minlength=n_boot * n)
-    weights = weights.reshape(n_boot, n).astype(float)
-    if method == "pearson":
-        return _weighted_pearson(x, y, weights)
-    if method == "spearman":
-        return _weighted_pearson(_midranks(x, weights), _midranks(y, weights), weights)
-    if method == "kendall":
-        # No weighted shortcut for tau-b with duplicates: compute each resample directly.
-        return np.array([stats.kendalltau(x[i], y[i]).statistic for i in resamples])
-    raise ValueError(f"method must be one of {METHODS}")
+class Bootstrap:
+    """Percentile bootstrap over n pairs: the resamples are drawn once from the seed.
+
+    Each variable is prepared once (its ranks and moments in every resample), so one set of
+    judgments is compared with many score sources, and one source with several judgments,
+    without repeating work; every comparison over n pairs sees the same resamples.
+    """
+
+    def __init__(self, n: int, method: str = "spearman", n_boot: int = N_BOOT, seed: int = 0):
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}")
+        self.method = method
+        self.resamples = np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
+        # Multiplicities, items x resamples: the layout the rank sums run along.
+        cells = self.resamples.ravel() * n_boot + np.repeat(np.arange(n_boot), n)
+        counts = np.bincount(cells, minlength=n * n_boot).reshape(n, n_boot)
+        # Single precision halves the memory traffic; counts and mid-ranks (half-integers) are
+        # exact in it, and the moments' rounding (~1e-6 in r) is far below bootstrap error.
+        self.weights = counts.astype(np.float32)
+
+    def prepare(self, values: np.ndarray) -> _Moments | np.ndarray:
+        if self.method == "spearman":
+            return _Moments(_midranks(values, self.weights), self.weights)
+        if self.method == "pearson":
+            return _Moments(values, self.weights)
+        return values
+
+    def statistics(self, x: _Moments | np.ndarray, y: _Moments | np.ndarray) -> np.ndarray:
+        """The statistic on every resample of the pairs (x, y), both from prepare()."""
+        if self.method == "kendall":
+            # No weighted shortcut for tau-b with duplicates: compute each resample directly.
+            return np.array([stats.kendalltau(x[i], y[i]).statistic for i in self.resamples])
+        return x.pearson(y)
+
+    def interval(self, x, y, level: float = 0.95) -> tuple[float, float]:
+        boot = self.statistics(x, y)
+        if not np.isfinite(boot).any():
+            return np.nan, np.nan
+        tail = (1 - level) / 2 * 100
+        low, high = np.nanpercentile(boot, [tail, 100 - tail])
+        return float(low), float(high)
 
 
 def correlate(
@@ -121,16 +168,12 @@ def correlate(
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     keep = ~(np.isnan(x) | np.isnan(y))
     x, y = x[keep], y[keep]
-    n = len(x)
     r, p = statistic(x, y, method)
     low = high = np.nan
     if n_boot and np.isfinite(r):
-        resamples = np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
-        boot = resampled_statistics(x, y, resamples, method)
-        tail = (1 - level) / 2 * 100
-        if np.isfinite(boot).any():
-            low, high = np.nanpercentile(boot, [tail, 100 - tail])
-    return Correlation(r, p, n, float(low), float(high))
+        boot = Bootstrap(len(x), method, n_boot, seed)
+        low, high = boot.interval(boot.prepare(x), boot.prepare(y), level)
+    return Correlation(r, p, len(x), low, high)
 
 
 def _judgment_column(ratings: pd.DataFrame, judgment: str, adjusted: bool) -> str:
@@ -168,13 +211,6 @@ def _groups(ratings: pd.DataFrame, groups: Iterable[str] | None) -> list[str]:
     return [g for g in wanted if g in present]
 
 
-def _paired(human: pd.Series, source: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """Human values and the source's score of the same item, where both exist."""
-    matched = source.reindex(human.index)
-    keep = matched.notna().to_numpy()
-    return human.to_numpy()[keep], matched.to_numpy()[keep]
-
-
 def correlation_table(
     ratings: pd.DataFrame,
     scores: pd.DataFrame,
@@ -188,49 +224,91 @@ def correlation_table(
     seed: int = 0,
     alpha: float = 0.05,
 ) -> pd.DataFrame:
-    """Every judgment x adjustment x sentence group x score source with enough items.
+    """Every sentence group x score source x judgment x adjustment with enough items.
 
     ``ratings`` is a scored frame with a ``group`` column (as adjust_scores() returns).
     Columns: judgment, adjusted, group, metric, variant, config, method, n, coverage (share of
     the group's judged items the source scores), r, p, ci_low, ci_high, p_unadjusted and
     significant (p_unadjusted < alpha). Sources scoring fewer than ``min_items`` are left out.
+    The interval of each row is what correlate() gives on the same pairs with the same seed.
     """
     if col.GROUP not in ratings.columns:
         ratings = col.scored(ratings)
     sources = score_sources(scores)
+    combos = [(j, a) for j in judgments for a in adjusted]
+    boots: dict[int, Bootstrap] = {}
+
+    def bootstrap(n: int) -> Bootstrap:
+        if n not in boots:
+            boots.clear()  # one size at a time keeps memory flat
+            boots[n] = Bootstrap(n, method, n_boot, seed)
+        return boots[n]
+
     rows = []
-    for judgment in judgments:
-        for group in _groups(ratings, groups):
-            in_group = ratings[ratings[col.GROUP] == group]
-            plain = human_scores(in_group, judgment, False, unit)
-            judged_items = plain.index.nunique()
-            for is_adjusted in adjusted:
-                human = human_scores(in_group, judgment, True, unit) if is_adjusted else plain
-                for key, source in sources.items():
-                    x, y = _paired(human, source)
-                    if len(x) < min_items:
-                        continue
-                    result = correlate(x, y, method, n_boot, seed)
-                    p_plain = statistic(*_paired(plain, source), method)[1]
-                    rows.append(
-                        {
-                            "judgment": judgment,
-                            "adjusted": is_adjusted,
-                            col.GROUP: group,
-                            **dict(zip(SOURCE, key, strict=True)),
-                            "method": method,
-                            "n": result.n,
-                            "coverage": source.index.intersection(plain.index).nunique()
-                            / judged_items,
-                            "r": result.r,
-                            "p": result.p,
-                            "ci_low": result.ci_low,
-                            "ci_high": result.ci_high,
-                            "p_unadjusted": p_plain,
-                            "significant": p_plain < alpha,
-                        }
+    for group in _groups(ratings, groups):
+        in_group = ratings[ratings[col.GROUP] == group]
+        humans = {
+            (j, a): human_scores(in_group, j, a, unit)
+            for j in judgments
+            for a in {*adjusted, False}
+        }
+        prepared_humans: dict[tuple[str, bool], object] = {}
+        for key, source in sources.items():
+            prepared_source: dict[bytes, object] = {}
+            plain_p: dict[str, float] = {}
+            for judgment, is_adjusted in combos:
+                plain = humans[(judgment, False)]
+                human = humans[(judgment, is_adjusted)]
+                matched = source.reindex(human.index)
+                keep = matched.notna().to_numpy()
+                if keep.sum() < min_items:
+                    continue
+                x, y = human.to_numpy()[keep], matched.to_numpy()[keep]
+                r, p = statistic(x, y, method)
+                if judgment not in plain_p:
+                    plain_p[judgment] = (
+                        p if not is_adjusted else statistic(*_paired(plain, source), method)[1]
                     )
+                p_plain = plain_p[judgment]
+                low = high = np.nan
+                if n_boot and np.isfinite(r):
+                    boot = bootstrap(len(x))
+                    if keep.all():
+                        if (judgment, is_adjusted) not in prepared_humans:
+                            prepared_humans[(judgment, is_adjusted)] = boot.prepare(x)
+                        px = prepared_humans[(judgment, is_adjusted)]
+                    else:
+                        px = boot.prepare(x)
+                    items = human.index.to_numpy()[keep].tobytes()
+                    if items not in prepared_source:
+                        prepared_source[items] = boot.prepare(y)
+                    low, high = boot.interval(px, prepared_source[items])
+                rows.append(
+                    {
+                        "judgment": judgment,
+                        "adjusted": is_adjusted,
+                        col.GROUP: group,
+                        **dict(zip(SOURCE, key, strict=True)),
+                        "method": method,
+                        "n": len(x),
+                        "coverage": source.index.intersection(plain.index).nunique()
+                        / plain.index.nunique(),
+                        "r": r,
+                        "p": p,
+                        "ci_low": low,
+                        "ci_high": high,
+                        "p_unadjusted": p_plain,
+                        "significant": p_plain < alpha,
+                    }
+                )
     return pd.DataFrame(rows)
+
+
+def _paired(human: pd.Series, source: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Human values and the source's score of the same item, where both exist."""
+    matched = source.reindex(human.index)
+    keep = matched.notna().to_numpy()
+    return human.to_numpy()[keep], matched.to_numpy()[keep]
 
 
 def coverage_table(
@@ -293,6 +371,17 @@ def williams_test(r12: float, r13: float, r23: float, n: int, two_tailed: bool =
     return Williams(float(t), float(p), df)
 
 
+def _williams_row(
+    h: np.ndarray, a: np.ndarray, b: np.ndarray, method: str, two_tailed: bool
+) -> dict[str, float]:
+    r_a, r_b, r_ab = (_coefficient(u, v, method) for u, v in ((h, a), (h, b), (a, b)))
+    t = p = np.nan
+    if len(h) > 3:
+        test = williams_test(r_a, r_b, r_ab, len(h), two_tailed)
+        t, p = test.t, test.p
+    return {"n": len(h), "r_a": r_a, "r_b": r_b, "r_ab": r_ab, "t": t, "p": p}
+
+
 def compare_sources(
     human: pd.Series,
     a: pd.Series,
@@ -300,16 +389,15 @@ def compare_sources(
     method: str = "spearman",
     two_tailed: bool = True,
 ) -> dict[str, float]:
-    """Does source a correlate better than source b with the same judgments? (Williams)"""
+    """Does source a correlate better than source b with the same judgments? (Williams)
+
+    Over the items all three have; t and p are NaN with 3 items or fewer.
+    """
     frame = pd.concat(
         {"h": human, "a": a.reindex(human.index), "b": b.reindex(human.index)}, axis=1
     )
-    frame = frame.dropna()
-    r_a = statistic(frame["h"].to_numpy(), frame["a"].to_numpy(), method)[0]
-    r_b = statistic(frame["h"].to_numpy(), frame["b"].to_numpy(), method)[0]
-    r_ab = statistic(frame["a"].to_numpy(), frame["b"].to_numpy(), method)[0]
-    test = williams_test(r_a, r_b, r_ab, len(frame), two_tailed)
-    return {"n": len(frame), "r_a": r_a, "r_b": r_b, "r_ab": r_ab, "t": test.t, "p": test.p}
+    h, x, y = frame.dropna().to_numpy().T
+    return _williams_row(h, x, y, method, two_tailed)
 
 
 def williams_table(
@@ -323,19 +411,24 @@ def williams_table(
     min_items: int = MIN_ITEMS,
     two_tailed: bool = True,
 ) -> pd.DataFrame:
-    """Williams's test for every pair of sources over the items both score."""
+    """Williams's test for every pair of sources sharing at least ``min_items`` judged items.
+
+    Columns a, b (source labels), n, r_a, r_b, r_ab, t, p; t > 0 when a correlates better.
+    """
     if col.GROUP not in ratings.columns:
         ratings = col.scored(ratings)
     human = human_scores(ratings[ratings[col.GROUP] == group], judgment, adjusted, unit)
-    sources = {
-        key: s for key, s in score_sources(scores).items() if len(_paired(human, s)[0]) >= min_items
+    h = human.to_numpy()
+    aligned = {
+        " ".join(filter(None, key)): source.reindex(human.index).to_numpy()
+        for key, source in score_sources(scores).items()
     }
     rows = []
-    for (key_a, a), (key_b, b) in combinations(sources.items(), 2):
-        result = compare_sources(human, a, b, method, two_tailed)
-        if result["n"] > 3:
-            rows.append({"a": " ".join(filter(None, key_a)), "b": " ".join(filter(None, key_b))})
-            rows[-1].update(result)
+    for (label_a, a), (label_b, b) in combinations(aligned.items(), 2):
+        keep = ~(np.isnan(a) | np.isnan(b))
+        if keep.sum() >= min_items:
+            result = _williams_row(h[keep], a[keep], b[keep], method, two_tailed)
+            rows.append({"a": label_a, "b": label_b, **result})
     return pd.DataFrame(rows)
 
 

@@ -1,0 +1,294 @@
+"""Benchmark of the analysis statistics; prints timings (targets: 30 s and 10 s).
+
+1. The full analysis of a thesis-sized study: 36 participants x 50 items (Table 6.3 mix),
+   30 score sources - participant adjustment, crossed models, t-tests, correlations with
+   bootstrap intervals, Table 7.1, Williams's tests, demographic subsets, Table 7.4, agreement
+   and participant checks.
+2. A crossed participant + item fit on 50,000 ratings from 500 participants and 5,000 items;
+   with R and lme4 installed, lme4 fits the same data for comparison.
+
+Run: .venv/bin/python bench/analysis_bench.py
+"""
+
+import os
+
+# Threaded BLAS loses badly on a small shared machine for the 500 x 500 factorisations here;
+# set before numpy loads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import json  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from analysis.stats import columns as col  # noqa: E402
+from analysis.stats.correlation import (  # noqa: E402
+    correlation_table,
+    coverage_table,
+    subset_correlations,
+    williams_table,
+)
+from analysis.stats.hypotheses import hypotheses_table  # noqa: E402
+from analysis.stats.mixed import adjust_scores, adjustment_ttest, crossed_model  # noqa: E402
+from analysis.stats.quality import agreement, participant_checks  # noqa: E402
+from analysis.stats.simulate import simulate_responses  # noqa: E402
+
+MAX_DEGREE = 18
+TYPES = ("order", "swap", "phrase", "choice")
+
+
+def study_design(participants: int, rng: np.random.Generator) -> pd.DataFrame:
+    """Table 6.3 questionnaires: 10+15 hypotheses, 10+15 permutations, 40% shared."""
+    items, next_id = [], 0
+
+    def new_items(kind, perm_types):
+        nonlocal next_id
+        made = []
+        for perm_type in perm_types:
+            degree = rng.integers(1, MAX_DEGREE + 1) if kind == "permutation" else np.nan
+            wmt = rng.uniform(0, 1) if rng.uniform() > 0.29 else np.nan  # 29% unranked
+            quality = 1 - (degree - 1) / (MAX_DEGREE - 1) if kind == "permutation" else wmt
+            made.append((next_id, kind, perm_type, degree, quality, wmt))
+            next_id += 1
+        return made
+
+    def permutation_types(random_count):
+        return [t for t in TYPES for _ in range(2)] + list(rng.choice(TYPES, random_count))
+
+    shared = new_items("hypothesis", [None] * 10) + new_items("permutation", permutation_types(2))
+    for person in range(participants):
+        own = new_items("hypothesis", [None] * 15) + new_items("permutation", permutation_types(7))
+        chosen = [(row, True) for row in shared] + [(row, False) for row in own]
+        positions = rng.permutation(len(chosen)) + 1
+        for (row, is_shared), position in zip(chosen, positions, strict=True):
+            items.append((person, *row, is_shared, position))
+    frame = pd.DataFrame(
+        items,
+        columns=[
+            col.PARTICIPANT,
+            col.ITEM,
+            col.KIND,
+            col.PERM_TYPE,
+            col.DEGREE,
+            col.QUALITY,
+            col.WMT_SCORE,
+            col.SHARED,
+            col.POSITION,
+        ],
+    )
+    people = pd.DataFrame(
+        {
+            col.PARTICIPANT: range(participants),
+            col.AGE: rng.integers(18, 75, participants),
+            col.LANGUAGES_SCORE: rng.integers(7, 20, participants),
+            col.EDUCATION: rng.choice(col.EDUCATION_LEVELS, participants),
+        }
+    )
+    frame = frame.merge(people, on=col.PARTICIPANT)
+    return frame.assign(**{col.QUESTIONNAIRE: frame[col.PARTICIPANT], col.PRACTICE: False})
+
+
+def score_sources(ratings: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+    """30 sources: DTED/DERP variants in configurations, baselines, and 11 partial imports."""
+    items = ratings.drop_duplicates(col.ITEM).set_index(col.ITEM)
+    truth = items[col.QUALITY].fillna(items[col.QUALITY].mean()).to_numpy()
+    hypotheses = items.index[items[col.KIND] == col.HYPOTHESIS].to_numpy()
+    sources = [
+        ("DTED", v, c, noise)
+        for v in ("b", "c", "fb", "fc")
+        for c, noise in (("malt-giza", 0.3), ("stanford-cdec", 0.35))
+    ]
+    sources += [("DERP", v, c, 0.4) for v in ("", "f") for c in ("malt-giza", "stanford-cdec")]
+    sources += [("BLEU", "", "", 0.5), ("Meteor", "", "", 0.5), ("Meteor (chnk)", "", "", 0.6)]
+    sources += [("Kendall tau", "", a, 0.45) for a in ("giza", "cdec")]
+    sources += [("Aligned %", "", a, 0.7) for a in ("giza", "cdec")]
+    frames = []
+    for metric, variant, config, noise in sources:
+        frames.append(
+            pd.DataFrame(
+                {
+                    col.ITEM: items.index,
+                    col.METRIC: metric,
+                    col.VARIANT: variant,
+                    col.CONFIG: config,
+                    col.SCORE: truth + rng.normal(0, noise, len(truth)),
+                }
+            )
+        )
+    for k in range(11):
+        covered = rng.choice(hypotheses, int(len(hypotheses) * rng.uniform(0.05, 0.65)), False)
+        quality = items.loc[covered, col.QUALITY].fillna(0.5).to_numpy()
+        frames.append(
+            pd.DataFrame(
+                {
+                    col.ITEM: covered,
+                    col.METRIC: f"WMT metric {k + 1}",
+                    col.VARIANT: "",
+                    col.CONFIG: "",
+                    col.SCORE: quality + rng.normal(0, 1.0, len(covered)),
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+def timed(label: str, timings: list, work):
+    started, cpu = time.perf_counter(), time.process_time()
+    result = work()
+    timings.append((label, time.perf_counter() - started, time.process_time() - cpu))
+    return result
+
+
+def full_analysis() -> None:
+    rng = np.random.default_rng(2017)
+    ratings = simulate_responses(study_design(36, rng), seed=1)
+    scores = score_sources(ratings, rng)
+    n_sources = scores.groupby([col.METRIC, col.VARIANT, col.CONFIG]).ngroups
+    print(
+        f"Full analysis: {ratings[col.PARTICIPANT].nunique()} participants x "
+        f"{len(ratings) // ratings[col.PARTICIPANT].nunique()} items, "
+        f"{ratings[col.ITEM].nunique()} distinct items, {n_sources} score sources"
+    )
+    t: list[tuple[str, float, float]] = []
+    adjusted, fits = timed(
+        "participant models + adjusted scores", t, lambda: adjust_scores(ratings)
+    )
+    crossed = timed(
+        "crossed models (both judgments)",
+        t,
+        lambda: {j: crossed_model(adjusted, j) for j in col.JUDGMENTS},
+    )
+    tests = timed("t-tests", t, lambda: {j: adjustment_ttest(adjusted, j) for j in col.JUDGMENTS})
+    table = timed(
+        "correlations, 1000 bootstrap resamples each",
+        t,
+        lambda: correlation_table(adjusted, scores, n_boot=1000),
+    )
+    coverage = timed("Table 7.1 coverage", t, lambda: coverage_table(adjusted, scores))
+    williams = timed("Williams's tests, all pairs", t, lambda: williams_table(adjusted, scores))
+    subsets = timed(
+        "six demographic subsets, 1000 resamples",
+        t,
+        lambda: subset_correlations(adjusted, scores, n_boot=1000),
+    )
+    table74 = timed("Table 7.4", t, lambda: hypotheses_table(table)[0])
+    alpha = timed("Krippendorff's alpha", t, lambda: agreement(adjusted))
+    checks = timed("participant checks", t, lambda: participant_checks(adjusted))
+    print(f"  {'':45s} {'wall':>9s} {'CPU':>9s}")
+    for label, seconds, cpu in t:
+        print(f"  {label:45s} {seconds:7.2f} s {cpu:7.2f} s")
+    wall, cpu = sum(row[1] for row in t), sum(row[2] for row in t)
+    print(f"  {'total':45s} {wall:7.2f} s {cpu:7.2f} s   (target < 30 s)")
+    print(
+        f"  rows: {len(table)} correlations, {len(coverage)} in Table 7.1, {len(williams)} "
+        f"Williams pairs, {len(subsets)} subset correlations, {len(table74)} hypotheses, "
+        f"{int(checks['flags'].ne('').sum())} participants flagged"
+    )
+    for judgment in col.JUDGMENTS:
+        fit = crossed[judgment]
+        print(
+            f"  {judgment}: participant variance {fits[judgment].variances['participant']:.4f} "
+            f"(converged {fits[judgment].state.converged}); crossed "
+            f"participant {fit.variances['participant']:.4f} item {fit.variances['item']:.4f} "
+            f"residual {fit.variances['residual']:.4f}; t-test p = {tests[judgment].pvalue:.3f}"
+        )
+    alphas = alpha.set_index("judgment")["alpha"].round(3).to_dict()
+    print(f"  Krippendorff's alpha (ordinal, shared items): {alphas}")
+
+
+def crossed_data(rng: np.random.Generator) -> pd.DataFrame:
+    participants, items, per_person = 500, 5000, 100
+    item = np.concatenate(
+        [rng.choice(items, per_person, replace=False) for _ in range(participants)]
+    )
+    person = np.repeat(np.arange(participants), per_person)
+    group = rng.choice(["hypothesis", *TYPES], len(item), p=[0.5, 0.125, 0.125, 0.125, 0.125])
+    shift = pd.Series(
+        {"hypothesis": 0, "order": -0.1, "swap": -0.05, "phrase": -0.12, "choice": 0.08}
+    )
+    value = (
+        0.6
+        + shift[group].to_numpy()
+        + rng.normal(0, 0.12, participants)[person]
+        + rng.normal(0, 0.15, items)[item]
+        + rng.normal(0, 0.2, len(item))
+    )
+    return pd.DataFrame(
+        {
+            col.PARTICIPANT: person,
+            col.ITEM: item,
+            col.GROUP: group,
+            col.unit(col.ORDER): np.clip(np.round(value * 4) / 4, 0, 1),
+        }
+    )
+
+
+LME4_SCRIPT = """
+suppressPackageStartupMessages({library(lme4); library(jsonlite)})
+d <- read.csv(commandArgs(TRUE)[1])
+d$group <- factor(d$group, levels = c("hypothesis", "order", "swap", "phrase", "choice"))
+d$participant <- factor(d$participant); d$item <- factor(d$item)
+t <- system.time(fit <- lmer(order01 ~ group + (1 | participant) + (1 | item), data = d))
+vc <- as.data.frame(VarCorr(fit))
+cat(toJSON(list(seconds = t[["elapsed"]], cpu = t[["user.self"]] + t[["sys.self"]],
+                fixef = as.list(fixef(fit)),
+                variances = as.list(setNames(vc$vcov, ifelse(is.na(vc$var1), "residual", vc$grp)))),
+           auto_unbox = TRUE, digits = NA))
+"""
+
+
+def lme4_fit(data: pd.DataFrame) -> dict | None:
+    if shutil.which("Rscript") is None:
+        return None
+    with tempfile.TemporaryDirectory() as folder:
+        csv, script = Path(folder, "ratings.csv"), Path(folder, "fit.R")
+        data.to_csv(csv, index=False)
+        script.write_text(LME4_SCRIPT)
+        done = subprocess.run(["Rscript", str(script), str(csv)], capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"  lme4 not run: {done.stderr.strip().splitlines()[-1:]}")
+        return None
+    return json.loads(done.stdout)
+
+
+def crossed_benchmark() -> None:
+    data = crossed_data(np.random.default_rng(5))
+    print(
+        f"Crossed fit: {len(data):,} ratings, {data[col.PARTICIPANT].nunique()} participants, "
+        f"{data[col.ITEM].nunique():,} items"
+    )
+    started, cpu = time.perf_counter(), time.process_time()
+    fit = crossed_model(data, col.ORDER)
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    print(f"  analysis.stats (REML)  {seconds:6.2f} s wall, {cpu:.2f} s CPU   (target < 10 s)")
+    print(
+        f"    variances participant {fit.variances['participant']:.6f} item "
+        f"{fit.variances['item']:.6f} residual {fit.variances['residual']:.6f}; "
+        f"converged {fit.state.converged}, {fit.state.evaluations} evaluations"
+    )
+    reference = lme4_fit(data)
+    if reference is None:
+        print("  lme4: Rscript with lme4 not available")
+        return
+    print(
+        f"  lme4 lmer (REML)       {reference['seconds']:6.2f} s wall, {reference['cpu']:.2f} s CPU"
+    )
+    gap_fixed = np.max(np.abs(fit.fixed["estimate"].to_numpy() - list(reference["fixef"].values())))
+    gap_var = max(abs(fit.variances[k] - v) for k, v in reference["variances"].items())
+    print(
+        f"    largest difference from lme4: fixed effects {gap_fixed:.1e}, variances {gap_var:.1e}"
+    )
+
+
+if __name__ == "__main__":
+    full_analysis()
+    print()
+    crossed_benchmark()
