@@ -1,0 +1,459 @@
+"""Load test: simulated participants complete whole questionnaires at once against gunicorn.
+
+Each participant, in its own thread, opens the study link, consents, answers or skips the
+about-you page, then for the sample and every pair loads the page and saves its two answers
+one at a time, as the page's script does (a JSON post per answer), and finally finishes.
+Some saves are sent twice, as after a lost reply. Only answer saves are timed, from sending
+the request to reading the reply; a save sent again after a failed connection is timed from
+its last sending.
+
+Afterwards every acknowledged answer is looked up in the database: it must be there exactly
+once, with the value acknowledged. Everything runs on loopback against a fresh database in a
+temporary directory, with a time limit.
+
+    .venv/bin/python bench/load_test.py --participants 200 --database sqlite
+    .venv/bin/python bench/load_test.py --participants 200 --database postgres
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from http.cookies import SimpleCookie
+from pathlib import Path
+from urllib.parse import urlencode, urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def postgres_server() -> str:
+    """The PostgreSQL server of DATABASE_URL when it names one, else the local default."""
+    url = urlsplit(os.environ.get("DATABASE_URL", ""))
+    if url.scheme.startswith("postgres"):
+        return f"{url.scheme}://{url.netloc}"
+    return "postgres://postgres@127.0.0.1:5432"
+
+
+POSTGRES = postgres_server()
+CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+ITEM = re.compile(r'name="item" value="(\d+)"')
+STATEMENT = re.compile(r'name="(statement_\d+)"')
+STATIC = re.compile(r'(?:href|src)="(/static/[^"]+)"')
+RETRY_AFTER_FAILURE = 0.5  # seconds; the page's script retries an unsent save likewise
+CONNECTION_ERRORS = (ConnectionError, http.client.HTTPException, TimeoutError, OSError)
+
+
+# --- the server and its database -------------------------------------------------------------
+
+
+@dataclass
+class Site:
+    """A fresh database and a gunicorn serving it on a free loopback port."""
+
+    database: str
+    workers: int
+    folder: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="wojdb-load-")))
+    port: int = 0
+    server: subprocess.Popen | None = None
+    pg_name: str = ""
+
+    def __post_init__(self):
+        if self.database == "postgres":
+            self.pg_name = f"wojdb_load_{os.getpid()}"
+            url = f"{POSTGRES}/{self.pg_name}"
+        else:
+            url = f"sqlite:///{self.folder / 'load.sqlite3'}"
+        self.env = os.environ | {
+            "DJANGO_SETTINGS_MODULE": "wojdb.settings",
+            "DATABASE_URL": url,
+            "WOJDB_VAR_DIR": str(self.folder),
+            "WOJDB_STATIC_ROOT": str(self.folder / "static"),
+            "DEBUG": "0",
+            "ALLOWED_HOSTS": "127.0.0.1",
+            # Every simulated participant comes from 127.0.0.1: the per-address limit on the
+            # study link would stop all but the first few.
+            "WOJDB_ENTRY_RATE": "off",
+        }
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+
+    def build(self, questionnaires: int, items: int) -> str:
+        """Create the database and a study; returns the study's slug."""
+        if self.pg_name:
+            self._postgres(f'CREATE DATABASE "{self.pg_name}"')
+        os.environ.update(self.env)
+        sys.path.insert(0, str(ROOT))
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+        from django.db import connections
+
+        from tests.factories import make_study
+
+        call_command("migrate", verbosity=0)
+        call_command("collectstatic", interactive=False, verbosity=0)
+        study = make_study(questionnaires=questionnaires, items=items)
+        connections.close_all()
+        return study.slug
+
+    def start(self) -> None:
+        log = open(self.folder / "server.log", "ab")  # noqa: SIM115 - kept open for the server
+        self.server = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "wojdb.wsgi"]
+            + ["--bind", f"127.0.0.1:{self.port}", "--workers", str(self.workers)],
+            cwd=ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,  # its own process group, so a kill reaches the workers
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if request(self.port, "GET", "/").status == 200:
+                    return
+            except CONNECTION_ERRORS:
+                time.sleep(0.2)
+        raise SystemExit(f"the server did not start; see {self.folder / 'server.log'}")
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        if self.server and self.server.poll() is None:
+            os.killpg(self.server.pid, sig)
+            self.server.wait(timeout=60)
+
+    def close(self, keep: bool) -> None:
+        self.kill(signal.SIGTERM)
+        from django.db import connections
+
+        connections.close_all()
+        if keep:
+            print(f"  kept: {self.folder}" + (f", database {self.pg_name}" if self.pg_name else ""))
+            return
+        if self.pg_name:
+            self._postgres(f'DROP DATABASE IF EXISTS "{self.pg_name}" WITH (FORCE)')
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    @staticmethod
+    def _postgres(statement: str) -> None:
+        import psycopg
+
+        with psycopg.connect(f"{POSTGRES}/postgres", autocommit=True) as connection:
+            connection.execute(statement)
+
+
+# --- one simulated participant ---------------------------------------------------------------
+
+
+@dataclass
+class Reply:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    seconds: float = 0.0  # from sending the request to reading the whole reply
+
+    @property
+    def text(self) -> str:
+        return self.body.decode()
+
+
+def request(port: int, method: str, path: str, body: dict | None = None, headers=None) -> Reply:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    start = time.perf_counter()
+    try:
+        data = urlencode(body) if body is not None else None
+        sent = {"Connection": "close"} | (headers or {})
+        if data is not None:
+            sent["Content-Type"] = "application/x-www-form-urlencoded"
+        connection.request(method, path, data, sent)
+        response = connection.getresponse()
+        body = response.read()
+        return Reply(
+            response.status, dict(response.getheaders()), body, time.perf_counter() - start
+        )
+    finally:
+        connection.close()
+
+
+@dataclass
+class Results:
+    """What every participant saw, gathered under one lock."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    latencies: list[float] = field(default_factory=list)
+    # (token, item id, scale) -> value, for every save the server acknowledged
+    acknowledged: dict[tuple[str, int, str], int] = field(default_factory=dict)
+    repeats: int = 0
+    other_requests: int = 0
+    connection_failures: int = 0
+    errors: list[str] = field(default_factory=list)
+    finished: int = 0
+    first_save: float = 0.0
+    last_save: float = 0.0
+
+
+class Participant:
+    def __init__(self, port, slug, results: Results, think: float, deadline: float, seed: int):
+        self.port, self.slug, self.results = port, slug, results
+        self.think, self.deadline = think, deadline
+        self.rng = random.Random(seed)
+        self.cookies: dict[str, str] = {}
+        self.csrf = ""
+
+    def call(self, method: str, path: str, body: dict | None = None, json_reply=False) -> Reply:
+        """One request, retried while the server cannot be reached (as during a restart)."""
+        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
+        if json_reply:
+            headers["Accept"] = "application/json"
+        while True:
+            if time.monotonic() > self.deadline:
+                raise TimeoutError("time limit reached")
+            try:
+                reply = request(self.port, method, path, body, headers)
+                break
+            except CONNECTION_ERRORS:
+                with self.results.lock:
+                    self.results.connection_failures += 1
+                time.sleep(RETRY_AFTER_FAILURE)
+        for header, value in reply.headers.items():
+            if header.lower() == "set-cookie":
+                cookie = SimpleCookie(value)
+                self.cookies.update({k: m.value for k, m in cookie.items()})
+        if found := CSRF.search(reply.body.decode(errors="replace")):
+            self.csrf = found[1]
+        return reply
+
+    def page(self, path: str, body: dict | None = None, expect=(200,)) -> Reply:
+        reply = self.call("POST" if body is not None else "GET", path, body)
+        with self.results.lock:
+            self.results.other_requests += 1
+        if reply.status not in expect:
+            raise AssertionError(f"{path}: status {reply.status}")
+        return reply
+
+    def pause(self) -> None:
+        time.sleep(self.think * self.rng.uniform(0.5, 1.5))
+
+    def save(self, path: str, token: str, item: int, scale: str, answer: dict) -> dict:
+        """Post one answer as the page's script does; returns the server's JSON reply."""
+        body = answer | {"item": item, "csrfmiddlewaretoken": self.csrf, "client_ms": 1000}
+        reply = self.call("POST", path, body, json_reply=True)
+        if reply.status != 200:
+            raise AssertionError(f"{path}: save status {reply.status}: {reply.text[:200]}")
+        result = json.loads(reply.body)
+        if not result.get("saved"):
+            raise AssertionError(f"{path}: not saved: {result}")
+        now = time.monotonic()
+        with self.results.lock:
+            self.results.latencies.append(reply.seconds)
+            self.results.acknowledged[(token, item, scale)] = answer[scale]
+            self.results.first_save = self.results.first_save or now
+            self.results.last_save = now
+        return result
+
+    def run(self) -> None:
+        try:
+            self.take_part()
+        except Exception as error:  # noqa: BLE001 - every failure is reported, none is fatal
+            with self.results.lock:
+                self.results.errors.append(f"{type(error).__name__}: {error}")
+
+    def take_part(self) -> None:
+        entry = f"/s/{self.slug}/"
+        for static in STATIC.findall(self.page(entry).text):  # fetched once, then cached
+            self.page(static)
+        consent = self.page(entry, {"csrfmiddlewaretoken": self.csrf}, expect=(302,))
+        token = consent.headers["Location"].split("/")[2]
+        statements = STATEMENT.findall(self.page(consent.headers["Location"]).text)
+        answers = dict.fromkeys(statements, "yes") | {"csrfmiddlewaretoken": self.csrf}
+        about = self.page(f"/p/{token}/consent/", answers, expect=(302,))
+        self.page(about.headers["Location"])
+        about_you = {"languages-TOTAL_FORMS": "0", "languages-INITIAL_FORMS": "0"}
+        if self.rng.random() < 0.5:  # half skip every question, half answer some
+            about_you |= {"age": self.rng.randint(18, 70), "gender": "not_say"}
+            about_you |= {"languages-TOTAL_FORMS": "1", "languages-0-language": "English"}
+            about_you |= {"languages-0-fluency": "7"}
+        about_you["csrfmiddlewaretoken"] = self.csrf
+        path = self.page(f"/p/{token}/about/", about_you, expect=(302,)).headers["Location"]
+        while "/item/" in path:
+            item = int(ITEM.search(self.page(path).text)[1])
+            holistic, order = self.rng.randint(1, 5), self.rng.randint(1, 5)
+            basis = {"was_holistic": "", "was_order": ""}
+            self.pause()
+            first = basis | {"holistic": holistic, "go": "stay"}
+            self.save(path, token, item, "holistic", first)
+            self.pause()
+            second = {"was_holistic": holistic, "was_order": "", "order": order, "go": "next"}
+            reply = self.save(path, token, item, "order", second)
+            if self.rng.random() < 0.05:  # the reply was "lost": the same save again
+                again = self.save(path, token, item, "order", second)
+                if again["revisions"] != reply["revisions"]:
+                    raise AssertionError(f"{path}: a repeated save counted as a revision")
+                with self.results.lock:
+                    self.results.repeats += 1
+            path = reply["next"]
+        self.page(path)  # the final check
+        done = self.page(path, {"csrfmiddlewaretoken": self.csrf}, expect=(302,))
+        self.page(done.headers["Location"])
+        with self.results.lock:
+            self.results.finished += 1
+
+
+def run_participants(site: Site, slug: str, args, results: Results) -> float:
+    """Start every participant (arrivals spread over --ramp seconds); returns the run time."""
+    start = time.monotonic()
+    deadline = start + args.max_seconds
+    threads = []
+    for n in range(args.participants):
+        participant = Participant(site.port, slug, results, args.think, deadline, args.seed + n)
+        thread = threading.Thread(target=participant.run, daemon=True)
+        threads.append(thread)
+        arrival = start + args.ramp * n / max(1, args.participants)
+        time.sleep(max(0.0, arrival - time.monotonic()))
+        thread.start()
+    for thread in threads:
+        thread.join(max(0.0, deadline + 5 - time.monotonic()))
+    return time.monotonic() - start
+
+
+# --- the figures and the database check ------------------------------------------------------
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
+
+
+def report(results: Results, elapsed: float, args) -> bool:
+    saves = len(results.latencies)
+    span = max(results.last_save - results.first_save, 1e-9)
+    ms = [1000 * t for t in results.latencies]
+    print(f"  finished: {results.finished}/{args.participants} participants in {elapsed:.1f} s")
+    print(
+        f"  answer saves: {saves:,} acknowledged ({results.repeats:,} of them repeated submits), "
+        f"{saves / span:.1f} saves/s"
+    )
+    print(
+        f"  save latency: p50 {percentile(ms, 0.5):.1f} ms, p90 {percentile(ms, 0.9):.1f} ms, "
+        f"p99 {percentile(ms, 0.99):.1f} ms, max {max(ms, default=float('nan')):.1f} ms"
+    )
+    print(
+        f"  other requests: {results.other_requests:,}; failed connections retried: "
+        f"{results.connection_failures:,}; participant errors: {len(results.errors)}"
+    )
+    for error in sorted(set(results.errors))[:5]:
+        print(f"    {error}")
+    return not results.errors and results.finished == args.participants
+
+
+def check_database(acknowledged: dict[tuple[str, int, str], int], label: str) -> bool:
+    """Every acknowledged answer is stored exactly once with its value, never revised."""
+    from django.db.models import Count
+
+    from survey.models import Rating
+
+    tokens = {token for token, _, _ in acknowledged}
+    stored: dict[tuple[str, int], list[tuple]] = {}
+    rows = Rating.objects.filter(participant__token__in=tokens).values_list(
+        "participant__token", "item_id", "holistic", "order", "revisions"
+    )
+    for token, item, holistic, order, revisions in rows.iterator():
+        stored.setdefault((token, item), []).append((holistic, order, revisions))
+    lost = changed = duplicated = revised = 0
+    for (token, item, scale), value in acknowledged.items():
+        found = stored.get((token, item), [])
+        if not found:
+            lost += 1
+            continue
+        duplicated += len(found) > 1
+        holistic, order, revisions = found[0]
+        changed += (holistic if scale == "holistic" else order) != value
+        revised += revisions != 0
+    per_pair = Rating.objects.values("participant", "item").annotate(n=Count("id"))
+    duplicated += per_pair.filter(n__gt=1).count()
+    print(
+        f"  database check ({label}): {len(acknowledged):,} acknowledged answers, "
+        f"{len(acknowledged) - lost - changed:,} present with their value; lost {lost}, "
+        f"changed {changed}, duplicated {duplicated}, revised {revised}"
+    )
+    return lost == changed == duplicated == revised == 0
+
+
+def sqlite_intact() -> bool:
+    from django.db import connection
+
+    if connection.vendor != "sqlite":
+        return True
+    with connection.cursor() as cursor:
+        result = cursor.execute("PRAGMA integrity_check").fetchone()[0]
+    print(f"  SQLite integrity check: {result}")
+    return result == "ok"
+
+
+def arguments(description: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--participants", type=int, default=200)
+    parser.add_argument("--database", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn sync workers")
+    parser.add_argument("--items", type=int, default=50, help="pairs per questionnaire")
+    parser.add_argument("--questionnaires", type=int, default=8)
+    parser.add_argument(
+        "--think", type=float, default=1.5, help="mean seconds before each answer (people: ~10)"
+    )
+    parser.add_argument("--ramp", type=float, default=20, help="seconds over which people arrive")
+    parser.add_argument("--max-seconds", type=float, default=300, help="stop after this long")
+    parser.add_argument("--p99-ms", type=float, default=200, help="target for a save's p99")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--keep", action="store_true", help="keep the database and server log")
+    return parser
+
+
+def describe(args) -> None:
+    database = "PostgreSQL" if args.database == "postgres" else "SQLite (WAL)"
+    print(
+        f"  {args.participants} participants x {args.items + 1} items (sample + pairs), 2 saves "
+        f"each; {database}; gunicorn, {args.workers} sync workers; think time {args.think} s "
+        f"mean; arrivals over {args.ramp:.0f} s; limit {args.max_seconds:.0f} s"
+    )
+
+
+def main() -> int:
+    args = arguments(__doc__.split("\n")[0]).parse_args()
+    print("WOJ-DB load test")
+    describe(args)
+    site = Site(args.database, args.workers)
+    try:
+        slug = site.build(args.questionnaires, args.items)
+        site.start()
+        results = Results()
+        elapsed = run_participants(site, slug, args, results)
+        completed = report(results, elapsed, args)
+        p99 = percentile([1000 * t for t in results.latencies], 0.99)
+        fast = p99 < args.p99_ms
+        print(f"  p99 of a save {'under' if fast else 'OVER'} the {args.p99_ms:.0f} ms target")
+        site.kill(signal.SIGTERM)
+        exact = check_database(dict(results.acknowledged), "all acknowledged answers")
+        intact = sqlite_intact()
+    finally:
+        site.close(args.keep)
+    ok = completed and fast and exact and intact
+    print("  PASS" if ok else "  FAIL")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
