@@ -10,22 +10,20 @@ along with displaced words in some cases (58% of its 'order' sentences ended up 
 punctuation, §7.3.2); here punctuation positions never change, as §6.2.3 intends.
 
 Everything is plain Python on `Parse` data, so it runs in worker processes without spaCy or
-Django. Every random choice comes from `permutation_rng`, seeded from a SHA-256 digest of
+Django. Every random choice comes from `permutation_rng`, a SHAKE-256 stream keyed by
 (seed, type, degree, reference), so results are the same on any machine, in any process.
 """
 
 from __future__ import annotations
 
-import hashlib
 import operator
 import os
-import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from multiprocessing import Pool
 
 from survey.nlp import Parse
-from survey.permutations.algorithms import PERMUTATION_TYPES, Edit, make_permuter
+from survey.permutations.algorithms import PERMUTATION_TYPES, Edit, RandomStream, make_permuter
 from survey.permutations.sentence import Sentence, Truecaser
 
 __all__ = [
@@ -80,10 +78,10 @@ def quality(degree: int, max_degree: int = MAX_DEGREE) -> float:
     return 1 - (degree - 1) / (max_degree - 1)
 
 
-def permutation_rng(seed: int, perm_type: str, degree: int, reference: str) -> random.Random:
-    """The random stream of one permutation: a stable digest, never Python's salted hash()."""
-    key = "\x1f".join((str(seed), perm_type, str(degree), reference)).encode()
-    return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
+def permutation_rng(seed: int, perm_type: str, degree: int, reference: str) -> RandomStream:
+    """The random stream of one permutation, keyed by what defines it (never by Python's
+    salted hash()), so it does not depend on which other permutations are generated."""
+    return RandomStream("\x1f".join((str(seed), perm_type, str(degree), reference)).encode())
 
 
 class Renderer:

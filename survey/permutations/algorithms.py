@@ -9,7 +9,9 @@ completed. Positions are slots (see `sentence`), so punctuation never moves.
 
 from __future__ import annotations
 
-import random
+import hashlib
+import itertools
+import struct
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,38 +39,55 @@ class Edit:
 class Permuter(Protocol):
     def possible(self, degree: int) -> bool: ...
 
-    def permute(self, degree: int, rng: random.Random) -> Edit | None: ...
+    def permute(self, degree: int, rng: RandomStream) -> Edit | None: ...
 
 
-# Draws use rng.random(), one call into C, rather than randrange, choice, shuffle and sample,
-# whose Python wrappers cost more than the algorithms themselves. int(random() * n) is exact
-# IEEE arithmetic, the same on every machine, and its bias (about n / 2**53) is nil.
+class RandomStream:
+    """The random numbers of one permutation: 64-bit words of SHAKE-256(key), block by block.
+
+    Cheap to start (one hash call, where a Mersenne Twister fills 2.5 kB of state) and defined
+    by a standard (FIPS 202), so a key gives the same numbers on every machine and Python.
+    Whole numbers below n are taken modulo n: the bias, under n / 2**64, is nil.
+    """
+
+    BLOCK = 32  # words per hash call; most permutations use fewer
+
+    def __init__(self, key: bytes):
+        self.key = key
+        self.next = itertools.chain.from_iterable(self._blocks()).__next__  # a random 64-bit word
+
+    def _blocks(self):
+        for index in itertools.count():
+            digest = hashlib.shake_256(self.key + index.to_bytes(4, "big")).digest(8 * self.BLOCK)
+            yield struct.unpack(f">{self.BLOCK}Q", digest)
+
+    def below(self, n: int) -> int:
+        """A whole number in [0, n)."""
+        if n <= 1 << 32:
+            return self.next() % n
+        return ((self.next() << 64) | self.next()) % n  # huge n: 128 bits keep the bias nil
 
 
-def _below(rng: random.Random, n: int) -> int:
-    return int(rng.random() * n)
+def _pick(rng: RandomStream, items: Sequence):
+    return items[rng.next() % len(items)]
 
 
-def _pick(rng: random.Random, items: Sequence):
-    return items[int(rng.random() * len(items))]
-
-
-def _shuffle(rng: random.Random, items: list) -> None:
-    draw = rng.random
+def _shuffle(rng: RandomStream, items: list) -> None:
+    draw = rng.next
     for i in range(len(items) - 1, 0, -1):  # Fisher–Yates
-        j = int(draw() * (i + 1))
+        j = draw() % (i + 1)
         items[i], items[j] = items[j], items[i]
 
 
-def _sample(rng: random.Random, items: Sequence, k: int) -> list:
-    pool, draw = list(items), rng.random
+def _sample(rng: RandomStream, items: Sequence, k: int) -> list:
+    pool, draw = list(items), rng.next
     for i in range(k):  # the first k steps of Fisher–Yates
-        j = i + int(draw() * (len(pool) - i))
+        j = i + draw() % (len(pool) - i)
         pool[i], pool[j] = pool[j], pool[i]
     return pool[:k]
 
 
-def order_moves(n: int, degree: int, rng: random.Random) -> tuple[list[tuple[int, int]], list[int]]:
+def order_moves(n: int, degree: int, rng: RandomStream) -> tuple[list[tuple[int, int]], list[int]]:
     """Algorithm 3: pick `degree` distinct words and move them by ±degree, ±(degree − 1) … ±1.
 
     Returns the moves as (word, signed distance), words being original positions, and the
@@ -82,10 +101,10 @@ def order_moves(n: int, degree: int, rng: random.Random) -> tuple[list[tuple[int
     arrangement = list(range(n))
     used = [False] * n
     moves = []
-    draw = rng.random
+    draw = rng.next
     for distance in range(degree, 0, -1):
         while True:  # lines 4–6: draw positions until an unused word that can move comes up
-            p = int(draw() * n)
+            p = draw() % n
             if not used[arrangement[p]] and (p + distance < n or p >= distance):
                 break
         if p + distance >= n:
@@ -93,7 +112,7 @@ def order_moves(n: int, degree: int, rng: random.Random) -> tuple[list[tuple[int
         elif p < distance:
             d = distance
         else:
-            d = distance if draw() < 0.5 else -distance
+            d = distance if draw() & 1 else -distance
         word = arrangement.pop(p)
         arrangement.insert(p + d, word)  # lines 10–11: remove, then insert at p + d
         used[word] = True
@@ -110,7 +129,7 @@ class OrderPermuter:
     def possible(self, degree: int) -> bool:
         return 0 < degree < self.n
 
-    def permute(self, degree: int, rng: random.Random) -> Edit:
+    def permute(self, degree: int, rng: RandomStream) -> Edit:
         moves, arrangement = order_moves(self.n, degree, rng)
         return Edit(tuple(arrangement), tuple(word for word, _ in moves))
 
@@ -136,7 +155,7 @@ class SwapPermuter:
     def possible(self, degree: int) -> bool:
         return degree > 0 and degree % 2 == 0 and degree // 2 <= sum(self.capacity.values())
 
-    def permute(self, degree: int, rng: random.Random) -> Edit:
+    def permute(self, degree: int, rng: RandomStream) -> Edit:
         # Spread the pairs over the tags in proportion to how many each tag can form.
         pair_tags = [tag for tag, capacity in self.capacity.items() for _ in range(capacity)]
         wanted = Counter(_sample(rng, pair_tags, degree // 2))
@@ -149,7 +168,7 @@ class SwapPermuter:
                     moved += [a, b]
         return Edit(tuple(arrangement), tuple(moved))
 
-    def _pairs(self, group: list[int], rng: random.Random) -> list[tuple[int, int]]:
+    def _pairs(self, group: list[int], rng: RandomStream) -> list[tuple[int, int]]:
         """As many random disjoint pairs of different words as the group allows."""
         members = list(group)
         _shuffle(rng, members)
@@ -165,7 +184,7 @@ class SwapPermuter:
         # with the one half the group further on, which always belongs to another class.
         ordered = [slot for members in classes for slot in members]
         if len(ordered) % 2:
-            ordered.pop(_below(rng, len(ordered)))
+            ordered.pop(rng.below(len(ordered)))
         half = len(ordered) // 2
         return [(ordered[i], ordered[i + half]) for i in range(half)]
 
@@ -203,9 +222,9 @@ class PhrasePermuter:
     def possible(self, degree: int) -> bool:
         return 0 < degree < len(self.count[0]) and self.count[0][degree] > 0
 
-    def choose(self, degree: int, rng: random.Random) -> list[range]:
+    def choose(self, degree: int, rng: RandomStream) -> list[range]:
         """Line 6: a uniformly random set of disjoint phrases of `degree` words in all."""
-        count, r = self.count, rng.randrange(self.count[0][degree])
+        count, r = self.count, rng.below(self.count[0][degree])
         chosen, i, left = [], 0, degree
         while left:
             skip = count[i + 1][left]  # selections that leave slot i out of every phrase
@@ -222,14 +241,14 @@ class PhrasePermuter:
                 r -= ways
         return chosen
 
-    def permute(self, degree: int, rng: random.Random) -> Edit | None:
+    def permute(self, degree: int, rng: RandomStream) -> Edit | None:
         for _ in range(PHRASE_ATTEMPTS):
             edit = self.move(self.choose(degree, rng), rng)
             if edit is not None:
                 return edit
         return None
 
-    def move(self, phrases: Iterable[range], rng: random.Random) -> Edit | None:
+    def move(self, phrases: Iterable[range], rng: RandomStream) -> Edit | None:
         """Lines 8–14: move each phrase, largest first, to a boundary no chosen phrase covers.
 
         A boundary is the word it precedes, so it follows that word as earlier moves shift it.
@@ -301,7 +320,7 @@ class ChoicePermuter:
     def possible(self, degree: int) -> bool:
         return 0 < degree <= self.limit
 
-    def permute(self, degree: int, rng: random.Random) -> Edit | None:
+    def permute(self, degree: int, rng: RandomStream) -> Edit | None:
         pools = {tag: dict(pool) for tag, pool in self.pools.items()}
         replacements: dict[int, str] = {}
         while len(replacements) < degree:
@@ -329,7 +348,7 @@ class BothPermuter:
     def possible(self, degree: int) -> bool:
         return self.choice.possible(degree) and self.order.possible(degree)
 
-    def permute(self, degree: int, rng: random.Random) -> Edit | None:
+    def permute(self, degree: int, rng: RandomStream) -> Edit | None:
         choice = self.choice.permute(degree, rng)
         if choice is None:
             return None

@@ -6,7 +6,6 @@ spaCy pipeline) and check each algorithm's invariants with code independent of t
 
 import json
 import os
-import random
 import subprocess
 import sys
 from collections import Counter
@@ -29,13 +28,13 @@ from survey.permutations import (
     generate_many,
     quality,
 )
-from survey.permutations.algorithms import Edit, order_moves
+from survey.permutations.algorithms import Edit, RandomStream, order_moves
 from survey.permutations.sentence import split_punctuation
 
 REPO = Path(__file__).resolve().parents[2]
 WMT = REPO.parent / "shared" / "data" / "wmt21-toen" / "txt"
 PAIRS_PER_LANGUAGE = 20
-PROPERTY = settings(max_examples=150, deadline=None)
+PROPERTY = settings(max_examples=100, deadline=None)
 
 # Table 6.1's reference and hypothesis.
 REFERENCE = "At the same time she's a usurper and wants to cook him to death, adds Bajgar."
@@ -137,7 +136,7 @@ def check_common(reference: Sentence, permutation, degree: int) -> None:
 @given(st.integers(2, 40), st.data(), st.integers(0, 2**32))
 def test_order_moves_distinct_words_by_decreasing_distances(n, data, seed):
     degree = data.draw(st.integers(1, n - 1))
-    moves, arrangement = order_moves(n, degree, random.Random(seed))
+    moves, arrangement = order_moves(n, degree, RandomStream(str(seed).encode()))
     assert [abs(d) for _, d in moves] == list(range(degree, 0, -1))
     assert len({word for word, _ in moves}) == degree  # no word moved twice
     replay = list(range(n))  # lines 10–11: remove the word, insert it at p + d
@@ -150,7 +149,7 @@ def test_order_moves_distinct_words_by_decreasing_distances(n, data, seed):
 
 def test_order_cannot_move_as_many_words_as_the_sentence_has():
     with pytest.raises(ValueError):
-        order_moves(5, 5, random.Random(0))
+        order_moves(5, 5, RandomStream(b"0"))
 
 
 @PROPERTY
