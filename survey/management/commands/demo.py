@@ -15,7 +15,9 @@ SLICE = Path(settings.BASE_DIR) / "fixtures" / "wmt21-slice"
 class Command(BaseCommand):
     help = (
         "Build a ready demo study from the real WMT21 slice in fixtures/: import texts and DA "
-        "judgments, draw the pool, and create the study and a researcher login. Safe to re-run."
+        "judgments, draw the pool, generate permutations, create the study, build 36 "
+        "questionnaires, add simulated participants, analyse them into the dashboard's report, "
+        "and create a researcher login. Safe to re-run: finished steps are skipped."
     )
 
     def add_arguments(self, parser):
@@ -33,11 +35,43 @@ class Command(BaseCommand):
             call_command(
                 "sample_pool", "--per-corpus", str(per_corpus), "--seed", str(seed), **quiet
             )
+        self.step("Parsing references and generating permutations")
+        call_command("generate_permutations", "--seed", str(seed), **quiet)
         study = self.study()
+        if not study.questionnaires.exists():
+            self.step("Building 36 questionnaires")
+            call_command(
+                "build_questionnaires",
+                "--count",
+                "36",
+                "--seed",
+                str(seed),
+                "--study",
+                study.slug,
+                **quiet,
+            )
+        if not study.participants.filter(simulated=True).exists():
+            self.step("Simulating 36 participants")
+            call_command(
+                "simulate_responses",
+                "--participants",
+                "36",
+                "--seed",
+                str(seed),
+                "--study",
+                study.slug,
+                **quiet,
+            )
+        if not Path(settings.WOJDB_REPORT_DIR, "report.html").exists():
+            self.step("Analysing the simulated answers")
+            call_command(
+                "analyse", "--out", str(settings.WOJDB_REPORT_DIR), "--study", study.slug, **quiet
+            )
         password = self.researcher()
         self.stdout.write(self.style.SUCCESS("\nThe WOJ-DB demo is ready."))
         self.stdout.write(f"  Participant link:  {url}/s/{study.slug}/")
         self.stdout.write(f"  Researcher pages:  {url}/researcher/  (admin: {url}/admin/)")
+        self.stdout.write(f"  Analysis report:   {url}/researcher/report/")
         self.stdout.write(f"  Researcher login:  user 'researcher', password '{password}'")
 
     def step(self, text):
