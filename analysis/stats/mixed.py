@@ -31,8 +31,9 @@ GROUP_LEVELS = (col.HYPOTHESIS, *col.PERM_TYPES)
 def design_matrix(data: pd.DataFrame, terms: Sequence[str]) -> pd.DataFrame:
     """Intercept plus each term: numeric columns as they are, others treatment-coded.
 
-    Categorical terms use their first level as reference (``hypothesis`` for ``group``,
-    otherwise the sorted first); columns are named as patsy names them, ``group[T.order]``.
+    Categorical terms use their first level as reference (``hypothesis`` for ``group``, then
+    the permutation types in their usual order; otherwise levels sorted); columns are named as
+    patsy names them, ``group[T.order]``.
     """
     parts = {"Intercept": np.ones(len(data))}
     for term in terms:
@@ -40,9 +41,9 @@ def design_matrix(data: pd.DataFrame, terms: Sequence[str]) -> pd.DataFrame:
         if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
             parts[term] = values.to_numpy(dtype=float)
             continue
-        present = set(values.dropna().unique())
-        order = GROUP_LEVELS if term == col.GROUP else sorted(present, key=str)
-        levels = [level for level in order if level in present]
+        present = sorted(set(values.dropna().unique()), key=str)
+        known = [level for level in GROUP_LEVELS if level in present] if term == col.GROUP else []
+        levels = known + [level for level in present if level not in known]
         for level in levels[1:]:
             parts[f"{term}[T.{level}]"] = (values == level).to_numpy(dtype=float)
     return pd.DataFrame(parts, index=data.index)

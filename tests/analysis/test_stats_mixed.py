@@ -156,10 +156,18 @@ def test_practice_ratings_are_not_modelled():
 
 
 def test_design_matrix_codes_groups_against_hypotheses():
-    data = pd.DataFrame({"group": ["swap", "hypothesis", "order", "swap"], "x": [1, 2, 3, 4]})
+    data = pd.DataFrame(
+        {"group": ["swap", "hypothesis", "order", "swap", "other"], "x": [1, 2, 3, 4, 5]}
+    )
     x = design_matrix(data, ["group", "x"])
-    assert list(x.columns) == ["Intercept", "group[T.order]", "group[T.swap]", "x"]
-    assert x["group[T.swap]"].tolist() == [1, 0, 0, 1]
+    assert list(x.columns) == [
+        "Intercept",
+        "group[T.order]",
+        "group[T.swap]",
+        "group[T.other]",
+        "x",
+    ]
+    assert x["group[T.swap]"].tolist() == [1, 0, 0, 1, 0]
 
 
 def test_rank_deficient_design_and_three_factors_are_refused():
