@@ -49,7 +49,7 @@ MAX_DEGREE = 18  # "beyond 18 ... devoid of any meaning" (§6.2.3)
 VERSION = "permutations-1"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass takes 5 times as long to build
 class Permutation:
     """One permuted reference. Its `tokens` are the output's whitespace words; `mapping[i]` is
     the reference word shown as output word i (-1 for a word taken from the hypothesis), so

@@ -25,7 +25,7 @@ MAX_PHRASE_SIZE = 9  # Algorithm 4, line 5
 PHRASE_ATTEMPTS = 10
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Edit:
     """What an algorithm did, over slots: the output shows at slot j the word of slot
     arrangement[j], or its replacement if that slot's word was replaced. `moved` lists the
@@ -151,29 +151,30 @@ class SwapPermuter:
         for tag, group in self.groups.items():
             largest = max(Counter(self.forms[slot] for slot in group).values())
             self.capacity[tag] = min(len(group) // 2, len(group) - largest)
+        # Each tag once per pair it can form, so tags share the pairs in proportion to that.
+        self.pair_tags = [tag for tag, capacity in self.capacity.items() for _ in range(capacity)]
 
     def possible(self, degree: int) -> bool:
-        return degree > 0 and degree % 2 == 0 and degree // 2 <= sum(self.capacity.values())
+        return degree > 0 and degree % 2 == 0 and degree // 2 <= len(self.pair_tags)
 
     def permute(self, degree: int, rng: RandomStream) -> Edit:
-        # Spread the pairs over the tags in proportion to how many each tag can form.
-        pair_tags = [tag for tag, capacity in self.capacity.items() for _ in range(capacity)]
-        wanted = Counter(_sample(rng, pair_tags, degree // 2))
+        wanted: dict[str, int] = {}
+        for tag in _sample(rng, self.pair_tags, degree // 2):
+            wanted[tag] = wanted.get(tag, 0) + 1
         arrangement = list(range(len(self.forms)))
         moved = []
-        for tag in self.capacity:
-            if wanted[tag]:
-                for a, b in _sample(rng, self._pairs(self.groups[tag], rng), wanted[tag]):
-                    arrangement[a], arrangement[b] = b, a
-                    moved += [a, b]
+        for tag, pairs in wanted.items():
+            for a, b in _sample(rng, self._pairs(self.groups[tag], rng), pairs):
+                arrangement[a], arrangement[b] = b, a
+                moved += [a, b]
         return Edit(tuple(arrangement), tuple(moved))
 
     def _pairs(self, group: list[int], rng: RandomStream) -> list[tuple[int, int]]:
         """As many random disjoint pairs of different words as the group allows."""
-        members = list(group)
-        _shuffle(rng, members)
+        shuffled = list(group)
+        _shuffle(rng, shuffled)
         by_form: dict[str, list[int]] = {}  # classes of one word, in random order
-        for slot in members:
+        for slot in shuffled:
             by_form.setdefault(self.forms[slot], []).append(slot)
         classes = list(by_form.values())
         largest = max(classes, key=len)
@@ -313,28 +314,29 @@ class ChoicePermuter:
             for core, tag in zip(hypothesis.cores, hypothesis.tags, strict=True):
                 if core.lower() not in reference_forms:
                     self.pools.setdefault(tag, {}).setdefault(core.lower(), core)
-        usable = sum(1 for tag in self.tags if tag in self.pools)
-        forms = {form for pool in self.pools.values() for form in pool}
-        self.limit = min(usable, len(forms))
+        self.open = [slot for slot, tag in enumerate(self.tags) if tag in self.pools]
+        self.tags_of: dict[str, list[str]] = {}  # form -> the tags it is offered for
+        for tag, pool in self.pools.items():
+            for form in pool:
+                self.tags_of.setdefault(form, []).append(tag)
+        self.limit = min(len(self.open), len(self.tags_of))
 
     def possible(self, degree: int) -> bool:
         return 0 < degree <= self.limit
 
     def permute(self, degree: int, rng: RandomStream) -> Edit | None:
-        pools = {tag: dict(pool) for tag, pool in self.pools.items()}
+        pools = {tag: list(pool) for tag, pool in self.pools.items()}
+        words = self.open
         replacements: dict[int, str] = {}
         while len(replacements) < degree:
-            words = [
-                s for s, tag in enumerate(self.tags) if pools.get(tag) and s not in replacements
-            ]
+            words = [s for s in words if pools[self.tags[s]] and s not in replacements]
             if not words:
                 return None
             slot = _pick(rng, words)
-            pool = pools[self.tags[slot]]
-            form = _pick(rng, list(pool))
-            replacements[slot] = pool[form]
-            for other in pools.values():  # now in the output: no other slot may take it
-                other.pop(form, None)
+            form = _pick(rng, pools[self.tags[slot]])
+            replacements[slot] = self.pools[self.tags[slot]][form]
+            for tag in self.tags_of[form]:  # now in the output: no other slot may take it
+                pools[tag].remove(form)
         return Edit(tuple(range(len(self.tags))), tuple(replacements), replacements)
 
 
