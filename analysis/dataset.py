@@ -491,7 +491,7 @@ def typed(frame: pd.DataFrame, table: Table) -> pd.DataFrame:
         if f.type == "string":
             values = values.astype(object).where(values.notna() & (values != ""), None)
         elif f.type == "datetime":
-            values = pd.to_datetime(values, utc=True)
+            values = pd.to_datetime(values, utc=True, format="ISO8601")
         elif f.type == "array":
             values = values.astype(object).where(values.notna(), None)
             out[f.name] = values
@@ -597,13 +597,15 @@ def _parse(raw: pd.Series, f: Field, file: str, problems: _Problems) -> pd.Serie
         )
         problems.cells(file, f.name, ~ok, lambda i: f"{raw[i]!r} is not an integer")
     elif f.type == "number":
-        numbers = pd.to_numeric(raw.where(present), errors="coerce")
-        ok = numbers.notna() | ~present
-        problems.cells(file, f.name, ~ok, lambda i: f"{raw[i]!r} is not a number")
-        if ok.all():
-            # numpy's conversion is Python's float(): exact for the shortest repr written
-            numbers = raw.where(present, "nan").astype("float64")
-        values = numbers.astype("float64")
+        try:
+            # numpy's conversion is Python's float(): exact for the shortest text written
+            values = raw.where(present, "nan").astype("float64")
+            ok = pd.Series(True, index=raw.index)
+        except ValueError:
+            numbers = pd.to_numeric(raw.where(present), errors="coerce")
+            ok = numbers.notna() | ~present
+            problems.cells(file, f.name, ~ok, lambda i: f"{raw[i]!r} is not a number")
+            values = numbers.astype("float64")
     elif f.type == "boolean":
         values = raw.map({**dict.fromkeys(TRUE_VALUES, True), **dict.fromkeys(FALSE_VALUES, False)})
         ok = values.notna() | ~present

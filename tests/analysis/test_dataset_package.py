@@ -221,7 +221,7 @@ def test_broken_links_between_files_are_named(release, tmp_path):
 
 
 def test_a_wrong_header_or_package_is_reported(release, tmp_path):
-    found = _broken(release, tmp_path, {"items.csv": lambda t: t.replace("kind,", "sort,", 1)})
+    found = _broken(release, tmp_path, {"items.csv": lambda t: t.replace("kind", "sort", 1)})
     assert "items.csv, line 1: header does not match datapackage.json" in found
     found = _broken(release, tmp_path / "2", {"datapackage.json": lambda t: t[:-3]})
     assert "datapackage.json: not valid JSON" in found

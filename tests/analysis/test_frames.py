@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import pandas as pd
 import pytest
+from django.db import transaction
 
 from analysis import dataset, frames
 from analysis.models import Metric, MetricScore
@@ -112,9 +113,13 @@ def build_rated_study(seed: int = 7) -> SimpleNamespace:
     return SimpleNamespace(study=study, people=people, items=items, shared=shared)
 
 
-@pytest.fixture
-def rated():
-    return build_rated_study()
+@pytest.fixture(scope="module")
+def rated(django_db_setup, django_db_blocker):
+    """Built once for the module, inside a transaction each test nests in and that is rolled
+    back at the end, as Django's TestCase.setUpTestData does."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        yield build_rated_study()
+        transaction.set_rollback(True)
 
 
 def _ids(frame, *names, people):

@@ -25,6 +25,8 @@ class Command(BaseCommand):
     def handle(self, release, check, verbosity, **_):
         with tempfile.TemporaryDirectory() as unpacked:
             try:
+                if not check:
+                    export.refuse_non_empty()  # before a long validation
                 folder = export.read_source(release, Path(unpacked))
                 loaded = dataset.read_release(folder)
                 if check:
