@@ -95,13 +95,34 @@ class Report:
 # --- Score sources: names, kinds (Table 7.2 colours) ---------------------------------------
 
 
+#: How the thesis writes the names of the built-in metrics (analysis.metrics.registry).
+DISPLAY_NAMES = {
+    "dted": "DTED",
+    "derp": "DERP",
+    "bleu": "BLEU",
+    "chrf": "chrF",
+    "ter": "TER",
+    "meteor": "Meteor",
+    "meteor_chunk": "Meteor (chnk)",
+    "kendall_tau": "Kendall's τ",
+    "aligned_pct": "Aligned %",
+    "lepor": "LEPOR",
+    "hlepor": "hLEPOR",
+}
+#: DERP's variant with structure is the thesis's plain "DERP".
+DEFAULT_VARIANTS = ("", "structured")
+
+
 def source_label(metric: str, variant: str) -> str:
     """How the thesis names a source: ``'c' DTED`` for flags, ``Meteor (chnk)`` otherwise."""
-    if not variant:
-        return metric
+    name = DISPLAY_NAMES.get(metric.lower(), metric)
     if metric.lower() in STRUCTURED_TOOLS:
-        return f"'{variant}' {metric}"
-    return f"{metric} ({variant})"
+        return name if variant in DEFAULT_VARIANTS else f"'{variant}' {name}"
+    if not variant:
+        return name
+    if name.endswith(")"):
+        return f"{name[:-1]}, {variant})"
+    return f"{name} ({variant})"
 
 
 def source_categories(corr: pd.DataFrame) -> pd.Series:
@@ -428,25 +449,25 @@ def _variation_section(
 
 
 def correlation_overview(corr: pd.DataFrame, group: str) -> pd.DataFrame:
-    """One row per source for a sentence group: adjusted and unadjusted rho per judgment."""
+    """One row per source for a sentence group: n, then adjusted and unadjusted rho and
+    significance per judgment (order first, as the thesis's figures put it)."""
     part = corr[corr[C.GROUP] == group]
     if part.empty:
         return pd.DataFrame()
     keys = [*correlation.SOURCE, "category"]
-    wide = part.assign(
-        column=part["judgment"] + np.where(part["adjusted"], " ρ adjusted", " ρ unadjusted")
-    ).pivot_table(index=keys, columns="column", values="r", aggfunc="first")
-    significance = part[part["adjusted"]].pivot_table(
-        index=keys, columns="judgment", values="significant", aggfunc="first"
-    )
-    n = part.groupby(keys)["n"].max()
-    table = wide.join(significance.add_suffix(" significant")).join(n).reset_index()
-    table.insert(
-        0,
-        "source",
-        [source_label(m, v) for m, v in zip(table[C.METRIC], table[C.VARIANT], strict=True)],
-    )
-    return table.drop(columns=[C.METRIC, C.VARIANT])
+    rows = part.groupby(keys, sort=False)
+    table = rows["n"].max().rename("n").to_frame()
+    for judgment in (C.ORDER, C.HOLISTIC):
+        for adjusted, name in ((True, "adjusted"), (False, "unadjusted")):
+            chosen = part[(part["judgment"] == judgment) & (part["adjusted"] == adjusted)]
+            table[f"{judgment} ρ {name}"] = chosen.set_index(keys)["r"]
+        chosen = part[(part["judgment"] == judgment) & part["adjusted"]]
+        table[f"{judgment} significant"] = chosen.set_index(keys)["significant"]
+    table = table.reset_index()
+    labels = [source_label(m, v) for m, v in zip(table[C.METRIC], table[C.VARIANT], strict=True)]
+    table.insert(0, "source", labels)
+    unused = [C.CONFIG] if (table[C.CONFIG] == "").all() else []
+    return table.drop(columns=[C.METRIC, C.VARIANT, *unused])
 
 
 FIGURE_SPECS = (
@@ -550,7 +571,9 @@ def _correlation_section(
         )
         return section, corr
     corr = corr.assign(category=source_categories(corr))
-    coverage = correlation.coverage_table(adjusted, scores)
+    # Table 7.1 lists third-party metrics; the WMT human score and the degree are not metrics.
+    partial = corr.loc[corr["category"] == "partial", C.METRIC].unique()
+    coverage = correlation.coverage_table(adjusted, scores, metrics=partial)
     section.tables.append(
         Table(
             "correlations",
@@ -595,11 +618,15 @@ def _hypotheses_section(corr: pd.DataFrame, adjusted: pd.DataFrame, scores) -> S
             "of the other. Williams's test compares pairs of sources on the same items."
         ],
     )
-    own = corr[corr[C.METRIC].isin([hypotheses.DTED, hypotheses.DERP])]
-    if own.empty:
+    # The metric names as stored (the registry writes them in lower case).
+    names = {m.lower(): m for m in corr[C.METRIC].unique()}
+    dted = names.get("dted", hypotheses.DTED)
+    derp = names.get("derp", hypotheses.DERP)
+    if not corr[C.METRIC].isin([dted, derp]).any():
         section.notes.append("Table 7.4 not computed: no DTED or DERP scores were correlated.")
     else:
-        table, threshold = hypotheses.hypotheses_table(corr)
+        table, threshold = hypotheses.hypotheses_table(corr, dted=dted, derp=derp)
+        table = table.rename(columns={"null_rejected": "H₀ rejected"})
         section.tables.append(
             Table(
                 "table_7_4",
@@ -737,15 +764,20 @@ def format_cell(value) -> str:
     return str(value)
 
 
+def _is_number(value) -> bool:
+    return isinstance(value, int | float | np.number) and not isinstance(value, bool | np.bool_)
+
+
 def _html_table(table: Table) -> dict:
     frame = table.frame
     return {
         "name": table.name,
         "title": table.title,
         "caption": table.caption,
-        "show": table.show,
         "columns": [str(c) for c in frame.columns],
-        "rows": [[format_cell(v) for v in row] for row in frame.itertuples(index=False)],
+        "rows": [
+            [(format_cell(v), _is_number(v)) for v in row] for row in frame.itertuples(index=False)
+        ],
     }
 
 
@@ -755,10 +787,10 @@ def _svg_data_uri(entry: FigureEntry) -> str:
     return f"data:image/svg+xml;base64,{encoded}"
 
 
-def render_html(report: Report, links: bool = True) -> str:
+def render_html(report: Report) -> str:
     """The report as one HTML document: styles inline, figures as data URIs, no scripts.
 
-    With ``links``, tables and figures link to their CSV, PNG and SVG files beside it.
+    Tables and figures link to their CSV, PNG and SVG files beside it (see write_report).
     """
     engine = Engine(dirs=[str(TEMPLATES)], autoescape=True)
     sections = [
@@ -772,6 +804,8 @@ def render_html(report: Report, links: bool = True) -> str:
                     "title": f.title,
                     "caption": f.caption,
                     "src": _svg_data_uri(f),
+                    # A little larger than print size: screens are read from further away.
+                    "width": round(f.figure.get_figwidth() * 96 * 1.4),
                 }
                 for f in s.figures
             ],
@@ -787,7 +821,6 @@ def render_html(report: Report, links: bool = True) -> str:
         "facts": report.facts,
         "sections": sections,
         "notes": report.notes,
-        "links": links,
     }
     return engine.get_template("analysis/report.html").render(Context(context))
 

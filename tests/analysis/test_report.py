@@ -283,6 +283,8 @@ def test_written_report_is_self_contained_html_with_csv_and_figures(written, bui
         assert len(csv) == len(t.frame)
         assert escape(t.title) in html
     assert "Table 7.4: hypotheses" in html and "<pre>" in html
+    assert 'width="847"' in html  # 6.3-inch figures shown at 1.4 times print size
+    assert '<td class="num">' in html
     manifest = (out / "report.json").read_text()
     assert '"simulated_participants": 18' in manifest
 
