@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client, override_settings
 from django.utils.crypto import get_random_string
-from hypothesis import HealthCheck, event, example, given, settings
+from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.django import TestCase
 
@@ -369,3 +369,19 @@ class EndpointFuzz(TestCase):
         added = Questionnaire.objects.filter(study=self.study).count() - questionnaires
         event(f"added {added}")
         assert added in (0, int(count) if count.isdigit() else 0), "a partial build"
+
+    @FUZZ
+    @given(data=fields({"study": junk, "include_simulated": junk, "figures": junk}))
+    def test_report_request(self, data):
+        from django.contrib.auth import get_user_model
+
+        # A real study would start generating a report in the background; its own tests do.
+        assume(data.get("study") != self.study.slug)
+        staff = get_user_model().objects.create_user("staff", password="x", is_staff=True)
+        client = csrf_client()
+        client.force_login(staff)
+        response = client.post(
+            "/researcher/report/generate/", data | {"csrfmiddlewaretoken": CSRF_SECRET}
+        )
+        assert response.status_code == 302
+        assert response["Location"] == "/researcher/report/"
