@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from survey import models
+from survey.questionnaires import is_frozen
 
 
 @admin.register(models.Segment)
@@ -62,14 +63,22 @@ class ConsentTextInline(admin.TabularInline):
 class StudyAdmin(admin.ModelAdmin):
     list_display = ["name", "slug", "items_per_questionnaire", "is_open", "created"]
     prepopulated_fields = {"slug": ["name"]}
-    raw_id_fields = ["sample_item"]
+    raw_id_fields = ["sample_item", "shared_items"]
     inlines = [ConsentTextInline]
 
 
 class QuestionnaireEntryInline(admin.TabularInline):
+    """Entries are edited here only until a participant starts the questionnaire; after that,
+    changes go through survey.questionnaires.revise(), which writes a new version."""
+
     model = models.QuestionnaireEntry
     raw_id_fields = ["item"]
     extra = 0
+
+    def has_change_permission(self, request, obj=None):
+        return obj is None or not is_frozen(obj)
+
+    has_add_permission = has_delete_permission = has_change_permission
 
 
 @admin.register(models.Questionnaire)
@@ -116,3 +125,38 @@ class RatingAdmin(admin.ModelAdmin):
 @admin.register(models.DeclinedConsent)
 class DeclinedConsentAdmin(admin.ModelAdmin):
     list_display = ["study", "created"]
+
+
+@admin.register(models.ConsentText)
+class ConsentTextAdmin(admin.ModelAdmin):
+    list_display = ["study", "version", "created"]
+    list_filter = ["study"]
+
+
+@admin.register(models.QuestionnaireEntry)
+class QuestionnaireEntryAdmin(admin.ModelAdmin):
+    list_display = ["questionnaire", "position", "item", "shared"]
+    list_filter = ["questionnaire__study", "shared"]
+    raw_id_fields = ["questionnaire", "item"]
+
+    def has_change_permission(self, request, obj=None):
+        return obj is None or not is_frozen(obj.questionnaire)
+
+    has_delete_permission = has_change_permission
+
+
+@admin.register(models.ParticipantLanguage)
+class ParticipantLanguageAdmin(admin.ModelAdmin):
+    list_display = ["participant", "language", "fluency", "qualifications"]
+    list_filter = ["fluency"]
+    search_fields = ["language"]
+    raw_id_fields = ["participant"]
+
+
+@admin.register(models.PlatformIdentity)
+class PlatformIdentityAdmin(admin.ModelAdmin):
+    """Crowd-platform ids, for paying participants; never part of an export."""
+
+    list_display = ["participant", "prolific_pid", "study_id", "session_id", "pid"]
+    search_fields = ["prolific_pid", "pid"]
+    raw_id_fields = ["participant"]

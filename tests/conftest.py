@@ -3,7 +3,9 @@ from django.conf import settings
 
 
 def pytest_configure(config):
-    # Tests render templates without running collectstatic first.
+    # Tests render templates without running collectstatic first; whitenoise still wants the
+    # folder it would serve from.
+    settings.STATIC_ROOT.mkdir(exist_ok=True)
     settings.STORAGES = {
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
