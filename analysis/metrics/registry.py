@@ -45,6 +45,13 @@ class BuiltinMetric:
         return (self.name, self.variant)
 
 
+def combined_parser(hyp_parser: str, ref_parser: str) -> str:
+    """One name for the parsers of a pair: the parser, or both if they differ."""
+    if hyp_parser == ref_parser:
+        return hyp_parser
+    return f"hypothesis: {hyp_parser}; reference: {ref_parser}"
+
+
 class PairContext:
     """A hypothesis/reference pair with its alignment; shared intermediate results are cached."""
 
@@ -60,9 +67,7 @@ class PairContext:
 
     @property
     def parser(self) -> str:
-        if self.hyp.parser == self.ref.parser:
-            return self.hyp.parser
-        return f"hypothesis: {self.hyp.parser}; reference: {self.ref.parser}"
+        return combined_parser(self.hyp.parser, self.ref.parser)
 
     @cached_property
     def permutation(self) -> permutation.Permutation:
