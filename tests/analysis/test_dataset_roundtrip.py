@@ -27,6 +27,8 @@ def _export(study, out, *args):
 
 
 def _flush():
+    """Empty the database, as a fresh one would be (needs a transactional test: PostgreSQL
+    will not truncate tables with pending constraint checks)."""
     call_command("flush", interactive=False, verbosity=0)
 
 
@@ -37,6 +39,7 @@ def _analyse(ratings, scores):
     return adjusted, table
 
 
+@pytest.mark.django_db(transaction=True)
 def test_roundtrip_gives_the_same_frames_and_results(tmp_path):
     rated = build_rated_study()
     study = rated.study
@@ -144,6 +147,7 @@ def test_import_refuses_a_database_with_data(tmp_path):
     assert Rating.objects.count() == ratings and Study.objects.count() == 2
 
 
+@pytest.mark.django_db(transaction=True)
 def test_import_validates_every_file_before_writing(tmp_path):
     rated = build_rated_study()
     _export(rated.study, tmp_path / "r")
