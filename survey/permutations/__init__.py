@@ -16,6 +16,7 @@ Django. Every random choice comes from `permutation_rng`, a SHAKE-256 stream key
 
 from __future__ import annotations
 
+import gc
 import operator
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -269,8 +270,15 @@ def generate_many(
     if jobs == 1:
         yield from _reporting(map(run, pairs), progress)
         return
-    # The truecaser's counts travel to each worker once, not with every pair.
-    with Pool(jobs, initializer=_start_worker, initargs=(run,)) as pool:
+    # The truecaser's counts travel to each worker once, not with every pair. Objects that
+    # exist at the fork are frozen so the workers' garbage collector never walks (and copies)
+    # the parent's memory, which may hold a whole spaCy pipeline.
+    gc.freeze()
+    try:
+        pool = Pool(jobs, initializer=_start_worker, initargs=(run,))
+    finally:
+        gc.unfreeze()
+    with pool:
         rows = pool.imap(_run_in_worker, pairs, chunksize=chunksize)
         results = ([Permutation(*values) for values in pair_rows] for pair_rows in rows)
         yield from _reporting(results, progress)
