@@ -235,7 +235,6 @@ def correlation_table(
     if col.GROUP not in ratings.columns:
         ratings = col.scored(ratings)
     sources = score_sources(scores)
-    combos = [(j, a) for j in judgments for a in adjusted]
     boots: dict[int, Bootstrap] = {}
 
     def bootstrap(n: int) -> Bootstrap:
@@ -247,68 +246,60 @@ def correlation_table(
     rows = []
     for group in _groups(ratings, groups):
         in_group = ratings[ratings[col.GROUP] == group]
-        humans = {
-            (j, a): human_scores(in_group, j, a, unit)
+        # Per judgment: the judged items, and each adjustment's values aligned to them.
+        judged = {j: human_scores(in_group, j, False, unit).index for j in judgments}
+        values = {
+            (j, a): human_scores(in_group, j, a, unit).reindex(judged[j]).to_numpy()
             for j in judgments
             for a in {*adjusted, False}
         }
         prepared_humans: dict[tuple[str, bool], object] = {}
         for key, source in sources.items():
             prepared_source: dict[bytes, object] = {}
-            plain_p: dict[str, float] = {}
-            for judgment, is_adjusted in combos:
-                plain = humans[(judgment, False)]
-                human = humans[(judgment, is_adjusted)]
-                matched = source.reindex(human.index)
-                keep = matched.notna().to_numpy()
-                if keep.sum() < min_items:
+            for judgment in judgments:
+                items = judged[judgment]
+                matched = source.reindex(items).to_numpy()
+                scored = ~np.isnan(matched)
+                if scored.sum() < min_items:
                     continue
-                x, y = human.to_numpy()[keep], matched.to_numpy()[keep]
-                r, p = statistic(x, y, method)
-                if judgment not in plain_p:
-                    plain_p[judgment] = (
-                        p if not is_adjusted else statistic(*_paired(plain, source), method)[1]
+                plain = statistic(values[(judgment, False)][scored], matched[scored], method)
+                coverage = items[scored].nunique() / items.nunique()
+                for is_adjusted in adjusted:
+                    human = values[(judgment, is_adjusted)]
+                    keep = scored & ~np.isnan(human)
+                    x, y = human[keep], matched[keep]
+                    r, p = statistic(x, y, method) if is_adjusted else plain
+                    low = high = np.nan
+                    if n_boot and np.isfinite(r):
+                        boot = bootstrap(len(x))
+                        if keep.all():
+                            if (judgment, is_adjusted) not in prepared_humans:
+                                prepared_humans[(judgment, is_adjusted)] = boot.prepare(x)
+                            px = prepared_humans[(judgment, is_adjusted)]
+                        else:
+                            px = boot.prepare(x)
+                        kept = items.to_numpy()[keep].tobytes()
+                        if kept not in prepared_source:
+                            prepared_source[kept] = boot.prepare(y)
+                        low, high = boot.interval(px, prepared_source[kept])
+                    rows.append(
+                        {
+                            "judgment": judgment,
+                            "adjusted": is_adjusted,
+                            col.GROUP: group,
+                            **dict(zip(SOURCE, key, strict=True)),
+                            "method": method,
+                            "n": len(x),
+                            "coverage": coverage,
+                            "r": r,
+                            "p": p,
+                            "ci_low": low,
+                            "ci_high": high,
+                            "p_unadjusted": plain[1],
+                            "significant": plain[1] < alpha,
+                        }
                     )
-                p_plain = plain_p[judgment]
-                low = high = np.nan
-                if n_boot and np.isfinite(r):
-                    boot = bootstrap(len(x))
-                    if keep.all():
-                        if (judgment, is_adjusted) not in prepared_humans:
-                            prepared_humans[(judgment, is_adjusted)] = boot.prepare(x)
-                        px = prepared_humans[(judgment, is_adjusted)]
-                    else:
-                        px = boot.prepare(x)
-                    items = human.index.to_numpy()[keep].tobytes()
-                    if items not in prepared_source:
-                        prepared_source[items] = boot.prepare(y)
-                    low, high = boot.interval(px, prepared_source[items])
-                rows.append(
-                    {
-                        "judgment": judgment,
-                        "adjusted": is_adjusted,
-                        col.GROUP: group,
-                        **dict(zip(SOURCE, key, strict=True)),
-                        "method": method,
-                        "n": len(x),
-                        "coverage": source.index.intersection(plain.index).nunique()
-                        / plain.index.nunique(),
-                        "r": r,
-                        "p": p,
-                        "ci_low": low,
-                        "ci_high": high,
-                        "p_unadjusted": p_plain,
-                        "significant": p_plain < alpha,
-                    }
-                )
     return pd.DataFrame(rows)
-
-
-def _paired(human: pd.Series, source: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """Human values and the source's score of the same item, where both exist."""
-    matched = source.reindex(human.index)
-    keep = matched.notna().to_numpy()
-    return human.to_numpy()[keep], matched.to_numpy()[keep]
 
 
 def coverage_table(
