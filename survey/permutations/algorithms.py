@@ -36,12 +36,6 @@ class Edit:
     replacements: Mapping[int, str] = field(default_factory=dict)
 
 
-class Permuter(Protocol):
-    def possible(self, degree: int) -> bool: ...
-
-    def permute(self, degree: int, rng: RandomStream) -> Edit | None: ...
-
-
 class RandomStream:
     """The random numbers of one permutation: 64-bit words of SHAKE-256(key), block by block.
 
@@ -66,6 +60,12 @@ class RandomStream:
         if n <= 1 << 32:
             return self.next() % n
         return ((self.next() << 64) | self.next()) % n  # huge n: 128 bits keep the bias nil
+
+
+class Permuter(Protocol):
+    def possible(self, degree: int) -> bool: ...
+
+    def permute(self, degree: int, rng: RandomStream) -> Edit | None: ...
 
 
 def _pick(rng: RandomStream, items: Sequence):
