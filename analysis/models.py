@@ -10,6 +10,9 @@ class Metric(models.Model):
 
     name = models.CharField(max_length=100)
     variant = models.CharField(max_length=200, blank=True, default="")
+    config = models.CharField(
+        max_length=200, blank=True, default="", help_text="third-party tools: parser, aligner"
+    )
     version = models.CharField(max_length=100, blank=True)
     higher_is_better = models.BooleanField(default=True)
     builtin = models.BooleanField(default=False)
@@ -17,12 +20,15 @@ class Metric(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["name", "variant"], name="unique_metric_variant")
+            models.UniqueConstraint(
+                fields=["name", "variant", "config"], name="unique_metric_configuration"
+            )
         ]
         ordering = ["name", "variant"]
 
     def __str__(self):
-        return f"{self.name} [{self.variant}]" if self.variant else self.name
+        details = ", ".join(filter(None, [self.variant, self.config]))
+        return f"{self.name} [{details}]" if details else self.name
 
 
 class MetricScore(models.Model):
