@@ -138,7 +138,10 @@ def drift(
 def _shared_and_unique(entries: pd.DataFrame) -> list[Drift]:
     found = []
     shared = entries[entries["shared"]].groupby("questionnaire")["item"].agg(frozenset)
-    shared = shared.reindex(entries["questionnaire"].unique(), fill_value=frozenset())
+    # Built item by item: reindex refuses a frozenset as fill_value (not a scalar), which made
+    # the study page fail for questionnaires without shared items.
+    numbers = entries["questionnaire"].unique()
+    shared = pd.Series([shared.get(n, frozenset()) for n in numbers], index=numbers, dtype=object)
     if shared.nunique() > 1:
         usual = shared.value_counts().index[0]
         for number, items in shared.items():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 from django.test import Client, override_settings
+from django.urls import reverse
 from django.utils.crypto import get_random_string
 from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
@@ -362,7 +363,9 @@ class EndpointFuzz(TestCase):
         client = csrf_client()
         client.force_login(staff)
         questionnaires = Questionnaire.objects.filter(study=self.study).count()
-        url = f"/researcher/{self.study.slug}/{'build' if action == 'b' else 'release'}/"
+        url = reverse(
+            f"dashboard:{'build' if action == 'b' else 'release'}", args=[self.study.slug]
+        )
         data = {"count": count, "seed": seed, "csrfmiddlewaretoken": CSRF_SECRET}
         response = client.post(url, data)
         assert response.status_code == 302
@@ -381,7 +384,7 @@ class EndpointFuzz(TestCase):
         client = csrf_client()
         client.force_login(staff)
         response = client.post(
-            "/researcher/report/generate/", data | {"csrfmiddlewaretoken": CSRF_SECRET}
+            reverse("report:generate"), data | {"csrfmiddlewaretoken": CSRF_SECRET}
         )
         assert response.status_code == 302
-        assert response["Location"] == "/researcher/report/"
+        assert response["Location"] == reverse("report:index")
