@@ -18,7 +18,6 @@ This module imports nothing from Django.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -576,7 +575,9 @@ class _Problems:
             raise ReleaseError(self.found, self.more)
 
 
-_INTEGER = re.compile(r"[+-]?\d+")
+#: What the integer and datetime types accept (checked before converting whole columns).
+INTEGER_PATTERN = r"[+-]?\d{1,18}"
+DATETIME_PATTERN = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z"  # DATETIME_FORMAT
 
 
 def _parse(raw: pd.Series, f: Field, file: str, problems: _Problems) -> pd.Series:
@@ -588,14 +589,11 @@ def _parse(raw: pd.Series, f: Field, file: str, problems: _Problems) -> pd.Serie
         values = raw.where(present, None).astype("str")
         ok = present
     elif f.type == "integer":
-        ok = raw.str.fullmatch(_INTEGER.pattern) | ~present
-        numbers = pd.to_numeric(raw.where(present & ok), dtype_backend="numpy_nullable")
-        values = (
-            numbers.astype(_dtype(f))
-            if f.required and ok.all() and present.all()
-            else numbers.astype("Int64")
-        )
+        ok = raw.str.fullmatch(INTEGER_PATTERN) | ~present
         problems.cells(file, f.name, ~ok, lambda i: f"{raw[i]!r} is not an integer")
+        values = raw.where(present & ok).astype("Int64")
+        if f.required and values.notna().all():
+            values = values.astype("int64")
     elif f.type == "number":
         try:
             # numpy's conversion is Python's float(): exact for the shortest text written
@@ -614,10 +612,11 @@ def _parse(raw: pd.Series, f: Field, file: str, problems: _Problems) -> pd.Serie
         if f.required and values.notna().all():
             values = values.astype("bool")
     elif f.type == "datetime":
+        shaped = raw.str.fullmatch(DATETIME_PATTERN)
         values = pd.to_datetime(
-            raw.where(present), format=DATETIME_FORMAT, utc=True, errors="coerce"
+            raw.where(present & shaped), format="ISO8601", utc=True, errors="coerce"
         ).astype("datetime64[us, UTC]")
-        ok = values.notna() | ~present
+        ok = (shaped & values.notna()) | ~present  # the shape, and a real date
         problems.cells(
             file, f.name, ~ok, lambda i: f"{raw[i]!r} is not a date-time {DATETIME_FORMAT}"
         )

@@ -244,7 +244,7 @@ def descriptor(
     ratings = tables["ratings"]
     package = {
         "profile": "tabular-data-package",
-        "name": f"wojdb-{study['slug']}",
+        "name": f"wojdb-{study['slug'].lower()}",
         "title": f"WOJ-DB: {study['name']}",
         "description": (
             "Human judgments of machine-translation word order: holistic and word-order "

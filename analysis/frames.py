@@ -1,8 +1,9 @@
 """The database as the tidy DataFrames of analysis.stats.columns: the one place that reads it.
 
-Every table comes from one ``values_list`` query (never a query per row) and is typed by the
-release schema of :mod:`analysis.dataset`; the frames are then joined by the same pure functions
-that load an exported release, so the live database and its release analyse identically.
+Every table comes from one ``values_list`` query (a few for long lists of ids; never one per
+row) and is typed by the release schema of :mod:`analysis.dataset`; the frames are then joined by
+the same pure functions that load an exported release, so the live database and its release
+analyse identically.
 
 Score sources (:func:`scores_frame`): the stored ``MetricScore`` rows, plus two built-in sources
 that live on the items rather than in ``MetricScore`` (see :func:`analysis.dataset.builtin_scores`):
@@ -124,6 +125,7 @@ SCORE_LOOKUPS = {
 
 
 def _frame(queryset: QuerySet, lookups: dict[str, str]) -> pd.DataFrame:
+    """The queryset's `lookups` (column -> ORM lookup) as a frame of Python values."""
     rows = queryset.values_list(*lookups.values()).iterator(chunk_size=20_000)
     return pd.DataFrame.from_records(rows, columns=list(lookups))
 
@@ -144,6 +146,7 @@ def _bulk_frame(queryset: QuerySet, columns: dict[str, str]) -> pd.DataFrame:
 
 
 def _chunked(queryset: QuerySet, ids: Iterable[int] | None, lookups, lookup="pk__in"):
+    """_frame of the rows whose `lookup` is in `ids` (all rows if None), asked in chunks."""
     if ids is None:
         return _frame(queryset, lookups)
     ids = sorted(set(int(i) for i in ids))
@@ -193,13 +196,18 @@ def participants_table(participants: QuerySet) -> pd.DataFrame:
 
 
 def participant_languages_table(participants: QuerySet) -> pd.DataFrame:
+    """participant_languages.csv: every language the participants listed."""
     languages = ParticipantLanguage.objects.filter(participant__in=participants)
     frame = _frame(languages.order_by("participant_id", "pk"), LANGUAGE_LOOKUPS)
     return dataset.typed(frame, dataset.PARTICIPANT_LANGUAGES)
 
 
 def ratings_table(participants: QuerySet, *, include_practice: bool = True) -> pd.DataFrame:
-    """ratings.csv: the answers as given, their 0-1 values, position and times."""
+    """ratings.csv: the answers as given, their 0-1 values, position and times.
+
+    The adjusted columns stay empty here: they depend on which ratings are analysed together
+    (see analysis.export.adjust).
+    """
     ratings = Rating.objects.filter(participant__in=participants).annotate(
         # As text: SQLite's datetime converter is the slowest part of reading a million rows.
         shown_at_text=Cast("shown_at", TextField()),
@@ -230,14 +238,14 @@ def questionnaires_table(study: Study | str | None = None) -> pd.DataFrame:
 
 def metric_scores_table(items: Iterable[int] | None = None) -> pd.DataFrame:
     """metric_scores.csv: stored scores of the given items (all if None), long format."""
-    scores = MetricScore.objects.order_by("metric_id", "item_id")
-    frame = _chunked(scores, items, SCORE_LOOKUPS, lookup="item_id__in")
+    frame = _chunked(MetricScore.objects.all(), items, SCORE_LOOKUPS, lookup="item_id__in")
     frame = frame.sort_values(["metric_id", "item"], kind="stable")
     return dataset.typed(frame, dataset.METRIC_SCORES)
 
 
 def metrics_table(metric_ids: Iterable[int] | None = None) -> pd.DataFrame:
-    frame = _chunked(Metric.objects.order_by("pk"), metric_ids, METRIC_LOOKUPS)
+    """metrics.csv: the given metric configurations (all if None)."""
+    frame = _chunked(Metric.objects.all(), metric_ids, METRIC_LOOKUPS)
     return dataset.typed(frame.sort_values("metric_id"), dataset.METRICS)
 
 
