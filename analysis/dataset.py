@@ -482,8 +482,10 @@ def _dtype(f: Field) -> str:
 def typed(frame: pd.DataFrame, table: Table) -> pd.DataFrame:
     """A table's columns, in schema order, from Python values (as the database gives them).
 
-    Blank strings become missing, as they would after a trip through CSV.
+    Blank strings become missing, as they would after a trip through CSV. Rows keep their
+    order; the index becomes 0..n-1.
     """
+    frame = frame.reset_index(drop=True)
     out = {}
     for f in table.fields:
         values = frame[f.name] if f.name in frame else pd.Series(None, index=frame.index)

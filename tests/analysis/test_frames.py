@@ -246,3 +246,14 @@ def test_frames_take_a_fixed_number_of_queries(rated, django_assert_max_num_quer
     with django_assert_max_num_queries(len(few.captured_queries)):
         frames.ratings_frame(rated.study)
         frames.scores_frame([i.pk for i in rated.items])
+
+
+def test_tables_keep_the_order_they_are_sorted_in(rated):
+    ratings = frames.ratings_table(frames.select_participants(rated.study))
+    order = [col.PARTICIPANT, col.POSITION, col.ITEM]
+    assert ratings[order].equals(ratings[order].sort_values(order).reset_index(drop=True))
+    shuffled = pd.DataFrame(
+        {"metric_id": [2, 1], "metric": ["B", "A"], "higher_is_better": True, "builtin": False},
+        index=[7, 3],
+    )
+    assert list(dataset.typed(shuffled, dataset.METRICS)["metric"]) == ["B", "A"]
