@@ -29,7 +29,7 @@ same direction L = |d − d'| and L_max = 1 + max(d, d'); in opposite directions
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from rapidfuzz.distance import Levenshtein
 
@@ -38,30 +38,34 @@ from analysis.metrics.alignment import Alignment
 ALPHA, BETA = "α", "β"
 
 
-@dataclass(frozen=True)
-class PathEncoding:
+class PathEncoding(NamedTuple):
     up: tuple[str, ...]  # χ
     direction: str  # ψ
     down: tuple[str, ...]  # ω
 
 
 class _Paths:
-    """Path encodings in one tree, with every word's chain of ancestors computed once."""
+    """Path encodings in one tree; every word's ancestors and their labels are listed once."""
 
     def __init__(self, heads: Sequence[int], labels: Sequence[str]):
-        self.labels = labels
-        self.chains = []
+        self.positions: list[dict[int, int]] = []  # ancestor -> steps up to it
+        self.labels: list[tuple[str, ...]] = []  # the labels met climbing from the word
         for node in range(len(heads)):
             chain = [node]
             while chain[-1] != -1:  # −1 is the virtual root above every sentence root
                 chain.append(heads[chain[-1]])
-            self.chains.append((chain, set(chain)))
+            self.positions.append({ancestor: step for step, ancestor in enumerate(chain)})
+            self.labels.append(tuple(labels[ancestor] for ancestor in chain[:-1]))
 
     def encode(self, n: int, m: int) -> PathEncoding:
-        (from_n, above_n), (from_m, _) = self.chains[n], self.chains[m]
-        top = next(node for node in from_m if node in above_n)
-        up = tuple(self.labels[node] for node in from_n[: from_n.index(top)])
-        down = tuple(self.labels[node] for node in reversed(from_m[: from_m.index(top)]))
+        above_n = self.positions[n]
+        up_steps, down_steps = min(
+            (above_n[ancestor], step)
+            for ancestor, step in self.positions[m].items()
+            if ancestor in above_n
+        )  # the lowest common ancestor
+        up = self.labels[n][:up_steps]
+        down = self.labels[m][:down_steps][::-1]
         return PathEncoding(up, ALPHA if n < m else BETA, down)
 
 

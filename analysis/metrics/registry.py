@@ -64,6 +64,7 @@ class PairContext:
                 f"the parses have {len(hyp)} and {len(ref)}"
             )
         self.hyp, self.ref, self.alignment = hyp, ref, alignment
+        self._prioritised: dict[bool, dted.PrioritisedDistance] = {}  # by flattened or not
 
     @property
     def parser(self) -> str:
@@ -84,10 +85,6 @@ class PairContext:
     @cached_property
     def lepor(self) -> lepor.LeporFactors:
         return lepor.lepor_factors(self.hyp.tokens, self.ref.tokens)
-
-    @cached_property
-    def _prioritised(self) -> dict[bool, dted.PrioritisedDistance]:
-        return {}
 
     def dted(self, flag: str) -> float:
         """The DTED score of one flag; 'co' and 'cl' share one distance computation."""
