@@ -377,7 +377,8 @@ METRICS = Table(
     (
         Field("metric_id", "integer", "Metric configuration id.", True),
         Field("metric", "string", "Tool name: DTED, DERP, BLEU, Meteor, BEER ...", True),
-        Field("variant", "string", "Flags or variant of the tool, including its configuration."),
+        Field("variant", "string", "Flags or variant of the tool."),
+        Field("config", "string", "Third-party tools the configuration uses (parser, aligner)."),
         Field("version", "string", "Version of the tool."),
         Field("higher_is_better", "boolean", "Higher scores mean better translations.", True),
         Field("builtin", "boolean", "Computed by WOJ-DB (else imported, e.g. from WMT).", True),
@@ -395,6 +396,7 @@ METRIC_SCORES = Table(
         Field("metric_id", "integer", "Metric configuration id (metrics.csv).", True),
         Field("metric", "string", "Tool name, as in metrics.csv.", True),
         Field("variant", "string", "Variant, as in metrics.csv."),
+        Field("config", "string", "Third-party tools, as in metrics.csv."),
         Field("score", "number", "The score.", True),
     ),
     primary_key=("item", "metric_id"),
@@ -759,7 +761,7 @@ def _check_domain(tables: dict[str, pd.DataFrame], problems: _Problems) -> None:
     scores = tables.get("metric_scores")
     if scores is not None and "metrics" in tables:
         named = scores.merge(tables["metrics"], on="metric_id", how="left", suffixes=("", "_m"))
-        for name in ("metric", "variant"):
+        for name in ("metric", "variant", "config"):
             a, b = named[name].fillna(""), named[name + "_m"].fillna("")
             problems.cells(METRIC_SCORES.path, name, a != b, "does not match metrics.csv")
 
@@ -951,7 +953,7 @@ def tidy_scores(metric_scores: pd.DataFrame, items: pd.DataFrame | None = None) 
             col.ITEM: metric_scores[col.ITEM],
             col.METRIC: metric_scores[col.METRIC],
             col.VARIANT: metric_scores[col.VARIANT].fillna(""),
-            col.CONFIG: "",
+            col.CONFIG: metric_scores[col.CONFIG].fillna(""),
             col.SCORE: metric_scores[col.SCORE],
         }
     )

@@ -654,6 +654,7 @@ METRIC_COLUMNS = {
     "metric_id": "pk",
     "metric": "name",
     "variant": "variant",
+    "config": "config",
     "version": "version",
     "higher_is_better": "higher_is_better",
     "builtin": "builtin",

@@ -110,6 +110,7 @@ METRIC_LOOKUPS = {
     "metric_id": "pk",
     "metric": "name",
     "variant": "variant",
+    "config": "config",
     "version": "version",
     "higher_is_better": "higher_is_better",
     "builtin": "builtin",
@@ -120,6 +121,7 @@ SCORE_LOOKUPS = {
     "metric_id": "metric_id",
     "metric": "metric__name",
     "variant": "metric__variant",
+    "config": "metric__config",
     "score": "score",
 }
 

@@ -96,13 +96,18 @@ def build_rated_study(seed: int = 7) -> SimpleNamespace:
     )
     ParticipantLanguage.objects.create(participant=people["private"], language="German", fluency=7)
     PlatformIdentity.objects.create(participant=people["full"], prolific_pid="PROLIFICSECRET01")
-    dted = Metric.objects.create(name="DTED", variant="fco", version="0.1", builtin=True)
+    dted = Metric.objects.create(
+        name="DTED", variant="fco", config="spaCy, fast_align", version="0.1", builtin=True
+    )
+    stanford = Metric.objects.create(name="DTED", variant="fco", config="Stanford, Meteor")
     bleu = Metric.objects.create(name="BLEU", variant="", version="sacrebleu 2.4")
     Metric.objects.create(name="Unused", variant="x")
     items = sorted({e.item for q in questionnaires for e in q.entries.all()}, key=lambda i: i.pk)
     for n, item in enumerate(items):
         if n != 2:
             MetricScore.objects.create(metric=dted, item=item, score=round(rng.random(), 6))
+        if n < 4:
+            MetricScore.objects.create(metric=stanford, item=item, score=rng.random())
         if item.permutation_id is None:
             MetricScore.objects.create(metric=bleu, item=item, score=rng.random())
     other = make_study(questionnaires=1, items=2)
@@ -194,14 +199,15 @@ def test_scores_frame_holds_stored_and_builtin_sources(rated):
     scores = frames.scores_frame(ids)
     col.check_scores(scores)
     assert list(scores.columns) == [col.ITEM, col.METRIC, col.VARIANT, col.CONFIG, col.SCORE]
-    sources = scores.groupby([col.METRIC, col.VARIANT]).size().to_dict()
+    sources = scores.groupby([col.METRIC, col.VARIANT, col.CONFIG]).size().to_dict()
     hypotheses = [i for i in rated.items if i.permutation_id is None]
     permutations = [i for i in rated.items if i.permutation_id]
     assert sources == {
-        ("BLEU", ""): len(hypotheses),
-        ("DTED", "fco"): len(ids) - 1,
-        (dataset.WMT_METRIC, ""): len(hypotheses),
-        (dataset.PERMUTATION_METRIC, ""): len(permutations),
+        ("BLEU", "", ""): len(hypotheses),
+        ("DTED", "fco", "Stanford, Meteor"): 4,
+        ("DTED", "fco", "spaCy, fast_align"): len(ids) - 1,
+        (dataset.WMT_METRIC, "", ""): len(hypotheses),
+        (dataset.PERMUTATION_METRIC, "", ""): len(permutations),
     }
     wmt = scores[scores[col.METRIC] == dataset.WMT_METRIC].set_index(col.ITEM)[col.SCORE]
     assert wmt[rated.shared.pk] == 0.75  # eq. 6.1 rank score
