@@ -130,15 +130,21 @@ class Renderer:
         parts[1::2] = cores
         return "".join(parts)
 
-    def mapping(self, edit: Edit) -> list[int]:
+    def mapping(self, edit: Edit) -> tuple[int, ...]:
         """Reference word index of each output word; -1 where a hypothesis word replaced it."""
         slots, replacements = self.sentence.slots, edit.replacements
         if len(slots) == len(self.sentence.words) and not replacements:
-            return list(edit.arrangement)  # slots are the words themselves
+            return edit.arrangement  # slots are the words themselves
         mapping = list(range(len(self.sentence.words)))
         for word, source in zip(slots, edit.arrangement, strict=True):
             mapping[word] = -1 if source in replacements else slots[source]
-        return mapping
+        return tuple(mapping)
+
+    def words(self, slots: Sequence[int]) -> tuple[int, ...]:
+        """The reference word index of each slot."""
+        if len(self.sentence.slots) == len(self.sentence.words):
+            return tuple(slots)
+        return tuple(map(self.sentence.slots.__getitem__, slots))
 
 
 def generate_all(
@@ -177,8 +183,8 @@ def generate_all(
                     seed=seed,
                     base=reference.text,
                     text=renderer.text(edit),
-                    moved=tuple(map(reference.slots.__getitem__, edit.moved)),
-                    mapping=tuple(renderer.mapping(edit)),
+                    moved=renderer.words(edit.moved),
+                    mapping=renderer.mapping(edit),
                     quality=quality(degree, max_degree),
                 )
             )
