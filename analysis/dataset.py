@@ -624,14 +624,11 @@ def _parse(raw: pd.Series, f: Field, file: str, problems: _Problems) -> pd.Serie
         problems.cells(
             file, f.name, ~ok, lambda i: f"{raw[i]!r} is not a date-time {DATETIME_FORMAT}"
         )
-    elif f.type == "array":
-        values = raw.map(_json_list, na_action=None).astype(object)
+    else:  # array; _package_tables admits no other type
+        values = raw.map(_json_list).astype(object)
         ok = raw.eq("") | values.map(lambda v: isinstance(v, list))
         problems.cells(file, f.name, ~ok, lambda i: f"{raw[i]!r} is not a JSON array")
         values = values.where(present & ok, None)
-    else:
-        problems.add(Problem(file, f"unknown type {f.type!r}", field=f.name))
-        return raw
     ok = ok & present
     if f.enum:
         bad = ok & ~raw.isin(f.enum)
