@@ -23,6 +23,7 @@ import json
 import os
 import random
 import re
+import resource
 import shutil
 import signal
 import socket
@@ -333,6 +334,10 @@ def run_participants(site: Site, slug: str, args, results: Results) -> float:
 # --- the figures and the database check ------------------------------------------------------
 
 
+def cpu_seconds(usage) -> float:
+    return usage.ru_utime + usage.ru_stime
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
@@ -411,11 +416,11 @@ def arguments(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--workers", type=int, default=2, help="gunicorn sync workers")
     parser.add_argument("--items", type=int, default=50, help="pairs per questionnaire")
     parser.add_argument("--questionnaires", type=int, default=8)
-    parser.add_argument(
-        "--think", type=float, default=1.5, help="mean seconds before each answer (people: ~10)"
-    )
+    # People take 10-30 s an answer; 3 s makes 200 simulated participants load the server
+    # like well over a thousand real ones.
+    parser.add_argument("--think", type=float, default=3.0, help="mean seconds before each answer")
     parser.add_argument("--ramp", type=float, default=20, help="seconds over which people arrive")
-    parser.add_argument("--max-seconds", type=float, default=300, help="stop after this long")
+    parser.add_argument("--max-seconds", type=float, default=600, help="stop after this long")
     parser.add_argument("--p99-ms", type=float, default=200, help="target for a save's p99")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the database and server log")
@@ -440,12 +445,22 @@ def main() -> int:
         slug = site.build(args.questionnaires, args.items)
         site.start()
         results = Results()
+        before = resource.getrusage(resource.RUSAGE_SELF)
         elapsed = run_participants(site, slug, args, results)
+        client = cpu_seconds(resource.getrusage(resource.RUSAGE_SELF)) - cpu_seconds(before)
         completed = report(results, elapsed, args)
         p99 = percentile([1000 * t for t in results.latencies], 0.99)
         fast = p99 < args.p99_ms
         print(f"  p99 of a save {'under' if fast else 'OVER'} the {args.p99_ms:.0f} ms target")
         site.kill(signal.SIGTERM)
+        # The server's processes have all ended now, so their CPU time is counted.
+        server = cpu_seconds(resource.getrusage(resource.RUSAGE_CHILDREN))
+        requests = len(results.latencies) + results.other_requests
+        print(
+            f"  CPU time: server {server:.0f} s ({1000 * server / max(requests, 1):.1f} ms a "
+            f"request), load generator {client:.0f} s, over {elapsed:.0f} s on {os.cpu_count()} "
+            f"cores"
+        )
         exact = check_database(dict(results.acknowledged), "all acknowledged answers")
         intact = sqlite_intact()
     finally:
