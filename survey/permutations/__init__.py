@@ -277,17 +277,17 @@ def generate_many(
         yield from _reporting(map(run, pairs), progress)
         return
     # The truecaser's counts travel to each worker once, not with every pair. Objects that
-    # exist at the fork are frozen so the workers' garbage collector never walks (and copies)
-    # the parent's memory, which may hold a whole spaCy pipeline.
+    # exist at the fork stay frozen while the workers live, so no garbage collection, in the
+    # workers or here, walks them and copies the memory the processes share (which may hold a
+    # whole spaCy pipeline).
     gc.freeze()
     try:
-        pool = Pool(jobs, initializer=_start_worker, initargs=(run,))
+        with Pool(jobs, initializer=_start_worker, initargs=(run,)) as pool:
+            rows = pool.imap(_run_in_worker, pairs, chunksize=chunksize)
+            results = ([Permutation(*values) for values in pair_rows] for pair_rows in rows)
+            yield from _reporting(results, progress)
     finally:
         gc.unfreeze()
-    with pool:
-        rows = pool.imap(_run_in_worker, pairs, chunksize=chunksize)
-        results = ([Permutation(*values) for values in pair_rows] for pair_rows in rows)
-        yield from _reporting(results, progress)
 
 
 def _reporting(results: Iterable[list[Permutation]], progress) -> Iterator[list[Permutation]]:
