@@ -94,9 +94,13 @@ def test_matches_the_pure_generator(pool):
         s.split() for s in Segment.objects.values_list("reference", flat=True)
     )
     expected = generate_all(
-        reference, hypothesis, 4, types=("phrase", "choice"), degrees=range(1, 7),
+        reference,
+        hypothesis,
+        4,
+        types=("phrase", "choice"),
+        degrees=range(1, 7),
         truecaser=truecaser,
-    )  # fmt: skip
+    )
     stored = Permutation.objects.filter(triple=triple).order_by("-perm_type", "degree")
     assert [(p.perm_type, p.degree, p.text, p.mapping) for p in stored] == [
         (p.perm_type, p.degree, p.text, list(p.mapping)) for p in expected
@@ -105,9 +109,7 @@ def test_matches_the_pure_generator(pool):
 
 def test_is_idempotent_and_resumable(pool):
     run(seed=4)
-    before = {
-        (p.triple_id, p.perm_type, p.degree): p.text for p in Permutation.objects.all()
-    }  # fmt: skip
+    before = {(p.triple_id, p.perm_type, p.degree): p.text for p in Permutation.objects.all()}
     run(seed=4)
     assert Permutation.objects.count() == len(before)
     Permutation.objects.filter(perm_type="phrase", degree__gt=2).delete()  # an interrupted run

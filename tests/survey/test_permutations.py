@@ -92,9 +92,14 @@ def core(word: str) -> str:
 def one(reference, hypothesis, perm_type, degree, seed, truecaser=None):
     """The permutation of one type and degree, or None if the sentence cannot take it."""
     results = generate_all(
-        reference, hypothesis, seed, types=(perm_type,), degrees=[degree], max_degree=18,
+        reference,
+        hypothesis,
+        seed,
+        types=(perm_type,),
+        degrees=[degree],
+        max_degree=18,
         truecaser=truecaser,
-    )  # fmt: skip
+    )
     assert len(results) <= 1
     return results[0] if results else None
 
@@ -572,9 +577,14 @@ def test_outputs_do_not_depend_on_the_process_or_its_hash_seed():
     for hash_seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(REPO)}
         result = subprocess.run(
-            [sys.executable, "-c", SCRIPT], input=payload, env=env, capture_output=True,
-            text=True, check=True, cwd=REPO,
-        )  # fmt: skip
+            [sys.executable, "-c", SCRIPT],
+            input=payload,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=REPO,
+        )
         assert json.loads(result.stdout) == expected
 
 
