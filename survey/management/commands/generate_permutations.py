@@ -101,7 +101,7 @@ class Command(BaseCommand):
         owners = list(owners)
         missing = [owner for owner in owners if owner.parse is None]
         pipeline = settings.WOJDB_SPACY_PIPELINE
-        with tqdm(total=len(missing), desc=f"parsing {field}s", disable=not show) as bar:
+        with tqdm(total=len(missing), desc=f"parsing the {field} texts", disable=not show) as bar:
             for start in range(0, len(missing), PARSE_CHUNK):
                 chunk = missing[start : start + PARSE_CHUNK]
                 texts = [getattr(owner, field) for owner in chunk]
