@@ -17,7 +17,7 @@ from analysis.metrics.dted import (
     score_l,
     score_o,
 )
-from analysis.metrics.ted import flattened
+from analysis.metrics.ted import flattened, sequence_edit_distance
 from survey.nlp import read_conllu
 
 DATA = Path(__file__).parent / "data"
@@ -111,6 +111,14 @@ def test_basic_flag_range_and_identity():
     assert dted("b", heads, heads, alignment) == 0.5
     for flag in ("c", "co", "cl", "fc", "fco", "fcl"):
         assert dted(flag, heads, heads, alignment) == 1.0
+
+
+def test_basic_distance_of_chains_is_the_longer_length():
+    for n_h in range(7):
+        for n_r in range(7):
+            rename = [[1] * n_r for _ in range(n_h)]
+            expected = sequence_edit_distance([1] * n_h, [1] * n_r, rename)
+            assert basic_distance(flattened(n_h), flattened(n_r)) == expected == max(n_h, n_r)
 
 
 def test_unknown_flag():
