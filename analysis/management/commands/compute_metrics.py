@@ -63,19 +63,15 @@ class Command(BaseCommand):
         except ValueError as error:
             raise CommandError(str(error)) from None
         show = verbosity >= 1
-        items = list(
-            Item.objects.filter(ratings__isnull=False)
-            .distinct()
-            .select_related("triple__segment", "permutation")
-            .order_by("pk")
-        )
-        stored = self.stored_alignments(items, aligner)
+        rated = Item.objects.filter(ratings__isnull=False).distinct()
+        items = list(rated.select_related("triple__segment", "permutation").order_by("pk"))
+        stored = self.stored_alignments(rated, aligner)
         references, hypotheses = self.parse_missing(items, show)
         label = aligner or aligner_name(DEFAULT_STAGES)
         variants = self.variants(items, chosen, references, hypotheses, label)
         done = set(
             MetricScore.objects.filter(
-                metric__name__in={m.name for m in chosen}, item__in=items
+                metric__name__in={m.name for m in chosen}, item__in=rated.values("pk")
             ).values_list("item_id", "metric__name", "metric__variant")
         )
         todo = [
@@ -95,17 +91,17 @@ class Command(BaseCommand):
             )
         )
 
-    def stored_alignments(self, items, aligner: str | None) -> dict[int, list]:
+    def stored_alignments(self, rated, aligner: str | None) -> dict[int, list]:
         """The --aligner alignments of the rated hypotheses, by triple; every one must exist."""
         if aligner is None:
             return {}
-        triples = {item.triple_id for item in items if item.permutation is None}
+        triples = rated.filter(permutation__isnull=True).values("triple_id")
         found = dict(
             Alignment.objects.filter(aligner=aligner, triple_id__in=triples).values_list(
                 "triple_id", "pairs"
             )
         )
-        missing = len(triples - set(found))
+        missing = len(set(triples.values_list("triple_id", flat=True)) - set(found))
         if missing:
             raise CommandError(
                 f"{missing} rated hypothesis(es) have no stored alignment from {aligner!r}; "
@@ -159,6 +155,9 @@ class Command(BaseCommand):
             parser = combined_parser(hyp_parser, references[item.triple.segment_id].parser)
             for metric in chosen:
                 variants[item.pk, metric.key] = configured_variant(metric, parser, label)
+        longest = max(variants.values(), key=len, default="")
+        if len(longest) > Metric._meta.get_field("variant").max_length:
+            raise CommandError(f"the configuration name is too long to store: {longest!r}")
         return variants
 
     def pairs(self, items, references, hypotheses, stored, aligner, show) -> list[PairInput]:
