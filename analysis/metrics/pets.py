@@ -11,19 +11,19 @@ code (BEER), whose formulas differ from the papers (metrics spec §3.2). Both ar
   score 1; the PEF averages over *trees* rather than inferences; the raw score is rescaled as
   (raw − raw(inverted)) / (1 − raw(inverted)) against the inverted permutation of the same length.
 
-opScore is 1 for a monotone operator and 0 otherwise. β defaults to 0.6 (paper §6.1, also the
-code's default). The PEF is never enumerated: all its PETs differ only in how chains of one binary
-operator are bracketed, so the chart is the canonical PET flattened, plus, for each flat binary
-node, every contiguous group of its children with every binary split (thesis §2.5.3). Scores are
-computed by dynamic programming over those groups, O(k³) for a flat node with k children.
+opScore is 1 for a monotone operator and 0 otherwise. β defaults to 0.6, the paper's value for
+every language pair (metrics spec §1.4). The PEF is never enumerated: all its PETs differ only
+in how chains of one binary operator are bracketed, so the chart is the canonical PET flattened,
+plus, for each flat binary node, every contiguous group of its children with every binary split
+(thesis §2.5.3). Scores are computed by dynamic programming over those groups, O(k³) for a flat
+node with k children.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, wraps
 
 from analysis.metrics.permutation import Permutation, inverted, needs_two
 
@@ -370,7 +370,7 @@ def _binarizable_below_three(metric):
     """Two words always form a binary PET: score 1 (the formulas divide by n − 2)."""
 
     @needs_two
-    @functools.wraps(metric)
+    @wraps(metric)
     def wrapper(perm: Permutation) -> float:
         return 1.0 if len(perm) == 2 else metric(perm)
 
