@@ -54,7 +54,7 @@ ITEM = re.compile(r'name="item" value="(\d+)"')
 STATEMENT = re.compile(r'name="(statement_\d+)"')
 STATIC = re.compile(r'(?:href|src)="(/static/[^"]+)"')
 RETRY_AFTER_FAILURE = 0.5  # seconds; the page's script retries an unsent save likewise
-CONNECTION_ERRORS = (ConnectionError, http.client.HTTPException, TimeoutError, OSError)
+CONNECTION_ERRORS = (OSError, http.client.HTTPException)  # refused, reset, timed out, cut
 
 
 # --- the server and its database -------------------------------------------------------------
@@ -113,18 +113,18 @@ class Site:
         return study.slug
 
     def start(self) -> None:
-        log = open(self.folder / "server.log", "ab")  # noqa: SIM115 - kept open for the server
-        self.server = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "wojdb.wsgi"]
-            + ["--bind", f"127.0.0.1:{self.port}", "--workers", str(self.workers)],
-            cwd=ROOT,
-            env=self.env,
-            stdout=log,
-            stderr=log,
-            start_new_session=True,  # its own process group, so a kill reaches the workers
-        )
+        with open(self.folder / "server.log", "ab") as log:
+            self.server = subprocess.Popen(
+                [sys.executable, "-m", "gunicorn", "wojdb.wsgi"]
+                + ["--bind", f"127.0.0.1:{self.port}", "--workers", str(self.workers)],
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,  # its own process group, so a kill reaches the workers
+            )
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and self.server.poll() is None:
             try:
                 if request(self.port, "GET", "/").status == 200:
                     return
