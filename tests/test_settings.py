@@ -38,6 +38,8 @@ SHOWN = [
 def run(args: list[str], env: dict[str, str], tmp_path) -> subprocess.CompletedProcess:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("WOJDB_", "DEBUG"))}
     base.pop("SECRET_KEY", None)
+    # Set by the browser fixture while chromium lives; a deployment never has it.
+    base.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     base["WOJDB_VAR_DIR"] = str(tmp_path)
     return subprocess.run(
         [sys.executable, *args],

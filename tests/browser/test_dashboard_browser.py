@@ -107,7 +107,7 @@ def test_staff_build_questionnaires_and_see_drift(
     make_pool(size=120, degrees=(2, 8, 14))
     study = make_study(name="Pilot")
     log_in_as(page, live_server, staff_user)
-    page.goto(f"{live_server.url}/researcher/{study.slug}/")
+    page.goto(f"{live_server.url}/researcher/studies/{study.slug}/")
     expect(page.get_by_text("No questionnaires yet")).to_be_visible()
     page.get_by_role("spinbutton", name="Questionnaires").fill("4")
     page.get_by_role("spinbutton", name="Seed").fill("5")
@@ -127,9 +127,9 @@ def test_staff_build_questionnaires_and_see_drift(
 
 def test_people_who_are_not_staff_are_kept_out(live_server, page, log_in_as, db):
     study = make_study(name="Closed doors")
-    url = f"{live_server.url}/researcher/{study.slug}/"
+    url = f"{live_server.url}/researcher/studies/{study.slug}/"
     page.goto(url)
-    expect(page).to_have_url(f"{live_server.url}/admin/login/?next=/researcher/{study.slug}/")
+    expect(page).to_have_url(f"{live_server.url}/admin/login/?next=/researcher/studies/{study.slug}/")
     participant = get_user_model().objects.create_user("someone", password="a-long-password")
     log_in_as(page, live_server, participant)
     response = page.goto(url)
