@@ -16,8 +16,9 @@ class Command(BaseCommand):
     help = (
         "Build a ready demo study from the real WMT21 slice in fixtures/: import texts and DA "
         "judgments, draw the pool, generate permutations, create the study, build 36 "
-        "questionnaires, add simulated participants, analyse them into the dashboard's report, "
-        "and create a researcher login. Safe to re-run: finished steps are skipped."
+        "questionnaires, add simulated participants, score the rated items with the "
+        "built-in metrics, analyse them into the dashboard's report, and create a researcher "
+        "login. Safe to re-run: finished steps are skipped."
     )
 
     def add_arguments(self, parser):
@@ -62,6 +63,8 @@ class Command(BaseCommand):
                 study.slug,
                 **quiet,
             )
+        self.step("Scoring the rated items with the built-in metrics")
+        call_command("compute_metrics", **quiet)
         if not Path(settings.WOJDB_REPORT_DIR, "report.html").exists():
             self.step("Analysing the simulated answers")
             call_command(
