@@ -74,19 +74,19 @@ class Command(BaseCommand):
                 metric__name__in={m.name for m in chosen}, item__in=rated.values("pk")
             ).values_list("item_id", "metric__name", "metric__variant")
         )
-        todo = [
+        pending = [
             item
             for item in items
             if any((item.pk, m.name, variants[item.pk, m.key]) not in done for m in chosen)
         ]
-        pairs = self.pairs(todo, references, hypotheses, stored, aligner, show)
+        pairs = self.pairs(pending, references, hypotheses, stored, aligner, show)
         names = [f"{m.name}:{m.variant}" for m in chosen]
         with tqdm(total=len(pairs), desc="scoring", unit=" items", disable=not show) as bar:
             rows = compute_many(pairs, names, jobs=jobs, progress=bar.update)
         added = self.save(rows, variants, done, label)
         self.stdout.write(
             self.style.SUCCESS(
-                f"Stored {added} score(s) of {len(chosen)} metric(s) for {len(todo)} of "
+                f"Stored {added} score(s) of {len(chosen)} metric(s) for {len(pending)} of "
                 f"{len(items)} rated item(s); the others were stored already."
             )
         )
