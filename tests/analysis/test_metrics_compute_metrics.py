@@ -45,12 +45,15 @@ def test_scores_every_rated_item_once_with_its_configuration(rated):
     hypothesis = next(item for item in items if item.permutation is None)
     assert hypothesis.triple.segment.__class__.objects.get(pk=hypothesis.triple.segment_id).parse
     dted = Metric.objects.get(name="dted")
-    assert dted.variant.startswith("co [parser=spacy-")
-    assert dted.variant.endswith(f"; aligner={BUILT_IN_ALIGNER}]")
+    assert dted.variant == "co"
+    assert dted.config.startswith("parser=spacy-")
+    assert dted.config.endswith(f"; aligner={BUILT_IN_ALIGNER}")
     assert dted.builtin and dted.higher_is_better and dted.version
     assert "permuted references by word mapping" in dted.description
-    assert Metric.objects.get(name="derp").variant == f"f [aligner={BUILT_IN_ALIGNER}]"
-    assert Metric.objects.get(name="bleu").variant == "sacrebleu"
+    derp = Metric.objects.get(name="derp")
+    assert (derp.variant, derp.config) == ("f", f"aligner={BUILT_IN_ALIGNER}")
+    bleu = Metric.objects.get(name="bleu")
+    assert (bleu.variant, bleu.config) == ("sacrebleu", "")
     # Hypotheses and permutations share one row per configuration.
     assert Metric.objects.count() == 4
 
@@ -87,8 +90,8 @@ def test_stored_alignments_of_a_named_aligner(rated):
         Alignment.objects.create(triple=item.triple, aligner="giza", pairs=[[0, 0]])
         assert len(hyp) > 1
     run("--aligner", "giza", "--metrics", "aligned_pct")
-    metric = Metric.objects.get(name="aligned_pct")
-    assert metric.variant == "thesis [aligner=giza]"
+    metric = Metric.objects.get(name="aligned_pct", config="aligner=giza")
+    assert metric.variant == "thesis"
     for score in MetricScore.objects.filter(metric=metric, item__permutation=None):
         triple = score.item.triple
         expected = 2 / (len(triple.parse["tokens"]) + len(triple.segment.parse["tokens"]))

@@ -20,11 +20,11 @@ from survey.nlp import Parse, load_pipeline, parse_texts, parser_name
 PARSE_CHUNK = 500  # parses are saved in chunks, so an interrupted run keeps its work
 
 
-def configured_variant(metric: BuiltinMetric, parser: str, aligner: str) -> str:
-    """The stored variant: the metric's, plus the parser and aligner its input comes from."""
+def configuration(metric: BuiltinMetric, parser: str, aligner: str) -> str:
+    """The stored config: the parser and the aligner the metric's input comes from, if any."""
     parts = [f"parser={parser}"] if metric.uses_parser else []
     parts += [f"aligner={aligner}"] if metric.uses_aligner else []
-    return f"{metric.variant} [{'; '.join(parts)}]" if parts else metric.variant
+    return "; ".join(parts)
 
 
 class Command(BaseCommand):
@@ -35,7 +35,7 @@ class Command(BaseCommand):
         "mapping. References and hypotheses without a stored parse are parsed (pipeline "
         "WOJDB_SPACY_PIPELINE) and the parses kept; permuted references are parsed afresh. A "
         "metric whose input comes from a parser or an aligner is stored once per configuration, "
-        "its variant naming both, e.g. 'co [parser=...; aligner=...]'. Scores already stored "
+        "its config naming both ('parser=...; aligner=...'). Scores already stored "
         "are kept, so the command can be run again after an interruption or with more metrics."
     )
 
@@ -68,22 +68,22 @@ class Command(BaseCommand):
         stored = self.stored_alignments(rated, aligner)
         references, hypotheses = self.parse_missing(items, show)
         label = aligner or aligner_name(DEFAULT_STAGES)
-        variants = self.variants(items, chosen, references, hypotheses, label)
+        configs = self.configs(items, chosen, references, hypotheses, label)
         done = set(
             MetricScore.objects.filter(
                 metric__name__in={m.name for m in chosen}, item__in=rated.values("pk")
-            ).values_list("item_id", "metric__name", "metric__variant")
+            ).values_list("item_id", "metric__name", "metric__variant", "metric__config")
         )
         pending = [
             item
             for item in items
-            if any((item.pk, m.name, variants[item.pk, m.key]) not in done for m in chosen)
+            if any((item.pk, *m.key, configs[item.pk, m.key]) not in done for m in chosen)
         ]
         pairs = self.pairs(pending, references, hypotheses, stored, aligner, show)
         names = [f"{m.name}:{m.variant}" for m in chosen]
         with tqdm(total=len(pairs), desc="scoring", unit=" items", disable=not show) as bar:
             rows = compute_many(pairs, names, jobs=jobs, progress=bar.update)
-        added = self.save(rows, variants, done, label)
+        added = self.save(rows, configs, done, label)
         self.stdout.write(
             self.style.SUCCESS(
                 f"Stored {added} score(s) of {len(chosen)} metric(s) for {len(pending)} of "
@@ -143,22 +143,22 @@ class Command(BaseCommand):
                 bar.update(1)
         return result
 
-    def variants(self, items, chosen, references, hypotheses, label: str) -> dict:
-        """(item pk, metric key) -> the variant its score is stored under."""
+    def configs(self, items, chosen, references, hypotheses, label: str) -> dict:
+        """(item pk, metric key) -> the config its score is stored under."""
         permutation_parser = ""
         if any(item.permutation for item in items):
             permutation_parser = parser_name(load_pipeline(settings.WOJDB_SPACY_PIPELINE))
-        variants = {}
+        configs = {}
         for item in items:
             hyp = hypotheses.get(item.triple_id) if not item.permutation else None
             hyp_parser = permutation_parser if hyp is None else hyp.parser
             parser = combined_parser(hyp_parser, references[item.triple.segment_id].parser)
             for metric in chosen:
-                variants[item.pk, metric.key] = configured_variant(metric, parser, label)
-        longest = max(variants.values(), key=len, default="")
-        if len(longest) > Metric._meta.get_field("variant").max_length:
+                configs[item.pk, metric.key] = configuration(metric, parser, label)
+        longest = max(configs.values(), key=len, default="")
+        if len(longest) > Metric._meta.get_field("config").max_length:
             raise CommandError(f"the configuration name is too long to store: {longest!r}")
-        return variants
+        return configs
 
     def pairs(self, items, references, hypotheses, stored, aligner, show) -> list[PairInput]:
         permuted = self.permutation_parses(items, show)
@@ -187,30 +187,29 @@ class Command(BaseCommand):
         return pairs
 
     @transaction.atomic
-    def save(self, rows, variants, done, label: str) -> int:
-        metrics: dict[tuple[str, str], Metric] = {}
+    def save(self, rows, configs, done, label: str) -> int:
+        metrics: dict[tuple[str, str, str], Metric] = {}
         scores = []
         for row in rows:
             builtin = BY_KEY[row.name, row.variant]
-            variant = variants[row.key, builtin.key]
-            if (row.key, row.name, variant) in done:
+            source = (*builtin.key, configs[row.key, builtin.key])
+            if (row.key, *source) in done:
                 continue
-            if (row.name, variant) not in metrics:
-                metrics[row.name, variant] = self.metric(builtin, variant, label)
-            scores.append(
-                MetricScore(metric=metrics[row.name, variant], item_id=row.key, score=row.score)
-            )
+            if source not in metrics:
+                metrics[source] = self.metric(builtin, source[2], label)
+            scores.append(MetricScore(metric=metrics[source], item_id=row.key, score=row.score))
         MetricScore.objects.bulk_create(scores, batch_size=2000)
         return len(scores)
 
     @staticmethod
-    def metric(builtin: BuiltinMetric, variant: str, label: str) -> Metric:
+    def metric(builtin: BuiltinMetric, config: str, label: str) -> Metric:
         description = builtin.description
         if builtin.uses_aligner:
             description += f"; hypotheses aligned by {label}, permuted references by word mapping"
         metric, _ = Metric.objects.update_or_create(
             name=builtin.name,
-            variant=variant,
+            variant=builtin.variant,
+            config=config,
             defaults={
                 "version": builtin.version,
                 "higher_is_better": builtin.higher_is_better,
