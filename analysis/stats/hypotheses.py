@@ -37,9 +37,17 @@ def _label(metric: str, variant: str) -> str:
     return f"'{variant}' {metric}" if variant else metric
 
 
+#: Names of a tool's plain structured variant, whose flattened form is "f" (DERP's).
+PLAIN_VARIANTS = ("", "structured")
+
+
 def flattened_counterpart(variant: str) -> str | None:
     """The structured variant a flattened one corresponds to, or None if not flattened."""
     return variant[1:] if variant.startswith("f") else None
+
+
+def _structured_names(counterpart: str) -> tuple[str, ...]:
+    return (counterpart,) if counterpart else PLAIN_VARIANTS
 
 
 def _select(table: pd.DataFrame, judgment: str, group: str, adjusted: bool) -> pd.DataFrame:
@@ -100,8 +108,11 @@ def hypotheses_table(
     def structured_pairs():
         for flat in mine.itertuples():
             counterpart = flattened_counterpart(flat.variant)
-            match = mine[(mine[col.METRIC] == flat.metric) & (mine[col.VARIANT] == counterpart)]
-            if counterpart is not None and len(match):
+            if counterpart is None:
+                continue
+            names = _structured_names(counterpart)
+            match = mine[(mine[col.METRIC] == flat.metric) & mine[col.VARIANT].isin(names)]
+            if len(match):
                 yield next(match.itertuples()), flat
 
     pairs = list(structured_pairs())

@@ -108,3 +108,17 @@ def test_ranges_span_configurations():
     assert ranges.loc[("DERP", "f"), "low"] == 0.226
     assert ranges.loc[("DERP", "f"), "high"] == 0.34
     assert ranges.loc[("DTED", "c"), "configs"] == 4
+
+
+def test_registry_names_give_the_same_outcomes():
+    """compute_metrics stores the tools as 'dted' and 'derp', DERP's plain variant as
+    'structured'; its flattened 'f' must still pair with it."""
+    named = table()
+    named["metric"] = named["metric"].replace({"DTED": "dted", "DERP": "derp"})
+    plain = (named["metric"] == "derp") & (named["variant"] == "")
+    named.loc[plain, "variant"] = "structured"
+    thesis, _ = hypotheses_table(table(), threshold=0.122)
+    ours, _ = hypotheses_table(named, dted="dted", derp="derp", threshold=0.122)
+    assert list(ours["null_rejected"]) == list(thesis["null_rejected"])
+    struc = dict(zip(ours["hypothesis"], ours["result"], strict=True))["ALL STRUC"]
+    assert struc.startswith("2/5")
