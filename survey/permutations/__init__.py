@@ -165,29 +165,33 @@ def generate_all(
         return []
     max_degree = max_degree or degrees[-1]
     renderer = Renderer(reference, truecaser)
+    text, words, mapping = renderer.text, renderer.words, renderer.mapping
+    base = reference.text
+    qualities = {degree: quality(degree, max_degree) for degree in degrees}
     permutations = []
+    append = permutations.append
     for perm_type in types:
         permuter = make_permuter(perm_type, reference, hypothesis, degrees[-1])
+        possible, permute = permuter.possible, permuter.permute
+        # permutation_rng's key, with the degree's place left open
+        prefix, suffix = f"{seed}\x1f{perm_type}\x1f", f"\x1f{base}".encode()
         for degree in degrees:
-            if not permuter.possible(degree):
+            if not possible(degree):
                 continue
-            edit = permuter.permute(
-                degree, permutation_rng(seed, perm_type, degree, reference.text)
-            )
-            if edit is None:
-                continue
-            permutations.append(
-                Permutation(
-                    perm_type=perm_type,
-                    degree=degree,
-                    seed=seed,
-                    base=reference.text,
-                    text=renderer.text(edit),
-                    moved=renderer.words(edit.moved),
-                    mapping=renderer.mapping(edit),
-                    quality=quality(degree, max_degree),
+            edit = permute(degree, RandomStream(f"{prefix}{degree}".encode() + suffix))
+            if edit is not None:
+                append(
+                    Permutation(
+                        perm_type,
+                        degree,
+                        seed,
+                        base,
+                        text(edit),
+                        words(edit.moved),
+                        mapping(edit),
+                        qualities[degree],
+                    )
                 )
-            )
     return permutations
 
 

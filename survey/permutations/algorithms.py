@@ -320,24 +320,33 @@ class ChoicePermuter:
             for form in pool:
                 self.tags_of.setdefault(form, []).append(tag)
         self.limit = min(len(self.open), len(self.tags_of))
+        self.identity = tuple(range(len(self.tags)))
 
     def possible(self, degree: int) -> bool:
         return 0 < degree <= self.limit
 
     def permute(self, degree: int, rng: RandomStream) -> Edit | None:
+        tags, draw = self.tags, rng.next
         pools = {tag: list(pool) for tag, pool in self.pools.items()}
-        words = self.open
+        # The slots still open, in slot order; kept up to date rather than refiltered per draw.
+        words = list(self.open)
         replacements: dict[int, str] = {}
         while len(replacements) < degree:
-            words = [s for s in words if pools[self.tags[s]] and s not in replacements]
             if not words:
                 return None
-            slot = _pick(rng, words)
-            form = _pick(rng, pools[self.tags[slot]])
-            replacements[slot] = self.pools[self.tags[slot]][form]
+            slot = words[draw() % len(words)]
+            pool = pools[tags[slot]]
+            form = pool[draw() % len(pool)]
+            replacements[slot] = self.pools[tags[slot]][form]
+            words.remove(slot)
+            emptied = False
             for tag in self.tags_of[form]:  # now in the output: no other slot may take it
-                pools[tag].remove(form)
-        return Edit(tuple(range(len(self.tags))), tuple(replacements), replacements)
+                pool = pools[tag]
+                pool.remove(form)
+                emptied = emptied or not pool
+            if emptied:
+                words = [s for s in words if pools[tags[s]]]
+        return Edit(self.identity, tuple(replacements), replacements)
 
 
 class BothPermuter:
