@@ -112,6 +112,7 @@ class Renderer:
                 text.append(original)
             text.append(" ")
         self.template.append("".join(text[:-1]))
+        self.all_slots = len(sentence.slots) == len(sentence.words)  # no punctuation-only word
 
     def text(self, edit: Edit) -> str:
         """The output sentence, its words separated by single spaces."""
@@ -123,17 +124,17 @@ class Renderer:
                 for source in edit.arrangement
             ]
         else:
-            cores = [cased[source] for source in edit.arrangement]
+            cores = list(map(cased.__getitem__, edit.arrangement))
         if self.capital_start:
             cores[0] = cores[0][:1].upper() + cores[0][1:]
-        parts = list(self.template)
+        parts = self.template.copy()
         parts[1::2] = cores
         return "".join(parts)
 
     def mapping(self, edit: Edit) -> tuple[int, ...]:
         """Reference word index of each output word; -1 where a hypothesis word replaced it."""
         slots, replacements = self.sentence.slots, edit.replacements
-        if len(slots) == len(self.sentence.words) and not replacements:
+        if self.all_slots and not replacements:
             return edit.arrangement  # slots are the words themselves
         mapping = list(range(len(self.sentence.words)))
         for word, source in zip(slots, edit.arrangement, strict=True):
@@ -142,7 +143,7 @@ class Renderer:
 
     def words(self, slots: Sequence[int]) -> tuple[int, ...]:
         """The reference word index of each slot."""
-        if len(self.sentence.slots) == len(self.sentence.words):
+        if self.all_slots:
             return tuple(slots)
         return tuple(map(self.sentence.slots.__getitem__, slots))
 

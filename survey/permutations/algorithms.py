@@ -45,15 +45,22 @@ class RandomStream:
     """
 
     BLOCK = 32  # words per hash call; most permutations use fewer
+    _WORDS = struct.Struct(f">{BLOCK}Q")
 
     def __init__(self, key: bytes):
         self.key = key
-        self.next = itertools.chain.from_iterable(self._blocks()).__next__  # a random 64-bit word
+        # The first block is hashed at once: nearly every stream needs it and no other, and a
+        # generator started on the first draw costs more than the hash.
+        first = self._block(0)
+        self.next = itertools.chain(first, itertools.chain.from_iterable(self._blocks())).__next__
+
+    def _block(self, index: int) -> tuple[int, ...]:
+        digest = hashlib.shake_256(self.key + index.to_bytes(4, "big")).digest(8 * self.BLOCK)
+        return self._WORDS.unpack(digest)
 
     def _blocks(self):
-        for index in itertools.count():
-            digest = hashlib.shake_256(self.key + index.to_bytes(4, "big")).digest(8 * self.BLOCK)
-            yield struct.unpack(f">{self.BLOCK}Q", digest)
+        for index in itertools.count(1):
+            yield self._block(index)
 
     def below(self, n: int) -> int:
         """A whole number in [0, n)."""
@@ -103,11 +110,12 @@ def order_moves(n: int, degree: int, rng: RandomStream) -> tuple[list[tuple[int,
     moves = []
     draw = rng.next
     for distance in range(degree, 0, -1):
+        low = n - distance  # a word before `low` can move right, one from `distance` on left
         while True:  # lines 4–6: draw positions until an unused word that can move comes up
             p = draw() % n
-            if not used[arrangement[p]] and (p + distance < n or p >= distance):
+            if (p < low or p >= distance) and not used[arrangement[p]]:
                 break
-        if p + distance >= n:
+        if p >= low:
             d = -distance
         elif p < distance:
             d = distance
@@ -225,7 +233,7 @@ class PhrasePermuter:
 
     def choose(self, degree: int, rng: RandomStream) -> list[range]:
         """Line 6: a uniformly random set of disjoint phrases of `degree` words in all."""
-        count, r = self.count, rng.below(self.count[0][degree])
+        count, sizes_at, r = self.count, self.sizes_at, rng.below(self.count[0][degree])
         chosen, i, left = [], 0, degree
         while left:
             skip = count[i + 1][left]  # selections that leave slot i out of every phrase
@@ -233,7 +241,7 @@ class PhrasePermuter:
                 i += 1
                 continue
             r -= skip
-            for length in self.sizes_at[i]:
+            for length in sizes_at[i]:
                 ways = count[i + length][left - length] if length <= left else 0
                 if r < ways:
                     chosen.append(range(i, i + length))
@@ -259,17 +267,18 @@ class PhrasePermuter:
         inside = {slot for phrase in phrases for slot in phrase}
         end = self.n
         anchors = [b for b in self.bounds if b == end or b not in inside]
-        arrangement = list(range(self.n))
+        count, draw = len(anchors), rng.next
+        arrangement = list(range(end))
         moved: list[int] = []
         for phrase in phrases:
             start = arrangement.index(phrase.start)
             stop = start + len(phrase)
-            staying = arrangement[stop] if stop < len(arrangement) else end
-            if anchors == [staying]:
+            staying = arrangement[stop] if stop < end else end
+            if count == 1 and anchors[0] == staying:
                 return None
-            target = _pick(rng, anchors)
+            target = anchors[draw() % count]
             while target == staying:
-                target = _pick(rng, anchors)
+                target = anchors[draw() % count]
             block = arrangement[start:stop]
             del arrangement[start:stop]
             at = len(arrangement) if target == end else arrangement.index(target)

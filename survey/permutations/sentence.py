@@ -46,6 +46,10 @@ def align_words(words: Sequence[str], tokens: Sequence[str]) -> list[range]:
     t = 0
     for word in words:
         start, consumed = t, 0
+        if t < len(tokens) and tokens[t] == word:  # most words are one token
+            t += 1
+            spans.append(range(start, t))
+            continue
         while consumed < len(word):
             if t == len(tokens) or not word.startswith(tokens[t], consumed) or not tokens[t]:
                 raise ValueError(f"the parse's tokens do not spell the word {word!r}")
@@ -126,7 +130,13 @@ class Sentence:
         # A core with a letter, digit or symbol has a content token; the rest never move.
         slots = [w for w, (_, core, _) in enumerate(pieces) if core and not is_punctuation(core)]
         slot_of_word = {w: j for j, w in enumerate(slots)}
-        tops = [min((t for t in spans[w] if content[t]), key=depths.__getitem__) for w in slots]
+        # A one-token slot's token has the slot's non-punctuation core, so it is content.
+        tops = [
+            spans[w].start
+            if len(spans[w]) == 1
+            else min((t for t in spans[w] if content[t]), key=depths.__getitem__)
+            for w in slots
+        ]
         return cls(
             text=text,
             words=tuple(words),
