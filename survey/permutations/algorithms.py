@@ -182,8 +182,13 @@ class SwapPermuter:
         shuffled = list(group)
         _shuffle(rng, shuffled)
         by_form: dict[str, list[int]] = {}  # classes of one word, in random order
+        forms = self.forms
         for slot in shuffled:
-            by_form.setdefault(self.forms[slot], []).append(slot)
+            form = forms[slot]
+            if form in by_form:
+                by_form[form].append(slot)
+            else:
+                by_form[form] = [slot]
         classes = list(by_form.values())
         largest = max(classes, key=len)
         if 2 * len(largest) > len(group):  # one word dominates: pair every other word with it
@@ -266,7 +271,7 @@ class PhrasePermuter:
         phrases = sorted(phrases, key=len, reverse=True)
         inside = {slot for phrase in phrases for slot in phrase}
         end = self.n
-        anchors = [b for b in self.bounds if b == end or b not in inside]
+        anchors = [b for b in self.bounds if b not in inside]  # `end` is never inside
         count, draw = len(anchors), rng.next
         arrangement = list(range(end))
         moved: list[int] = []
