@@ -1,0 +1,61 @@
+"""The fast TER equals sacrebleu's sentence TER exactly, on real WMT21 pairs and edge cases."""
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sacrebleu.metrics import TER
+from sacrebleu.metrics.lib_ter import translation_edit_rate as sacrebleu_edit_rate
+
+from analysis.metrics.baselines import sentence_ter
+from analysis.metrics.ter import translation_edit_rate
+
+WMT = Path(__file__).resolve().parents[3] / "shared" / "data" / "wmt21-toen" / "txt"
+
+
+def wmt_pairs() -> list[tuple[str, str]]:
+    pairs = []
+    for output in sorted((WMT / "system-outputs").glob("newstest2021.*.hyp.*.en")):
+        language_pair = output.name.split(".")[1]
+        reference = WMT / "references" / f"newstest2021.{language_pair}.ref.A.en"
+        hyps = output.read_text(encoding="utf-8").splitlines()
+        refs = reference.read_text(encoding="utf-8").splitlines()
+        pairs.extend((h, r) for h, r in zip(hyps, refs, strict=True) if h.strip() and r.strip())
+    return pairs
+
+
+@pytest.mark.skipif(not WMT.exists(), reason="WMT21 data not available")
+def test_equals_sacrebleu_on_wmt21_pairs():
+    pairs = wmt_pairs()
+    # Random pairs plus long ones, where the beam and the shift-candidate limit matter.
+    sample = random.Random(7).sample(pairs, 290)
+    sample += sorted(pairs, key=lambda pair: -len(pair[1].split()))[:400:40]
+    ter = TER()
+    for hyp, ref in sample:
+        assert sentence_ter(hyp.split(), ref.split()) == ter.sentence_score(hyp, [ref]).score / 100
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from("abcde"), max_size=30),
+    st.lists(st.sampled_from("abcdef"), max_size=30),
+)
+def test_edit_rate_equals_sacrebleu_on_small_vocabularies(hyp, ref):
+    # Few distinct words give many ties between edit operations and between shifts.
+    assert translation_edit_rate(hyp, ref) == sacrebleu_edit_rate(hyp, ref)
+
+
+def test_empty_sides():
+    assert translation_edit_rate([], []) == sacrebleu_edit_rate([], [])
+    assert translation_edit_rate(["a", "b"], []) == (2, 0)
+    assert translation_edit_rate([], ["a", "b"]) == sacrebleu_edit_rate([], ["a", "b"])
+
+
+def test_very_unequal_lengths_widen_the_beam_as_sacrebleu():
+    rng = random.Random(3)
+    for n_hyp, n_ref in ((1, 120), (2, 130), (3, 200), (130, 2)):
+        hyp = [rng.choice("abcd") for _ in range(n_hyp)]
+        ref = [rng.choice("abcd") for _ in range(n_ref)]
+        assert translation_edit_rate(hyp, ref) == sacrebleu_edit_rate(hyp, ref)
