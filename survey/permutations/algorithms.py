@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import operator
 import struct
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -230,7 +231,7 @@ class PhrasePermuter:
             row = self.count[i + 1]  # rows are never changed, so a row can be shared
             for length in self.sizes_at[i]:
                 after = self.count[i + length]
-                row = row[:length] + [a + b for a, b in zip(row[length:], after, strict=False)]
+                row = row[:length] + list(map(operator.add, row[length:], after))  # to shorter
             self.count[i] = row
 
     def possible(self, degree: int) -> bool:
