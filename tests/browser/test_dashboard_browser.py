@@ -129,7 +129,9 @@ def test_people_who_are_not_staff_are_kept_out(live_server, page, log_in_as, db)
     study = make_study(name="Closed doors")
     url = f"{live_server.url}/researcher/studies/{study.slug}/"
     page.goto(url)
-    expect(page).to_have_url(f"{live_server.url}/admin/login/?next=/researcher/studies/{study.slug}/")
+    expect(page).to_have_url(
+        f"{live_server.url}/admin/login/?next=/researcher/studies/{study.slug}/"
+    )
     participant = get_user_model().objects.create_user("someone", password="a-long-password")
     log_in_as(page, live_server, participant)
     response = page.goto(url)
