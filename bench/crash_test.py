@@ -53,7 +53,8 @@ def main() -> int:
         slug = site.build(args.questionnaires, args.items)
         site.start()
         results = Results()
-        saves = int(args.kill_at * args.participants * (args.items + 1) * 2)
+        total = args.participants * (args.items + 1) * load_test.SAVES_PER_ITEM
+        saves = int(args.kill_at * total)
         killer = threading.Thread(
             target=crash, args=(site, results, saves, args.down, outcome), daemon=True
         )

@@ -1,8 +1,8 @@
 """Load test: simulated participants complete whole questionnaires at once against gunicorn.
 
 Each participant, in its own thread, opens the study link, consents, answers or skips the
-about-you page, then for the sample and every pair loads the page and saves its two answers
-one at a time, as the page's script does (a JSON post per answer), and finally finishes.
+about-you page, then for the sample and every pair loads the page and saves its answers as
+the page's script does: a JSON post as each answer is given and one more on "Next".
 Some saves are sent twice, as after a lost reply. Only answer saves are timed, from sending
 the request to reading the reply; a save sent again after a failed connection is timed from
 its last sending.
@@ -53,6 +53,8 @@ CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 ITEM = re.compile(r'name="item" value="(\d+)"')
 STATEMENT = re.compile(r'name="(statement_\d+)"')
 STATIC = re.compile(r'(?:href|src)="(/static/[^"]+)"')
+SCALES = ("holistic", "order")
+SAVES_PER_ITEM = 3  # each answer when given, then both with "Next"
 RETRY_AFTER_FAILURE = 0.5  # seconds; the page's script retries an unsent save likewise
 CONNECTION_ERRORS = (OSError, http.client.HTTPException)  # refused, reset, timed out, cut
 
@@ -249,8 +251,8 @@ class Participant:
     def pause(self) -> None:
         time.sleep(self.think * self.rng.uniform(0.5, 1.5))
 
-    def save(self, path: str, token: str, item: int, scale: str, answer: dict) -> dict:
-        """Post one answer as the page's script does; returns the server's JSON reply."""
+    def save(self, path: str, token: str, item: int, answer: dict) -> dict:
+        """Post the item's form as the page's script does; returns the server's JSON reply."""
         body = answer | {"item": item, "csrfmiddlewaretoken": self.csrf, "client_ms": 1000}
         reply = self.call("POST", path, body, json_reply=True)
         if reply.status != 200:
@@ -261,7 +263,9 @@ class Participant:
         now = time.monotonic()
         with self.results.lock:
             self.results.latencies.append(reply.seconds)
-            self.results.acknowledged[(token, item, scale)] = answer[scale]
+            for scale in SCALES:
+                if scale in answer:
+                    self.results.acknowledged[(token, item, scale)] = answer[scale]
             self.results.first_save = self.results.first_save or now
             self.results.last_save = now
         return result
@@ -293,20 +297,22 @@ class Participant:
         while "/item/" in path:
             item = int(ITEM.search(self.page(path).text)[1])
             holistic, order = self.rng.randint(1, 5), self.rng.randint(1, 5)
-            basis = {"was_holistic": "", "was_order": ""}
+            # As the page's script: each answer is saved when given, then "Next" saves the
+            # form once more and moves on. `was_*` are the values the page last had saved.
             self.pause()
-            first = basis | {"holistic": holistic, "go": "stay"}
-            self.save(path, token, item, "holistic", first)
+            first = {"holistic": holistic, "was_holistic": "", "was_order": "", "go": "stay"}
+            self.save(path, token, item, first)
             self.pause()
-            second = {"was_holistic": holistic, "was_order": "", "order": order, "go": "next"}
-            reply = self.save(path, token, item, "order", second)
+            second = first | {"order": order, "was_holistic": holistic}
+            reply = self.save(path, token, item, second)
             if self.rng.random() < 0.05:  # the reply was "lost": the same save again
-                again = self.save(path, token, item, "order", second)
+                again = self.save(path, token, item, second)
                 if again["revisions"] != reply["revisions"]:
                     raise AssertionError(f"{path}: a repeated save counted as a revision")
                 with self.results.lock:
                     self.results.repeats += 1
-            path = reply["next"]
+            time.sleep(self.rng.uniform(0.2, 0.8))  # pressing Enter or "Next"
+            path = self.save(path, token, item, second | {"was_order": order, "go": "next"})["next"]
         self.page(path)  # the final check
         done = self.page(path, {"csrfmiddlewaretoken": self.csrf}, expect=(302,))
         self.page(done.headers["Location"])
@@ -336,6 +342,15 @@ def run_participants(site: Site, slug: str, args, results: Results) -> float:
 
 def cpu_seconds(usage) -> float:
     return usage.ru_utime + usage.ru_stime
+
+
+def machine_cpu_seconds() -> float:
+    """CPU time every process on the machine has used since boot: other work running at the
+    same time slows the server down, so the figures say how much there was."""
+    user, nice, system, _idle, _iowait, irq, softirq, steal = map(
+        int, Path("/proc/stat").read_text().split("\n")[0].split()[1:9]
+    )
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -416,11 +431,11 @@ def arguments(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--workers", type=int, default=2, help="gunicorn sync workers")
     parser.add_argument("--items", type=int, default=50, help="pairs per questionnaire")
     parser.add_argument("--questionnaires", type=int, default=8)
-    # People take 10-30 s an answer; 3 s makes 200 simulated participants load the server
-    # like well over a thousand real ones.
-    parser.add_argument("--think", type=float, default=3.0, help="mean seconds before each answer")
+    # People take 10-30 s over a pair (two sentences to read, two questions): 5 s before each
+    # answer is the pace of the fastest.
+    parser.add_argument("--think", type=float, default=5.0, help="mean seconds before an answer")
     parser.add_argument("--ramp", type=float, default=20, help="seconds over which people arrive")
-    parser.add_argument("--max-seconds", type=float, default=600, help="stop after this long")
+    parser.add_argument("--max-seconds", type=float, default=900, help="stop after this long")
     parser.add_argument("--p99-ms", type=float, default=200, help="target for a save's p99")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the database and server log")
@@ -430,9 +445,10 @@ def arguments(description: str) -> argparse.ArgumentParser:
 def describe(args) -> None:
     database = "PostgreSQL" if args.database == "postgres" else "SQLite (WAL)"
     print(
-        f"  {args.participants} participants x {args.items + 1} items (sample + pairs), 2 saves "
-        f"each; {database}; gunicorn, {args.workers} sync workers; think time {args.think} s "
-        f"mean; arrivals over {args.ramp:.0f} s; limit {args.max_seconds:.0f} s"
+        f"  {args.participants} participants x {args.items + 1} items (sample + pairs), "
+        f"{SAVES_PER_ITEM} saves each; {database}; gunicorn, {args.workers} sync workers; "
+        f"{args.think} s to think before an answer (mean); arrivals over {args.ramp:.0f} s; "
+        f"limit {args.max_seconds:.0f} s"
     )
 
 
@@ -445,8 +461,9 @@ def main() -> int:
         slug = site.build(args.questionnaires, args.items)
         site.start()
         results = Results()
-        before = resource.getrusage(resource.RUSAGE_SELF)
+        before, machine = resource.getrusage(resource.RUSAGE_SELF), machine_cpu_seconds()
         elapsed = run_participants(site, slug, args, results)
+        machine = machine_cpu_seconds() - machine
         client = cpu_seconds(resource.getrusage(resource.RUSAGE_SELF)) - cpu_seconds(before)
         completed = report(results, elapsed, args)
         p99 = percentile([1000 * t for t in results.latencies], 0.99)
@@ -457,9 +474,10 @@ def main() -> int:
         server = cpu_seconds(resource.getrusage(resource.RUSAGE_CHILDREN))
         requests = len(results.latencies) + results.other_requests
         print(
-            f"  CPU time: server {server:.0f} s ({1000 * server / max(requests, 1):.1f} ms a "
-            f"request), load generator {client:.0f} s, over {elapsed:.0f} s on {os.cpu_count()} "
-            f"cores"
+            f"  CPU time over {elapsed:.0f} s on {os.cpu_count()} cores: server {server:.0f} s "
+            f"({1000 * server / max(requests, 1):.1f} ms a request), load generator {client:.0f} "
+            f"s, all else on the machine {max(machine - server - client, 0):.0f} s "
+            f"(PostgreSQL's included)"
         )
         exact = check_database(dict(results.acknowledged), "all acknowledged answers")
         intact = sqlite_intact()
