@@ -11,6 +11,7 @@ from django.utils import timezone
 import wojdb
 from analysis import dataset, frames, report
 from analysis.stats import correlation
+from survey.management.reporting import find_study
 from survey.models import Study
 
 
@@ -56,7 +57,7 @@ class Command(BaseCommand):
             title, scale_ends = f"WOJ-DB analysis of the release in {release.name}", None
             ratings, scores, languages = self.from_release(release, include_simulated)
         else:
-            chosen = self.find_study(study)
+            chosen = find_study(study)
             title, scale_ends = f"WOJ-DB analysis: {chosen.name}", self.scale_ends(chosen)
             ratings, scores, languages = self.from_database(chosen, include_simulated)
         if ratings.empty:
@@ -68,7 +69,7 @@ class Command(BaseCommand):
             )
         pilot_ratings = None
         if pilot:
-            pilot_ratings = frames.ratings_frame(self.find_study(pilot), include_simulated=False)
+            pilot_ratings = frames.ratings_frame(find_study(pilot), include_simulated=False)
         say = self.stdout.write if verbosity else (lambda _: None)
         try:
             built = report.build_report(
@@ -98,17 +99,6 @@ class Command(BaseCommand):
                     f"open {out / 'report.html'}"
                 )
             )
-
-    def find_study(self, slug: str | None) -> Study:
-        if slug:
-            try:
-                return Study.objects.get(slug=slug)
-            except Study.DoesNotExist:
-                raise CommandError(f"no study with slug {slug!r}") from None
-        studies = list(Study.objects.all()[:2])
-        if len(studies) != 1:
-            raise CommandError("no study exists" if not studies else "several studies: use --study")
-        return studies[0]
 
     @staticmethod
     def scale_ends(study: Study) -> dict[str, tuple[str, str]]:

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from analysis import export
-from survey.models import Study
+from survey.management.reporting import find_study
 
 
 class Command(BaseCommand):
@@ -33,7 +33,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, out, zip, study, release_version, license, no_simulated, verbosity, **_):
-        chosen = self.study(study)
+        chosen = find_study(study)
         with tqdm(total=export.EXPORT_STEPS, unit="step", disable=verbosity == 0) as bar:
             try:
                 path = export.export_release(
@@ -49,15 +49,3 @@ class Command(BaseCommand):
                 raise CommandError(str(e)) from None
         if verbosity:
             self.stdout.write(f"Wrote release {release_version} of {chosen.slug!r} to {path}")
-
-    def study(self, slug: str | None) -> Study:
-        if slug:
-            try:
-                return Study.objects.get(slug=slug)
-            except Study.DoesNotExist:
-                raise CommandError(f"No study {slug!r}. Nothing was written.") from None
-        studies = list(Study.objects.all()[:2])
-        if len(studies) != 1:
-            slugs = ", ".join(Study.objects.values_list("slug", flat=True)) or "none"
-            raise CommandError(f"Choose a study with --study (studies: {slugs}).")
-        return studies[0]

@@ -15,6 +15,7 @@ from analysis import dataset, frames
 from analysis.stats import columns as C
 from analysis.stats import simulate
 from survey import assignment, participation
+from survey.management.reporting import find_study
 from survey.models import (
     Participant,
     ParticipantLanguage,
@@ -128,7 +129,7 @@ class Command(BaseCommand):
             noise_sd=options["noise_sd"],
             blank_rate=options["blank_rate"],
         )
-        study = self.find_study(study)
+        study = find_study(study)
         if not Questionnaire.objects.filter(study=study, active=True).exists():
             raise CommandError(
                 f"study {study.slug!r} has no active questionnaire: run build_questionnaires first"
@@ -145,17 +146,6 @@ class Command(BaseCommand):
                 f"{study.slug!r} (seed {seed})."
             )
         )
-
-    def find_study(self, slug: str | None) -> Study:
-        if slug:
-            try:
-                return Study.objects.get(slug=slug)
-            except Study.DoesNotExist:
-                raise CommandError(f"no study with slug {slug!r}") from None
-        studies = list(Study.objects.all()[:2])
-        if len(studies) != 1:
-            raise CommandError("no study exists" if not studies else "several studies: use --study")
-        return studies[0]
 
     def remove_simulated(self, study: Study) -> int:
         simulated = Participant.objects.filter(study=study, simulated=True)

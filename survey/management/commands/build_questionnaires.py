@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from survey.composition import CompositionError, ConfigurationError
-from survey.models import Study
+from survey.management.reporting import find_study
 from survey.questionnaires import QuestionnaireError, build_questionnaires, extend_questionnaires
 
 
@@ -28,7 +28,7 @@ class Command(BaseCommand):
             raise CommandError("--count must be at least 1")
         if not -(2**63) <= seed < 2**63:
             raise CommandError("--seed must fit in 64 bits")
-        study = self.find_study(study)
+        study = find_study(study)
         build = extend_questionnaires if extend else build_questionnaires
         with tqdm(total=count, desc="questionnaires", unit="", disable=verbosity < 1) as bar:
             try:
@@ -40,19 +40,4 @@ class Command(BaseCommand):
                 f"{'Added' if extend else 'Built'} {len(saved)} questionnaire(s), numbers "
                 f"{saved[0].number}–{saved[-1].number}, for study {study.slug!r} with seed {seed}."
             )
-        )
-
-    def find_study(self, slug):
-        if slug:
-            try:
-                return Study.objects.get(slug=slug)
-            except Study.DoesNotExist:
-                raise CommandError(f"no study with slug {slug!r}") from None
-        studies = list(Study.objects.order_by("slug"))
-        if len(studies) == 1:
-            return studies[0]
-        if not studies:
-            raise CommandError("there is no study yet; create one in the admin first")
-        raise CommandError(
-            f"several studies exist; choose one with --study ({', '.join(s.slug for s in studies)})"
         )
