@@ -1,0 +1,94 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from analysis.alignments_import import check_aligner, import_alignments, pairs_table
+from analysis.management.commands.compute_metrics import Command as ComputeMetrics
+from survey.management.reporting import clear_errors, print_report
+from survey.models import Item
+from survey.wmt import read_lines
+
+
+class Command(BaseCommand):
+    help = (
+        "Import word alignments of hypotheses to their references from an external aligner "
+        "(fast_align, GIZA++, cdec), for compute_metrics --aligner NAME. First write the pairs "
+        "to align with --write-pairs PAIRS: a tab-separated file with a header 'item_id "
+        "hypothesis reference' and one row per hypothesis item, the tokens of the stored "
+        "parses joined by spaces (missing parses are made and kept). Align the hypothesis "
+        "(source side) to the reference, e.g. awk -F'\\t' 'NR > 1 {print $2 \" ||| \" $3}' "
+        "PAIRS > pairs.fa; fast_align -i pairs.fa -d -o -v > forward.align. Then import "
+        "the Pharaoh file, one line per row of PAIRS, 0-based 'i-j' links with the hypothesis "
+        "index first: import_alignments forward.align --pairs PAIRS --aligner NAME (.gz "
+        "accepted). Both files are checked against the stored parses before anything is "
+        "written; a re-import replaces the alignments of NAME for the items it names; lines "
+        "whose item is not in the database are reported with counts."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "alignments",
+            nargs="?",
+            type=Path,
+            metavar="ALIGNMENTS",
+            help="the aligner's output: one line of 0-based i-j links (hypothesis index first) "
+            "per row of --pairs",
+        )
+        parser.add_argument(
+            "--pairs",
+            type=Path,
+            metavar="PAIRS",
+            help="the tab-separated file naming the item of each line, as --write-pairs wrote "
+            "it (the column item_id is needed; hypothesis and reference tokens, if present, "
+            "must match the stored parses)",
+        )
+        parser.add_argument(
+            "--aligner",
+            metavar="NAME",
+            help="name to store the alignments under, e.g. fast_align or giza++",
+        )
+        parser.add_argument(
+            "--write-pairs",
+            type=Path,
+            metavar="PAIRS",
+            help="instead of importing, write the tokenised pairs of every hypothesis item",
+        )
+
+    def handle(self, alignments, pairs, aligner, write_pairs, verbosity, **options):
+        if write_pairs is not None:
+            if alignments or pairs or aligner:
+                raise CommandError("--write-pairs takes no other argument")
+            self.write_pairs(write_pairs, verbosity)
+            return
+        if alignments is None or pairs is None or aligner is None:
+            raise CommandError(
+                "give the alignment file, --pairs and --aligner (or --write-pairs to start)"
+            )
+        try:
+            check_aligner(aligner)
+        except ValueError as error:
+            raise CommandError(f"--aligner: {error}") from None
+        with clear_errors():
+            total = len(read_lines(alignments))
+            with tqdm(total=total, unit="line", disable=verbosity == 0) as bar:
+                report = import_alignments(alignments, pairs, aligner, progress=bar.update)
+        print_report(self, report, verbosity)
+
+    def write_pairs(self, path: Path, verbosity: int) -> None:
+        items = list(
+            Item.objects.filter(permutation=None).select_related("triple__segment").order_by("pk")
+        )
+        if not items:
+            raise CommandError("there are no hypothesis items yet; nothing to align")
+        references, hypotheses = ComputeMetrics().parse_missing(items, verbosity >= 1)
+        rows = (
+            (item.pk, hypotheses[item.triple_id], references[item.triple.segment_id])
+            for item in items
+        )
+        try:
+            path.write_text(pairs_table(rows), encoding="utf-8")
+        except (ValueError, OSError) as error:
+            raise CommandError(str(error)) from None
+        if verbosity:
+            self.stdout.write(f"Wrote {len(items):,} pair(s) to {path}")
