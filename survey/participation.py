@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import secrets
 from dataclasses import dataclass, field
+from datetime import timedelta
 from urllib.parse import quote, urlsplit
 
 from django.db import transaction
@@ -31,6 +32,7 @@ from survey.models import (
 )
 
 SCALES = ("holistic", "order")
+ACTIVITY_RESOLUTION = timedelta(minutes=1)
 
 # Query parameter -> PlatformIdentity field. Prolific sends the first three; `pid` is generic.
 PLATFORM_PARAMETERS = {
@@ -121,16 +123,23 @@ def find(token: str) -> Participant | None:
 
 
 def touch(participant: Participant, now=None) -> None:
-    """Record a request's activity in one update, with the position if it moved (see `find`).
+    """Record a request's activity, with the position if it moved (see `find`).
 
-    A participant marked abandoned who comes back carries on.
+    Activity is kept to the minute, as abandonment is judged in minutes: a request within a
+    minute of the last one recorded, with nothing else to change, writes nothing, which spares
+    most answer saves a second write transaction. A participant marked abandoned who comes back
+    carries on.
     """
-    changes = {"last_activity": now or timezone.now()}
+    now = now or timezone.now()
+    changes = {}
     if participant.status == "abandoned":
         changes["status"] = "in_progress" if participant.consent_version else "assigned"
     if participant.position != getattr(participant, "loaded_position", participant.position):
         changes["position"] = participant.position
-    Participant.objects.filter(pk=participant.pk).update(**changes)
+    last = participant.last_activity
+    if changes or last is None or now - last >= ACTIVITY_RESOLUTION:
+        changes["last_activity"] = now
+        Participant.objects.filter(pk=participant.pk).update(**changes)
     for name, value in changes.items():
         setattr(participant, name, value)
     participant.loaded_position = participant.position
@@ -201,6 +210,20 @@ def item_at(participant: Participant, position: int) -> Item:
         raise Refused(f"there is no item at position {position}") from None
 
 
+def item_id_at(participant: Participant, position: int) -> int:
+    """The id of the item at a position, without loading it (an answer save needs no more)."""
+    if position == 0:
+        item_id = participant.study.sample_item_id
+    else:
+        entries = QuestionnaireEntry.objects.filter(
+            questionnaire_id=participant.questionnaire_id, position=position
+        )
+        item_id = entries.values_list("item_id", flat=True).first()
+    if item_id is None:
+        raise Refused(f"there is no item at position {position}")
+    return item_id
+
+
 def show(participant: Participant, position: int, now=None) -> tuple[Item, Rating]:
     """The item at a position and its rating, recording when it was first shown."""
     item = item_at(participant, position)
@@ -220,14 +243,13 @@ def save_answer(
     """
     if participant.status == "completed":
         raise Refused("the study is already finished")
-    item = item_at(participant, position)
-    if item.pk != item_id:
+    if item_id_at(participant, position) != item_id:
         raise Refused("this item is not in your questionnaire at this position")
     now = now or timezone.now()
     with transaction.atomic():
         rating, _ = Rating.objects.select_for_update().get_or_create(
             participant=participant,
-            item=item,
+            item_id=item_id,
             defaults={"position": position, "practice": position == 0, "shown_at": now},
         )
         given = {scale: getattr(answer, scale) for scale in SCALES}

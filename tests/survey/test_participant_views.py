@@ -861,6 +861,21 @@ def test_every_request_records_activity(client):
     assert participant.last_activity > old
 
 
+@pytest.mark.django_db
+def test_activity_is_kept_to_the_minute_but_a_move_is_always_recorded(client):
+    study = make_study()
+    participant = started(client, study)
+    recent = timezone.now() - timedelta(seconds=30)
+    Participant.objects.filter(pk=participant.pk).update(last_activity=recent)
+    answer(client, participant, 1, holistic=2, go="stay")
+    participant.refresh_from_db()
+    assert participant.last_activity == recent  # an answer saved within the minute: no write
+    client.get(item_url(participant, 2))
+    participant.refresh_from_db()
+    assert participant.position == 2
+    assert participant.last_activity > recent
+
+
 # Reading option and small pages -------------------------------------------------------------
 
 
