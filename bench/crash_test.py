@@ -45,6 +45,7 @@ def main() -> int:
     )
     parser.add_argument("--down", type=float, default=2, help="seconds before the restart")
     args = parser.parse_args()
+    load_test.default_workers(args)
     print("WOJ-DB crash test")
     load_test.describe(args)
     site = Site(args.database, args.workers)

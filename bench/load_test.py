@@ -428,7 +428,12 @@ def arguments(description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--participants", type=int, default=200)
     parser.add_argument("--database", choices=["sqlite", "postgres"], default="sqlite")
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn sync workers")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        help="gunicorn sync workers (default as docs/deployment.md advises: 2 on SQLite, "
+        "2 x cores + 1 on PostgreSQL)",
+    )
     parser.add_argument("--items", type=int, default=50, help="pairs per questionnaire")
     parser.add_argument("--questionnaires", type=int, default=8)
     # People take 10-30 s over a pair (two sentences to read, two questions): 5 s before each
@@ -440,6 +445,13 @@ def arguments(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the database and server log")
     return parser
+
+
+def default_workers(args) -> None:
+    """SQLite serialises writes, so more than two workers only wait on its lock; PostgreSQL
+    requests also wait on the network and on commits, which more workers fill."""
+    if args.workers is None:
+        args.workers = 2 if args.database == "sqlite" else 2 * os.cpu_count() + 1
 
 
 def describe(args) -> None:
@@ -454,6 +466,7 @@ def describe(args) -> None:
 
 def main() -> int:
     args = arguments(__doc__.split("\n")[0]).parse_args()
+    default_workers(args)
     print("WOJ-DB load test")
     describe(args)
     site = Site(args.database, args.workers)
