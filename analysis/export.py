@@ -627,12 +627,6 @@ PARTICIPANT_COLUMNS = {
     "participant": "pk",
     "questionnaire": "questionnaire_id",
 }
-LANGUAGE_COLUMNS = {
-    "participant": "participant_id",
-    "language": "language",
-    "fluency": "fluency",
-    "qualifications": "qualifications",
-}
 RATING_COLUMNS = {
     "participant": "participant_id",
     "item": "item_id",
@@ -759,7 +753,7 @@ def import_release(release: dataset.Release, progress=_no_progress) -> ImportRep
         _create(
             Participant, people, PARTICIPANT_COLUMNS, progress, study_id=study.pk, share_data=True
         )
-        _create(ParticipantLanguage, t["participant_languages"], LANGUAGE_COLUMNS, progress)
+        _create(ParticipantLanguage, t["participant_languages"], frames.LANGUAGE_LOOKUPS, progress)
         _create(Rating, t["ratings"], RATING_COLUMNS, progress)
         _create(Metric, t["metrics"], METRIC_COLUMNS, progress)
         _create(MetricScore, t["metric_scores"], SCORE_COLUMNS, progress)
