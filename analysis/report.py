@@ -561,7 +561,9 @@ def _correlation_section(
             "item, for WMT hypotheses and for each permutation type (§7.2.2–7.3.4). Correlations "
             "use adjusted scores; significance is tested on unadjusted ones, as in the thesis. "
             f"Sources scoring fewer than {correlation.MIN_ITEMS} judged items are left out; "
-            "intervals are 95% percentile bootstraps over items."
+            "intervals are 95% percentile bootstraps over items. Coefficients keep their sign, "
+            "as in the thesis: a source where lower is better, such as TER or the permutation "
+            "degree, agrees with the participants when its ρ is negative."
         ],
     )
     corr = correlation.correlation_table(adjusted, scores, n_boot=n_boot, seed=seed)
