@@ -1,4 +1,5 @@
-"""The fast TER equals sacrebleu's sentence TER exactly, on real WMT21 pairs and edge cases."""
+"""The compiled TER equals sacrebleu's sentence TER exactly, on real WMT21 pairs, random word
+lists and edge cases."""
 
 import random
 from pathlib import Path
@@ -44,6 +45,27 @@ def test_equals_sacrebleu_on_wmt21_pairs():
 )
 def test_edit_rate_equals_sacrebleu_on_small_vocabularies(hyp, ref):
     # Few distinct words give many ties between edit operations and between shifts.
+    assert translation_edit_rate(hyp, ref) == sacrebleu_edit_rate(hyp, ref)
+
+
+@st.composite
+def shuffled_pairs(draw):
+    """A reference and a hypothesis made of its blocks reordered, with a few words replaced:
+    shifts that pay off, often several in a row, and ties between them."""
+    ref = draw(st.lists(st.sampled_from("abcd"), min_size=1, max_size=40))
+    cuts = sorted(draw(st.lists(st.integers(0, len(ref)), max_size=5)))
+    blocks = [ref[a:b] for a, b in zip([0, *cuts], [*cuts, len(ref)], strict=True)]
+    order = draw(st.permutations(range(len(blocks))))
+    hyp = [word for k in order for word in blocks[k]]
+    for position in draw(st.lists(st.integers(0, len(hyp)), max_size=3)):
+        hyp[position : position + 1] = [draw(st.sampled_from("abcx"))]
+    return hyp, ref
+
+
+@settings(max_examples=200, deadline=None)
+@given(shuffled_pairs())
+def test_edit_rate_equals_sacrebleu_on_reordered_hypotheses(pair):
+    hyp, ref = pair
     assert translation_edit_rate(hyp, ref) == sacrebleu_edit_rate(hyp, ref)
 
 
