@@ -20,6 +20,10 @@ Choices where the thesis leaves a gap (thesis spec §3.6–3.7):
 * 0/0 counts as 0, so a pair with fewer than two aligned words scores 1 (L1194).
 Several roots (a parse of several sentences) hang from one unlabelled virtual root.
 
+A pair with k aligned words has k(k − 1)/2 paths, so the edges and the spanning tree are
+computed by numba-compiled functions over int64 arrays (labels as ints), compiled on first use
+and cached in __pycache__.
+
 The flattened variant (§5.10) chains the words with one uniform label, so only surface distance
 and direction remain: for words d apart in the reference and d' apart in the hypothesis, in the
 same direction L = |d − d'| and L_max = 1 + max(d, d'); in opposite directions L = L_max =
@@ -29,60 +33,141 @@ same direction L = |d − d'| and L_max = 1 + max(d, d'); in opposite directions
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
-from rapidfuzz.distance import Levenshtein
+import numba
+import numpy as np
 
 from analysis.metrics.alignment import Alignment
 
-ALPHA, BETA = "α", "β"
+
+@numba.njit(cache=True)
+def _chains(heads):
+    """Every word's chain of ancestors, the word first and −1 (the virtual root) last, as rows
+    of a matrix, and each chain's length without the −1: the word's depth."""
+    n = heads.shape[0]
+    depth = np.zeros(n, np.int64)
+    for node in range(n):
+        above = heads[node]
+        depth[node] = 1
+        while above != -1:
+            depth[node] += 1
+            above = heads[above]
+    chains = np.full((n, depth.max() + 1 if n else 1), -1, np.int64)
+    for node in range(n):
+        above = node
+        for step in range(depth[node]):
+            chains[node, step] = above
+            above = heads[above]
+    return chains, depth
 
 
-class PathEncoding(NamedTuple):
-    up: tuple[str, ...]  # χ
-    direction: str  # ψ
-    down: tuple[str, ...]  # ω
+@numba.njit(cache=True)
+def _meet(chains, depth, n, m):
+    """Steps up from n and from m to their lowest common ancestor."""
+    up, down = max(0, depth[n] - depth[m]), max(0, depth[m] - depth[n])
+    while chains[n, up] != chains[m, down]:
+        up += 1
+        down += 1
+    return up, down
 
 
-class _Paths:
-    """Path encodings in one tree; every word's ancestors and their labels are listed once."""
-
-    def __init__(self, heads: Sequence[int], labels: Sequence[str]):
-        self.positions: list[dict[int, int]] = []  # ancestor -> steps up to it
-        self.labels: list[tuple[str, ...]] = []  # the labels met climbing from the word
-        for node in range(len(heads)):
-            chain = [node]
-            while chain[-1] != -1:  # −1 is the virtual root above every sentence root
-                chain.append(heads[chain[-1]])
-            self.positions.append({ancestor: step for step, ancestor in enumerate(chain)})
-            self.labels.append(tuple(labels[ancestor] for ancestor in chain[:-1]))
-
-    def encode(self, n: int, m: int) -> PathEncoding:
-        above_n = self.positions[n]
-        up_steps, down_steps = min(
-            (above_n[ancestor], step)
-            for ancestor, step in self.positions[m].items()
-            if ancestor in above_n
-        )  # the lowest common ancestor
-        up = self.labels[n][:up_steps]
-        down = self.labels[m][:down_steps][::-1]
-        return PathEncoding(up, ALPHA if n < m else BETA, down)
+@numba.njit(cache=True)
+def _levenshtein(labels1, chain1, length1, labels2, chain2, length2, row):
+    """Unit-cost edit distance between the labels of the first nodes of two chains."""
+    for j in range(length2 + 1):
+        row[j] = j
+    for i in range(1, length1 + 1):
+        corner, row[0] = row[0], i
+        label = labels1[chain1[i - 1]]
+        for j in range(1, length2 + 1):
+            best = min(row[j] + 1, row[j - 1] + 1, corner + (label != labels2[chain2[j - 1]]))
+            corner, row[j] = row[j], best
+    return row[length2]
 
 
-def path_encoding(heads: Sequence[int], labels: Sequence[str], n: int, m: int) -> PathEncoding:
-    """The encoding (χ, ψ, ω) of the dependency path from word n to word m (§5.3.1)."""
-    return _Paths(heads, labels).encode(n, m)
+@numba.njit(cache=True)
+def _structured_edges(ref_heads, ref_labels, hyp_heads, hyp_labels, words, partners):
+    """(L, L_max, n, m) for every pair n < m of the reference words, in order.
+
+    The path from n to m climbs χ from n to their lowest common ancestor and descends ω to m.
+    The labels of ω read from m upwards are ω reversed; the Levenshtein distance of two
+    sequences equals that of their reversals, so both sides are compared as read upwards.
+    Reference words come in ascending order, so the reference direction is always α and the
+    directions differ when the hypothesis counterparts are in descending order.
+    """
+    ref_chains, ref_depth = _chains(ref_heads)
+    hyp_chains, hyp_depth = _chains(hyp_heads)
+    row = np.empty(max(ref_chains.shape[1], hyp_chains.shape[1]) + 1, np.int64)
+    k = words.shape[0]
+    edges = np.zeros((k * (k - 1) // 2, 4), np.int64)
+    e = 0
+    for a in range(k):
+        n, hn = words[a], partners[a]
+        for b in range(a + 1, k):
+            m, hm = words[b], partners[b]
+            edges[e, 2], edges[e, 3] = n, m
+            if hn != hm:  # else joined at weight 0 with L_max 0 (Eq. 5.6)
+                up, down = _meet(ref_chains, ref_depth, n, m)
+                h_up, h_down = _meet(hyp_chains, hyp_depth, hn, hm)
+                edges[e, 0] = (
+                    _levenshtein(
+                        ref_labels, ref_chains[n], up, hyp_labels, hyp_chains[hn], h_up, row
+                    )
+                    + (hn > hm)
+                    + _levenshtein(
+                        ref_labels, ref_chains[m], down, hyp_labels, hyp_chains[hm], h_down, row
+                    )
+                )
+                edges[e, 1] = max(up, h_up) + 1 + max(down, h_down)
+            e += 1
+    return edges
 
 
-def path_disparity(first: PathEncoding, second: PathEncoding) -> tuple[int, int]:
-    """(L, L_max) of Eqs. 5.3 and 5.4: the components are compared separately."""
-    disparity = (
-        Levenshtein.distance(first.up, second.up)
-        + (first.direction != second.direction)
-        + Levenshtein.distance(first.down, second.down)
-    )
-    longest = max(len(first.up), len(second.up)) + 1 + max(len(first.down), len(second.down))
-    return disparity, longest
+@numba.njit(cache=True)
+def _flattened_edges(words, partners):
+    """(L, L_max, n, m) of flattened DERP for every pair n < m of the reference words, in order."""
+    k = words.shape[0]
+    edges = np.zeros((k * (k - 1) // 2, 4), np.int64)
+    e = 0
+    for a in range(k):
+        for b in range(a + 1, k):
+            distance, gap = words[b] - words[a], partners[b] - partners[a]
+            edges[e, 2], edges[e, 3] = words[a], words[b]
+            if gap > 0:
+                edges[e, 0], edges[e, 1] = abs(distance - gap), 1 + max(distance, gap)
+            elif gap < 0:
+                edges[e, 0] = edges[e, 1] = 1 + distance - gap
+            e += 1
+    return edges
+
+
+@numba.njit(cache=True)
+def _spanning_tree(edges):
+    """Kruskal over the edges sorted as tuples; the rows kept."""
+    if edges.shape[0] == 0:
+        return edges
+    # One int64 key per row, its four entries as digits in base `base`: under 2**63 while the
+    # values (positions, path lengths) stay below 55,000, far longer than any sentence.
+    base = edges.max() + 1
+    if base > 55_000:
+        raise ValueError("sentences too long for DERP's edge keys")
+    key = ((edges[:, 0] * base + edges[:, 1]) * base + edges[:, 2]) * base + edges[:, 3]
+    parent = np.arange(edges[:, 2:].max() + 1)
+    chosen = np.empty(edges.shape[0], np.int64)
+    count = 0
+    for e in np.argsort(key):
+        a, b = edges[e, 2], edges[e, 3]
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        while parent[b] != b:
+            parent[b] = parent[parent[b]]
+            b = parent[b]
+        if a != b:
+            parent[b] = a
+            chosen[count] = e
+            count += 1
+    return edges[chosen[:count]]
 
 
 def counterparts(alignment: Alignment) -> dict[int, int]:
@@ -93,34 +178,40 @@ def counterparts(alignment: Alignment) -> dict[int, int]:
     return found
 
 
-Edge = tuple[int, int, int, int]  # (L, L_max, reference word, reference word)
+def spanning_tree(edges: np.ndarray) -> np.ndarray:
+    """Kruskal's minimum spanning tree (Algorithm 2) over the words that `edges` join: the rows
+    (L, L_max, reference word, reference word) it keeps, ties broken by L_max, then position."""
+    return _spanning_tree(np.asarray(edges, np.int64).reshape(-1, 4))
 
 
-def spanning_tree(words: Sequence[int], edges: list[Edge]) -> list[Edge]:
-    """Kruskal's minimum spanning tree (Algorithm 2) with ties broken by L_max, then position."""
-    parent = {word: word for word in words}
-
-    def root(word: int) -> int:
-        while parent[word] != word:
-            parent[word] = parent[parent[word]]
-            word = parent[word]
-        return word
-
-    chosen = []
-    for edge in sorted(edges):
-        a, b = root(edge[2]), root(edge[3])
-        if a != b:
-            parent[b] = a
-            chosen.append(edge)
-            if len(chosen) == len(words) - 1:
-                break
-    return chosen
+def _score(edges: np.ndarray) -> float:
+    tree = spanning_tree(edges)
+    total = int(tree[:, 1].sum())
+    return 1 - int(tree[:, 0].sum()) / total if total else 1.0
 
 
-def _score(words: Sequence[int], edges: list[Edge]) -> float:
-    tree = spanning_tree(words, edges)
-    total = sum(edge[1] for edge in tree)
-    return 1 - sum(edge[0] for edge in tree) / total if total else 1.0
+def _aligned(alignment: Alignment) -> tuple[np.ndarray, np.ndarray]:
+    """The aligned reference words, ascending, and their counterparts."""
+    mapping = counterparts(alignment)
+    words = sorted(mapping)
+    return np.array(words, np.int64), np.array([mapping[w] for w in words], np.int64)
+
+
+def structured_edges(
+    hyp_heads: Sequence[int],
+    hyp_labels: Sequence[str],
+    ref_heads: Sequence[int],
+    ref_labels: Sequence[str],
+    alignment: Alignment,
+) -> np.ndarray:
+    """Rows (L, L_max, n, m) for every pair n < m of aligned reference words: the path
+    disparity of Eqs. 5.3 and 5.4, components compared separately."""
+    words, partners = _aligned(alignment)
+    ids: dict[str, int] = {}
+    ref_ids = np.array([ids.setdefault(label, len(ids)) for label in ref_labels], np.int64)
+    hyp_ids = np.array([ids.setdefault(label, len(ids)) for label in hyp_labels], np.int64)
+    heads = np.asarray(ref_heads, np.int64), np.asarray(hyp_heads, np.int64)
+    return _structured_edges(heads[0], ref_ids, heads[1], hyp_ids, words, partners)
 
 
 def derp(
@@ -131,34 +222,15 @@ def derp(
     alignment: Alignment,
 ) -> float:
     """Structured DERP: dependency paths with their labels."""
-    mapping = counterparts(alignment)
-    words = sorted(mapping)
-    ref_paths, hyp_paths = _Paths(ref_heads, ref_labels), _Paths(hyp_heads, hyp_labels)
-    edges = []
-    for i, n in enumerate(words):
-        for m in words[i + 1 :]:
-            hn, hm = mapping[n], mapping[m]
-            if hn == hm:
-                edges.append((0, 0, n, m))
-            else:
-                disparity = path_disparity(ref_paths.encode(n, m), hyp_paths.encode(hn, hm))
-                edges.append((*disparity, n, m))
-    return _score(words, edges)
+    edges = structured_edges(hyp_heads, hyp_labels, ref_heads, ref_labels, alignment)
+    return _score(edges)
+
+
+def flattened_edges(alignment: Alignment) -> np.ndarray:
+    """Rows (L, L_max, n, m) of flattened DERP (§5.10) for every pair n < m of aligned words."""
+    return _flattened_edges(*_aligned(alignment))
 
 
 def flattened_derp(alignment: Alignment) -> float:
     """Flattened DERP (§5.10): surface distance and direction only, no parser."""
-    mapping = counterparts(alignment)
-    words = sorted(mapping)
-    edges = []
-    for i, n in enumerate(words):
-        for m in words[i + 1 :]:
-            gap = mapping[m] - mapping[n]
-            distance = m - n
-            if gap == 0:
-                edges.append((0, 0, n, m))
-            elif gap > 0:
-                edges.append((abs(distance - gap), 1 + max(distance, gap), n, m))
-            else:
-                edges.append((1 + distance - gap, 1 + distance - gap, n, m))
-    return _score(words, edges)
+    return _score(flattened_edges(alignment))

@@ -25,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from analysis.metrics.alignment import Alignment
 from analysis.metrics.ted import flattened, tree_edit_distance
 
@@ -44,9 +46,14 @@ def basic_distance(hyp_heads: Sequence[int], ref_heads: Sequence[int]) -> int:
     n_h, n_r = len(hyp_heads), len(ref_heads)
     if tuple(hyp_heads) == flattened(n_h) and tuple(ref_heads) == flattened(n_r):
         return max(n_h, n_r)
-    return tree_edit_distance(
-        hyp_heads, ref_heads, [1] * n_h, [1] * n_r, [[1] * n_r for _ in range(n_h)]
-    )
+    ones = np.ones(n_h, np.int64), np.ones(n_r, np.int64)
+    return tree_edit_distance(hyp_heads, ref_heads, *ones, np.ones((n_h, n_r), np.int64))
+
+
+def _links(alignment: Alignment) -> tuple[np.ndarray, np.ndarray]:
+    """Hypothesis and reference positions of the links, for indexing cost matrices."""
+    links = np.array(alignment.links, np.int64).reshape(-1, 2)
+    return links[:, 0], links[:, 1]
 
 
 def counterpart_distance(
@@ -54,10 +61,10 @@ def counterpart_distance(
 ) -> int:
     """Flag c: renames between aligned counterparts are free."""
     n_h, n_r = len(hyp_heads), len(ref_heads)
-    rename = [[1] * n_r for _ in range(n_h)]
-    for h, r in alignment.links:
-        rename[h][r] = 0
-    return tree_edit_distance(hyp_heads, ref_heads, [1] * n_h, [1] * n_r, rename)
+    rename = np.ones((n_h, n_r), np.int64)
+    rename[_links(alignment)] = 0
+    ones = np.ones(n_h, np.int64), np.ones(n_r, np.int64)
+    return tree_edit_distance(hyp_heads, ref_heads, *ones, rename)
 
 
 @dataclass(frozen=True)
@@ -72,16 +79,14 @@ def prioritised_distance(
     """Flags o and l: aligned operations minimised first, then unaligned ones."""
     n_h, n_r = len(hyp_heads), len(ref_heads)
     weight = n_h + n_r + 1  # more than the number of unaligned operations can ever be
-    hyp_aligned, ref_aligned = alignment.aligned_hyp, alignment.aligned_ref
-    delete = [weight if h in hyp_aligned else 1 for h in range(n_h)]
-    insert = [weight if r in ref_aligned else 1 for r in range(n_r)]
-    rename = [[delete[h] + insert[r] for r in range(n_r)] for h in range(n_h)]
-    for h in set(range(n_h)) - hyp_aligned:
-        row = rename[h]
-        for r in set(range(n_r)) - ref_aligned:
-            row[r] = 1  # one unaligned operation, two nodes
-    for h, r in alignment.links:
-        rename[h][r] = 0
+    hyp_links, ref_links = _links(alignment)
+    unaligned_h, unaligned_r = np.ones(n_h, bool), np.ones(n_r, bool)
+    unaligned_h[hyp_links] = unaligned_r[ref_links] = False
+    delete = np.where(unaligned_h, 1, weight)
+    insert = np.where(unaligned_r, 1, weight)
+    rename = delete[:, None] + insert
+    rename[np.ix_(unaligned_h, unaligned_r)] = 1  # one unaligned operation, two nodes
+    rename[hyp_links, ref_links] = 0
     total = tree_edit_distance(hyp_heads, ref_heads, delete, insert, rename)
     return PrioritisedDistance(*divmod(total, weight))
 

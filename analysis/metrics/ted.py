@@ -1,5 +1,5 @@
 """Ordered tree edit distance (Zhang & Shasha 1989) and sequence edit distance, with per-node
-integer costs.
+integer costs, compiled with numba.
 
 Written here because no maintained tree-edit-distance package is a project dependency. The
 thesis used Demaine et al.'s algorithm on trees binarised with free-to-delete epsilon nodes
@@ -10,53 +10,17 @@ equals ordinary ordered tree edit distance on the unbinarised trees, which Zhang
 Trees are given as head arrays (heads[i] is the parent of node i, −1 for a root). Several roots
 are allowed: each side gets a virtual root, matched only to the other side's at no cost. Costs:
 deleting node i of the first tree, inserting node j of the second, renaming i into j.
+
+The dynamic programmes run in numba-compiled functions over int64 arrays (DTED computes several
+per sentence pair); they compile on first use and are cached in __pycache__.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
-from itertools import accumulate, islice, repeat
-from operator import add, sub
 
+import numba
 import numpy as np
-
-
-@lru_cache(maxsize=256)
-def _postorder(heads: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """Nodes in postorder with a virtual root last, and each one's leftmost leaf, both 1-based
-    positions in that order. Children keep their surface (index) order. Cached because DTED
-    compares the same trees under several cost schemes."""
-    n = len(heads)
-    children: list[list[int]] = [[] for _ in range(n + 1)]
-    for node, head in enumerate(heads):
-        children[n if head < 0 else head].append(node)
-    order: list[int] = []
-    leftmost = [0] * (n + 1)
-    stack = [(n, False)]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
-            kids = children[node]
-            leftmost[node] = leftmost[kids[0]] if kids else len(order)
-        else:
-            stack.append((node, True))
-            stack.extend((child, False) for child in reversed(children[node]))
-    return tuple(order), tuple(leftmost[node] for node in order)
-
-
-def _keyroots(leftmost: Sequence[int]) -> list[int]:
-    """1-based positions of the highest node of each leftmost path, ascending."""
-    highest: dict[int, int] = {}
-    for position, leaf in enumerate(leftmost, start=1):
-        highest[leaf] = position
-    return sorted(highest.values())
-
-
-def _work(leftmost: Sequence[int]) -> int:
-    """Zhang–Shasha's work factor of one tree: the summed sizes of its keyroot subtrees."""
-    return sum(k - leftmost[k - 1] + 1 for k in _keyroots(leftmost))
 
 
 def flattened(n: int) -> tuple[int, ...]:
@@ -64,10 +28,186 @@ def flattened(n: int) -> tuple[int, ...]:
     return tuple(range(-1, n - 1))
 
 
-def mirrored(heads: Sequence[int]) -> tuple[int, ...]:
+@numba.njit(cache=True)
+def mirrored(heads):
     """The tree with every children list reversed (nodes renumbered right to left)."""
-    last = len(heads) - 1
-    return tuple(-1 if head < 0 else last - head for head in reversed(heads))
+    last = heads.shape[0] - 1
+    out = np.empty_like(heads)
+    for k in range(last + 1):
+        head = heads[last - k]
+        out[k] = -1 if head < 0 else last - head
+    return out
+
+
+@numba.njit(cache=True)
+def _is_chain(heads):
+    return np.all(heads == np.arange(-1, heads.shape[0] - 1))
+
+
+@numba.njit(cache=True)
+def _postorder(heads):
+    """Nodes in postorder with a virtual root (node n) last, and each one's leftmost leaf as a
+    1-based position in that order. Children keep their surface (index) order."""
+    n = heads.shape[0]
+    # Children lists in index order, packed: those of node p are kids[start[p]:start[p + 1]].
+    start = np.zeros(n + 2, np.int64)
+    for node in range(n):
+        start[(n if heads[node] < 0 else heads[node]) + 2] += 1
+    start = np.cumsum(start)
+    kids = np.empty(n, np.int64)
+    for node in range(n):
+        parent = n if heads[node] < 0 else heads[node]
+        kids[start[parent + 1]] = node
+        start[parent + 1] += 1
+    order = np.empty(n + 1, np.int64)
+    leftmost = np.empty(n + 1, np.int64)  # by node
+    stack = np.empty(n + 1, np.int64)
+    next_kid = np.empty(n + 1, np.int64)
+    stack[0], next_kid[0] = n, start[n]
+    top = count = 0
+    while top >= 0:
+        node = stack[top]
+        if next_kid[top] < start[node + 1]:
+            child = kids[next_kid[top]]
+            next_kid[top] += 1
+            top += 1
+            stack[top], next_kid[top] = child, start[child]
+        else:
+            order[count] = node
+            count += 1
+            has_kids = start[node] < start[node + 1]
+            leftmost[node] = leftmost[kids[start[node]]] if has_kids else count
+            top -= 1
+    return order, leftmost[order]
+
+
+@numba.njit(cache=True)
+def _keyroots(leftmost):
+    """1-based positions of the highest node of each leftmost path, ascending."""
+    highest = np.zeros(leftmost.shape[0] + 1, np.int64)
+    for position in range(1, leftmost.shape[0] + 1):
+        highest[leftmost[position - 1]] = position
+    return np.sort(highest[highest > 0])
+
+
+@numba.njit(cache=True)
+def _work(leftmost):
+    """Zhang–Shasha's work factor of one tree: the summed sizes of its keyroot subtrees."""
+    total = 0
+    for k in _keyroots(leftmost):
+        total += k - leftmost[k - 1] + 1
+    return total
+
+
+@numba.njit(cache=True)
+def _mirror_postorder(heads):
+    """_postorder of the mirrored tree, with its nodes numbered as the original's."""
+    order, leftmost = _postorder(mirrored(heads))
+    last = heads.shape[0] - 1
+    for k in range(order.shape[0]):
+        if order[k] <= last:  # mirrored node k is node last − k; the virtual root stays
+            order[k] = last - order[k]
+    return order, leftmost
+
+
+@numba.njit(cache=True)
+def _tree_edit_distance(heads1, heads2, delete, insert, rename):
+    """Mirroring both trees keeps every mapping valid and every cost, so the cheaper of the
+    left-path and the right-path decompositions is used; two chains are compared as sequences."""
+    if _is_chain(heads1) and _is_chain(heads2):
+        return _sequence_edit_distance(delete, insert, rename)
+    order1, lml1 = _postorder(heads1)
+    order2, lml2 = _postorder(heads2)
+    m_order1, m_lml1 = _mirror_postorder(heads1)
+    m_order2, m_lml2 = _mirror_postorder(heads2)
+    if _work(m_lml1) * _work(m_lml2) < _work(lml1) * _work(lml2):
+        return _zhang_shasha(m_order1, m_lml1, m_order2, m_lml2, delete, insert, rename)
+    return _zhang_shasha(order1, lml1, order2, lml2, delete, insert, rename)
+
+
+@numba.njit(cache=True)
+def _by_position(order, leftmost, costs, never):
+    """Node costs (`never` for the virtual root) and leftmost leaves by 1-based postorder
+    position; position 0 is unused."""
+    n = order.shape[0] - 1
+    by_position = np.zeros(n + 2, np.int64)
+    for p in range(1, n + 2):
+        by_position[p] = never if order[p - 1] == n else costs[order[p - 1]]
+    return by_position, np.concatenate((np.zeros(1, np.int64), leftmost))
+
+
+@numba.njit(cache=True)
+def _zhang_shasha(order1, lml1, order2, lml2, delete, insert, rename):
+    n1, n2 = order1.shape[0] - 1, order2.shape[0] - 1  # real nodes; virtual roots n1 and n2
+    # A mapping that touches a virtual root other than root-to-root costs more than deleting
+    # and inserting everything, which is always possible.
+    never = delete.sum() + insert.sum() + 1
+    dele, l1 = _by_position(order1, lml1, delete, never)
+    ins, l2 = _by_position(order2, lml2, insert, never)
+    ren = np.empty((n1 + 2, n2 + 2), np.int64)
+    for p in range(1, n1 + 2):
+        v = order1[p - 1]
+        for q in range(1, n2 + 2):
+            w = order2[q - 1]
+            if v == n1 or w == n2:
+                ren[p, q] = 0 if v == n1 and w == n2 else never
+            else:
+                ren[p, q] = rename[v, w]
+    tree = np.zeros((n1 + 2, n2 + 2), np.int64)
+    forest = np.zeros((n1 + 2, n2 + 2), np.int64)
+    keyroots2 = _keyroots(lml2)
+    for i in _keyroots(lml1):
+        li = l1[i]
+        for j in keyroots2:
+            lj = l2[j]
+            # Forest distances over positions li − 1 … i and lj − 1 … j, row and column
+            # li − 1 and lj − 1 standing for the empty forest.
+            forest[li - 1, lj - 1] = 0
+            for di in range(li, i + 1):
+                forest[di, lj - 1] = forest[di - 1, lj - 1] + dele[di]
+            for dj in range(lj, j + 1):
+                forest[li - 1, dj] = forest[li - 1, dj - 1] + ins[dj]
+            for di in range(li, i + 1):
+                on_path1 = l1[di] == li
+                for dj in range(lj, j + 1):
+                    best = forest[di - 1, dj] + dele[di]
+                    other = forest[di, dj - 1] + ins[dj]
+                    if other < best:
+                        best = other
+                    if on_path1 and l2[dj] == lj:
+                        # Two whole subtrees: their distance, kept for later keyroot pairs.
+                        other = forest[di - 1, dj - 1] + ren[di, dj]
+                        if other < best:
+                            best = other
+                        tree[di, dj] = best
+                    else:
+                        other = forest[l1[di] - 1, l2[dj] - 1] + tree[di, dj]
+                        if other < best:
+                            best = other
+                    forest[di, dj] = best
+    return tree[n1 + 1, n2 + 1]
+
+
+@numba.njit(cache=True)
+def _sequence_edit_distance(delete, insert, rename):
+    row = np.zeros(insert.shape[0] + 1, np.int64)
+    for y in range(insert.shape[0]):
+        row[y + 1] = row[y] + insert[y]
+    for x in range(delete.shape[0]):
+        corner = row[0]
+        row[0] += delete[x]
+        for y in range(insert.shape[0]):
+            best = min(row[y + 1] + delete[x], row[y] + insert[y], corner + rename[x, y])
+            corner = row[y + 1]
+            row[y + 1] = best
+    return row[-1]
+
+
+def _arrays(delete, insert, rename):
+    delete = np.asarray(delete, np.int64)
+    insert = np.asarray(insert, np.int64)
+    rename = np.asarray(rename, np.int64).reshape(delete.shape[0], insert.shape[0])
+    return delete, insert, rename
 
 
 def tree_edit_distance(
@@ -80,144 +220,11 @@ def tree_edit_distance(
     """Minimum total cost of deletions from tree 1, insertions from tree 2 and renames.
 
     `delete[i]` and `insert[j]` are per-node costs, `rename[i][j]` the cost of mapping node i of
-    tree 1 to node j of tree 2 (0-based node indices, as in the head arrays). Mirroring both
-    trees keeps every mapping valid and every cost, so the cheaper of the left-path and the
-    right-path decompositions is used; two chains are compared as sequences.
+    tree 1 to node j of tree 2 (0-based node indices, as in the head arrays); sequences or int64
+    arrays.
     """
-    if tuple(heads1) == flattened(len(heads1)) and tuple(heads2) == flattened(len(heads2)):
-        return sequence_edit_distance(delete, insert, rename)
-    order1, lml1 = _postorder(tuple(heads1))
-    order2, lml2 = _postorder(tuple(heads2))
-    m_order1, m_lml1 = _postorder(mirrored(heads1))
-    m_order2, m_lml2 = _postorder(mirrored(heads2))
-    if _work(m_lml1) * _work(m_lml2) < _work(lml1) * _work(lml2):
-        last1, last2 = len(heads1) - 1, len(heads2) - 1
-        # Mirrored node k is original node last − k; the virtual roots keep their number.
-        order1 = [v if v > last1 else last1 - v for v in m_order1]
-        order2 = [w if w > last2 else last2 - w for w in m_order2]
-        lml1, lml2 = m_lml1, m_lml2
-    return _zhang_shasha(order1, lml1, order2, lml2, delete, insert, rename)
-
-
-def _zhang_shasha(order1, lml1, order2, lml2, delete, insert, rename) -> int:
-    n1, n2 = len(order1) - 1, len(order2) - 1  # real nodes; the virtual roots are n1 and n2
-    # A mapping that touches a virtual root other than root-to-root costs more than deleting
-    # and inserting everything, which is always possible.
-    never = sum(delete) + sum(insert) + 1
-    # Costs re-indexed by 1-based postorder position (position 0 is unused).
-    dele = [0] + [never if v == n1 else delete[v] for v in order1]
-    ins = [0] + [never if w == n2 else insert[w] for w in order2]
-    ren = [[0] * (n2 + 2)]
-    for v in order1:
-        if v == n1:
-            ren.append([0] + [0 if w == n2 else never for w in order2])
-        else:
-            costs = rename[v]
-            ren.append([0] + [never if w == n2 else costs[w] for w in order2])
-    l1, l2 = [0, *lml1], [0, *lml2]
-    tree = [[0] * (n2 + 2) for _ in range(n1 + 2)]
-    _leaf_distances(l1, l2, dele, ins, ren, tree)
-    columns = {}
-    for j in _keyroots(lml2):
-        lj = l2[j]
-        if lj == j:
-            continue
-        info = [(dj, ins[dj], l2[dj] - lj, l2[dj] == lj) for dj in range(lj, j + 1)]
-        columns[j] = (lj, info, list(accumulate((c for _, c, _, _ in info), initial=0)))
-    for i in _keyroots(lml1):
-        if l1[i] == i:
-            continue
-        for j in columns:
-            _forest_distance(i, l1, columns[j], dele, ren, tree)
-    return tree[n1 + 1][n2 + 1]
-
-
-def _leaf_distances(l1, l2, dele, ins, ren, tree) -> None:
-    """Fill tree[][] for every pair of a leaf and a subtree, in closed form.
-
-    Against a leaf v, a subtree costs inserting all its nodes, then either deleting v or
-    renaming v into one of them instead of inserting it: sum(ins) + min(del v, min(ren − ins)),
-    and symmetrically. These are all the distances that Zhang–Shasha's keyroot pairs involving
-    a single-node keyroot would produce, so those pairs (the most numerous, each with one row
-    or one column) are skipped.
-    """
-    rename = np.array(ren)
-    delete, insert = np.array(dele), np.array(ins)
-    leaves1 = [p for p in range(1, len(l1)) if l1[p] == p]
-    leaves2 = [p for p in range(1, len(l2)) if l2[p] == p]
-    rows = _against_leaves(rename[leaves1, 1:] - insert[1:], insert[1:], delete[leaves1], l2)
-    for leaf, row in zip(leaves1, rows.tolist(), strict=True):
-        tree[leaf][1:] = row
-    columns = _against_leaves(rename[1:, leaves2].T - delete[1:], delete[1:], insert[leaves2], l1)
-    for position, column in enumerate(columns.T.tolist(), start=1):
-        row = tree[position]
-        for leaf, value in zip(leaves2, column, strict=True):
-            row[leaf] = value
-
-
-def _against_leaves(gain, costs, leaf_costs, leftmost) -> np.ndarray:
-    """For leaves (rows of `gain`) against every subtree of the other tree (columns, 1-based
-    postorder positions with their leftmost leaves): the subtree's summed costs plus the
-    cheaper of the leaf's own cost and the best gain inside the subtree."""
-    ends = np.concatenate(([0], np.cumsum(costs)))
-    best = np.empty_like(gain)
-    totals = np.empty(len(costs), dtype=ends.dtype)
-    for p in range(1, len(leftmost)):
-        best[:, p - 1] = gain[:, leftmost[p] - 1 : p].min(axis=1)
-        totals[p - 1] = ends[p] - ends[leftmost[p] - 1]
-    return totals + np.minimum(leaf_costs[:, None], best)
-
-
-def _forest_distance(i, l1, column, dele, ren, tree) -> None:
-    """Zhang–Shasha's forest distances for keyroot i of tree 1 and one keyroot of tree 2.
-
-    `column` holds that keyroot's leftmost leaf lj, per column (node, insert cost, offset of the
-    node's leftmost leaf, whether it is on the leftmost path) and the running insert costs,
-    which are the first row. Rows are the postorder positions l1[i]..i; tree[][] receives the
-    distances of subtree pairs on both leftmost paths.
-    """
-    lj, info, first = column
-    li = l1[i]
-    forest = [first]
-    prev = first
-    for di in range(li, i + 1):
-        cost = dele[di]
-        left = prev[0] + cost
-        row = [left]
-        tree_row = tree[di]
-        if l1[di] == li:
-            rename_row = ren[di]
-            corner = prev[0]
-            for up, (dj, insert, back, on_path) in zip(islice(prev, 1, None), info, strict=True):
-                best = up + cost
-                other = left + insert
-                if other < best:
-                    best = other
-                if on_path:
-                    other = corner + rename_row[dj]
-                    if other < best:
-                        best = other
-                    tree_row[dj] = best
-                else:
-                    other = first[back] + tree_row[dj]
-                    if other < best:
-                        best = other
-                row.append(best)
-                left, corner = best, up
-        else:
-            base = forest[l1[di] - li]
-            for up, (dj, insert, back, _) in zip(islice(prev, 1, None), info, strict=True):
-                best = up + cost
-                other = left + insert
-                if other < best:
-                    best = other
-                other = base[back] + tree_row[dj]
-                if other < best:
-                    best = other
-                row.append(best)
-                left = best
-        forest.append(row)
-        prev = row
+    heads1, heads2 = np.asarray(heads1, np.int64), np.asarray(heads2, np.int64)
+    return int(_tree_edit_distance(heads1, heads2, *_arrays(delete, insert, rename)))
 
 
 def sequence_edit_distance(
@@ -225,18 +232,6 @@ def sequence_edit_distance(
 ) -> int:
     """Edit distance between two sequences with per-item costs (Wagner–Fischer).
 
-    It equals the tree edit distance of two chains, as in flattened DTED. Each row is computed
-    without a loop over its cells: with A[y] the best cost that does not insert item y last,
-    row[y] = min(A[y], row[y − 1] + insert[y]) = cum[y] + min over t <= y of (A[t] − cum[t]),
-    cum being the running sum of insertion costs.
+    It equals the tree edit distance of two chains, as in flattened DTED.
     """
-    cum = list(accumulate(insert, initial=0))
-    cum_tail = cum[1:]
-    row = cum
-    for cost, costs in zip(delete, rename, strict=True):
-        prev = row
-        diagonal = map(add, prev, costs)
-        kept = map(min, map(add, islice(prev, 1, None), repeat(cost)), diagonal)
-        best = accumulate(map(sub, kept, cum_tail), min, initial=prev[0] + cost)
-        row = list(map(add, best, cum))
-    return row[-1]
+    return int(_sequence_edit_distance(*_arrays(delete, insert, rename)))

@@ -3,6 +3,7 @@
 import functools
 import random
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -118,7 +119,7 @@ def test_helpers():
     assert flattened(4) == (-1, 0, 1, 2)
     assert flattened(0) == ()
     # 0 <- 1 -> 2 with 3 under 2, mirrored: node k becomes 3 − k.
-    assert mirrored((1, -1, 1, 2)) == (1, 2, -1, 2)
+    assert mirrored(np.array((1, -1, 1, 2))).tolist() == [1, 2, -1, 2]
 
 
 @pytest.mark.parametrize("heads", [(-1, 0, 0, 1, 1, 2), (-1, -1, 1), (3, 3, 3, -1)])
