@@ -116,36 +116,43 @@ class Renderer:
 
     def text(self, edit: Edit) -> str:
         """The output sentence, its words separated by single spaces."""
-        cased, replacements = self.cased, edit.replacements
-        if replacements:
-            case = self.truecaser.case
-            cores = [
-                case(replacements[source]) if source in replacements else cased[source]
-                for source in edit.arrangement
-            ]
-        else:
-            cores = list(map(cased.__getitem__, edit.arrangement))
-        if self.capital_start:
-            cores[0] = cores[0][:1].upper() + cores[0][1:]
+        arrangement, replacements = edit.arrangement, edit.replacements
         parts = self.template.copy()
-        parts[1::2] = cores
+        parts[1::2] = _gather(self.cased, arrangement)
+        if replacements:
+            for source, word in replacements.items():
+                parts[2 * arrangement.index(source) + 1] = self.truecaser.case(word)
+        if self.capital_start:
+            parts[1] = parts[1][:1].upper() + parts[1][1:]
         return "".join(parts)
 
     def mapping(self, edit: Edit) -> tuple[int, ...]:
         """Reference word index of each output word; -1 where a hypothesis word replaced it."""
-        slots, replacements = self.sentence.slots, edit.replacements
+        arrangement, replacements = edit.arrangement, edit.replacements
         if self.all_slots and not replacements:
-            return edit.arrangement  # slots are the words themselves
-        mapping = list(range(len(self.sentence.words)))
-        for word, source in zip(slots, edit.arrangement, strict=True):
-            mapping[word] = -1 if source in replacements else slots[source]
+            return arrangement  # slots are the words themselves
+        shown = list(self.words(arrangement))  # the reference word at each slot
+        for source in replacements:
+            shown[arrangement.index(source)] = -1
+        if self.all_slots:
+            return tuple(shown)
+        mapping = list(range(len(self.sentence.words)))  # punctuation-only words stay
+        for word, source in zip(self.sentence.slots, shown, strict=True):
+            mapping[word] = source
         return tuple(mapping)
 
     def words(self, slots: Sequence[int]) -> tuple[int, ...]:
         """The reference word index of each slot."""
         if self.all_slots:
             return tuple(slots)
-        return tuple(map(self.sentence.slots.__getitem__, slots))
+        return _gather(self.sentence.slots, slots)
+
+
+def _gather(items: Sequence, indices: Sequence[int]) -> tuple:
+    """items[i] for each of the indices; itemgetter gathers several in one call."""
+    if len(indices) > 1:
+        return operator.itemgetter(*indices)(items)
+    return tuple(items[i] for i in indices)
 
 
 def generate_all(
@@ -278,15 +285,15 @@ def generate_many(
         raise ValueError(f"unknown permutation types {unknown}; expected {PERMUTATION_TYPES}")
     run = _Run(seed, tuple(types), tuple(degrees), max_degree, truecaser)
     jobs = jobs or os.cpu_count() or 1
-    if jobs == 1:
-        yield from _reporting(map(run, pairs), progress)
-        return
-    # The truecaser's counts travel to each worker once, not with every pair. Objects that
-    # exist at the fork stay frozen while the workers live, so no garbage collection, in the
-    # workers or here, walks them and copies the memory the processes share (which may hold a
-    # whole spaCy pipeline).
+    # Objects that exist at the start (which may include a whole spaCy pipeline) stay frozen
+    # while the permutations are made: the garbage collections that the new objects trigger
+    # do not walk them, and worker processes do not copy the memory they share with this one.
     gc.freeze()
     try:
+        if jobs == 1:
+            yield from _reporting(map(run, pairs), progress)
+            return
+        # The truecaser's counts travel to each worker once, not with every pair.
         with Pool(jobs, initializer=_start_worker, initargs=(run,)) as pool:
             rows = pool.imap(_run_in_worker, pairs, chunksize=chunksize)
             results = ([Permutation(*values) for values in pair_rows] for pair_rows in rows)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import hashlib
 import itertools
 import operator
-import struct
+import sys
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -45,23 +46,14 @@ class RandomStream:
     Whole numbers below n are taken modulo n: the bias, under n / 2**64, is nil.
     """
 
-    BLOCK = 32  # words per hash call; most permutations use fewer
-    _WORDS = struct.Struct(f">{BLOCK}Q")
+    __slots__ = ("next",)
 
     def __init__(self, key: bytes):
-        self.key = key
         # The first block is hashed at once: nearly every stream needs it and no other, and a
-        # generator started on the first draw costs more than the hash.
-        first = self._block(0)
-        self.next = itertools.chain(first, itertools.chain.from_iterable(self._blocks())).__next__
-
-    def _block(self, index: int) -> tuple[int, ...]:
-        digest = hashlib.shake_256(self.key + index.to_bytes(4, "big")).digest(8 * self.BLOCK)
-        return self._WORDS.unpack(digest)
-
-    def _blocks(self):
-        for index in itertools.count(1):
-            yield self._block(index)
+        # generator started on the first draw costs more than the hash. Nothing here refers
+        # back to the stream, so it is freed as soon as it is dropped, without a garbage
+        # collection.
+        self.next = itertools.chain(_block(key, 0), _later_blocks(key)).__next__
 
     def below(self, n: int) -> int:
         """A whole number in [0, n)."""
@@ -70,10 +62,30 @@ class RandomStream:
         return ((self.next() << 64) | self.next()) % n  # huge n: 128 bits keep the bias nil
 
 
+_BLOCK_BYTES = 256  # 32 words per hash call; most permutations use fewer
+_LITTLE_ENDIAN = sys.byteorder == "little"
+
+
+def _block(key: bytes, index: int) -> array:
+    """One block of big-endian words; an array makes a Python int only of the words drawn."""
+    words = array("Q", hashlib.shake_256(key + index.to_bytes(4, "big")).digest(_BLOCK_BYTES))
+    if _LITTLE_ENDIAN:
+        words.byteswap()
+    return words
+
+
+def _later_blocks(key: bytes):
+    for index in itertools.count(1):
+        yield from _block(key, index)
+
+
 class Permuter(Protocol):
     def possible(self, degree: int) -> bool: ...
 
     def permute(self, degree: int, rng: RandomStream) -> Edit | None: ...
+
+
+_first = operator.itemgetter(0)
 
 
 def _pick(rng: RandomStream, items: Sequence):
@@ -140,7 +152,7 @@ class OrderPermuter:
 
     def permute(self, degree: int, rng: RandomStream) -> Edit:
         moves, arrangement = order_moves(self.n, degree, rng)
-        return Edit(tuple(arrangement), tuple(word for word, _ in moves))
+        return Edit(tuple(arrangement), tuple(map(_first, moves)))
 
 
 class SwapPermuter:
@@ -157,8 +169,13 @@ class SwapPermuter:
         for slot, tag in enumerate(sentence.tags):
             self.groups.setdefault(tag, []).append(slot)
         self.capacity = {}
+        self.repeating = set()  # tags whose group holds some word more than once
         for tag, group in self.groups.items():
-            largest = max(Counter(self.forms[slot] for slot in group).values())
+            forms = [self.forms[slot] for slot in group]
+            largest = 1
+            if len(set(forms)) < len(forms):
+                self.repeating.add(tag)
+                largest = max(Counter(forms).values())
             self.capacity[tag] = min(len(group) // 2, len(group) - largest)
         # Each tag once per pair it can form, so tags share the pairs in proportion to that.
         self.pair_tags = [tag for tag, capacity in self.capacity.items() for _ in range(capacity)]
@@ -173,16 +190,34 @@ class SwapPermuter:
         arrangement = list(range(len(self.forms)))
         moved = []
         for tag, pairs in wanted.items():
-            for a, b in _sample(rng, self._pairs(self.groups[tag], rng), pairs):
+            for a, b in _sample(rng, self._pairs(tag, rng), pairs):
                 arrangement[a], arrangement[b] = b, a
                 moved += [a, b]
         return Edit(tuple(arrangement), tuple(moved))
 
-    def _pairs(self, group: list[int], rng: RandomStream) -> list[tuple[int, int]]:
-        """As many random disjoint pairs of different words as the group allows."""
-        shuffled = list(group)
-        _shuffle(rng, shuffled)
-        by_form: dict[str, list[int]] = {}  # classes of one word, in random order
+    def _pairs(self, tag: str, rng: RandomStream) -> list[tuple[int, int]]:
+        """As many random disjoint pairs of different words as the tag's group allows."""
+        group = self.groups[tag]
+        ordered = group.copy()
+        _shuffle(rng, ordered)
+        if tag in self.repeating:
+            classes = self._classes(ordered)
+            largest = max(classes, key=len)
+            if 2 * len(largest) > len(group):  # one word dominates: pair every other word with it
+                others = [slot for members in classes if members is not largest for slot in members]
+                return list(zip(largest, others, strict=False))
+            ordered = [slot for members in classes for slot in members]
+        # No word fills more than half the group: with the classes laid end to end (each word
+        # is a class of its own when none repeats), pair each slot with the one half the group
+        # further on, which always belongs to another class.
+        if len(ordered) % 2:
+            ordered.pop(rng.below(len(ordered)))
+        half = len(ordered) // 2
+        return list(zip(ordered[:half], ordered[half:], strict=True))
+
+    def _classes(self, shuffled: list[int]) -> list[list[int]]:
+        """The slots grouped by word, in the order the words first come up."""
+        by_form: dict[str, list[int]] = {}
         forms = self.forms
         for slot in shuffled:
             form = forms[slot]
@@ -190,18 +225,7 @@ class SwapPermuter:
                 by_form[form].append(slot)
             else:
                 by_form[form] = [slot]
-        classes = list(by_form.values())
-        largest = max(classes, key=len)
-        if 2 * len(largest) > len(group):  # one word dominates: pair every other word with it
-            others = [slot for members in classes if members is not largest for slot in members]
-            return list(zip(largest, others, strict=False))
-        # No word fills more than half the group: lay the classes end to end and pair each slot
-        # with the one half the group further on, which always belongs to another class.
-        ordered = [slot for members in classes for slot in members]
-        if len(ordered) % 2:
-            ordered.pop(rng.below(len(ordered)))
-        half = len(ordered) // 2
-        return [(ordered[i], ordered[i + half]) for i in range(half)]
+        return list(by_form.values())
 
 
 class PhrasePermuter:
@@ -221,18 +245,11 @@ class PhrasePermuter:
         self.n = n
         self.bounds = sorted(set(lo) | {n})
         self.sizes_at: list[list[int]] = [[] for _ in range(n)]  # candidate sizes by first slot
-        for top in range(n):
-            if size[top] <= MAX_PHRASE_SIZE and size[top] < n and hi[top] - lo[top] < size[top]:
-                self.sizes_at[lo[top]].append(size[top])
-        top = min(max_degree, n - 1)  # phrases never cover the whole sentence
-        self.count: list[list[int]] = [[]] * (n + 1)
-        self.count[n] = [1] + [0] * top
-        for i in reversed(range(n)):
-            row = self.count[i + 1]  # rows are never changed, so a row can be shared
-            for length in self.sizes_at[i]:
-                after = self.count[i + length]
-                row = row[:length] + list(map(operator.add, row[length:], after))  # to shorter
-            self.count[i] = row
+        for first, last, words in zip(lo, hi, size, strict=True):
+            if words <= MAX_PHRASE_SIZE and words < n and last - first < words:
+                self.sizes_at[first].append(words)
+        # phrases never cover the whole sentence
+        self.count = _selection_counts(self.sizes_at, min(max_degree, n - 1))
 
     def possible(self, degree: int) -> bool:
         return 0 < degree < len(self.count[0]) and self.count[0][degree] > 0
@@ -242,11 +259,9 @@ class PhrasePermuter:
         count, sizes_at, r = self.count, self.sizes_at, rng.below(self.count[0][degree])
         chosen, i, left = [], 0, degree
         while left:
-            skip = count[i + 1][left]  # selections that leave slot i out of every phrase
-            if r < skip:
+            while r < count[i + 1][left]:  # selections that leave slot i out of every phrase
                 i += 1
-                continue
-            r -= skip
+            r -= count[i + 1][left]
             for length in sizes_at[i]:
                 ways = count[i + length][left - length] if length <= left else 0
                 if r < ways:
@@ -270,9 +285,10 @@ class PhrasePermuter:
         The boundary right after a phrase would leave it in place, so that one is not offered.
         """
         phrases = sorted(phrases, key=len, reverse=True)
-        inside = {slot for phrase in phrases for slot in phrase}
+        inside = set().union(*phrases)
         end = self.n
-        anchors = [b for b in self.bounds if b not in inside]  # `end` is never inside
+        # `end` is never inside
+        anchors = list(itertools.filterfalse(inside.__contains__, self.bounds))
         count, draw = len(anchors), rng.next
         arrangement = list(range(end))
         moved: list[int] = []
@@ -293,6 +309,20 @@ class PhrasePermuter:
         return Edit(tuple(arrangement), tuple(moved))
 
 
+def _selection_counts(sizes_at: Sequence[Sequence[int]], top: int) -> list[list[int]]:
+    """count[i][s]: the ways to pick disjoint phrases inside slots i.. with s words in all, for
+    s up to `top`, given the sizes of the phrases that start at each slot."""
+    n = len(sizes_at)
+    count: list[list[int]] = [[]] * (n + 1)
+    count[n] = [1] + [0] * top
+    for i in reversed(range(n)):
+        row = count[i + 1]  # rows are never changed, so a row can be shared
+        for length in sizes_at[i]:
+            row = row[:length] + list(map(operator.add, row[length:], count[i + length]))
+        count[i] = row
+    return count
+
+
 def _subtree_spans(heads: Sequence[int]) -> tuple[list[int], list[int], list[int]]:
     """First slot, last slot and size of every slot's subtree."""
     n = len(heads)
@@ -307,7 +337,10 @@ def _subtree_spans(heads: Sequence[int]) -> tuple[list[int], list[int], list[int
     for slot in reversed(order):
         head = heads[slot]
         if head != -1:
-            lo[head], hi[head] = min(lo[head], lo[slot]), max(hi[head], hi[slot])
+            if lo[slot] < lo[head]:
+                lo[head] = lo[slot]
+            if hi[slot] > hi[head]:
+                hi[head] = hi[slot]
             size[head] += size[slot]
     return lo, hi, size
 

@@ -27,6 +27,7 @@ TRAILING_PUNCTUATION = ".?!:,;)'`\"”’»"
 # Words and punctuation ----------------------------------------------------------------------
 
 
+@lru_cache(maxsize=1 << 16)  # most words of a corpus are common ones
 def split_punctuation(word: str) -> tuple[str, str, str]:
     """Split a word into (leading punctuation, core, trailing punctuation) as in §6.2.3."""
     rest = word.lstrip(LEADING_PUNCTUATION)
@@ -82,6 +83,8 @@ def token_depths(heads: Sequence[int]) -> list[int]:
     """Depth of every token below its root; raises ValueError if the heads contain a cycle."""
     depths: list[int | None] = [None] * len(heads)
     for start in range(len(heads)):
+        if depths[start] is not None:  # on the path up from an earlier token
+            continue
         chain = []
         node = start
         while node != -1 and depths[node] is None:
@@ -125,29 +128,28 @@ class Sentence:
         content = [not is_punctuation(token) for token in parse.tokens]
         heads = content_heads(parse.heads, content)
         depths = token_depths(heads)
-        word_of_token = [w for w, span in enumerate(spans) for _ in span]
-        pieces = [split_punctuation(word) for word in words]
+        leads, cores, trails = (
+            zip(*map(split_punctuation, words), strict=True) if words else ((), (), ())
+        )
         # A core with a letter, digit or symbol has a content token; the rest never move.
-        slots = [w for w, (_, core, _) in enumerate(pieces) if core and not is_punctuation(core)]
-        slot_of_word = {w: j for j, w in enumerate(slots)}
+        slots = [w for w, core in enumerate(cores) if core and not is_punctuation(core)]
+        slot_of_token = {t: j for j, w in enumerate(slots) for t in spans[w]}
         # A one-token slot's token has the slot's non-punctuation core, so it is content.
         tops = [
-            spans[w].start
-            if len(spans[w]) == 1
-            else min((t for t in spans[w] if content[t]), key=depths.__getitem__)
-            for w in slots
+            span.start
+            if len(span) == 1
+            else min((t for t in span if content[t]), key=depths.__getitem__)
+            for span in map(spans.__getitem__, slots)
         ]
         return cls(
             text=text,
             words=tuple(words),
-            leads=tuple(lead for lead, _, _ in pieces),
-            trails=tuple(trail for _, _, trail in pieces),
+            leads=leads,
+            trails=trails,
             slots=tuple(slots),
-            cores=tuple(pieces[w][1] for w in slots),
-            tags=tuple(parse.tags[top] for top in tops),
-            heads=tuple(
-                -1 if heads[t] == -1 else slot_of_word[word_of_token[heads[t]]] for t in tops
-            ),
+            cores=tuple(map(cores.__getitem__, slots)),
+            tags=tuple(map(parse.tags.__getitem__, tops)),
+            heads=tuple(-1 if heads[t] == -1 else slot_of_token[heads[t]] for t in tops),
         )
 
     def __len__(self) -> int:
