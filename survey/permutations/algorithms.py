@@ -88,10 +88,6 @@ class Permuter(Protocol):
 _first = operator.itemgetter(0)
 
 
-def _pick(rng: RandomStream, items: Sequence):
-    return items[rng.next() % len(items)]
-
-
 def _shuffle(rng: RandomStream, items: list) -> None:
     draw = rng.next
     for i in range(len(items) - 1, 0, -1):  # Fisher–Yates
@@ -252,7 +248,15 @@ class PhrasePermuter:
         self.count = _selection_counts(self.sizes_at, min(max_degree, n - 1))
 
     def possible(self, degree: int) -> bool:
-        return 0 < degree < len(self.count[0]) and self.count[0][degree] > 0
+        if not (0 < degree < len(self.count[0]) and self.count[0][degree] > 0):
+            return False
+        if self.count[0][degree] > 1:
+            return True
+        # One set of phrases has this size. `move` fails only when the end is the one boundary
+        # its phrases may go to, and then no draw changes anything: every attempt would fail
+        # alike, so one attempt, with any stream, tells.
+        rng = RandomStream(b"")
+        return self.move(self.choose(degree, rng), rng) is not None
 
     def choose(self, degree: int, rng: RandomStream) -> list[range]:
         """Line 6: a uniformly random set of disjoint phrases of `degree` words in all."""
@@ -318,7 +322,7 @@ def _selection_counts(sizes_at: Sequence[Sequence[int]], top: int) -> list[list[
     for i in reversed(range(n)):
         row = count[i + 1]  # rows are never changed, so a row can be shared
         for length in sizes_at[i]:
-            row = row[:length] + list(map(operator.add, row[length:], count[i + length]))
+            row = [*row[:length], *map(operator.add, row[length:], count[i + length])]
         count[i] = row
     return count
 

@@ -4,11 +4,13 @@ Property tests run the generators over real WMT21 references (parsed once per se
 spaCy pipeline) and check each algorithm's invariants with code independent of the generators.
 """
 
+import gc
 import hashlib
 import json
 import os
 import subprocess
 import sys
+import weakref
 from collections import Counter
 from functools import lru_cache
 from pathlib import Path
@@ -29,7 +31,7 @@ from survey.permutations import (
     generate_many,
     quality,
 )
-from survey.permutations.algorithms import Edit, RandomStream, order_moves
+from survey.permutations.algorithms import Edit, PhrasePermuter, RandomStream, order_moves
 from survey.permutations.sentence import split_punctuation
 
 REPO = Path(__file__).resolve().parents[2]
@@ -263,6 +265,15 @@ def test_phrase_degrees_that_no_set_of_subtrees_makes_yield_nothing():
     assert [p.degree for p in results] == [1, 2, 3]
     for permutation in results:
         assert permutation.moved == tuple(range(4 - permutation.degree, 4))
+
+
+def test_phrase_skips_a_degree_whose_only_phrases_have_nowhere_to_go():
+    # b heads a and d, d heads c: the only three words that can move are a and "c d", which
+    # leave no boundary but the end, where "c d" already is. No draw changes that.
+    reference = hand_parsed("a b c d", heads=[1, -1, 3, 1])
+    permuter = PhrasePermuter(reference, 18)
+    assert [degree for degree in range(1, 4) if permuter.possible(degree)] == [1, 2]
+    assert all(permuter.permute(3, RandomStream(bytes([seed]))) is None for seed in range(20))
 
 
 def test_phrase_never_moves_a_discontinuous_subtree():
@@ -535,6 +546,20 @@ def test_a_short_sentence_yields_nothing():
     assert generate_all(reference, reference, 1, types=PERMUTATION_TYPES) == []
 
 
+def test_choice_replaces_the_only_word_of_a_one_word_reference():
+    reference, hypothesis = hand_parsed("Yes.", "UH"), hand_parsed("sure", "UH")
+    (permutation,) = generate_all(reference, hypothesis, 1, types=("choice",), degrees=[1])
+    assert (permutation.text, permutation.mapping, permutation.moved) == ("Sure.", (-1,), (0,))
+
+
+def test_choice_maps_around_a_word_made_of_punctuation():
+    reference = hand_parsed("Paris - the cat sat .", "NNP : DT NN VBD .")
+    hypothesis = hand_parsed("London", "NNP")
+    (permutation,) = generate_all(reference, hypothesis, 1, types=("choice",), degrees=[1])
+    assert permutation.text == "London - the cat sat ."
+    assert permutation.mapping == (-1, 1, 2, 3, 4, 5) and permutation.moved == (0,)
+
+
 def test_unknown_type_is_an_error():
     reference, hypothesis = table_6_1()
     with pytest.raises(ValueError, match="unknown permutation type"):
@@ -616,6 +641,21 @@ def test_random_stream_words_are_pinned_across_a_block_boundary():
         10328074699374302265,
         5964142512465391420,
     )
+
+
+def test_a_random_stream_is_freed_as_soon_as_it_is_dropped():
+    class Watched(RandomStream):
+        __slots__ = ("__weakref__",)
+
+    stream = Watched(b"WOJ-DB")
+    [stream.next() for _ in range(40)]  # into the second block
+    dropped = weakref.ref(stream)
+    gc.disable()  # only its reference count may free it, not a collection of cycles
+    try:
+        del stream
+        assert dropped() is None
+    finally:
+        gc.enable()
 
 
 def test_outputs_are_pinned():
