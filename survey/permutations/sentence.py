@@ -171,6 +171,7 @@ class Truecaser:
 
     def __init__(self, counts: Mapping[str, tuple[int, int]] | None = None):
         self.counts = dict(counts or {})
+        self._cased: dict[str, str] = {}  # each core's casing, once worked out
 
     @classmethod
     def from_corpus(cls, sentences: Iterable[Sequence[str]]) -> Truecaser:
@@ -188,6 +189,13 @@ class Truecaser:
         return cls({key: (capitalised[key], lower[key]) for key in keys})
 
     def case(self, core: str) -> str:
+        try:
+            return self._cased[core]
+        except KeyError:
+            self._cased[core] = cased = self._case(core)
+            return cased
+
+    def _case(self, core: str) -> str:
         key = _fold(core)
         if key not in self.counts:
             return core
