@@ -27,7 +27,6 @@ TRAILING_PUNCTUATION = ".?!:,;)'`\"”’»"
 # Words and punctuation ----------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1 << 16)  # most words of a corpus are common ones
 def split_punctuation(word: str) -> tuple[str, str, str]:
     """Split a word into (leading punctuation, core, trailing punctuation) as in §6.2.3."""
     rest = word.lstrip(LEADING_PUNCTUATION)
