@@ -98,6 +98,7 @@ class Renderer:
         self.truecaser = truecaser or Truecaser()
         self.capital_start = bool(sentence.cores) and sentence.cores[0][:1].isupper()
         self.cased = [self.truecaser.case(core) for core in sentence.cores]
+        self.capitalised = list(map(_capitalise, self.cased)) if self.capital_start else []
         # The text with a hole for each slot's word: what lies between two slots' words (their
         # punctuation and any words made of punctuation) is fixed, so a permutation only fills
         # in the holes.
@@ -123,7 +124,8 @@ class Renderer:
             for source, word in replacements.items():
                 parts[2 * arrangement.index(source) + 1] = self.truecaser.case(word)
         if self.capital_start:
-            parts[1] = parts[1][:1].upper() + parts[1][1:]
+            first = arrangement[0]
+            parts[1] = _capitalise(parts[1]) if first in replacements else self.capitalised[first]
         return "".join(parts)
 
     def mapping(self, edit: Edit) -> tuple[int, ...]:
@@ -146,6 +148,10 @@ class Renderer:
         if self.all_slots:
             return tuple(slots)
         return _gather(self.sentence.slots, slots)
+
+
+def _capitalise(word: str) -> str:
+    return word[:1].upper() + word[1:]
 
 
 def _gather(items: Sequence, indices: Sequence[int]) -> tuple:
