@@ -27,6 +27,7 @@ TRAILING_PUNCTUATION = ".?!:,;)'`\"”’»"
 # Words and punctuation ----------------------------------------------------------------------
 
 
+@lru_cache(maxsize=1 << 14)  # common words recur; at most some 4 MB
 def split_punctuation(word: str) -> tuple[str, str, str]:
     """Split a word into (leading punctuation, core, trailing punctuation) as in §6.2.3."""
     rest = word.lstrip(LEADING_PUNCTUATION)
