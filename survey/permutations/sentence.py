@@ -41,6 +41,14 @@ def is_punctuation(text: str) -> bool:
     return all(unicodedata.category(char).startswith("P") for char in text)
 
 
+def is_content(token: str) -> bool:
+    """Whether anything but punctuation is left once §6.2.3's punctuation is stripped. The
+    backtick is in the thesis's sets but Unicode files it as a symbol, so "``" is not content:
+    its word never moves, and so it cannot head a word that does."""
+    core = split_punctuation(token)[1]
+    return bool(core) and not is_punctuation(core)
+
+
 def align_words(words: Sequence[str], tokens: Sequence[str]) -> list[range]:
     """The parse tokens making up each whitespace word (tokens never cross a space)."""
     spans = []
@@ -125,7 +133,7 @@ class Sentence:
         text = " ".join(parse.tokens) if text is None else text
         words = text.split()
         spans = align_words(words, parse.tokens)
-        content = [not is_punctuation(token) for token in parse.tokens]
+        content = list(map(is_content, parse.tokens))
         heads = content_heads(parse.heads, content)
         depths = token_depths(heads)
         leads, cores, trails = (

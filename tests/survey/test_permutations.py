@@ -376,6 +376,15 @@ def test_a_lone_dash_never_moves():
         assert permutation.tokens[1] == "-" and permutation.tokens[5] == "."
 
 
+def test_a_backtick_quote_heading_a_word_stays_put_and_hands_its_word_on():
+    # Backticks are thesis punctuation but a Unicode symbol; a parser may hang a word on them.
+    reference = hand_parsed("He said `` hello", "PRP VBD `` UH", [-1, 0, 1, 2])
+    assert reference.slots == (0, 1, 3)
+    assert reference.heads == (-1, 0, 1)  # "hello" hangs on "said", the quote's own head
+    for permutation in generate_all(reference, None, 3, types=("order", "swap", "phrase")):
+        assert permutation.tokens[2] == "``"
+
+
 def test_parse_must_spell_the_text():
     parse = Parse(("a", "b"), ("X", "X"), ("X", "X"), (-1, 0), ("dep", "dep"))
     with pytest.raises(ValueError, match="do not spell"):
