@@ -279,7 +279,7 @@ def generate_many(
     truecaser: Truecaser | None = None,
     jobs: int | None = None,
     progress: Callable[[int], object] | None = None,
-    chunksize: int = 16,
+    chunksize: int = 64,
 ) -> Iterator[list[Permutation]]:
     """`generate_all` for many pairs, in input order, on `jobs` processes (default: all cores).
 
@@ -291,10 +291,13 @@ def generate_many(
         raise ValueError(f"unknown permutation types {unknown}; expected {PERMUTATION_TYPES}")
     run = _Run(seed, tuple(types), tuple(degrees), max_degree, truecaser)
     jobs = jobs or os.cpu_count() or 1
-    # Objects that exist at the start (which may include a whole spaCy pipeline) stay frozen
-    # while the permutations are made: the garbage collections that the new objects trigger
-    # do not walk them, and worker processes do not copy the memory they share with this one.
-    gc.freeze()
+    # Generating makes no reference cycles: reference counting frees all it drops. So the
+    # cyclic garbage collector pauses until the end (the caller's cyclic garbage waits too);
+    # its collections would walk every permutation kept so far (some 10% of the time), and
+    # in worker processes, which start with it paused, they would copy the memory they share
+    # with this one (a loaded spaCy pipeline, say).
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         if jobs == 1:
             yield from _reporting(map(run, pairs), progress)
@@ -305,7 +308,8 @@ def generate_many(
             results = ([Permutation(*values) for values in pair_rows] for pair_rows in rows)
             yield from _reporting(results, progress)
     finally:
-        gc.unfreeze()
+        if collecting:
+            gc.enable()
 
 
 def _reporting(results: Iterable[list[Permutation]], progress) -> Iterator[list[Permutation]]:

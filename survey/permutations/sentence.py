@@ -41,6 +41,7 @@ def is_punctuation(text: str) -> bool:
     return all(unicodedata.category(char).startswith("P") for char in text)
 
 
+@lru_cache(maxsize=1 << 16)
 def is_content(token: str) -> bool:
     """Whether anything but punctuation is left once §6.2.3's punctuation is stripped. The
     backtick is in the thesis's sets but Unicode files it as a symbol, so "``" is not content:

@@ -667,6 +667,35 @@ def test_a_random_stream_is_freed_as_soon_as_it_is_dropped():
         gc.enable()
 
 
+def test_generating_makes_no_cyclic_garbage_so_pausing_the_collector_loses_nothing():
+    texts = [(reference.text, hypothesis.text) for reference, hypothesis in wmt_pairs()]
+    parses = list(parse_texts([text for pair in texts for text in pair]))
+    pairs = [SentencePair(r, parses[2 * i], h, parses[2 * i + 1]) for i, (r, h) in enumerate(texts)]
+    gc.collect()
+    gc.disable()
+    try:
+        # Parsing into sentences and each type's path through the algorithms run; a cycle
+        # in any of them would be found.
+        generated = list(generate_many(pairs, 4, types=PERMUTATION_TYPES, jobs=1))
+        assert {p.perm_type for permutations in generated for p in permutations} == set(
+            PERMUTATION_TYPES
+        )
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+
+
+def test_generate_many_restores_the_collector_as_it_found_it():
+    pairs = [SentencePair(REFERENCE, next(parse_texts([REFERENCE])))]
+    for enabled in (True, False):
+        (gc.enable if enabled else gc.disable)()
+        try:
+            assert list(generate_many(pairs, 1, jobs=1))
+            assert gc.isenabled() is enabled
+        finally:
+            gc.enable()
+
+
 def test_outputs_are_pinned():
     """Every field of every type's output for one hand-parsed pair, as a digest, so a change
     made for speed cannot alter permutations without VERSION being bumped."""
