@@ -20,7 +20,7 @@ import gc
 import operator
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from multiprocessing import Pool
 
 from survey.nlp import Parse
@@ -174,6 +174,21 @@ def generate_all(
     """Every permutation the reference can take, for each type and degree (§6.2.3); a degree
     the sentence cannot take is skipped. `max_degree` is eq. 6.2's maximum (default: the
     highest degree tried)."""
+    rows = _rows(reference, hypothesis, seed, types, degrees, max_degree, truecaser)
+    return [Permutation(*row) for row in rows]
+
+
+def _rows(
+    reference: Sentence,
+    hypothesis: Sentence | None,
+    seed: int,
+    types: Sequence[str],
+    degrees: Iterable[int],
+    max_degree: int | None,
+    truecaser: Truecaser | None,
+) -> list[tuple]:
+    """`generate_all`'s permutations as tuples of their fields: worker processes send these,
+    in half the time dataclasses take."""
     degrees = sorted(set(degrees))
     if not degrees:
         return []
@@ -182,8 +197,8 @@ def generate_all(
     text, words, mapping = renderer.text, renderer.words, renderer.mapping
     base = reference.text
     qualities = {degree: quality(degree, max_degree) for degree in degrees}
-    permutations = []
-    append = permutations.append
+    rows = []
+    append = rows.append
     for perm_type in types:
         permuter = make_permuter(perm_type, reference, hypothesis, degrees[-1])
         possible, permute = permuter.possible, permuter.permute
@@ -195,7 +210,7 @@ def generate_all(
             edit = permute(degree, RandomStream(f"{prefix}{degree}".encode() + suffix))
             if edit is not None:
                 append(
-                    Permutation(
+                    (
                         perm_type,
                         degree,
                         seed,
@@ -206,7 +221,7 @@ def generate_all(
                         qualities[degree],
                     )
                 )
-    return permutations
+    return rows
 
 
 # Many references, in parallel ----------------------------------------------------------------
@@ -240,16 +255,16 @@ class _Run:
     max_degree: int | None
     truecaser: Truecaser | None
 
-    def __call__(self, pair: SentencePair) -> list[Permutation]:
+    def __call__(self, pair: SentencePair) -> list[tuple]:
         reference, hypothesis = pair.sentences()
-        return generate_all(
+        return _rows(
             reference,
             hypothesis,
             self.seed,
-            types=self.types,
-            degrees=self.degrees,
-            max_degree=self.max_degree,
-            truecaser=self.truecaser,
+            self.types,
+            self.degrees,
+            self.max_degree,
+            self.truecaser,
         )
 
 
@@ -261,12 +276,8 @@ def _start_worker(run: _Run) -> None:
     _worker_run = run
 
 
-# Plain tuples cross between processes in half the time dataclasses take.
-_as_row = operator.attrgetter(*(field.name for field in fields(Permutation)))
-
-
 def _run_in_worker(pair: SentencePair) -> list[tuple]:
-    return [_as_row(permutation) for permutation in _worker_run(pair)]
+    return _worker_run(pair)
 
 
 def generate_many(
@@ -300,20 +311,20 @@ def generate_many(
     gc.disable()
     try:
         if jobs == 1:
-            yield from _reporting(map(run, pairs), progress)
+            yield from _received(map(run, pairs), progress)
             return
         # The truecaser's counts travel to each worker once, not with every pair.
         with Pool(jobs, initializer=_start_worker, initargs=(run,)) as pool:
             rows = pool.imap(_run_in_worker, pairs, chunksize=chunksize)
-            results = ([Permutation(*values) for values in pair_rows] for pair_rows in rows)
-            yield from _reporting(results, progress)
+            yield from _received(rows, progress)
     finally:
         if collecting:
             gc.enable()
 
 
-def _reporting(results: Iterable[list[Permutation]], progress) -> Iterator[list[Permutation]]:
-    for permutations in results:
+def _received(rows: Iterable[list[tuple]], progress) -> Iterator[list[Permutation]]:
+    """Each pair's permutations from its rows, reporting progress."""
+    for pair_rows in rows:
         if progress is not None:
             progress(1)
-        yield permutations
+        yield [Permutation(*row) for row in pair_rows]
