@@ -274,6 +274,9 @@ _worker_run: _Run | None = None  # set once per worker process by the pool's ini
 def _start_worker(run: _Run) -> None:
     global _worker_run
     _worker_run = run
+    # Nothing a worker runs makes cycles, and a collection would copy memory it shares with
+    # the parent process (a loaded spaCy pipeline, say).
+    gc.disable()
 
 
 def _run_in_worker(pair: SentencePair) -> list[tuple]:
@@ -302,13 +305,11 @@ def generate_many(
         raise ValueError(f"unknown permutation types {unknown}; expected {PERMUTATION_TYPES}")
     run = _Run(seed, tuple(types), tuple(degrees), max_degree, truecaser)
     jobs = jobs or os.cpu_count() or 1
-    # Generating makes no reference cycles: reference counting frees all it drops. So the
-    # cyclic garbage collector pauses until the end (the caller's cyclic garbage waits too);
-    # its collections would walk every permutation kept so far (some 10% of the time), and
-    # in worker processes, which start with it paused, they would copy the memory they share
-    # with this one (a loaded spaCy pipeline, say).
-    collecting = gc.isenabled()
-    gc.disable()
+    # Generating makes no reference cycles: reference counting frees all it drops. The cyclic
+    # garbage collector's passes would walk every permutation kept so far (some 10% of the
+    # time), so what exists is frozen out of them at the start and as each pair's
+    # permutations arrive, and unfrozen at the end (with whatever the caller had frozen).
+    gc.freeze()
     try:
         if jobs == 1:
             yield from _received(map(run, pairs), progress)
@@ -318,8 +319,7 @@ def generate_many(
             rows = pool.imap(_run_in_worker, pairs, chunksize=chunksize)
             yield from _received(rows, progress)
     finally:
-        if collecting:
-            gc.enable()
+        gc.unfreeze()
 
 
 def _received(rows: Iterable[list[tuple]], progress) -> Iterator[list[Permutation]]:
@@ -327,4 +327,6 @@ def _received(rows: Iterable[list[tuple]], progress) -> Iterator[list[Permutatio
     for pair_rows in rows:
         if progress is not None:
             progress(1)
-        yield [Permutation(*row) for row in pair_rows]
+        permutations = [Permutation(*row) for row in pair_rows]
+        gc.freeze()
+        yield permutations
