@@ -298,7 +298,8 @@ def generate_many(
     """`generate_all` for many pairs, in input order, on `jobs` processes (default: all cores).
 
     `progress(1)` is called in this process as each pair's permutations arrive, so a tqdm
-    bar's `update` fits. The results do not depend on the number of jobs.
+    bar's `update` fits. The results do not depend on the number of jobs. Objects frozen
+    with `gc.freeze()` before the call are unfrozen when it ends (see below).
     """
     unknown = sorted(set(types) - set(PERMUTATION_TYPES))
     if unknown:
