@@ -140,8 +140,9 @@ class Sentence:
         leads, cores, trails = (
             zip(*map(split_punctuation, words), strict=True) if words else ((), (), ())
         )
-        # A core with a letter, digit or symbol has a content token; the rest never move.
-        slots = [w for w, core in enumerate(cores) if core and not is_punctuation(core)]
+        # A content word (a letter, digit or symbol in its core) has a content token; the rest
+        # never move.
+        slots = [w for w, word in enumerate(words) if is_content(word)]
         slot_of_token = {t: j for j, w in enumerate(slots) for t in spans[w]}
         # A one-token slot's token has the slot's non-punctuation core, so it is content.
         tops = [
