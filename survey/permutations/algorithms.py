@@ -287,29 +287,36 @@ class PhrasePermuter:
 
         A boundary is the word it precedes, so it follows that word as earlier moves shift it.
         The boundary right after a phrase would leave it in place, so that one is not offered.
+        Phrases stay whole, so the words form a linked list in which a move relinks a phrase's
+        two ends, whatever the phrase's size.
         """
         phrases = sorted(phrases, key=len, reverse=True)
         inside = set().union(*phrases)
-        end = self.n
+        end = self.n  # the end of the sentence, and the list's head
         # `end` is never inside
         anchors = list(itertools.filterfalse(inside.__contains__, self.bounds))
         count, draw = len(anchors), rng.next
-        arrangement = list(range(end))
+        following = [*range(1, end + 1), 0]  # the word after each word (and after the head)
+        preceding = [end, *range(end)]
         moved: list[int] = []
         for phrase in phrases:
-            start = arrangement.index(phrase.start)
-            stop = start + len(phrase)
-            staying = arrangement[stop] if stop < end else end
+            first, last = phrase.start, phrase.stop - 1
+            staying = following[last]
             if count == 1 and anchors[0] == staying:
                 return None
             target = anchors[draw() % count]
             while target == staying:
                 target = anchors[draw() % count]
-            block = arrangement[start:stop]
-            del arrangement[start:stop]
-            at = len(arrangement) if target == end else arrangement.index(target)
-            arrangement[at:at] = block
-            moved += block
+            before = preceding[first]  # unlink the phrase …
+            following[before], preceding[staying] = staying, before
+            before = preceding[target]  # … and link it in before the target
+            following[before], preceding[first] = first, before
+            following[last], preceding[target] = target, last
+            moved += phrase
+        arrangement = [0] * end
+        word = end
+        for position in range(end):
+            word = arrangement[position] = following[word]
         return Edit(tuple(arrangement), tuple(moved))
 
 
