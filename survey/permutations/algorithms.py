@@ -292,11 +292,12 @@ class PhrasePermuter:
         """
         phrases = sorted(phrases, key=len, reverse=True)
         inside = set().union(*phrases)
-        end = self.n  # the end of the sentence, and the list's head
+        end = self.n
         # `end` is never inside
         anchors = list(itertools.filterfalse(inside.__contains__, self.bounds))
         count, draw = len(anchors), rng.next
-        following = [*range(1, end + 1), 0]  # the word after each word (and after the head)
+        # The list is circular, closed by `end`: the word after `end` is the first word.
+        following = [*range(1, end + 1), 0]
         preceding = [end, *range(end)]
         moved: list[int] = []
         for phrase in phrases:
