@@ -1,5 +1,7 @@
 """generate_permutations: parse what has no parse, generate, insert only what is missing."""
 
+from io import StringIO
+
 import pytest
 from django.core.management import CommandError, call_command
 
@@ -116,6 +118,18 @@ def test_is_idempotent_and_resumable(pool):
     run(seed=4)
     after = {(p.triple_id, p.perm_type, p.degree): p.text for p in Permutation.objects.all()}
     assert after == before
+
+
+def test_a_rerun_with_another_seed_keeps_what_is_stored_and_says_so(pool):
+    run(seed=4, types="order")
+    before = sorted(Permutation.objects.values_list("triple_id", "degree", "text", "seed"))
+    out = StringIO()
+    call_command("generate_permutations", jobs=1, verbosity=0, seed=5, types="order", stdout=out)
+    assert sorted(Permutation.objects.values_list("triple_id", "degree", "text", "seed")) == before
+    assert f"{len(before)} of the stored permutations were made with another seed" in out.getvalue()
+    out = StringIO()
+    call_command("generate_permutations", jobs=1, verbosity=0, seed=4, types="order", stdout=out)
+    assert "another seed" not in out.getvalue()
 
 
 def test_two_jobs_give_the_same_permutations(pool):

@@ -36,7 +36,12 @@ class Command(BaseCommand):
             default=",".join(MAIN_TYPES),
             help=f"comma-separated, from {', '.join(PERMUTATION_TYPES)} (default: %(default)s)",
         )
-        parser.add_argument("--max-degree", type=int, default=MAX_DEGREE)
+        parser.add_argument(
+            "--max-degree",
+            type=int,
+            default=MAX_DEGREE,
+            help="highest degree, also eq. 6.2's maximum (default: %(default)s)",
+        )
         parser.add_argument("--seed", type=int, default=1, help="seed of every random choice")
         parser.add_argument(
             "--jobs", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)"
@@ -70,11 +75,12 @@ class Command(BaseCommand):
             )
             for triple in triples
         )
-        existing = set(
-            Permutation.objects.filter(triple__in_pool=True).values_list(
-                "triple_id", "perm_type", "degree"
-            )
-        )
+        existing, other_runs = set(), 0
+        for triple_id, perm_type, degree, stored_seed, version in Permutation.objects.filter(
+            triple__in_pool=True
+        ).values_list("triple_id", "perm_type", "degree", "seed", "software_version"):
+            existing.add((triple_id, perm_type, degree))
+            other_runs += stored_seed != seed or version != VERSION
         corpus = Segment.objects.values_list("reference", flat=True).iterator()
         truecaser = Truecaser.from_corpus(reference.split() for reference in corpus)
         results = generate_many(
@@ -94,6 +100,13 @@ class Command(BaseCommand):
                 f"{len(existing)} were there already."
             )
         )
+        if other_runs:
+            self.stdout.write(
+                self.style.WARNING(
+                    f"{other_runs} of the stored permutations were made with another seed or "
+                    f"version ({VERSION} now) and were kept: delete them to make them anew."
+                )
+            )
 
     def parse_missing(self, owners, field: str, show: bool) -> dict[int, dict]:
         """The stored parse of each segment's reference or triple's hypothesis, by primary key,
