@@ -120,16 +120,25 @@ def test_is_idempotent_and_resumable(pool):
     assert after == before
 
 
-def test_a_rerun_with_another_seed_keeps_what_is_stored_and_says_so(pool):
-    run(seed=4, types="order")
-    before = sorted(Permutation.objects.values_list("triple_id", "degree", "text", "seed"))
-    out = StringIO()
-    call_command("generate_permutations", jobs=1, verbosity=0, seed=5, types="order", stdout=out)
-    assert sorted(Permutation.objects.values_list("triple_id", "degree", "text", "seed")) == before
-    assert f"{len(before)} of the stored permutations were made with another seed" in out.getvalue()
-    out = StringIO()
-    call_command("generate_permutations", jobs=1, verbosity=0, seed=4, types="order", stdout=out)
-    assert "another seed" not in out.getvalue()
+def test_a_rerun_with_other_settings_keeps_what_is_stored_and_says_so(pool):
+    def output(**options) -> str:
+        out = StringIO()
+        call_command("generate_permutations", jobs=1, verbosity=0, stdout=out, **options)
+        return out.getvalue()
+
+    def stored():
+        return sorted(Permutation.objects.values_list("triple_id", "degree", "text", "seed"))
+
+    output(seed=4, types="order")
+    before = stored()
+    kept = f"{len(before)} of the stored permutations were made with another seed"
+    assert kept in output(seed=5, types="order")
+    assert stored() == before
+    assert "another seed" not in output(seed=4, types="order")
+    # eq. 6.2's scores depend on the maximum degree, except degree 1's, which is always 1
+    rescored = sum(degree > 1 for _, degree, _, _ in before)
+    assert 0 < rescored < len(before)
+    assert f"{rescored} of the stored" in output(seed=4, types="order", max_degree=30)
 
 
 def test_two_jobs_give_the_same_permutations(pool):

@@ -15,6 +15,7 @@ from survey.permutations import (
     SentencePair,
     Truecaser,
     generate_many,
+    quality,
 )
 
 PARSE_CHUNK = 500  # parses are saved in chunks, so an interrupted run keeps its work
@@ -76,11 +77,17 @@ class Command(BaseCommand):
             for triple in triples
         )
         existing, other_runs = set(), 0
-        for triple_id, perm_type, degree, stored_seed, version in Permutation.objects.filter(
-            triple__in_pool=True
-        ).values_list("triple_id", "perm_type", "degree", "seed", "software_version"):
+        stored = Permutation.objects.filter(triple__in_pool=True).values_list(
+            "triple_id", "perm_type", "degree", "seed", "software_version", "quality"
+        )
+        for triple_id, perm_type, degree, stored_seed, version, score in stored:
             existing.add((triple_id, perm_type, degree))
-            other_runs += stored_seed != seed or version != VERSION
+            # eq. 6.2's score tells the maximum degree the permutation was made with
+            other_runs += (stored_seed, version, score) != (
+                seed,
+                VERSION,
+                quality(degree, max_degree),
+            )
         corpus = Segment.objects.values_list("reference", flat=True).iterator()
         truecaser = Truecaser.from_corpus(reference.split() for reference in corpus)
         results = generate_many(
@@ -103,8 +110,9 @@ class Command(BaseCommand):
         if other_runs:
             self.stdout.write(
                 self.style.WARNING(
-                    f"{other_runs} of the stored permutations were made with another seed or "
-                    f"version ({VERSION} now) and were kept: delete them to make them anew."
+                    f"{other_runs} of the stored permutations were made with another seed, "
+                    f"--max-degree or version ({VERSION} now) and were kept: delete them to make "
+                    "them anew."
                 )
             )
 
