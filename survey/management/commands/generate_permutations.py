@@ -77,7 +77,7 @@ class Command(BaseCommand):
             for triple in triples
         )
         existing, other_runs = set(), 0
-        stored = Permutation.objects.filter(triple__in_pool=True).values_list(
+        stored = Permutation.objects.filter(triple__in_pool=True, perm_type__in=types).values_list(
             "triple_id", "perm_type", "degree", "seed", "software_version", "quality"
         )
         for triple_id, perm_type, degree, stored_seed, version, score in stored:
