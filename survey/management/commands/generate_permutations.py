@@ -83,11 +83,8 @@ class Command(BaseCommand):
         for triple_id, perm_type, degree, stored_seed, version, score in stored:
             existing.add((triple_id, perm_type, degree))
             # eq. 6.2's score tells the maximum degree the permutation was made with
-            other_runs += (stored_seed, version, score) != (
-                seed,
-                VERSION,
-                quality(degree, max_degree),
-            )
+            rescored = score != quality(degree, max_degree)
+            other_runs += rescored or (stored_seed, version) != (seed, VERSION)
         corpus = Segment.objects.values_list("reference", flat=True).iterator()
         truecaser = Truecaser.from_corpus(reference.split() for reference in corpus)
         results = generate_many(
