@@ -96,6 +96,8 @@ def main() -> None:
     )
     options.add_argument("--pipeline", default=DEFAULT_PIPELINE)
     args = options.parse_args()
+    if args.repeat < 1:
+        options.error("--repeat must be at least 1")
 
     references, hypotheses, corpus = wmt_pairs(args.references, args.seed)
     _, (load_seconds, _) = timed(load_pipeline, args.pipeline)
