@@ -29,6 +29,10 @@ class Segment(models.Model):
     number = models.PositiveIntegerField(
         verbose_name="segment id", help_text="1-based line number in the test set"
     )
+    document = models.CharField(
+        max_length=128, blank=True, help_text="the test set's document id; empty where unknown"
+    )
+    domain = models.CharField(max_length=64, blank=True, help_text="e.g. news; empty where unknown")
     source = models.TextField()
     reference = models.TextField()
     source_length = models.PositiveIntegerField()
