@@ -1,6 +1,7 @@
 """Importing WMT texts, DA scores and judgments, and rankings; every bad input is refused whole."""
 
 import shutil
+from io import StringIO
 from pathlib import Path
 
 import pytest
@@ -139,10 +140,13 @@ def test_undecodable_bytes_are_refused_with_their_line(slice_copy):
 
 
 @pytest.mark.django_db
-def test_unknown_language_pair_is_refused(slice_copy):
+def test_unknown_language_pair_is_skipped_and_reported_the_others_imported(slice_copy):
     for p in (slice_copy / "txt").glob("newstest2021.cs-en.*"):
         p.rename(p.with_name(p.name.replace("cs-en", "xx-en").replace(".src.cs", ".src.xx")))
-    refused(lambda: import_wmt(slice_copy / "txt"), "unknown language 'xx'")
+    report = "\n".join(import_wmt(slice_copy / "txt").lines())
+    assert "skipped xx-en: not a pair of ISO 639 language codes" in report
+    assert not Corpus.objects.filter(source_lang__in=["xx", "cs"]).exists()
+    assert Corpus.objects.filter(source_lang="de").exists()
 
 
 @pytest.mark.django_db
@@ -254,3 +258,125 @@ def test_commands_report_errors_and_exit_non_zero(slice_copy):
         call_command("import_wmt", str(SLICE / "txt"), verbosity=0)
         call_command("sample_pool", "--per-corpus", "450")
     assert Triple.objects.filter(in_pool=True).count() == 0
+
+
+# --- every layout, checked text (issue 15) ----------------------------------------------------
+
+WMT24 = DATA / "wmt24-news-systems/txt-ts"
+WMT22 = DATA / "wmt22-news-systems"
+
+
+@pytest.mark.django_db
+def test_mt_metrics_eval_import_stores_documents_and_leaves_the_canary_out():
+    report = "\n".join(import_wmt(WMT24).lines())
+    assert "layout: mt-metrics-eval" in report
+    assert "wmt24 en-cs: reference A, 3 systems, document ids kept" in report
+    assert "en-cs: 1 canary line(s) left out" in report
+    assert Segment.objects.count() == 39 and Triple.objects.count() == 3 * 39
+    seg = Segment.objects.get(testset="wmt24", number=2)
+    assert (seg.document, seg.domain) == ("test-en-news_beverly_press.3585", "news")
+    assert seg.source == (WMT24 / "sources/en-cs.txt").read_text().split("\n")[1]
+    before = db_counts()
+    import_wmt(WMT24)
+    assert db_counts() == before
+
+
+@pytest.mark.django_db
+def test_xml_import_stores_documents_and_domains():
+    import_wmt(WMT22 / "xml", systems=["Online-A", "SRPOL"])
+    assert Corpus.objects.count() == 2
+    docs = Segment.objects.order_by("number").values_list("document", "domain")
+    assert list(dict.fromkeys(docs)) == [
+        ("review_toys-and-games_21_5", "ecommerce"),
+        ("review_beauty_87_1", "ecommerce"),
+        ("bbc.381765", "news"),
+    ]
+
+
+@pytest.mark.django_db
+def test_document_ids_fill_in_segments_imported_without_them(tmp_path):
+    root = Path(shutil.copytree(WMT22 / "txt", tmp_path / "txt"))
+    import_wmt(root, lps=["cs-en"])
+    assert not Segment.objects.exclude(document="").exists()
+    (root / "generaltest2022.cs-en.docids").write_text("".join(f"d{n // 10}\n" for n in range(30)))
+    report = import_wmt(root, lps=["cs-en"])
+    assert report.created["segments given their document id"] == 30
+    assert Segment.objects.get(number=11).document == "d1"
+
+
+@pytest.mark.django_db
+def test_blank_and_overlong_hypotheses_stay_out_of_the_database_and_are_reported(tmp_path):
+    root = Path(shutil.copytree(WMT24, tmp_path / "wmt24"))
+    hyp = root / "system-outputs/en-cs/Gemini-1.5-Pro.txt"
+    rows = hyp.read_text().split("\n")
+    rows[4] = "   "
+    rows[5] = "x " * 6_000
+    hyp.write_text("\n".join(rows))
+    report = "\n".join(import_wmt(root).lines())
+    assert "en-cs Gemini-1.5-Pro hypotheses kept out: blank: 1" in report
+    assert "en-cs Gemini-1.5-Pro hypotheses kept out: longer than 10,000 characters: 1" in report
+    assert Triple.objects.filter(corpus__system="Gemini-1.5-Pro").count() == 39 - 2
+    assert not Triple.objects.filter(hypothesis__regex=r"^\s*$").exists()
+
+
+@pytest.mark.django_db
+def test_a_blank_source_line_keeps_its_segment_and_triples_out(tmp_path):
+    root = Path(shutil.copytree(WMT22 / "txt", tmp_path / "txt"))
+    src = root / "sources/generaltest2022.cs-en.src.cs"
+    rows = src.read_text().split("\n")
+    rows[2] = ""
+    src.write_text("\n".join(rows))
+    report = "\n".join(import_wmt(root, lps=["cs-en"]).lines())
+    assert "cs-en source lines kept out: blank: 1" in report
+    assert not Segment.objects.filter(number=3).exists()
+    assert Triple.objects.count() == 2 * 29
+
+
+@pytest.mark.django_db
+def test_a_line_separator_inside_a_segment_is_refused_by_name(tmp_path):
+    root = Path(shutil.copytree(WMT22 / "txt", tmp_path / "txt"))
+    ref = root / "references/generaltest2022.cs-en.ref.B.en"
+    rows = ref.read_text().split("\n")
+    rows[6] = rows[6][:5] + "\u2028" + rows[6][5:]
+    ref.write_text("\n".join(rows))
+    refused(
+        lambda: import_wmt(root, lps=["cs-en"]),
+        ref.name, "line 7", "field reference", "U+2028 LINE SEPARATOR", "character 6",
+    )  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_changed_text_on_reimport_is_refused_not_dropped(tmp_path):
+    root = Path(shutil.copytree(WMT22 / "txt", tmp_path / "txt"))
+    import_wmt(root, lps=["cs-en"])
+    hyp = root / "system-outputs/generaltest2022.cs-en.hyp.Online-A.en"
+    rows = hyp.read_text().split("\n")
+    rows[3] = "A different translation."
+    hyp.write_text("\n".join(rows))
+    refused(lambda: import_wmt(root, lps=["cs-en"]), hyp.name, "line 4", "differs from the stored")
+    src = root / "sources/generaltest2022.cs-en.src.cs"
+    src.write_text(src.read_text().replace(src.read_text().split("\n")[0], "Jiná věta.", 1))
+    refused(lambda: import_wmt(root, lps=["cs-en"]), src.name, "line 1", "field source")
+
+
+@pytest.mark.django_db
+def test_empty_files_are_refused_not_imported_as_empty_corpora(tmp_path):
+    root = Path(shutil.copytree(WMT22 / "txt", tmp_path / "txt"))
+    for p in root.rglob("generaltest2022.cs-en.*"):
+        p.write_text("")
+    refused(lambda: import_wmt(root, lps=["cs-en"]), "generaltest2022.cs-en.src.cs", "is empty")
+
+
+@pytest.mark.django_db
+def test_command_says_the_layout_the_reference_and_the_unread_files(tmp_path):
+    root = Path(shutil.copytree(WMT22 / "txt", tmp_path / "txt"))
+    (root / "README.md").write_text("notes\n")
+    out = StringIO()
+    call_command("import_wmt", str(root), "--ref", "A", "C", "--lp", "cs-en", stdout=out)
+    text = out.getvalue()
+    assert "layout: WMT plain text" in text
+    assert "generaltest2022 cs-en: reference C, 2 systems" in text
+    assert "1 files match no WMT plain text name" in text and "README.md" in text
+    assert set(Segment.objects.values_list("ref_name", flat=True)) == {"C"}
+    with pytest.raises(CommandError, match="there are: B, C"):
+        call_command("import_wmt", str(root), "--ref", "D", stdout=StringIO())
