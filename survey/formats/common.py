@@ -168,3 +168,13 @@ def testset_of(folder: Path, selection: Selection) -> tuple[str, int]:
         "NAME --year YYYY",
         field="--testset",
     )
+
+
+def document_lines(documents: Sequence[str]) -> dict[tuple[str, int], int]:
+    """(document id, 1-based segment within it) → 1-based line, for document-relative ids."""
+    lines, counts = {}, {}
+    for line, doc in enumerate(documents, start=1):
+        if doc:
+            counts[doc] = counts.get(doc, 0) + 1
+            lines[(doc, counts[doc])] = line
+    return lines

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from survey import formats
-from survey.formats.common import language
+from survey.formats import appraise, mqm, pairwise
+from survey.formats.common import document_lines, language
 from survey.wmt import InputError
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -15,7 +16,8 @@ WMT24 = DATA / "wmt24-news-systems/txt-ts"
 
 
 def lines(path: Path) -> list[str]:
-    return path.read_text(encoding="utf-8").split("\n")[:-1]
+    """The file's lines as WMT's tools split them: on "\n" only (wmt16's end in "\r\r\n")."""
+    return [line.rstrip("\r") for line in path.read_bytes().decode("utf-8").split("\n")[:-1]]
 
 
 def find(root, **selection):
@@ -134,3 +136,127 @@ def test_xml_that_is_not_well_formed_is_refused_with_its_line(tmp_path):
     path.write_text("\n".join(rows) + "\n")
     with pytest.raises(InputError, match=r"line \d+: is not well-formed XML"):
         find(tmp_path)
+
+
+# --- judgment readers ---------------------------------------------------------------------
+
+HUMANEVAL22 = WMT22 / "humaneval"
+ESA24 = DATA / "wmt24-news-systems/humeval/esa_generalMT2024_wave2.csv"
+MQM = DATA / "wmt-mqm-human-evaluation"
+WMT16 = DATA / "wmt16"
+
+
+def csv_rows(path: Path) -> list[list[str]]:
+    import csv
+
+    return list(csv.reader(lines(path)))
+
+
+def test_appraise_esa_keeps_spans_including_those_without_a_position():
+    judgments = appraise.read(ESA24)
+    assert len(judgments) == len(lines(ESA24)) and appraise.sniff(ESA24)
+    j = next(j for j in judgments if j.line == 92)
+    row = csv_rows(ESA24)[91]
+    assert (j.rater, j.system, j.item_id, j.score) == (row[0], row[1], int(row[2]), float(row[6]))
+    assert (j.source_lang, j.target_lang, j.document) == ("en", "ja", row[7])
+    assert j.spans == (
+        appraise.ErrorSpan(9, 18, "minor", ""),
+        appraise.ErrorSpan(None, None, "minor", ""),
+    )
+    assert j.seconds == pytest.approx(float(row[11]) - float(row[10]))
+    # The ESA item id counts from 0 over the WMT24 text files, whose line 0 is the canary.
+    assert j.test_set_line({}) == 759
+    bad = next(j for j in judgments if j.item_type == "BAD")
+    assert bad.doc_tag == "bad" and bad.document == row_doc(bad, ESA24).split("#")[0]
+
+
+def row_doc(j, path):
+    return csv_rows(path)[j.line - 1][7]
+
+
+def test_appraise_document_level_ids_map_through_the_documents():
+    path = HUMANEVAL22 / "WMT22.Appraise.calibrationHITs.20221103.csv"
+    judgments = appraise.read(path)
+    first = judgments[0]
+    assert first.fields == 11 and (first.document, first.doc_tag) == ("ecommerce_en_29", "3-13")
+    assert (first.source_lang, first.target_lang, first.item_type) == ("en", "cs", "TGT")
+    docs = document_lines(["other", "ecommerce_en_29", "t3_q8vmve", "t3_q8vmve"])
+    assert first.test_set_line(docs) == 2
+    third = judgments[2]
+    assert (third.document, third.item_id, third.test_set_line(docs)) == ("t3_q8vmve", 2, 4)
+
+
+def test_appraise_segment_level_rows_name_the_system_by_its_file():
+    path = HUMANEVAL22 / "WMT22.Appraise.SegLvlLivSrc.20221031.filtered.csv"
+    j = appraise.read(path)[0]
+    raw = csv_rows(path)[0]
+    assert raw[1] == "generaltest2022.en-liv.hyp.TartuNLP.liv.txt" and j.system == "TartuNLP"
+    assert (j.target_lang, j.test_set_line({}), j.fields) == ("liv", int(raw[2]), 9)
+
+
+def test_appraise_refuses_bad_spans_by_line_and_field(tmp_path):
+    rows = lines(ESA24)
+    rows[3] = rows[3].replace("[]", '"[{""start_i"":5,""end_i"":2}]"', 1)
+    path = tmp_path / "esa.csv"
+    path.write_text("\n".join(rows) + "\n")
+    with pytest.raises(InputError, match=r"line 4, field spans: span offsets \[5, 2\]"):
+        appraise.read(path)
+
+
+def test_mqm_errors_give_the_released_segment_scores_with_the_standard_weights():
+    errors = mqm.read(MQM / "mqm_ted_ende.tsv")
+    assert mqm.sniff(MQM / "mqm_ted_ende.tsv")
+    assert not mqm.sniff(MQM / "mqm_ted_ende.avg_seg_scores.tsv")
+    released = mqm.read_scores(MQM / "mqm_ted_ende.avg_seg_scores.tsv")
+    computed = mqm.segment_scores(errors)
+    # The release names the reference "ref" in the errors and "ref-A" in the scores.
+    checked = [s for s in released if s.system != "ref-A"]
+    assert len(checked) == 6 * 13
+    for s in checked:
+        assert computed[(s.system, s.segment)] == pytest.approx(s.score), s
+    first = errors[0]
+    assert (first.system, first.document, first.doc_segment, first.rater) == (
+        "Facebook-AI", "talk.1", 1, "rater1",
+    )  # fmt: skip
+    assert (first.side, first.span) == ("target", "in Betracht zu ziehen")
+    target = (
+        lines(MQM / "mqm_ted_ende.tsv")[1].split("\t")[6].replace("<v>", "").replace("</v>", "")
+    )
+    assert target[first.start : first.end] == first.span
+
+
+def test_mqm_weights_are_mt_metrics_evals():
+    assert mqm.weight("Major", "Accuracy/Mistranslation") == 5
+    assert mqm.weight("Minor", "Fluency/Punctuation") == 0.1
+    assert mqm.weight("Major", "Fluency/Punctuation") == 5
+    assert mqm.weight("Major", "Non-translation!") == 25
+    assert mqm.weight("No-error", "No-error") == 0 and mqm.weight("Neutral", "Style") == 0
+
+
+def test_pairwise_rankings_are_grouped_back_into_the_collapsed_rankings():
+    path = WMT16 / "wmt16.deu-eng.csv"
+    assert pairwise.sniff(path) and not appraise.sniff(path)
+    rankings = pairwise.read(path)
+    collapsed = pairwise.read(WMT16 / "wmt16.collapsed.deu-eng.csv")
+    assert len(rankings) == len(collapsed) == 4
+
+    def by_system(r):
+        return {s: rank for systems, rank in r.ranks for s in systems}
+
+    for r, c in zip(rankings, collapsed, strict=True):
+        assert (r.source_lang, r.target_lang, r.segment_id, r.judge) == (
+            "de", "en", c.segment_id, c.judge,
+        )  # fmt: skip
+        assert by_system(r) == by_system(c)
+    assert rankings[0].segment_id == 1020 and len(rankings[0].ranks) == 8
+
+
+def test_pairwise_refuses_a_system_ranked_two_ways_in_one_ranking(tmp_path):
+    rows = lines(WMT16 / "wmt16.deu-eng.csv")
+    cols = rows[2].split(",")
+    cols[6] = "5"  # jhu-syntax is rank 4 in the row before
+    rows[2] = ",".join(cols)
+    path = tmp_path / "r.csv"
+    path.write_text("\n".join(rows) + "\n")
+    with pytest.raises(InputError, match="line 3, field system1rank: ranking 181 gives"):
+        pairwise.read(path)
