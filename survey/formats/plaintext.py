@@ -84,6 +84,8 @@ def read(root: Path, selection: Selection) -> Found:
         where = root / f"{testset}.{src}-{tgt}.*"
         check_length(testset, where, "test set")
         if not g["hyp"]:
+            if selection.systems is None:
+                found.notes.append(f"{testset} {src}-{tgt}: no system outputs, not imported")
             continue
         langs = pair(src, tgt)
         if langs is None:

@@ -260,3 +260,9 @@ def test_pairwise_refuses_a_system_ranked_two_ways_in_one_ranking(tmp_path):
     path.write_text("\n".join(rows) + "\n")
     with pytest.raises(InputError, match="line 3, field system1rank: ranking 181 gives"):
         pairwise.read(path)
+
+
+def test_a_pair_without_system_outputs_is_named(tmp_path):
+    root = Path(shutil.copytree(WMT22 / "txt", tmp_path / "txt"))
+    (root / "system-outputs/generaltest2022.en-hr.hyp.Online-A.hr").unlink()
+    assert "generaltest2022 en-hr: no system outputs, not imported" in find(root).notes
