@@ -87,38 +87,44 @@ def prepare_wmt(
     return plan
 
 
-def _kept_out(text: str, where, line: int, what: str) -> str | None:
-    """Why a line stays out of the database (blank or too long), after refusing line breaks."""
+def _too_long(text: str, where, line: int, what: str) -> bool:
+    """Whether a line stays out of the database for its length, after refusing line breaks."""
     formats.common.check_text(text, where, line, what)
-    if not text.strip():
-        return "blank"
-    if len(text) > formats.common.MAX_TEXT_CHARS:
-        return f"longer than {formats.common.MAX_TEXT_CHARS:,} characters"
-    return None
+    return len(text) > formats.common.MAX_TEXT_CHARS
 
 
 def _check_texts(ts: formats.TestSetText, report: Report) -> None:
-    """Refuse unusable text; note the lines kept out; refuse text that differs from what is
-    stored for the same segment or triple (a changed file is never silently ignored)."""
+    """Refuse unusable text; count blank lines (stored, but `sample_pool` never draws them) and
+    over-long ones (kept out); refuse text that differs from what is stored for the same
+    segment or triple (a changed file is never silently ignored)."""
     if not ts.sources:
         raise wmt.InputError(ts.files["source"], "is empty")
-    skipped = set()
+    too_long, blank = Counter(), Counter()
+    limit = f"over {formats.common.MAX_TEXT_CHARS:,} characters, kept out"
     for what, lines in (("source", ts.sources), ("reference", ts.references)):
         for n, text in enumerate(lines, start=1):
-            if why := _kept_out(text, ts.files[what], n, what):
-                skipped.add(n)
-                report.unmatched[f"{ts.lp} {what} lines kept out: {why}"] += 1
+            if _too_long(text, ts.files[what], n, what):
+                ts.skipped_lines.add(n)
+                too_long[f"{ts.lp} {what} lines {limit}"] += 1
+            elif not text.strip():
+                blank[f"{ts.lp} blank {what} lines"] += 1
     # WMT24 marks its contamination-check line (a CANARY GUID) with the domain "canary".
     canary = {n for n, d in enumerate(ts.domains, start=1) if d == "canary"}
     if canary:
         report.notes.append(f"{ts.lp}: {len(canary)} canary line(s) left out")
-    ts.skipped_lines = skipped | canary
+    ts.skipped_lines |= canary
     for system, lines in ts.hypotheses.items():
         for n, text in enumerate(lines, start=1):
-            if n not in ts.skipped_lines and (
-                why := _kept_out(text, ts.files[system], n, f"hypothesis of {system}")
-            ):
-                report.unmatched[f"{ts.lp} {system} hypotheses kept out: {why}"] += 1
+            if n in ts.skipped_lines:
+                continue
+            if _too_long(text, ts.files[system], n, f"hypothesis of {system}"):
+                too_long[f"{ts.lp} {system} hypotheses {limit}"] += 1
+            elif not text.strip():
+                blank[f"{ts.lp} {system} blank hypotheses"] += 1
+    report.notes += [f"{what}: {n:,}" for what, n in sorted(too_long.items())]
+    report.notes += [
+        f"{what}: {n:,} (stored, never drawn into the pool)" for what, n in sorted(blank.items())
+    ]
     _check_stored(ts)
 
 
@@ -202,7 +208,6 @@ def write_wmt(plan: WmtPlan, progress: Progress = _no_progress) -> Report:
                     for seg_pk, text in zip(segments, lines, strict=True)
                     if seg_pk is not None
                     and seg_pk not in have
-                    and text.strip()
                     and len(text) <= formats.common.MAX_TEXT_CHARS
                 ]
                 Triple.objects.bulk_create(new, batch_size=BATCH)
@@ -425,13 +430,20 @@ def sample_pool(per_corpus: int, seed: int, *, lps: Iterable[str] | None = None)
         wanted = set(lps)
         corpora = [c for c in corpora if c.lp in wanted]
     members = defaultdict(list)
-    rows = Triple.objects.filter(corpus__in=corpora).order_by("segment__number")
+    # Blank hypotheses, sources or references (length 0) are stored but never drawn.
+    rows = Triple.objects.filter(
+        corpus__in=corpora,
+        hypothesis_length__gt=0,
+        segment__source_length__gt=0,
+        segment__reference_length__gt=0,
+    ).order_by("segment__number")
     for corpus_id, pk in rows.values_list("corpus_id", "pk").iterator(chunk_size=BATCH):
         members[corpus_id].append(pk)
     small = [f"{c} ({len(members[c.pk])})" for c in corpora if len(members[c.pk]) < per_corpus]
     if small:
         raise PoolError(
-            f"{len(small)} corpora have fewer than {per_corpus} triples: " + ", ".join(small[:10])
+            f"{len(small)} corpora have fewer than {per_corpus} non-blank triples: "
+            + ", ".join(small[:10])
         )
     chosen = []
     for c in corpora:

@@ -52,7 +52,7 @@ class TestSetText:
     documents: list[str]
     domains: list[str]
     files: dict[str, str] = field(default_factory=dict)
-    skipped_lines: set[int] = field(default_factory=set)  # 1-based; set by the importer
+    skipped_lines: set[int] = field(default_factory=set)  # 1-based lines the importer keeps out
 
     @property
     def lp(self) -> str:

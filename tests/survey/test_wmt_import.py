@@ -8,7 +8,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from survey import wmt
-from survey.importers import import_da, import_ranks, import_wmt, sample_pool
+from survey.importers import PoolError, import_da, import_ranks, import_wmt, sample_pool
 from survey.models import Corpus, ExternalJudgment, Segment, Triple
 from wojdb.bundled import wmt21_toen
 
@@ -92,8 +92,14 @@ def test_da_scores_and_judgments_join_with_explicit_system_mapping():
 @pytest.mark.slow
 def test_full_wmt21_slice_counts_equal_the_files():
     data = wmt21_toen()
-    import_wmt(data / "txt")
+    report = import_wmt(data / "txt")
+    # Four blank zh-en hypotheses (Online-W 515 and 1488, ZengHuiMT 434 and 1649) are stored,
+    # counted, and never drawn into the pool.
     assert Triple.objects.count() == 121_842
+    assert {
+        "zh-en Online-W blank hypotheses: 2 (stored, never drawn into the pool)",
+        "zh-en ZengHuiMT blank hypotheses: 2 (stored, never drawn into the pool)",
+    } <= set(report.lines())
     assert Corpus.objects.count() == 100
     assert Triple.objects.values("corpus__source_lang").distinct().count() == 7
     judgments = sorted((data / "humaneval").glob("*.csv"))
@@ -255,7 +261,7 @@ def test_commands_report_errors_and_exit_non_zero(slice_copy):
     (slice_copy / "txt/newstest2021.de-en.hyp.UEdin.en").write_bytes(b"\xff\xfe broken\n")
     with pytest.raises(CommandError, match="(?s)UEdin.*line 1.*Nothing was written"):
         call_command("import_wmt", str(slice_copy / "txt"), verbosity=0)
-    with pytest.raises(CommandError, match="fewer than 450 triples"):
+    with pytest.raises(CommandError, match="fewer than 450 non-blank triples"):
         call_command("import_wmt", str(SLICE / "txt"), verbosity=0)
         call_command("sample_pool", "--per-corpus", "450")
     assert Triple.objects.filter(in_pool=True).count() == 0
@@ -306,31 +312,37 @@ def test_document_ids_fill_in_segments_imported_without_them(tmp_path):
 
 
 @pytest.mark.django_db
-def test_blank_and_overlong_hypotheses_stay_out_of_the_database_and_are_reported(tmp_path):
+def test_blank_hypotheses_are_stored_but_never_pooled_overlong_ones_kept_out(tmp_path):
     root = Path(shutil.copytree(WMT24, tmp_path / "wmt24"))
     hyp = root / "system-outputs/en-cs/Gemini-1.5-Pro.txt"
     rows = hyp.read_text().split("\n")
     rows[4] = "   "
     rows[5] = "x " * 6_000
     hyp.write_text("\n".join(rows))
-    report = "\n".join(import_wmt(root).lines())
-    assert "en-cs Gemini-1.5-Pro hypotheses kept out: blank: 1" in report
-    assert "en-cs Gemini-1.5-Pro hypotheses kept out: longer than 10,000 characters: 1" in report
-    assert Triple.objects.filter(corpus__system="Gemini-1.5-Pro").count() == 39 - 2
-    assert not Triple.objects.filter(hypothesis__regex=r"^\s*$").exists()
+    report = import_wmt(root).lines()
+    assert "en-cs Gemini-1.5-Pro blank hypotheses: 1 (stored, never drawn into the pool)" in report
+    assert "en-cs Gemini-1.5-Pro hypotheses over 10,000 characters, kept out: 1" in report
+    gemini = Triple.objects.filter(corpus__system="Gemini-1.5-Pro")
+    assert gemini.count() == 39 - 1 and not gemini.filter(segment__number=6).exists()
+    sample_pool(37, seed=1)  # Gemini's 37 non-blank triples, all drawn; the blank one never
+    assert gemini.filter(in_pool=True).count() == 37
+    assert not gemini.get(segment__number=5).in_pool
 
 
 @pytest.mark.django_db
-def test_a_blank_source_line_keeps_its_segment_and_triples_out(tmp_path):
+def test_a_blank_source_line_keeps_its_triples_out_of_the_pool(tmp_path):
     root = Path(shutil.copytree(WMT22 / "txt", tmp_path / "txt"))
     src = root / "sources/generaltest2022.cs-en.src.cs"
     rows = src.read_text().split("\n")
     rows[2] = ""
     src.write_text("\n".join(rows))
-    report = "\n".join(import_wmt(root, lps=["cs-en"]).lines())
-    assert "cs-en source lines kept out: blank: 1" in report
-    assert not Segment.objects.filter(number=3).exists()
-    assert Triple.objects.count() == 2 * 29
+    report = import_wmt(root, lps=["cs-en"]).lines()
+    assert "cs-en blank source lines: 1 (stored, never drawn into the pool)" in report
+    assert Triple.objects.count() == 2 * 30
+    with pytest.raises(PoolError, match="fewer than 30 non-blank triples"):
+        sample_pool(30, seed=1)
+    sample_pool(29, seed=1)
+    assert not Triple.objects.filter(segment__number=3, in_pool=True).exists()
 
 
 @pytest.mark.django_db
