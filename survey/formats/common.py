@@ -111,9 +111,15 @@ def pair(src: str, tgt: str) -> tuple[str, str] | None:
     return (s, t) if s and t else None
 
 
+def ref_name(name: str) -> str:
+    """A reference's name without the `ref` prefix of mt-metrics-eval (`refA` → `A`; a
+    reference named just `ref`, as in older data, keeps its name)."""
+    return re.sub(r"^ref(?=.)", "", name, flags=re.IGNORECASE)
+
+
 def ref_key(name: str) -> str:
     """`refA`, `A` and `a` name the same reference."""
-    return re.sub(r"^ref", "", name, flags=re.IGNORECASE).casefold()
+    return ref_name(name).casefold()
 
 
 def choose_reference(available: Iterable[str], wanted: Sequence[str], where) -> str:

@@ -20,6 +20,7 @@ from survey.formats.common import (
     check_aligned,
     choose_reference,
     pair,
+    ref_name,
     testset_of,
 )
 from survey.formats.plaintext import read_documents
@@ -86,7 +87,7 @@ def _read_one(folder: Path, selection: Selection, found: Found) -> None:
         refs = references.get(lp, {})
         used |= set(refs.values())
         ref = choose_reference(sorted(refs), selection.refs, folder / "references" / f"{lp}.*")
-        check_length(re.sub(r"^ref", "", ref), refs[ref], "reference")
+        check_length(ref_name(ref), refs[ref], "reference")
         sources = read_lines(source)
         reference_lines = read_lines(refs[ref])
         check_aligned(reference_lines, len(sources), refs[ref], "reference")
@@ -115,7 +116,7 @@ def _read_one(folder: Path, selection: Selection, found: Found) -> None:
             documents, domains = read_documents(docs, len(sources))
         found.test_sets.append(
             TestSetText(
-                NAME, testset, year, *langs, re.sub(r"^ref", "", ref), sources, reference_lines,
+                NAME, testset, year, *langs, ref_name(ref), sources, reference_lines,
                 hypotheses, documents, domains, files,
             )
         )  # fmt: skip

@@ -7,7 +7,7 @@ import pytest
 
 from survey import formats
 from survey.formats import appraise, mqm, pairwise
-from survey.formats.common import document_lines, language
+from survey.formats.common import document_lines, language, ref_name
 from survey.wmt import InputError
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -266,3 +266,7 @@ def test_a_pair_without_system_outputs_is_named(tmp_path):
     root = Path(shutil.copytree(WMT22 / "txt", tmp_path / "txt"))
     (root / "system-outputs/generaltest2022.en-hr.hyp.Online-A.hr").unlink()
     assert "generaltest2022 en-hr: no system outputs, not imported" in find(root).notes
+
+
+def test_reference_names_lose_mt_metrics_evals_ref_prefix_but_never_become_empty():
+    assert [ref_name(n) for n in ("refA", "refb", "ref", "stud")] == ["A", "b", "ref", "stud"]
