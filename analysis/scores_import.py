@@ -4,7 +4,8 @@ Formats (tab-separated WMT files may be gzip-compressed, `.gz`):
 - WMT segment scores, 7 columns `metric lp testset refset system seg score` (WMT19 and
   earlier: `seg` is the test-set line) or 8 columns `metric lp testset refset system doc seg
   score` (WMT20: `seg` counts within document `doc`; mapped to the line through the document
-  ids stored with the test set, refused where they are unknown);
+  ids stored with the test set, or read off the file's own doc column where every system's
+  rows run through the test set in order; refused otherwise);
 - mt-metrics-eval `metric-scores/LP/METRIC-REF.seg.score` (or `LP.METRIC-REF.seg.score`):
   `SYSTEM SCORE` lines, one block per system, one line per segment in test-set order;
 - CSV with a header `lp,system,segment,metric,score` (optionally `testset`, `variant`);
@@ -215,12 +216,13 @@ def _read_csv(path: Path, lines: list[str]) -> list[ScoreRow]:
     return rows
 
 
-def _document_lines(rows: list[ScoreRow]) -> dict[tuple, int]:
+def _document_lines(rows: list[ScoreRow], report: Report) -> dict[tuple, int]:
     """(lp, testset, document, n) → line number, for rows that count within documents.
 
-    A document's lines are the block after the previous document's last stored line (the
-    layouts keep documents contiguous), so a line kept out of the database does not shift
-    the others."""
+    The document ids come from the test set as imported or, where it has none, from the score
+    files' own doc column when that settles them (`_documents_from_rows`). A document's lines
+    are the block after the previous document's last stored line (the layouts keep documents
+    contiguous), so a line kept out of the database does not shift the others."""
     wanted = {(r.lp, r.testset) for r in rows if r.document is not None}
     mapping = {}
     for lp, testset in wanted:
@@ -235,6 +237,24 @@ def _document_lines(rows: list[ScoreRow]) -> dict[tuple, int]:
                 f"{lp}: several test sets match {testset!r}: "
                 + ", ".join(sorted({t for t, _, _ in found})),
             )
+        if found and not all(doc for _, doc, _ in found):
+            documents = _documents_from_rows(rows, lp, testset, found[-1][2])
+            if documents is not None:
+                testset_name = found[0][0]
+                for number, doc in enumerate(documents, start=1):
+                    Segment.objects.filter(
+                        testset=testset_name,
+                        source_lang=src,
+                        target_lang=tgt,
+                        number=number,
+                        document="",
+                    ).update(document=doc)
+                found = [(t, documents[number - 1], number) for t, _, number in found]
+                report.notes.append(
+                    f"document ids of {testset_name} {lp} read off the score files' doc column "
+                    f"(every system's rows run through its {len(documents):,} lines in order) "
+                    "and stored"
+                )
         if not found or not all(doc for _, doc, _ in found):
             row = next(r for r in rows if (r.lp, r.testset) == (lp, testset))
             problem = (
@@ -260,6 +280,31 @@ def _document_lines(rows: list[ScoreRow]) -> dict[tuple, int]:
     return mapping
 
 
+def _documents_from_rows(
+    rows: list[ScoreRow], lp: str, testset: str, lines: int
+) -> list[str] | None:
+    """Each line's document, from the rows' doc column, if every (file, variant, system)
+    block of rows has one row per line and numbers each document's rows 1, 2, … in one run, and
+    all blocks agree (WMT20's files list every system's segments in test-set order)."""
+    blocks: dict[tuple, list[ScoreRow]] = defaultdict(list)
+    for r in rows:
+        if (r.lp, r.testset) == (lp, testset) and r.document is not None:
+            blocks[(r.path, r.variant, r.system)].append(r)
+    orders = set()
+    for block in blocks.values():
+        if len(block) != lines:
+            return None
+        seen, previous = set(), None
+        for r in block:
+            expected = previous.segment + 1 if previous and previous.document == r.document else 1
+            if r.segment != expected or (expected == 1 and r.document in seen):
+                return None
+            seen.add(r.document)
+            previous = r
+        orders.add(tuple(r.document for r in block))
+    return list(orders.pop()) if len(orders) == 1 else None
+
+
 def _runs(found):
     runs: list[tuple[str, list[int]]] = []
     for _, doc, number in found:
@@ -272,7 +317,7 @@ def _runs(found):
 
 def _hypothesis_items(rows: list[ScoreRow], report: Report) -> dict[ScoreRow, int]:
     """The hypothesis item of each row that names a known triple, creating items as needed."""
-    lines = _document_lines(rows)
+    lines = _document_lines(rows, report)
     wanted = {(r.lp, r.system) for r in rows if r.item_id is None}
     triples, corpora = {}, defaultdict(set)
     for lp in {lp for lp, _ in wanted}:

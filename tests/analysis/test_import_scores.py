@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from analysis.models import Metric, MetricScore
 from analysis.scores_import import import_scores
 from survey.importers import import_wmt
-from survey.models import Item, Triple
+from survey.models import Item, Segment, Triple
 from survey.wmt import InputError
 
 SLICE = Path(__file__).resolve().parents[2] / "fixtures/wmt21-slice/txt"
@@ -151,11 +151,27 @@ def test_wmt20_segments_count_within_documents_and_map_to_their_lines(db, tmp_pa
     assert score_of("BAQ_dyn", "newstest2020", "Online-A", 34) == float(last[7])
 
 
+def test_wmt20_documents_are_read_off_the_files_own_doc_column_when_that_settles_them(db, tmp_path):
+    newstest2020(tmp_path / "txt", with_documents=False)
+    report = import_scores([WMT20 / "BAQ_dyn.seg.score"])
+    assert any("read off the score files' doc column" in line for line in report.lines())
+    docs = (WMT20 / "newstest2020.en-zh.docids").read_text().split()
+    assert list(Segment.objects.order_by("number").values_list("document", flat=True)) == docs
+    rows = [r.split("\t") for r in (WMT20 / "BAQ_dyn.seg.score").read_text().splitlines()]
+    row = next(r for r in rows if r[4] == "dong-nmt.768" and r[5] == "cnn.385674" and r[6] == "4")
+    assert score_of("BAQ_dyn", "newstest2020", "dong-nmt", 13 + 11 + 4) == float(row[7])
+
+
 def test_wmt20_segments_are_refused_where_the_documents_are_unknown(db, tmp_path):
     newstest2020(tmp_path / "txt", with_documents=False)
+    # Two of the three documents: the rows no longer run through the test set.
+    part = tmp_path / "BAQ_dyn.seg.score"
+    rows = (WMT20 / "BAQ_dyn.seg.score").read_text().splitlines()
+    part.write_text("".join(r + "\n" for r in rows if "\tcnn.385674\t" not in r))
     with pytest.raises(InputError, match=r"BAQ_dyn.seg.score, line 1, field doc: .*unknown"):
-        import_scores([WMT20 / "BAQ_dyn.seg.score"])
+        import_scores([part])
     assert not MetricScore.objects.exists() and not Item.objects.exists()
+    assert not Segment.objects.exclude(document="").exists()
 
 
 def test_system_level_files_are_refused_clearly(db):
