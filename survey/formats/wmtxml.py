@@ -202,20 +202,16 @@ def read_sgml(root: Path, selection: Selection) -> Found:
         if selection.year and year != selection.year:
             continue
         check_length(setid, source["path"], "test set")
-        order = [(d.get("docid", ""), d.get("genre", "")) for d, _ in source["docs"]]
         sources = [s for _, segs in source["docs"] for s in segs]
         documents = [d.get("docid", "") for d, segs in source["docs"] for _ in segs]
         domains = [d.get("genre", "") for d, segs in source["docs"] for _ in segs]
         ref = choose_reference(sorted(g["refset"]), selection.refs, where)
-        aligned = {}
-        for name, fs in [("reference", g["refset"][ref])] + [
-            (s, fs) for s, fs in sorted(g["tstset"].items()) if selection.wants_system(s)
-        ]:
-            if len(fs) > 1:
-                raise InputError(where, f"{name} is in several files: "
-                                 + ", ".join(str(f["path"]) for f in fs))  # fmt: skip
-            aligned[name] = _align(fs[0], order, source)
-        references = aligned.pop("reference")
+        references = _align(_one(g["refset"][ref], where, f"reference {ref}"), source)
+        aligned = {
+            s: _align(_one(fs, where, s), source)
+            for s, fs in sorted(g["tstset"].items())
+            if selection.wants_system(s)
+        }
         if not aligned:
             continue
         files = {"source": str(source["path"]), "reference": str(g["refset"][ref][0]["path"])}
@@ -229,11 +225,19 @@ def read_sgml(root: Path, selection: Selection) -> Found:
     return found
 
 
-def _align(f: dict, order: list[tuple[str, str]], source: dict) -> list[str]:
+def _one(files: list[dict], where, name: str) -> dict:
+    if len(files) > 1:
+        raise InputError(where, f"{name} is in several files: "
+                         + ", ".join(str(f["path"]) for f in files))  # fmt: skip
+    return files[0]
+
+
+def _align(f: dict, source: dict) -> list[str]:
     """A reference's or system's lines in the source's document order, matched by document id."""
     by_doc = {d.get("docid", ""): segs for d, segs in f["docs"]}
     lines = []
-    for (doc, _), (_, src_segs) in zip(order, source["docs"], strict=True):
+    for d, src_segs in source["docs"]:
+        doc = d.get("docid", "")
         segs = by_doc.get(doc)
         if segs is None or len(segs) != len(src_segs):
             found = "no such document" if segs is None else f"{len(segs)} segments"

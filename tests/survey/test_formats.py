@@ -270,3 +270,11 @@ def test_a_pair_without_system_outputs_is_named(tmp_path):
 
 def test_reference_names_lose_mt_metrics_evals_ref_prefix_but_never_become_empty():
     assert [ref_name(n) for n in ("refA", "refb", "ref", "stud")] == ["A", "b", "ref", "stud"]
+
+
+def test_sgml_system_missing_a_document_is_refused_naming_it(tmp_path):
+    root = Path(shutil.copytree(DATA / "sgml", tmp_path / "sgml"))
+    hyp = root / "wmttest2022.SRPOL.en-hr.sgm"
+    hyp.write_text(hyp.read_text().replace('docid="bbc.381765"', 'docid="other"'))
+    with pytest.raises(InputError, match="SRPOL.en-hr.sgm, field docid: document 'bbc.381765'"):
+        find(root)
