@@ -44,7 +44,8 @@ class Report:
 
 @dataclass
 class WmtPlan:
-    """Test sets read and checked, ready to write; `triples` counts the new ones."""
+    """Test sets read and checked, ready to write; `triples` (lines × systems) sizes a progress
+    bar."""
 
     found: formats.Found
     triples: int = 0
