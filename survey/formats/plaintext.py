@@ -18,6 +18,7 @@ from survey.formats.common import (
     check_aligned,
     choose_reference,
     pair,
+    ref_name,
 )
 from survey.wmt import InputError, check_length, read_lines
 
@@ -74,8 +75,9 @@ def read(root: Path, selection: Selection) -> Found:
                 check_length(m["system"], path, "system")
                 g["hyp"].setdefault(m["system"], []).append(path)
         elif m["ref"]:
-            check_length(m["ref"], path, "reference")
-            g["ref"].setdefault(m["ref"], []).append(path)
+            # WMT23 names its reference `ref.refA`: stored as A, like the other layouts.
+            check_length(ref_name(m["ref"]), path, "reference")
+            g["ref"].setdefault(ref_name(m["ref"]), []).append(path)
         elif m["docs"]:
             g["docs"].append(path)
         else:

@@ -17,7 +17,14 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
 
-from survey.formats.common import Found, Selection, TestSetText, choose_reference, pair
+from survey.formats.common import (
+    Found,
+    Selection,
+    TestSetText,
+    choose_reference,
+    pair,
+    ref_name,
+)
 from survey.wmt import InputError, check_length, read_lines
 
 XML = "WMT XML"
@@ -67,7 +74,9 @@ def _segments(element, path, doc_id: str) -> dict[int, str]:
                              field="seg id") from None  # fmt: skip
         if n in segs:
             raise InputError(path, f"document {doc_id}: seg id {n} twice", field="seg id")
-        segs[n] = seg.text or ""
+        # A byte-order mark copied into a segment (WMT23 ru-en PROMT, first line) is an encoding
+        # artefact that the release's txt/ files lose too.
+        segs[n] = (seg.text or "").removeprefix("\ufeff")
     return segs
 
 
@@ -102,6 +111,8 @@ def _read_xml_file(path: Path, m, selection: Selection, found: Found) -> TestSet
             for kind, attr, into in (("ref", "translator", refs), ("hyp", "system", hyps)):
                 for part in el.findall(kind):
                     name = part.get(attr) or ("A" if kind == "ref" else "")
+                    if kind == "ref":
+                        name = ref_name(name)  # WMT23 names its reference "refA"
                     if not name:
                         raise InputError(path, f"document {doc_id!r}: a hyp without system",
                                          field="system")  # fmt: skip
@@ -154,7 +165,7 @@ def _read_sgml_file(path: Path) -> dict:
         elif m := SGML_SEG.search(line):
             if not docs:
                 raise InputError(path, "<seg> outside a <doc>", line=no)
-            docs[-1][1].append(m[2])
+            docs[-1][1].append(m[2].removeprefix("\ufeff"))
     if kind is None:
         raise InputError(path, "no <srcset>, <refset> or <tstset> element", line=1)
     src, tgt = attrs.get("srclang", ""), attrs.get("trglang", "")
