@@ -278,3 +278,19 @@ def test_sgml_system_missing_a_document_is_refused_naming_it(tmp_path):
     hyp.write_text(hyp.read_text().replace('docid="bbc.381765"', 'docid="other"'))
     with pytest.raises(InputError, match="SRPOL.en-hr.sgm, field docid: document 'bbc.381765'"):
         find(root)
+
+
+def test_a_byte_order_mark_inside_an_xml_segment_is_dropped(tmp_path):
+    path = tmp_path / "wmttest2022.en-hr.all.xml"
+    text = (WMT22 / "xml/wmttest2022.en-hr.all.xml").read_text()
+    path.write_text(text.replace('<seg id="1">Takes', '<seg id="1">\ufeffTakes', 1))
+    (ts,) = find(tmp_path).test_sets
+    assert ts.sources[0] == "Takes a delicate touch!"
+
+
+def test_wmt23s_ref_refa_is_reference_a(tmp_path):
+    root = Path(shutil.copytree(WMT22 / "txt", tmp_path / "txt"))
+    ref = root / "references/generaltest2022.en-hr.ref.A.hr"
+    ref.rename(ref.with_name("generaltest2022.en-hr.ref.refA.hr"))
+    (ts,) = find(root, lps=["en-hr"], refs=["A"]).test_sets
+    assert ts.ref_name == "A"
