@@ -35,6 +35,10 @@ def find(root: Path, selection: Selection) -> Found:
             if not found.test_sets and not found.skipped:
                 raise InputError(root, f"{found.layout} layout, but no test set with system "
                                  "outputs matches the selection")  # fmt: skip
+            seen = {ts.lp for ts in found.test_sets} | {s.split(":")[0] for s in found.skipped}
+            if missing := sorted((selection.lps or set()) - seen):
+                raise InputError(root, f"no test set for language pair(s) {', '.join(missing)}",
+                                 field="--lp")  # fmt: skip
             return found
     raise InputError(root, "no known layout here (" + "; ".join(
         name for name, _, _ in LAYOUTS) + "); it holds: " + _summary(root))  # fmt: skip

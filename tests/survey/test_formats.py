@@ -294,3 +294,8 @@ def test_wmt23s_ref_refa_is_reference_a(tmp_path):
     ref.rename(ref.with_name("generaltest2022.en-hr.ref.refA.hr"))
     (ts,) = find(root, lps=["en-hr"], refs=["A"]).test_sets
     assert ts.ref_name == "A"
+
+
+def test_a_language_pair_asked_for_but_absent_is_refused():
+    with pytest.raises(InputError, match="field --lp: no test set for language pair.s. de-en"):
+        find(WMT22 / "txt", lps=["cs-en", "de-en"])
