@@ -2,7 +2,6 @@
 
 WOJDB_HOME     data folder: the SQLite database, the secret key, the analysis report (default:
                var/ in a clone; installed, the user's data folder, e.g. ~/.local/share/wojdb).
-               WOJDB_VAR_DIR is read as another name for it.
 DATABASE_URL   default: SQLite file wojdb.sqlite3 in WOJDB_HOME (WAL mode, IMMEDIATE transactions)
 SECRET_KEY     default: generated once into secret_key in WOJDB_HOME
 DEBUG          "1" to enable (off by default)
@@ -50,7 +49,7 @@ def _user_data_dir() -> Path:
 
 
 def _home() -> Path:
-    if home := os.environ.get("WOJDB_HOME") or os.environ.get("WOJDB_VAR_DIR"):
+    if home := os.environ.get("WOJDB_HOME"):
         return Path(home)
     return BASE_DIR / "var" if CHECKOUT else _user_data_dir() / "wojdb"
 
