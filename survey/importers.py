@@ -70,6 +70,16 @@ def prepare_wmt(
     plan = WmtPlan(found)
     report = plan.report
     report.notes.append(f"layout: {found.layout}")
+    first: dict[tuple, formats.TestSetText] = {}
+    for ts in found.test_sets:
+        # e.g. the WMT24 release's txt/ and txt-ts/: the same test set twice, different lines
+        other = first.setdefault((ts.testset, ts.lp, ts.ref_name), ts)
+        if other is not ts:
+            raise wmt.InputError(
+                root,
+                f"{ts.testset} {ts.lp} is here twice ({other.files['source']} and "
+                f"{ts.files['source']}); import one of the folders",
+            )
     for ts in found.test_sets:
         _check_texts(ts, report)
         report.notes.append(

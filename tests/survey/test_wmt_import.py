@@ -393,3 +393,10 @@ def test_command_says_the_layout_the_reference_and_the_unread_files(tmp_path):
     assert set(Segment.objects.values_list("ref_name", flat=True)) == {"C"}
     with pytest.raises(CommandError, match="there are: B, C"):
         call_command("import_wmt", str(root), "--ref", "D", stdout=StringIO())
+
+
+@pytest.mark.django_db
+def test_the_same_test_set_in_two_folders_is_refused(tmp_path):
+    shutil.copytree(WMT24, tmp_path / "wmt24/txt")
+    shutil.copytree(WMT24, tmp_path / "wmt24/txt-ts")
+    refused(lambda: import_wmt(tmp_path / "wmt24"), "wmt24 en-cs is here twice", "txt-ts")
