@@ -11,9 +11,10 @@ import langcodes
 
 from survey.wmt import InputError
 
-# Longest segment or hypothesis kept, in characters. The longest line in the WMT22-24 releases
-# is under 2,000 characters (WMT24 paragraphs); a longer one is a broken file or a runaway
-# system output, and permutation generation parses every reference, so it is kept out.
+# Longest segment or hypothesis kept, in characters. The longest line of the WMT22-24 releases'
+# txt/ files is 5,947 characters (a WMT24 system output; the longest source, WMT23, 3,025); a
+# longer one is a broken file or a runaway output, and parsing it would stall permutation
+# generation, so it is kept out.
 MAX_TEXT_CHARS = 10_000
 # Characters that end a line for str.splitlines() and for many editors but not for WMT's files:
 # inside a segment they would split it in two wherever the text is shown or exported.
