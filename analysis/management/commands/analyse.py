@@ -11,6 +11,7 @@ from django.utils import timezone
 import wojdb
 from analysis import dataset, frames, report
 from analysis.stats import correlation
+from survey.management.arguments import COUNT, SEED
 from survey.management.reporting import find_study
 from survey.models import Study
 
@@ -42,15 +43,16 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--bootstrap",
-            type=int,
+            type=COUNT,
             default=correlation.N_BOOT,
-            help="bootstrap resamples for the 95%% intervals, 0 for none (default %(default)s)",
+            help="bootstrap resamples for the 95%% intervals, 0 for none (%(type)s; default "
+            "%(default)s)",
         )
-        parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+        parser.add_argument(
+            "--seed", type=SEED, default=0, help="bootstrap seed (%(type)s; default %(default)s)"
+        )
 
     def handle(self, out, study, release, pilot, verbosity, **options):
-        if options["bootstrap"] < 0:
-            raise CommandError("--bootstrap must not be negative")
         started = time.monotonic()
         include_simulated = not options["no_simulated"]
         if release is not None:

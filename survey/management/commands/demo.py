@@ -7,6 +7,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from survey import texts
+from survey.management.arguments import POSITIVE, SEED
 from survey.models import Study, Triple
 
 SLICE = Path(settings.BASE_DIR) / "fixtures" / "wmt21-slice"
@@ -23,8 +24,18 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--url", default="http://127.0.0.1:8000", help="site address to print")
-        parser.add_argument("--per-corpus", type=int, default=40, help="pool triples per corpus")
-        parser.add_argument("--seed", type=int, default=1, help="seed of every random step")
+        parser.add_argument(
+            "--per-corpus",
+            type=POSITIVE,
+            default=40,
+            help="pool triples per corpus (%(type)s; default %(default)s)",
+        )
+        parser.add_argument(
+            "--seed",
+            type=SEED,
+            default=1,
+            help="seed of every random step (%(type)s; default %(default)s)",
+        )
 
     def handle(self, url, per_corpus, seed, verbosity, **options):
         quiet = {"verbosity": 0 if verbosity < 2 else verbosity}
