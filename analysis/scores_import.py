@@ -184,6 +184,9 @@ def import_scores(paths: list[Path]) -> Report:
         for (name, variant), by_item in scores.items():
             metric, created = Metric.objects.get_or_create(name=name, variant=variant)
             report.created["metrics"] += created
+            stored = set(metric.scores.values_list("item_id", flat=True))
+            if replaced := len(stored & by_item.keys()):
+                report.notes.append(f"{replaced:,} stored score(s) of {metric} were replaced")
             MetricScore.objects.bulk_create(
                 [MetricScore(metric=metric, item_id=i, score=s) for i, s in by_item.items()],
                 update_conflicts=True,

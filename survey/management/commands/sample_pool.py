@@ -9,7 +9,9 @@ class Command(BaseCommand):
     help = (
         "Draw the study's sentence pool at random: the same number of triples from every corpus "
         "(system x language pair x year), as the thesis did (450 each). The same seed gives the "
-        "same pool."
+        "same pool. The new pool replaces the whole earlier one (corpora outside --lp included): "
+        "a language pair no imported corpus has is refused, the report says what was replaced, "
+        "and once questionnaires use the pool it cannot be redrawn."
     )
 
     def add_arguments(self, parser):
