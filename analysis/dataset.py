@@ -24,6 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.stats import columns as col
+from survey.wmt import InputError, open_input, read_input
 
 PACKAGE_FILE = "datapackage.json"
 PARQUET_DIR = "parquet"
@@ -652,11 +653,13 @@ def _json_list(text: str):
 
 
 def _read_csv(folder: Path, table: Table, problems: _Problems) -> pd.DataFrame | None:
-    path = folder / table.path
     try:
-        raw = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8")
-    except FileNotFoundError:
-        problems.add(Problem(table.path, "file not found"))
+        with open_input(folder / table.path) as handle:
+            raw = pd.read_csv(
+                handle, dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8"
+            )
+    except InputError as e:
+        problems.add(Problem(table.path, e.problem))
         return None
     except (UnicodeDecodeError, pd.errors.ParserError) as e:
         problems.add(Problem(table.path, f"not a readable UTF-8 CSV file: {e}"))
@@ -779,11 +782,10 @@ TRIPLE_FIELDS = (
 
 
 def read_package(folder: str | Path) -> dict:
-    path = Path(folder) / PACKAGE_FILE
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ReleaseError([Problem(PACKAGE_FILE, f"not found in {folder}")]) from None
+        return json.loads(read_input(Path(folder) / PACKAGE_FILE).decode("utf-8"))
+    except InputError as e:
+        raise ReleaseError([Problem(PACKAGE_FILE, f"{e.problem} (in {folder})")]) from None
     except ValueError as e:
         raise ReleaseError([Problem(PACKAGE_FILE, f"not valid JSON: {e}")]) from None
 

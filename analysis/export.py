@@ -46,6 +46,7 @@ from survey.models import (
     Study,
     Triple,
 )
+from survey.wmt import open_input
 
 DEFAULT_RELEASE_VERSION = "1.0"
 ADJUSTMENT_MODEL = "judgment01 ~ 1 + (1 | participant)"
@@ -772,10 +773,11 @@ def read_source(path: Path, unpack_into: Path) -> Path:
     """The release folder at `path`: a folder, or a .zip unpacked into `unpack_into`."""
     if path.is_dir():
         return path
-    if not zipfile.is_zipfile(path):
-        raise FileNotFoundError(f"{path} is neither a release folder nor a zip archive")
-    with zipfile.ZipFile(path) as archive:
-        archive.extractall(unpack_into)
+    with open_input(path) as handle:
+        if not zipfile.is_zipfile(handle):
+            raise FileNotFoundError(f"{path} is neither a release folder nor a zip archive")
+        with zipfile.ZipFile(handle) as archive:
+            archive.extractall(unpack_into)
     found = sorted(p.parent for p in unpack_into.rglob(dataset.PACKAGE_FILE))
     if not found:
         raise FileNotFoundError(f"{path} holds no {dataset.PACKAGE_FILE}")

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from analysis import dataset, export
+from survey.wmt import InputError
 
 
 class Command(BaseCommand):
@@ -35,7 +36,7 @@ class Command(BaseCommand):
                 total = export.import_steps(loaded)
                 with tqdm(total=total, unit="row", disable=verbosity == 0) as bar:
                     report = export.import_release(loaded, progress=bar.update)
-            except (dataset.ReleaseError, FileNotFoundError) as e:
+            except (dataset.ReleaseError, InputError, FileNotFoundError) as e:
                 raise CommandError(f"{e}\nNothing was written.") from None
             except export.ImportRefused as e:
                 raise CommandError(str(e)) from None
