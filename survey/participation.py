@@ -7,14 +7,15 @@ final check before finishing.
 
 from __future__ import annotations
 
+import posixpath
 import re
 import secrets
 from dataclasses import dataclass, field
 from datetime import timedelta
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 from django.db import transaction
-from django.urls import reverse
+from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
 
 from survey import texts
@@ -342,6 +343,30 @@ def resume_url(participant: Participant) -> str:
     if position > 0 and position > pair_count(participant):
         return reverse("survey:review", args=[token])
     return reverse("survey:item", args=[token, position])
+
+
+def own_page(participant: Participant, address: str) -> str | None:
+    """`address` as a path to one of the participant's own pages, or None if it is not one.
+
+    Every `next=` a participant's page sends comes back through here. The path is decoded and
+    normalised as a browser would resolve it (`..` and `%2e%2e` segments, doubled slashes) before
+    it is matched against the URL patterns, so `/p/<own>/../<other>/item/1/` is refused.
+    """
+    parts = urlsplit(address)
+    if parts.scheme or parts.netloc or not parts.path.startswith("/"):
+        return None
+    path = unquote(parts.path)
+    if "\\" in path or any(ord(ch) < 32 for ch in path):
+        return None  # browsers read a backslash as a slash; no page has either
+    normal = posixpath.normpath(path).lstrip("/")
+    path = "/" + normal + ("/" if normal and path.endswith("/") else "")
+    try:
+        match = resolve(path)
+    except Resolver404:
+        return None
+    if match.namespace != "survey" or match.kwargs.get("token") != participant.token:
+        return None
+    return path
 
 
 def neighbour_url(participant: Participant, position: int, go: str) -> str:

@@ -14,7 +14,6 @@ from django.http import Http404, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware, get_token
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
@@ -403,9 +402,5 @@ def reading(request, participant):
     if request.method == "POST":
         participant.reading_mode = not participant.reading_mode
         participant.save(update_fields=["reading_mode"])
-    back = request.POST.get("next", "")
-    own = f"/p/{participant.token}/"
-    safe = url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()})
-    if not (safe and back.startswith(own)):
-        back = participation.resume_url(participant)
-    return redirect(back)
+    back = participation.own_page(participant, request.POST.get("next", ""))
+    return redirect(back or participation.resume_url(participant))

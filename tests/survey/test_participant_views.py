@@ -903,6 +903,44 @@ def test_the_reading_option_never_redirects_elsewhere(client, target):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    "target",
+    [
+        "/p/{own}/../{other}/item/1/",
+        "/p/{own}/%2e%2e/{other}/item/1/",
+        "/p/{own}/%2E%2E/{other}/item/1/",
+        "/p/{own}/.%2e/{other}/item/1/",
+        "/p/{own}/item/1/../../../{other}/item/1/",
+        "/p/{own}/..%2f{other}/item/1/",
+        "/p/{own}/..\\{other}/item/1/",
+        "/p/{own}/../../researcher/",
+        "/p/{own}/%0a/",
+    ],
+)
+def test_the_reading_option_normalises_the_path_before_checking_it(client, target):
+    study = make_study()
+    participant = started(client, study)
+    other = started(Client(), study)
+    address = target.format(own=participant.token, other=other.token)
+    response = client.post(f"/p/{participant.token}/reading/", {"next": address})
+    assert response["Location"] == item_url(participant, 0)
+
+
+@pytest.mark.django_db
+def test_the_reading_option_returns_to_an_own_page_however_it_is_written(client):
+    study = make_study()
+    participant = started(client, study)
+    own = participant.token
+    returns = {
+        f"/p/{own}/about/../item/1/": item_url(participant, 1),
+        f"/p/{own}//item/%31/": item_url(participant, 1),
+        f"/p/{own}/review/": f"/p/{own}/review/",
+    }
+    for address, location in returns.items():
+        assert client.post(f"/p/{own}/reading/", {"next": address})["Location"] == location
+
+
+@pytest.mark.django_db
 def test_the_reading_option_chosen_on_the_study_link_is_kept(client):
     study = make_study()
     html = client.get(f"/s/{study.slug}/?reading=1").content.decode()
