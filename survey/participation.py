@@ -34,6 +34,8 @@ from survey.models import (
 
 SCALES = ("holistic", "order")
 ACTIVITY_RESOLUTION = timedelta(minutes=1)
+#: How long a browser remembers the participation it holds in a study (see `held_by_browser`).
+BROWSER_MEMORY = timedelta(days=180)
 
 # Query parameter -> PlatformIdentity field. Prolific sends the first three; `pid` is generic.
 PLATFORM_PARAMETERS = {
@@ -89,13 +91,37 @@ def platform_fields(params) -> dict[str, str]:
     return fields
 
 
-def enter(study: Study, platform: dict[str, str], reading_mode: bool = False) -> Participant:
+def browser_cookie(study: Study) -> str:
+    """The cookie in which a browser keeps the token of its participation in a study."""
+    return f"wojdb-participation-{study.slug}"
+
+
+def held_by_browser(study: Study, cookies) -> Participant | None:
+    """The participation of `study` this browser holds (its cookie), if it still exists."""
+    participant = find(cookies.get(browser_cookie(study), ""))
+    if participant is None or participant.study_id != study.pk:
+        return None
+    return participant
+
+
+def enter(
+    study: Study,
+    platform: dict[str, str],
+    reading_mode: bool = False,
+    leaving: Participant | None = None,
+) -> Participant:
     """A new participant on the study's least-used questionnaire (raises StudyClosed).
 
     A crowd worker who opens the study link again within the same platform session gets their
-    existing participant back instead of a second questionnaire.
+    existing participant back instead of a second questionnaire. `leaving` is a participation
+    the browser held and chose to start afresh from: unless finished, it is marked abandoned,
+    which releases its slot as an idle participant's is (its answers stay).
     """
     with transaction.atomic():
+        if leaving is not None:
+            Participant.objects.filter(
+                pk=leaving.pk, status__in=("assigned", "in_progress")
+            ).update(status="abandoned")
         if platform.get("prolific_pid") and platform.get("session_id"):
             existing = Participant.objects.filter(
                 study=study,
