@@ -52,9 +52,6 @@ class Number:
     def __str__(self) -> str:
         return self.__name__
 
-    def __repr__(self) -> str:  # argparse names the type by repr in some messages
-        return self.__name__
-
 
 def int_range(low: int | None = None, high: int | None = None) -> Number:
     return Number(int, low, high)
@@ -69,16 +66,13 @@ class IntList:
 
     def __init__(self, item: Number):
         self.item = item
-        self.__name__ = f"comma-separated {item}s"
+        self.__name__ = f"comma-separated, each a {item}"
 
     def __call__(self, text: str) -> list[int]:
         values = sorted({self.item(part.strip()) for part in text.split(",") if part.strip()})
         if not values:
             raise argparse.ArgumentTypeError(f"{text!r} names no number")
         return values
-
-    def __repr__(self) -> str:
-        return self.__name__
 
 
 POSITIVE = int_range(1)
