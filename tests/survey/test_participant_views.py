@@ -171,6 +171,16 @@ def test_the_same_browser_opening_the_study_link_again_resumes_its_participation
 
 
 @pytest.mark.django_db
+def test_the_participation_cookie_is_private_to_the_site(client, settings):
+    settings.SESSION_COOKIE_SECURE = True  # as WOJDB_HTTPS sets it
+    study = make_study()
+    response = client.post(f"/s/{study.slug}/")
+    cookie = response.cookies[f"wojdb-participation-{study.slug}"]
+    assert cookie.value == response["Location"].split("/")[2]
+    assert cookie["httponly"] and cookie["secure"] and cookie["samesite"] == "Lax"
+
+
+@pytest.mark.django_db
 def test_starting_afresh_is_an_explicit_choice_that_releases_the_earlier_slot(client):
     study = make_study(questionnaires=2)
     first = started(client, study)
