@@ -129,6 +129,11 @@ def _triple_index(testset: str | None, lps: set[tuple[str, str]]) -> dict[tuple,
         corpus__source_lang__in={s for s, _ in lps}, corpus__target_lang__in={t for _, t in lps}
     )
     if testset:
+        if not Corpus.objects.filter(testset=testset).exists():
+            known = sorted(set(Corpus.objects.values_list("testset", flat=True)))
+            raise wmt.InputError(
+                "--testset", f"no imported test set {testset!r} (there are {', '.join(known)})"
+            )
         rows = rows.filter(corpus__testset=testset)
     found = rows.values_list(
         "corpus__testset",

@@ -3,6 +3,7 @@ first, refuse what matches nothing, leave everything as it was when refused, and
 they replaced."""
 
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -87,3 +88,32 @@ def test_import_scores_says_how_many_stored_scores_it_replaced(two_pairs, tmp_pa
     path.write_text("item_id,metric,score\n" + "".join(f"{i.pk},m,0.7\n" for i in items))
     assert "2 stored score(s) of m were replaced" in run("import_scores", str(path))
     assert sorted(MetricScore.objects.values_list("score", flat=True)) == [0.7, 0.7, 0.7]
+
+
+def test_score_imports_refuse_a_test_set_that_matches_nothing(two_pairs, tmp_path):
+    scores = tmp_path / "ad-seg-scores-de-en.csv"
+    scores.write_text("SYS SID RAW.SCR Z.SCR N\nSysA 1 50 0.1 3\n")
+    rankings = Path(__file__).parent / "data/rankings.csv"
+    for name, path in (("import_da", scores), ("import_ranks", rankings)):
+        with pytest.raises(CommandError, match="--testset: no imported test set 'newstest1999'"):
+            run(name, str(path), "--testset", "newstest1999")
+    assert set(Triple.objects.values_list("da_raw", flat=True)) == {70.0}
+    assert not Triple.objects.exclude(rank_score=None).exists()
+
+
+def test_build_questionnaires_extend_keeps_every_existing_questionnaire(db):
+    from tests.survey.test_questionnaires import make_pool, snapshot
+    from tests.survey.test_questionnaires import make_study as empty_study
+
+    make_pool()
+    study = empty_study()
+    with pytest.raises(CommandError, match="no questionnaires to extend"):
+        run(
+            "build_questionnaires", "--study", study.slug, "--count", "1", "--seed", "1", "--extend"
+        )
+    run("build_questionnaires", "--study", study.slug, "--count", "2", "--seed", "1")
+    before = snapshot(study)
+    with pytest.raises(CommandError, match="already has 2 questionnaire"):
+        run("build_questionnaires", "--study", study.slug, "--count", "2", "--seed", "2")
+    run("build_questionnaires", "--study", study.slug, "--count", "1", "--seed", "2", "--extend")
+    assert snapshot(study)[:2] == before and len(snapshot(study)) == 3
