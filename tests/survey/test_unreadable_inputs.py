@@ -53,11 +53,6 @@ def permissions_apply():
         assert libc.capset(ctypes.byref(header), data) == 0
 
 
-def as_unprivileged(function):
-    with permissions_apply():
-        return function()
-
-
 @pytest.fixture
 def folder(tmp_path):
     yield tmp_path
@@ -76,11 +71,10 @@ def command(name: str, *args: str) -> str:
     return out.getvalue()
 
 
-def refused(name: str, *args: str, unprivileged: bool = False) -> str:
-    """The one-line message a command stops with."""
-    run = lambda: command(name, *args)  # noqa: E731
-    with pytest.raises(CommandError) as error:
-        as_unprivileged(run) if unprivileged else run()
+def refused(name: str, *args: str) -> str:
+    """The one-line message a command stops with, run where file permissions apply."""
+    with pytest.raises(CommandError) as error, permissions_apply():
+        command(name, *args)
     message = str(error.value)
     assert "Traceback" not in message and "Errno" not in message
     return message.splitlines()[0]
@@ -106,8 +100,9 @@ def test_the_helper_names_each_kind_of_unreadable_path(folder):
     for path, problem in cases.items():
         with pytest.raises(wmt.InputError, match="^" + str(path) + ": " + problem + "$"):
             wmt.read_input(path)
-    with pytest.raises(wmt.InputError, match=f"^{secret}: cannot be read: permission denied$"):
-        as_unprivileged(lambda: wmt.read_input(secret))
+    denied = f"^{secret}: cannot be read: permission denied$"
+    with pytest.raises(wmt.InputError, match=denied), permissions_apply():
+        wmt.read_input(secret)
     assert wmt.read_input(folder / "a file") == b"x"
 
 
@@ -125,7 +120,7 @@ def texts(folder):
 @pytest.mark.django_db
 def test_import_wmt_names_an_unreadable_file_and_writes_nothing(texts):
     hypothesis = unreadable(texts / "newstest2021.de-en.hyp.UEdin.en")
-    line = refused("import_wmt", str(texts), unprivileged=True)
+    line = refused("import_wmt", str(texts))
     assert line == f"{hypothesis}: cannot be read: permission denied"
     assert db_counts() == [0, 0, 0, 0]
 
@@ -136,7 +131,7 @@ def test_import_wmt_names_a_subfolder_it_cannot_list(texts):
     hidden.mkdir()
     shutil.copy(SLICE / "txt/newstest2021.cs-en.src.cs", hidden)
     unreadable(hidden)
-    line = refused("import_wmt", str(texts), unprivileged=True)
+    line = refused("import_wmt", str(texts))
     assert line == f"{hidden}: cannot be listed: Permission denied"
     assert db_counts() == [0, 0, 0, 0]
 
@@ -146,9 +141,7 @@ def test_import_da_names_an_unreadable_missing_or_folder_file(folder):
     scores = folder / "ad-seg-scores-de-en.csv"
     shutil.copy(SLICE / "humaneval/ad-seg-scores-de-en.csv", scores)
     unreadable(scores)
-    assert refused("import_da", str(scores), unprivileged=True) == (
-        f"{scores}: cannot be read: permission denied"
-    )
+    assert refused("import_da", str(scores)) == (f"{scores}: cannot be read: permission denied")
     judgments = folder / "ad-deen-good-stnd.csv"
     judgments.mkdir()
     assert refused("import_da", str(judgments)) == f"{judgments}: is a folder, not a file"
@@ -163,14 +156,13 @@ def test_import_scores_ranks_and_alignments_name_an_unreadable_file(folder):
     scores.write_text("item_id,metric,score\n1,m,0.5\n")
     unreadable(scores)
     denied = f"{scores}: cannot be read: permission denied"
-    assert refused("import_scores", str(scores), unprivileged=True) == denied
-    assert refused("import_ranks", str(scores), unprivileged=True) == denied
+    assert refused("import_scores", str(scores)) == denied
+    assert refused("import_ranks", str(scores)) == denied
     pairs = folder / "pairs.tsv"
     pairs.write_text("item_id\thypothesis\treference\n")
     assert (
         refused(
             "import_alignments", str(scores), "--pairs", str(pairs), "--aligner", "fast_align",
-            unprivileged=True,
         )
         == denied
     )  # fmt: skip
@@ -180,8 +172,9 @@ def test_import_scores_ranks_and_alignments_name_an_unreadable_file(folder):
 def test_score_names_an_unreadable_conllu_file(folder):
     (folder / "pair.conllu").write_text("1\tcat\t_\tNOUN\tNN\t_\t0\troot\t_\t_\n")
     conllu = unreadable(folder / "pair.conllu")
-    with pytest.raises(CommandError, match=f"^{conllu}: cannot be read: permission denied$"):
-        as_unprivileged(lambda: command("score", "--conllu", str(conllu)))
+    denied = f"^{conllu}: cannot be read: permission denied$"
+    with pytest.raises(CommandError, match=denied), permissions_apply():
+        command("score", "--conllu", str(conllu))
 
 
 @pytest.fixture
@@ -197,10 +190,10 @@ def release(folder, django_db_blocker):
 @pytest.mark.django_db
 def test_a_release_file_that_cannot_be_read_is_named(release):
     unreadable(release / "ratings.csv")
-    message = refused("import_wojdb", str(release), "--check", unprivileged=True)
+    message = refused("import_wojdb", str(release), "--check")
     assert message == "ratings.csv: cannot be read: permission denied"
     unreadable(release / "datapackage.json")
-    message = refused("import_wojdb", str(release), "--check", unprivileged=True)
+    message = refused("import_wojdb", str(release), "--check")
     assert message == f"datapackage.json: cannot be read: permission denied (in {release})"
 
 
@@ -208,7 +201,7 @@ def test_a_release_file_that_cannot_be_read_is_named(release):
 def test_an_unreadable_release_zip_is_named(release):
     archive = Path(shutil.make_archive(str(release), "zip", release))
     archive.chmod(0)
-    message = refused("import_wojdb", str(archive), "--check", unprivileged=True)
+    message = refused("import_wojdb", str(archive), "--check")
     assert message == f"{archive}: cannot be read: permission denied"
 
 
@@ -216,6 +209,6 @@ def test_an_unreadable_release_zip_is_named(release):
 def test_analyse_names_an_unreadable_release_file(release, folder):
     unreadable(release / "items.csv")
     out = folder / "report"
-    message = refused("analyse", "--out", str(out), "--release", str(release), unprivileged=True)
+    message = refused("analyse", "--out", str(out), "--release", str(release))
     assert message.endswith("items.csv: cannot be read: permission denied")
     assert not out.exists()
