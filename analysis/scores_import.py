@@ -388,6 +388,9 @@ def import_scores(paths: list[Path], *, aggregate: str | None = None) -> Report:
             metric, created = Metric.objects.get_or_create(name=name, variant=variant)
             report.created["metrics"] += created
             combine = AGGREGATIONS[aggregate] if aggregate else lambda s: s[0]
+            stored = set(metric.scores.values_list("item_id", flat=True))
+            if replaced := len(stored & by_item.keys()):
+                report.notes.append(f"{replaced:,} stored score(s) of {metric} were replaced")
             MetricScore.objects.bulk_create(
                 [
                     MetricScore(metric=metric, item_id=i, score=combine([r.score for r in rs]))

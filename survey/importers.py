@@ -284,6 +284,11 @@ def _triple_index(testset: str | None, lps: set[tuple[str, str]]) -> dict[tuple,
         corpus__source_lang__in={s for s, _ in lps}, corpus__target_lang__in={t for _, t in lps}
     )
     if testset:
+        if not Corpus.objects.filter(testset=testset).exists():
+            known = sorted(set(Corpus.objects.values_list("testset", flat=True)))
+            raise wmt.InputError(
+                "--testset", f"no imported test set {testset!r} (there are {', '.join(known)})"
+            )
         rows = rows.filter(corpus__testset=testset)
     found = rows.values_list(
         "corpus__testset",
@@ -433,12 +438,24 @@ class PoolError(ValueError):
 
 
 def sample_pool(per_corpus: int, seed: int, *, lps: Iterable[str] | None = None) -> Report:
-    """Draw the study's pool: the same number of triples at random from every corpus (§6.2.3)."""
+    """Draw the study's pool: the same number of triples at random from every corpus (§6.2.3).
+
+    The new pool replaces the whole earlier one, so every argument is checked against the
+    database first: a language pair no corpus has is refused, and the report says what was
+    replaced.
+    """
     if Questionnaire.objects.exists():
         raise PoolError("questionnaires already use the pool; it cannot be redrawn")
-    corpora = Corpus.objects.order_by("testset", "source_lang", "target_lang", "system")
+    corpora = list(Corpus.objects.order_by("testset", "source_lang", "target_lang", "system"))
+    if not corpora:
+        raise PoolError("no corpora are imported yet (import_wmt); the pool is unchanged")
     if lps:
-        wanted = set(lps)
+        wanted, have = set(lps), {c.lp for c in corpora}
+        if unknown := sorted(wanted - have):
+            raise PoolError(
+                f"no imported corpus has the language pair(s) {', '.join(unknown)} (there are "
+                f"{', '.join(sorted(have))}); the pool is unchanged"
+            )
         corpora = [c for c in corpora if c.lp in wanted]
     members = defaultdict(list)
     # Blank hypotheses, sources or references (length 0) are stored but never drawn.
@@ -461,11 +478,17 @@ def sample_pool(per_corpus: int, seed: int, *, lps: Iterable[str] | None = None)
         # Seeded per corpus by name, so adding a corpus does not change the others' samples.
         rng = random.Random(f"{seed}:{c.testset}:{c.lp}:{c.system}")
         chosen += rng.sample(members[c.pk], per_corpus)
+    report = Report()
     with transaction.atomic():
-        Triple.objects.filter(in_pool=True).update(in_pool=False)
+        earlier = Triple.objects.filter(in_pool=True)
+        replaced = earlier.values("corpus").distinct().count(), earlier.count()
+        earlier.update(in_pool=False)
         for i in range(0, len(chosen), BATCH):
             Triple.objects.filter(pk__in=chosen[i : i + BATCH]).update(in_pool=True)
-    report = Report()
     report.created["corpora sampled"] = len(corpora)
     report.created["triples in the pool"] = len(chosen)
+    if replaced[1]:
+        report.notes.append(
+            f"replaced the earlier pool of {replaced[1]:,} triples from {replaced[0]:,} corpora"
+        )
     return report

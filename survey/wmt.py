@@ -9,9 +9,11 @@ from __future__ import annotations
 import csv
 import gzip
 import math
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from survey.languages import LANGUAGE_NAMES
 
@@ -40,6 +42,7 @@ class InputError(ValueError):
     """A problem in an input file, located by file, line and field."""
 
     def __init__(self, path, problem: str, line: int | None = None, field: str | None = None):
+        self.path, self.problem = path, problem
         where = (
             str(path) + (f", line {line}" if line else "") + (f", field {field}" if field else "")
         )
@@ -66,9 +69,49 @@ def text_length(text: str, lang: str) -> int:
     return len(WORD.findall(text))
 
 
+def open_input(path: Path) -> BinaryIO:
+    """An input file opened for reading in binary. Every command opens its input files here, so
+    a path that does not exist, a folder where a file is expected and a file the process may
+    not read are each one clear InputError naming the path."""
+    try:
+        return open(path, "rb")  # the caller closes it
+    except (FileNotFoundError, NotADirectoryError):
+        raise InputError(path, "does not exist") from None
+    except IsADirectoryError:
+        raise InputError(path, "is a folder, not a file") from None
+    except PermissionError:
+        raise InputError(path, "cannot be read: permission denied") from None
+    except OSError as e:
+        raise InputError(path, f"cannot be read: {e.strerror or e}") from None
+
+
+def read_input(path: Path) -> bytes:
+    """The bytes of an input file (see `open_input`)."""
+    with open_input(path) as handle:
+        try:
+            return handle.read()
+        except OSError as e:
+            raise InputError(path, f"cannot be read: {e.strerror or e}") from None
+
+
+def input_files(root: Path) -> list[Path]:
+    """Every file below a folder, sorted; a subfolder that cannot be listed is an InputError
+    (pathlib's rglob would skip it without a word)."""
+
+    def refuse(error: OSError):
+        raise InputError(error.filename, f"cannot be listed: {error.strerror or error}")
+
+    return sorted(
+        Path(folder, name)
+        for folder, _, names in os.walk(root, onerror=refuse)
+        for name in names
+        if Path(folder, name).is_file()
+    )
+
+
 def read_lines(path: Path) -> list[str]:
     """A file's lines as text (gzip-compressed when named .gz); bad bytes are reported by line."""
-    data = path.read_bytes()
+    data = read_input(path)
     if path.suffix == ".gz":
         try:
             data = gzip.decompress(data)

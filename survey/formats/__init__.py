@@ -12,7 +12,7 @@ from pathlib import Path
 
 from survey.formats import mtme, plaintext, wmtxml
 from survey.formats.common import Found, Selection, TestSetText
-from survey.wmt import InputError
+from survey.wmt import InputError, input_files
 
 __all__ = ["LAYOUTS", "Found", "Selection", "TestSetText", "find"]
 
@@ -46,7 +46,7 @@ def find(root: Path, selection: Selection) -> Found:
 
 def _summary(root: Path) -> str:
     """What a folder holds, by extension, for an error that says what was seen instead."""
-    counts = Counter(p.suffix or p.name for p in root.rglob("*") if p.is_file())
+    counts = Counter(p.suffix or p.name for p in input_files(root))
     if not counts:
         return "no files"
     return ", ".join(f"{n} {ext}" for ext, n in counts.most_common(8))

@@ -24,7 +24,7 @@ from survey.formats.common import (
     testset_of,
 )
 from survey.formats.plaintext import read_documents
-from survey.wmt import check_length, read_lines
+from survey.wmt import check_length, input_files, read_lines
 
 NAME = "mt-metrics-eval"
 LP = re.compile(r"^(?P<src>[a-z]{2,3})-(?P<tgt>[a-z]{2,3})$")
@@ -122,6 +122,4 @@ def _read_one(folder: Path, selection: Selection, found: Found) -> None:
         )  # fmt: skip
     for sub in ("sources", "references", "system-outputs", "documents"):
         if (folder / sub).is_dir():
-            found.unmatched_files += sorted(
-                p for p in (folder / sub).rglob("*") if p.is_file() and p not in used
-            )
+            found.unmatched_files += sorted(p for p in input_files(folder / sub) if p not in used)

@@ -20,7 +20,7 @@ from survey.formats.common import (
     pair,
     ref_name,
 )
-from survey.wmt import InputError, check_length, read_lines
+from survey.wmt import InputError, check_length, input_files, read_lines
 
 NAME = "WMT plain text"
 TEXT_FILE = re.compile(
@@ -31,7 +31,7 @@ TEXT_FILE = re.compile(
 
 
 def _files(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob("*") if p.is_file() and not p.name.startswith("."))
+    return [p for p in input_files(root) if not p.name.startswith(".")]
 
 
 def detect(root: Path) -> bool:

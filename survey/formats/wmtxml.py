@@ -25,7 +25,7 @@ from survey.formats.common import (
     pair,
     ref_name,
 )
-from survey.wmt import InputError, check_length, read_lines
+from survey.wmt import InputError, check_length, input_files, open_input, read_lines
 
 XML = "WMT XML"
 SGML = "WMT SGML"
@@ -33,7 +33,7 @@ XML_FILE = re.compile(r"^(?P<testset>[^.]+)\.(?P<src>[a-z]{2,3})-(?P<tgt>[a-z]{2
 
 
 def _files(root: Path, suffix: str) -> list[Path]:
-    return sorted(p for p in root.rglob(f"*{suffix}") if p.is_file())
+    return [p for p in input_files(root) if p.name.endswith(suffix)]
 
 
 def detect_xml(root: Path) -> bool:
@@ -89,38 +89,39 @@ def _read_xml_file(path: Path, m, selection: Selection, found: Found) -> TestSet
     sources, documents, domains, suites = [], [], [], 0
     refs, hyps = defaultdict(list), defaultdict(list)
     try:
-        for _, el in ET.iterparse(path, events=("end",)):
-            if el.tag == "dataset":
-                testset = el.get("id")
-            if el.tag != "doc":
-                continue
-            doc_id = el.get("id") or ""
-            if el.get("testsuite"):
-                suites += 1
+        with open_input(path) as handle:
+            for _, el in ET.iterparse(handle, events=("end",)):
+                if el.tag == "dataset":
+                    testset = el.get("id")
+                if el.tag != "doc":
+                    continue
+                doc_id = el.get("id") or ""
+                if el.get("testsuite"):
+                    suites += 1
+                    el.clear()
+                    continue
+                src = el.find("src")
+                if src is None:
+                    raise InputError(path, f"document {doc_id!r} has no src", field="src")
+                texts = _segments(src, path, doc_id)
+                order = list(texts)
+                start = len(sources)
+                sources += [texts[n] for n in order]
+                documents += [doc_id] * len(order)
+                domains += [el.get("domain") or ""] * len(order)
+                for kind, attr, into in (("ref", "translator", refs), ("hyp", "system", hyps)):
+                    for part in el.findall(kind):
+                        name = part.get(attr) or ("A" if kind == "ref" else "")
+                        if kind == "ref":
+                            name = ref_name(name)  # WMT23 names its reference "refA"
+                        if not name:
+                            raise InputError(path, f"document {doc_id!r}: a hyp without system",
+                                             field="system")  # fmt: skip
+                        segs = _segments(part, path, doc_id)
+                        lines = into[name]
+                        lines += [""] * (start - len(lines))  # absent from earlier documents
+                        lines += [segs.get(n, "") for n in order]
                 el.clear()
-                continue
-            src = el.find("src")
-            if src is None:
-                raise InputError(path, f"document {doc_id!r} has no src", field="src")
-            texts = _segments(src, path, doc_id)
-            order = list(texts)
-            start = len(sources)
-            sources += [texts[n] for n in order]
-            documents += [doc_id] * len(order)
-            domains += [el.get("domain") or ""] * len(order)
-            for kind, attr, into in (("ref", "translator", refs), ("hyp", "system", hyps)):
-                for part in el.findall(kind):
-                    name = part.get(attr) or ("A" if kind == "ref" else "")
-                    if kind == "ref":
-                        name = ref_name(name)  # WMT23 names its reference "refA"
-                    if not name:
-                        raise InputError(path, f"document {doc_id!r}: a hyp without system",
-                                         field="system")  # fmt: skip
-                    segs = _segments(part, path, doc_id)
-                    lines = into[name]
-                    lines += [""] * (start - len(lines))  # absent from earlier documents
-                    lines += [segs.get(n, "") for n in order]
-            el.clear()
     except ET.ParseError as e:
         raise InputError(path, f"is not well-formed XML ({e})", line=e.position[0]) from None
     if testset is None:
@@ -181,7 +182,7 @@ def _read_sgml_file(path: Path) -> dict:
 def read_sgml(root: Path, selection: Selection) -> Found:
     found = Found(SGML, [])
     files = [_read_sgml_file(p) for p in _files(root, ".sgm")]
-    found.unmatched_files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix != ".sgm")
+    found.unmatched_files = [p for p in input_files(root) if p.suffix != ".sgm"]
     tgts = {(f["setid"], f["src"]): f["tgt"] for f in files if f["kind"] != "srcset"}
     groups: dict[tuple, dict] = defaultdict(lambda: {"srcset": [], "refset": {}, "tstset": {}})
     for f in files:

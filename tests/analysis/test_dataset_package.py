@@ -254,6 +254,7 @@ def test_optional_tables_may_be_absent(release, tmp_path):
     (copy / "datapackage.json").write_text(json.dumps(package))
     for name in ("metrics", "metric_scores", "participant_languages"):
         (copy / f"{name}.csv").unlink()
+        (copy / "parquet" / f"{name}.parquet").unlink()
     ratings, scores = dataset.load_release(copy)
     assert set(scores["metric"]) == {dataset.WMT_METRIC, dataset.PERMUTATION_METRIC}
     assert len(ratings) == len(dataset.load_release(release)[0])

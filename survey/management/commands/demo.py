@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from survey import texts
+from survey.management.arguments import PORT, POSITIVE, SEED
 from survey.models import Study, Triple
 
 SLICE = Path(settings.FIXTURES_DIR) / "wmt21-slice"
@@ -32,10 +33,20 @@ class Command(BaseCommand):
             default=False,
             help="then serve the site on 127.0.0.1:PORT (the default of `wojdb demo`)",
         )
-        parser.add_argument("--port", type=int, default=8000, help="port to serve on")
+        parser.add_argument("--port", type=PORT, default=8000, help="port to serve on (%(type)s)")
         parser.add_argument("--url", help="site address to print (default: http://127.0.0.1:PORT)")
-        parser.add_argument("--per-corpus", type=int, default=40, help="pool triples per corpus")
-        parser.add_argument("--seed", type=int, default=1, help="seed of every random step")
+        parser.add_argument(
+            "--per-corpus",
+            type=POSITIVE,
+            default=40,
+            help="pool triples per corpus (%(type)s; default %(default)s)",
+        )
+        parser.add_argument(
+            "--seed",
+            type=SEED,
+            default=1,
+            help="seed of every random step (%(type)s; default %(default)s)",
+        )
 
     def handle(self, serve, port, url, per_corpus, seed, verbosity, **options):
         url = url or f"http://127.0.0.1:{port}"

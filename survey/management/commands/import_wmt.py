@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
 from survey.importers import prepare_wmt, write_wmt
+from survey.management.arguments import YEAR
 from survey.management.reporting import clear_errors, print_report
 
 
@@ -18,7 +19,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("dir", type=Path, help="folder holding the WMT test sets")
-        parser.add_argument("--year", type=int, help="only this year's test set")
+        parser.add_argument("--year", type=YEAR, help="only this year's test set (%(type)s)")
         parser.add_argument(
             "--lp", nargs="+", metavar="LP", help="language pairs, e.g. cs-en de-en"
         )
