@@ -63,9 +63,16 @@ class BuildForm(forms.Form):
 def index(request):
     studies = Study.objects.annotate(
         questionnaire_count=Count("questionnaires__number", distinct=True),
-        participant_count=Count("participants", distinct=True),
+        participant_count=Count(
+            "participants", filter=Q(participants__simulated=False), distinct=True
+        ),
         completed_count=Count(
-            "participants", filter=Q(participants__status="completed"), distinct=True
+            "participants",
+            filter=Q(participants__status="completed", participants__simulated=False),
+            distinct=True,
+        ),
+        simulated_count=Count(
+            "participants", filter=Q(participants__simulated=True), distinct=True
         ),
     ).order_by("name")
     return render(request, "survey/dashboard/index.html", {"studies": studies})
@@ -97,6 +104,9 @@ def study(request, slug):
         "form": BuildForm(initial={"seed": secrets.randbelow(10**6)}),
         "extending": not entries.empty,
         "abandon_after": study.abandon_after_minutes,
+        "people": _people(study),
+        "unfilled": study.unfilled(),
+        "remarks": _remarks(study),
     }
     return render(request, "survey/dashboard/study.html", context)
 
@@ -223,10 +233,45 @@ def _layout_rows(layout: Layout) -> list[dict]:
     return rows
 
 
-def _status_counts(study: Study) -> pd.DataFrame:
-    """Participants per questionnaire number (rows) and status (columns), all versions."""
-    counts = (
+def _people(study: Study) -> dict:
+    """Real and simulated participants by status, kept apart, and those who left: declines
+    and withdrawals are counts only, their data being deleted."""
+    counts = {simulated: dict.fromkeys(STATUSES, 0) for simulated in (False, True)}
+    for simulated, status, n in (
         Participant.objects.filter(study=study)
+        .values_list("simulated", "status")
+        .annotate(n=Count("pk"))
+    ):
+        counts[simulated][status] += n
+    withdrawn = dict(
+        study.withdrawals.values_list("simulated")
+        .annotate(n=Count("pk"))
+        .values_list("simulated", "n")
+    )
+    return {
+        "real": [counts[False][s] for s in STATUSES],
+        "simulated": [counts[True][s] for s in STATUSES],
+        "declined": study.declines.count(),
+        "withdrawn_real": withdrawn.get(False, 0),
+        "withdrawn_simulated": withdrawn.get(True, 0),
+    }
+
+
+def _remarks(study: Study) -> list[Rating]:
+    """Pairs real participants flagged or commented on, newest first."""
+    return list(
+        Rating.objects.filter(participant__study=study, participant__simulated=False)
+        .filter(Q(flagged=True) | ~Q(comment=""))
+        .select_related("participant__questionnaire")
+        .order_by("-answered_at", "-pk")[:200]
+    )
+
+
+def _status_counts(study: Study) -> pd.DataFrame:
+    """Real participants per questionnaire number (rows) and status (columns), all versions;
+    simulated ones are counted apart (`_people`)."""
+    counts = (
+        Participant.objects.filter(study=study, simulated=False)
         .values_list("questionnaire__number", "status")
         .annotate(n=Count("pk"))
     )
@@ -238,7 +283,7 @@ def _status_counts(study: Study) -> pd.DataFrame:
 def _minutes_to_complete(study: Study) -> dict[int, float]:
     durations: dict[int, list[float]] = {}
     for number, created, consented, completed in Participant.objects.filter(
-        study=study, status="completed", completed_at__isnull=False
+        study=study, status="completed", completed_at__isnull=False, simulated=False
     ).values_list("questionnaire__number", "created", "consented_at", "completed_at"):
         started = consented or created
         durations.setdefault(number, []).append((completed - started).total_seconds() / 60)
@@ -248,7 +293,8 @@ def _minutes_to_complete(study: Study) -> dict[int, float]:
 def _answers_per_item(study: Study, entries: pd.DataFrame) -> dict[int, tuple[int, int]]:
     """Fewest and most answers any item of each questionnaire has had."""
     answered = (
-        Rating.objects.filter(participant__study=study, practice=False)
+        Rating.objects.filter(participant__study=study, participant__simulated=False)
+        .filter(practice=False)
         .exclude(holistic=None, order=None)
         .values_list("participant__questionnaire__number", "item_id")
         .annotate(n=Count("pk"))
@@ -296,9 +342,9 @@ def _questionnaire_rows(
 
 def _judgments(study: Study) -> pd.DataFrame:
     """Answers on the 0-1 scale of §6.3.5 (1 → 0, 5 → 1), per questionnaire, for Figure 6.1."""
-    rows = Rating.objects.filter(participant__study=study, practice=False).values_list(
-        "participant__questionnaire__number", "holistic", "order"
-    )
+    rows = Rating.objects.filter(
+        participant__study=study, participant__simulated=False, practice=False
+    ).values_list("participant__questionnaire__number", "holistic", "order")
     frame = pd.DataFrame(list(rows), columns=["questionnaire", "holistic", "order"], dtype=float)
     frame[["holistic", "order"]] = (frame[["holistic", "order"]] - 1) / 4
     return frame

@@ -15,29 +15,46 @@ MAX_CLIENT_MS = 24 * 60 * 60 * 1000
 
 
 class ConsentForm(forms.Form):
-    """One Yes/No question per consent statement, as on the paper form."""
+    """One Yes/No question per consent statement, as on the paper form; the statements the
+    consent text marks optional may be answered No."""
 
-    def __init__(self, statements: list[str], *args, **kwargs):
+    def __init__(self, consent, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        for number, statement in enumerate(statements, start=1):
-            self.fields[f"statement_{number}"] = forms.ChoiceField(
+        self.consent = consent
+        optional = set(consent.optional or [])
+        for number, statement in enumerate(consent.statements, start=1):
+            field = forms.ChoiceField(
                 label=statement, choices=YES_NO, widget=forms.RadioSelect, required=False
             )
+            field.optional_statement = number in optional
+            self.fields[f"statement_{number}"] = field
 
     def accepted(self) -> bool:
-        """True when every statement was answered Yes; otherwise explains what is missing."""
-        answers = [self.cleaned_data.get(name) for name in self.fields]
-        if all(answer == "yes" for answer in answers):
-            return True
-        if "no" in answers:
+        """True when every statement was answered and every required one with Yes; otherwise
+        explains what is missing."""
+        answers = {name: self.cleaned_data.get(name) for name in self.fields}
+        if any(not answer for answer in answers.values()):
+            self.add_error(None, "Please answer Yes or No to every statement.")
+            return False
+        refused = [
+            name
+            for name, answer in answers.items()
+            if answer == "no" and not self.fields[name].optional_statement
+        ]
+        if refused:
             self.add_error(
                 None,
-                "Taking part needs a Yes to every statement. You can change your answers, or "
-                "choose “I do not wish to take part”.",
+                "Taking part needs a Yes to every statement not marked optional. You can change "
+                "your answers, or choose “I do not wish to take part”.",
             )
-        else:
-            self.add_error(None, "Please answer Yes or No to every statement.")
-        return False
+            return False
+        return True
+
+    def shares_data(self) -> bool:
+        """The answer to the statement on releasing the data (Yes where there is none)."""
+        if self.consent.sharing is None:
+            return True
+        return self.cleaned_data.get(f"statement_{self.consent.sharing}") == "yes"
 
 
 # The participant's fields the about-you page writes.
@@ -233,15 +250,22 @@ class AnswerForm(forms.Form):
     )
     client_ms = forms.IntegerField(min_value=0, max_value=MAX_CLIENT_MS, required=False)
     go = forms.ChoiceField(
-        choices=[("next", "next"), ("back", "back"), ("stay", "stay")], required=False
+        choices=[("next", "next"), ("back", "back"), ("stay", "stay"), ("start", "start")],
+        required=False,
     )
+    flagged = forms.BooleanField(required=False)
+    comment = forms.CharField(max_length=500, required=False, strip=True)
 
     def answer(self) -> Answer:
         data = self.cleaned_data
+        note = None
+        if "note" in self.data:  # the page's flag and comment were sent (an unticked box is not)
+            note = (data["flagged"], data["comment"])
         return Answer(
             holistic=data["holistic"],
             order=data["order"],
             client_ms=data["client_ms"],
+            note=note,
             basis={s: data[f"was_{s}"] for s in SCALES if f"was_{s}" in self.data},
         )
 

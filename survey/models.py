@@ -257,21 +257,64 @@ class Study(models.Model):
     consent_intro = models.TextField(default=texts.consent_intro)
     consent_closing = models.TextField(default=texts.consent_closing)
     debriefing = models.TextField(default=texts.debriefing)
+    # Feedback on the practice pair; empty ones are written from the practice item itself.
     sample_holistic_note = models.TextField(
-        default=texts.sample_holistic_note, help_text="explains the first question on the sample"
+        blank=True, help_text="feedback on the first question for the practice pair"
     )
     sample_order_note = models.TextField(
-        default=texts.sample_order_note, help_text="explains the second question on the sample"
+        blank=True, help_text="feedback on the second question for the practice pair"
     )
     researcher_name = models.CharField(max_length=200, blank=True)
     researcher_email = models.EmailField(blank=True)
     supervisor_name = models.CharField(max_length=200, blank=True)
     supervisor_email = models.EmailField(blank=True)
+    institution = models.CharField(
+        max_length=300, blank=True, help_text="who runs the study, e.g. a school and university"
+    )
+    duration = models.CharField(
+        max_length=100, blank=True, help_text="how long taking part takes, e.g. about 30 minutes"
+    )
+    reward = models.CharField(
+        max_length=300, blank=True, help_text="what participants receive, in a full sentence"
+    )
+    results_date = models.CharField(
+        max_length=100, blank=True, help_text="when the results will be written up"
+    )
+    ethics_contact = models.CharField(
+        max_length=500,
+        blank=True,
+        help_text="where participants can raise concerns: an ethics committee's address",
+    )
+    instructions = models.TextField(
+        default=texts.instructions, help_text="shown before the practice pair"
+    )
+    PLATFORMS = [
+        ("none", "None (people come by the study link)"),
+        ("prolific", "Prolific"),
+        ("mturk", "Amazon Mechanical Turk (external question)"),
+        ("generic", "Other platform (return address with the code)"),
+    ]
+    platform = models.CharField(max_length=8, choices=PLATFORMS, default="none")
+    completion_code = models.CharField(
+        max_length=32,
+        blank=True,
+        help_text="Prolific: the study's completion code, as set on Prolific; empty gives each "
+        "participant their own code",
+    )
+    decline_code = models.CharField(
+        max_length=32,
+        blank=True,
+        help_text="Prolific: a completion code for people who decline or withdraw (set on "
+        "Prolific to return the submission); empty tells them to return the study themselves",
+    )
+    min_answered_pairs = models.PositiveSmallIntegerField(
+        default=0, help_text="participants who answered fewer pairs get no completion code"
+    )
     platform_return_url = models.URLField(
         max_length=500,
         blank=True,
-        help_text="where crowd-platform participants go once finished; {code} is replaced by "
-        "their completion code",
+        help_text="generic platform: where participants go once finished; {code} is replaced "
+        "by their completion code",
     )
     created = models.DateTimeField(auto_now_add=True)
 
@@ -286,6 +329,17 @@ class Study(models.Model):
             self.layout()
         except composition.ConfigurationError as e:
             raise ValidationError(f"These numbers cannot describe a questionnaire: {e}") from None
+        if self.is_open and self.unfilled():
+            raise ValidationError(
+                "The study cannot be open while its texts need these settings: "
+                + ", ".join(self.unfilled())
+            )
+        if self.platform == "prolific" and not self.completion_code:
+            raise ValidationError("A Prolific study needs the completion code set on Prolific.")
+
+    def unfilled(self) -> list[str]:
+        """The settings the participant texts need but that are empty (see texts.unfilled)."""
+        return texts.unfilled(self)
 
     def layout(self) -> composition.Layout:
         """Table 6.3 for this study's numbers; raises composition.ConfigurationError."""
@@ -304,7 +358,17 @@ class ConsentText(models.Model):
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="consent_texts")
     version = models.PositiveIntegerField()
-    statements = models.JSONField(help_text="list of statements a participant must accept")
+    statements = models.JSONField(help_text="list of statements a participant answers")
+    optional = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="numbers (from 1) of the statements a participant may answer No to",
+    )
+    sharing = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="number of the statement agreeing to the data's release; a Yes sets share_data",
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -410,6 +474,9 @@ class Participant(models.Model):
         blank=True,
         help_text="where the participant is: 0 the sample, 1-n the pairs, n+1 the final check",
     )
+    furthest = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="the furthest position reached; the link resumes there"
+    )
 
     def __str__(self):
         return f"participant {self.pk} ({self.status})"
@@ -431,6 +498,11 @@ class PlatformIdentity(models.Model):
     session_id = models.CharField(max_length=64, blank=True)
     pid = models.CharField(max_length=64, blank=True)
     return_url = models.URLField(blank=True)
+    # MTurk's external-question parameters.
+    worker_id = models.CharField(max_length=64, blank=True)
+    assignment_id = models.CharField(max_length=64, blank=True)
+    hit_id = models.CharField(max_length=64, blank=True)
+    submit_to = models.URLField(blank=True, help_text="MTurk's turkSubmitTo")
 
     def __str__(self):
         return f"platform ids of participant {self.participant_id}"
@@ -467,6 +539,17 @@ class DeclinedConsent(models.Model):
         return f"declined {self.created:%Y-%m-%d}"
 
 
+class Withdrawal(models.Model):
+    """Only a count: a person who withdraws leaves nothing else behind."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="withdrawals")
+    simulated = models.BooleanField(default=False)
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"withdrew {self.created:%Y-%m-%d}"
+
+
 class Rating(models.Model):
     """A participant's answers for one item, stored raw (1-5) as given."""
 
@@ -480,6 +563,8 @@ class Rating(models.Model):
     answered_at = models.DateTimeField(null=True, blank=True)
     client_ms = models.PositiveIntegerField(null=True, blank=True)
     revisions = models.PositiveSmallIntegerField(default=0)
+    flagged = models.BooleanField(default=False, help_text="the participant flagged the pair")
+    comment = models.CharField(max_length=500, blank=True, help_text="the participant's note")
 
     class Meta:
         constraints = [

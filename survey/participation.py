@@ -30,27 +30,44 @@ from survey.models import (
     QuestionnaireEntry,
     Rating,
     Study,
+    Withdrawal,
 )
 
 SCALES = ("holistic", "order")
+# What an answer save may change besides the scales.
+SAVED_FIELDS = ("answered_at", "client_ms", "revisions", "flagged", "comment")
 ACTIVITY_RESOLUTION = timedelta(minutes=1)
 #: How long a browser remembers the participation it holds in a study (see `held_by_browser`).
 BROWSER_MEMORY = timedelta(days=180)
 
-# Query parameter -> PlatformIdentity field. Prolific sends the first three; `pid` is generic.
+# Query parameter -> PlatformIdentity field. Prolific sends the first three, MTurk the next
+# four (turkSubmitTo is checked apart, as an address); `pid` is generic.
 PLATFORM_PARAMETERS = {
     "PROLIFIC_PID": "prolific_pid",
     "STUDY_ID": "study_id",
     "SESSION_ID": "session_id",
+    "workerId": "worker_id",
+    "assignmentId": "assignment_id",
+    "hitId": "hit_id",
+    "turkSubmitTo": "submit_to",
     "pid": "pid",
 }
 PLATFORM_VALUE = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+# Only MTurk's own hosts may receive the external-question submit.
+MTURK_HOSTS = ("https://www.mturk.com", "https://workersandbox.mturk.com")
+MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
+PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc="
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 
 
 class Refused(Exception):
     """A request the participant's questionnaire cannot accept; nothing was written."""
+
+
+class StartedElsewhere(Exception):
+    """The platform ids belong to a participation this browser does not hold: only the
+    personal link resumes it, so that knowing someone's ids does not open their answers."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +79,7 @@ class Answer:
     order: int | None = None
     client_ms: int | None = None
     basis: dict[str, int | None] = field(default_factory=dict)
+    note: tuple[bool, str] | None = None  # (flagged, comment), when the page sent them
 
 
 @dataclass(frozen=True)
@@ -85,7 +103,10 @@ def platform_fields(params) -> dict[str, str]:
         value = params.get(parameter, "")
         if not value:
             continue
-        if not PLATFORM_VALUE.fullmatch(value):
+        if parameter == "turkSubmitTo":
+            if value.rstrip("/") not in MTURK_HOSTS:
+                raise ValueError(f"{parameter} is not an MTurk address")
+        elif not PLATFORM_VALUE.fullmatch(value):
             raise ValueError(f"{parameter} is not a valid id")
         fields[name] = value
     return fields
@@ -112,8 +133,9 @@ def enter(
 ) -> Participant:
     """A new participant on the study's least-used questionnaire (raises StudyClosed).
 
-    A crowd worker who opens the study link again within the same platform session gets their
-    existing participant back instead of a second questionnaire. `leaving` is a participation
+    A crowd worker who opens the study link again within the same platform session (or MTurk
+    assignment) is not given a second questionnaire: StartedElsewhere is raised, as the browser
+    that holds the participation resumes it before this is called. `leaving` is a participation
     the browser held and chose to start afresh from: unless finished, it is marked abandoned,
     which releases its slot as an idle participant's is (its answers stay).
     """
@@ -122,14 +144,11 @@ def enter(
             Participant.objects.filter(
                 pk=leaving.pk, status__in=("assigned", "in_progress")
             ).update(status="abandoned")
-        if platform.get("prolific_pid") and platform.get("session_id"):
-            existing = Participant.objects.filter(
-                study=study,
-                platform__prolific_pid=platform["prolific_pid"],
-                platform__session_id=platform["session_id"],
-            ).first()
-            if existing:
-                return existing
+        for ids in (("prolific_pid", "session_id"), ("worker_id", "assignment_id")):
+            if all(platform.get(name) for name in ids):
+                match = {f"platform__{name}": platform[name] for name in ids}
+                if Participant.objects.filter(study=study, **match).exists():
+                    raise StartedElsewhere
         participant = enrol(study, reading_mode=reading_mode)
         if platform:
             PlatformIdentity.objects.create(
@@ -164,6 +183,8 @@ def touch(participant: Participant, now=None) -> None:
     if participant.position != getattr(participant, "loaded_position", participant.position):
         changes["position"] = participant.position
     last = participant.last_activity
+    if participant.position is not None and participant.position > (participant.furthest or 0):
+        changes["furthest"] = participant.position
     if changes or last is None or now - last >= ACTIVITY_RESOLUTION:
         changes["last_activity"] = now
         Participant.objects.filter(pk=participant.pk).update(**changes)
@@ -173,21 +194,31 @@ def touch(participant: Participant, now=None) -> None:
 
 
 def current_consent(study: Study) -> ConsentText:
-    """The study's newest consent statements; a study without any gets the thesis's."""
+    """The study's newest consent statements; a study without any gets the default ones."""
     consent = study.consent_texts.order_by("-version").first()
     if consent is None:
         consent, _ = ConsentText.objects.get_or_create(
-            study=study, version=1, defaults={"statements": texts.CONSENT_STATEMENTS}
+            study=study, version=1, defaults=default_consent()
         )
     return consent
 
 
-def give_consent(participant: Participant, consent: ConsentText, now=None) -> None:
-    """All statements accepted, data sharing included: the participant starts, and their
-    questionnaire is frozen."""
+def default_consent() -> dict:
+    return {
+        "statements": texts.CONSENT_STATEMENTS,
+        "optional": texts.CONSENT_OPTIONAL,
+        "sharing": texts.CONSENT_SHARING,
+    }
+
+
+def give_consent(
+    participant: Participant, consent: ConsentText, share_data: bool = True, now=None
+) -> None:
+    """Every required statement accepted: the participant starts, and their questionnaire is
+    frozen. `share_data` is their answer to the statement on releasing the data."""
     participant.consent_version = consent.version
     participant.consented_at = now or timezone.now()
-    participant.share_data = True
+    participant.share_data = share_data
     participant.status = "in_progress"
     participant.save(update_fields=["consent_version", "consented_at", "share_data", "status"])
     Questionnaire.objects.filter(pk=participant.questionnaire_id, frozen=False).update(frozen=True)
@@ -201,8 +232,14 @@ def decline(participant: Participant) -> None:
 
 
 def withdraw(participant: Participant) -> None:
-    """Delete the participant with their answers, languages and platform ids (cascade)."""
-    participant.delete()
+    """Delete the participant with their answers, languages and platform ids (cascade),
+    leaving only a count, and take them out of the stored reports."""
+    from analysis.report_files import forget_participant  # analysis depends on survey
+
+    with transaction.atomic():
+        Withdrawal.objects.create(study_id=participant.study_id, simulated=participant.simulated)
+        forget_participant(participant.pk)
+        participant.delete()
 
 
 def pair_count(participant: Participant) -> int:
@@ -302,8 +339,11 @@ def save_answer(
         timed = answer.client_ms is not None and answer.client_ms > (rating.client_ms or 0)
         if timed:
             rating.client_ms = answer.client_ms
-        if changed or timed:
-            rating.save(update_fields=[*SCALES, "answered_at", "client_ms", "revisions"])
+        noted = answer.note is not None and answer.note != (rating.flagged, rating.comment)
+        if noted:
+            rating.flagged, rating.comment = answer.note
+        if changed or timed or noted:
+            rating.save(update_fields=[*SCALES, *SAVED_FIELDS])
     return Saved(rating, changed=changed)
 
 
@@ -330,12 +370,18 @@ def progress(participant: Participant) -> Progress:
 
 
 def finish(participant: Participant, now=None) -> None:
-    """Mark the participant completed and give them a completion code (once)."""
+    """Mark the participant completed and give them a completion code (once): the study's
+    fixed code where it has one (Prolific), else their own. Fewer answered pairs than the
+    study's minimum earn no code."""
     if participant.status == "completed":
         return
+    study = participant.study
     participant.status = "completed"
     participant.completed_at = now or timezone.now()
-    participant.completion_code = new_completion_code()
+    if progress(participant).answered < study.min_answered_pairs:
+        participant.completion_code = ""
+    else:
+        participant.completion_code = study.completion_code or new_completion_code()
     participant.save(update_fields=["status", "completed_at", "completion_code"])
 
 
@@ -345,13 +391,41 @@ def new_completion_code() -> str:
 
 
 def return_url(participant: Participant) -> str:
-    """The crowd platform's return address with the completion code, or "" if there is none."""
+    """Where a finished participant hands back to their crowd platform: Prolific's completion
+    address, or the generic platform's return address with the code; "" for none (MTurk posts
+    a form instead, see `mturk_submit`), or when they earned no code."""
+    if participant.status != "completed" or not participant.completion_code:
+        return ""
+    platform = participant.study.platform
+    if platform == "prolific":
+        return PROLIFIC_COMPLETE + quote(participant.completion_code)
     identity = PlatformIdentity.objects.filter(participant=participant).first()
-    if identity is None or not identity.return_url or participant.status != "completed":
+    if platform != "generic" or identity is None or not identity.return_url:
         return ""
     url = identity.return_url.replace("{code}", quote(participant.completion_code))
     parts = urlsplit(url)
     return url if parts.scheme in ("http", "https") and parts.netloc else ""
+
+
+def mturk_submit(participant: Participant) -> tuple[str, str] | None:
+    """MTurk's external-question submit (address, assignment id) for a finished worker who
+    earned a code; None otherwise, or in a HIT preview."""
+    if participant.study.platform != "mturk" or not participant.completion_code:
+        return None
+    identity = PlatformIdentity.objects.filter(participant=participant).first()
+    if identity is None or not identity.submit_to or not identity.assignment_id:
+        return None
+    if identity.assignment_id == MTURK_PREVIEW:
+        return None
+    return identity.submit_to.rstrip("/") + "/mturk/externalSubmit", identity.assignment_id
+
+
+def leaving_url(study: Study) -> str:
+    """Where someone who declines or withdraws goes back to: Prolific with the study's code
+    for it, where one is set; "" otherwise."""
+    if study.platform == "prolific" and study.decline_code:
+        return PROLIFIC_COMPLETE + quote(study.decline_code)
+    return ""
 
 
 def resume_url(participant: Participant) -> str:
@@ -363,9 +437,9 @@ def resume_url(participant: Participant) -> str:
         return reverse("survey:consent", args=[token])
     if not participant.about_done:
         return reverse("survey:about", args=[token])
-    position = participant.position
-    if position is None:
-        position = first_position(participant)
+    position = max(participant.position or 0, participant.furthest or 0)
+    if participant.furthest is None and participant.position is None:
+        return reverse("survey:instructions", args=[token])
     if position > 0 and position > pair_count(participant):
         return reverse("survey:review", args=[token])
     return reverse("survey:item", args=[token, position])
@@ -396,13 +470,21 @@ def own_page(participant: Participant, address: str) -> str | None:
 
 
 def neighbour_url(participant: Participant, position: int, go: str) -> str:
-    """The page after (go="next") or before (go="back") a position; else the position itself."""
+    """The page after (go="next") or before (go="back") a position; else the position itself.
+    After the practice pair, "next" shows its feedback and "start" the first pair."""
     token = participant.token
+    if go == "start":
+        go = "next" if position == 0 else go
+        position = 1 if position == 0 else position
+        if position <= pair_count(participant):
+            return reverse("survey:item", args=[token, position])
     if go == "back":
         if position <= first_position(participant):
-            return reverse("survey:about", args=[token])
+            return reverse("survey:instructions", args=[token])
         return reverse("survey:item", args=[token, position - 1])
     if go == "next":
+        if position == 0:
+            return reverse("survey:item", args=[token, 0]) + "?feedback=1"
         if position >= pair_count(participant):
             return reverse("survey:review", args=[token])
         return reverse("survey:item", args=[token, position + 1])

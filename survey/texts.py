@@ -1,10 +1,11 @@
-"""The participant documents of the thesis (McCaffery 2017, Appendix A), word for word.
+"""The participant documents, after the thesis's (McCaffery 2017, Appendix A).
 
 They are the defaults of a new study and can be edited per study. Format: paragraphs separated
-by blank lines; a line starting with "## " is a heading; single line breaks are kept. The
-researchers' contact details were placeholders in the source and are study settings here:
-{researcher_name}, {researcher_email}, {supervisor_name} and {supervisor_email} are filled in
-from the study when a page is shown.
+by blank lines; a line starting with "## " is a heading; single line breaks are kept. Every fact
+that differs between studies (contacts, institution, duration, reward, dates, where to raise
+concerns) is a study setting named in braces, filled in when a page is shown; a study whose
+texts name an empty setting cannot be opened (`unfilled`). {pairs} is the questionnaire's
+length and {data_use} the one text on what happens to the data.
 """
 
 from __future__ import annotations
@@ -17,69 +18,56 @@ Human Judgements of Word Order in Machine Translation
 We invite you to participate in a research project about the effect word ordering can have on \
 humans' impressions of the quality of machine-produced translations.
 
-This study is being conducted as part of my, {researcher_name}'s PhD Thesis in the School of \
-Computer Science.
+This study is being conducted by {researcher_name} at {institution}.
 
 ## Do I have to take part?
 This study is entirely voluntary, and you are free to withdraw at any time. This sheet has been \
 written to help you decide if you would like to take part.
 
 ## What would I be required to do?
-The study will run for one hour. During this hour you will be provided with a number of \
-sentences, all in English, which have been produced by automatic translation systems from \
-various other languages. For each sentence, you will also be given a 'correct' translation \
-produced by a human, and will be asked to rate the similarities between the two. For \
-simplicity, you will not have the original sentence, though the original language will be \
-identified alongside the sentence.
+Taking part takes {duration}. You will be shown {pairs} pairs of sentences, all in English. In \
+each pair, the first sentence is a translation into English produced automatically from another \
+language; the second is a 'correct' translation of the same sentence produced by a human. You \
+will be asked two questions about each pair. You will not see the original sentence, though \
+its language is named alongside the pair.
 
-You will receive 50 sentences in total, and will have an hour to do as many as you are able. \
 You are free to withdraw your participation at any point in the study without providing a \
 reason.
 
 ## Will my participation be Anonymous and Confidential?
-Only the researcher(s) and supervisor(s) will have access to the full data which will be kept \
-strictly confidential. However, after removing any information which could identify you, we \
-would like to publish the anonymised responses from this survey, to be used for future \
-scholarly purposes. This will allow us to produce a reliable resource for researchers who want \
-to further investigate this area.
-
-## Storage and Destruction of Data Collected
-The full data we collect will be accessible by the researcher(s) and supervisor(s) involved in \
-this study only, unless explicit consent for wider access is given by means of the consent \
-form. The full data will be stored for a period of at most 2 years before being destroyed, in \
-an anonymised format on a computer within the School of Computer Science. If you give consent, \
-we will also compile the scores you provide, along with your age, nationality and native \
-language, into a resource which will be given out on request to future researchers.
+{data_use}
 
 ## What will happen to the results of the research study?
 The ratings you provide will be statistically compared with automatically-generated ratings on \
 word order quality. This will be used to assess the quality of the automatic judgements, with \
 the human ones assumed to be correct.
 
-The results will be finalised during 2017 and written up as part of the researcher's PhD \
-Thesis. They may also be published in paper format.
+The results will be written up {results_date}. They may also be published in paper format.
 
 ## Reward
-You will be given a £5 Amazon voucher for your participation in this survey.
+{reward}
 
 ## Are there any potential risks to taking part?
 There are no known risks associated with participation in this study.
 
-## Questions
-You will have the opportunity to ask any questions in relation to this project before \
-completing a Consent Form.
-
-## Consent and Approval
-This research proposal has been scrutinised and been granted Ethical Approval through the \
-University ethical approval process.
-
 ## What should I do if I have concerns about this study?
-A full outline of the procedures governed by the University Teaching and Research Ethical \
-Committee is available at http://www.st-andrews.ac.uk/utrec/guidelinespolicies/complaints/
+Please contact the researcher first. You can also raise concerns with: {ethics_contact}
 
 ## Contact Details
 Researcher: {researcher_name} Contact Details: {researcher_email}
 Supervisor: {supervisor_name} Contact Details: {supervisor_email}
+"""
+
+# What happens to the data: one text, shown on the information sheet, the consent form, the
+# debriefing and the withdrawal page, so they cannot disagree.
+DATA_USE = """\
+Only the researcher(s) and supervisor(s) have access to the full data, which is kept \
+confidential and stored without your name or contact details. If you agree to it on the \
+consent form (you may say No and still take part), your ratings and the details you give \
+about yourself (such as age, nationality and languages, but never your name or any \
+platform id) are released in an anonymised public dataset for future research. You can \
+withdraw at any time before the data is released, using the link at the bottom of every \
+page: everything you gave is then deleted straight away.\
 """
 
 CONSENT_INTRO = """\
@@ -92,59 +80,39 @@ Human Judgements of Word Order in Machine Translation
 ## Supervisors Names
 {supervisor_name} {supervisor_email}
 
-The University of St Andrews attaches high priority to the ethical conduct of research. We \
-therefore ask you to consider the following points before signing this form. Your signature \
-confirms that you are happy to participate in the study.
+We attach high priority to the ethical conduct of research. We therefore ask you to consider \
+the following points before answering. Your answers below record whether you are happy to \
+participate in the study.
 
-## What is Coded Data?
-The term 'Coded Data' refers to when data collected by the researcher is identifiable as \
-belonging to a particular participant but is kept with personal identifiers removed. The \
-researcher(s) retain a 'key' to the coded data which allows individual participants to be \
-re-connected with their data at a later date. The un-coded data is kept confidential to the \
-researcher(s) (and Supervisors). If consent is given to archive data (see consent section of \
-form) the participant may be contacted in the future by the original researcher(s) or other \
-researcher(s).
+## What happens to your data
+{data_use}
 
-## Consent
-The purpose of this form is to ensure that you are willing to take part in this study and to \
-let you understand what it entails. Signing this form does not commit you to anything you do \
-not wish to do and you are free to withdraw at any stage.
-
-Material gathered during this research will be coded, with the full information kept \
-confidentially and securely within the School of Computer Science by the researcher, with only \
-the researcher and supervisor having access.
-
-The coded information, after any features which could be used to identify you have been \
-removed, will then be made publicly available as a resource for future researchers.
-
-Please answer each statement concerning the collection and use of the research data.
+Please answer each statement concerning the collection and use of the research data. \
+Statements marked "optional" may be answered No without affecting your participation.
 """
 
 CONSENT_STATEMENTS = [
     "I have read and understood the information sheet.",
     "I have been given the opportunity to ask questions about the study.",
-    "I have had my questions answered satisfactorily.",
     "I understand that I can withdraw from the study at any time without having to give an "
     "explanation.",
-    "I understand that my data will be confidential and that it will contain identifiable "
-    "personal data but will be stored with personal identifiers removed by the researcher and "
-    "that only the researcher/supervisor will be able to decode this information as and when "
-    "necessary.",
-    "I agree to my anonymised data (in line with conditions outlined above) being kept by the "
-    "researcher and being archived and used for further research projects / by other bona fide "
-    "researchers.",
+    "I understand that my data will be confidential and stored with personal identifiers "
+    "removed, and that only the researcher/supervisor have access to the full data.",
+    "I agree to my anonymised answers being released in a public dataset for further research "
+    "by other researchers.",
     "I have been made fully aware of the potential risks associated with this research and am "
     "satisfied with the information provided.",
     "I agree to take part in the study.",
 ]
+#: The statement (numbered from 1) agreeing to the data's release: optional by default.
+CONSENT_SHARING = 5
+CONSENT_OPTIONAL = [CONSENT_SHARING]
 
 CONSENT_CLOSING = """\
 Participation in this research is completely voluntary and your consent is required before you \
-can participate in this research. If you decide at a later date that data should be destroyed \
-we will honour your request in writing.
+can participate in this research.
 """
 
-# "are outline on their website" and "researchers and or Supervisor" are in the original.
 DEBRIEFING = """\
 ## Project Title
 Human Judgements of Word Order in Machine Translation
@@ -156,32 +124,56 @@ Human Judgements of Word Order in Machine Translation
 {supervisor_name} {supervisor_email}
 
 ## Nature of Project
-This postgraduate research project was conducted to investigate how humans perceive word order \
-variations in automatic translations. With the judgements you have provided, we intend to \
-evaluate a number of automatic quality assessment tools to see how well they can predict scores \
-given by humans. This will give us insights into how humans interpret translations, and also \
-give us a reliable measure of confidence in the quality of translations produced now and in the \
-future. An anonymized version of the data we collected, including all the information you enter \
-on the survey but without your name or contact details, will also be made available upon \
-request to other researchers for further investigation in this field, provided this was \
-consented to within the consent form.
+This research project was conducted to investigate how humans perceive word order variations \
+in automatic translations. With the judgements you have provided, we intend to evaluate a \
+number of automatic quality assessment tools to see how well they can predict scores given by \
+humans.
 
-## Storage of Data
-As outlined in the Participant Information Sheet your personal data will now be retained \
-securely within Computer Science until an anonymised version of the data is published, within \
-the coming two years. The anonymised data, including nationalities and scores, may then be used \
-for future scholarly purposes without further contact or permission if you have given \
-permission on the Consent Form. If you no longer wish for your data to be used in this manner \
-you are free to withdraw your consent by contacting any of the researchers and or Supervisor.
+## Not every "machine translation" was one
+Some of the first sentences you were shown were not produced by a machine: they were the \
+human translation with some of its words deliberately moved, swapped or replaced. We did not \
+tell you beforehand because knowing it could have changed how you judged every sentence. These \
+rearranged sentences have a known, measured amount of disorder, which lets us check how \
+closely human judgements follow the amount of disorder, and so how well the automatic tools \
+are tested against you. Your answers on them are as valuable as all the others. If you would \
+rather your answers were not used now that you know this, you can withdraw using the link at \
+the bottom of this page, and everything you gave will be deleted.
+
+## What happens to your data
+{data_use}
 
 ## What should I do if I have concerns about this study?
-A full outline of the procedures governed by the University Teaching and Research Ethical \
-Committee are outline on their website - \
-http://www.st-andrews.ac.uk/utrec/guidelinespolicies/complaints/
+Please contact the researcher first. You can also raise concerns with: {ethics_contact}
 
 ## Contact Details
 Researcher: {researcher_name} Contact Details: {researcher_email}
 Supervisor: {supervisor_name} Contact Details: {supervisor_email}
+"""
+
+INSTRUCTIONS = """\
+## What you will see
+Each page shows a pair of English sentences. The first sentence is a translation produced \
+automatically; the second is a careful translation of the same sentence made by a human, \
+which you can take as correct. You answer two questions about each pair, each on a scale from \
+1 to 5.
+
+## Question 1: the meaning
+How difficult would it be to grasp the meaning of the second sentence if you were only shown \
+the first? Answer 1 if the meaning could not be worked out at all, 5 if it comes through \
+without any effort.
+
+## Question 2: the word order
+How much does the ordering of the words on its own cloud the meaning of the first sentence? \
+Look only at the order of the words, not at wrong or missing words. Answer 1 if the order \
+makes the meaning very hard to follow, 5 if the order does not cloud it at all.
+
+## Both scales: 5 is best
+The second question is worded the other way round ("how much does it cloud"), but its ends \
+are labelled so that on both questions 5 is the best answer and 1 the worst.
+
+## Practice first
+The next page is a practice pair: your answers to it are not used in the research, and after \
+answering you will see how the questions apply to it.
 """
 
 # The explanations printed under the thesis's hand-written sample sentence (cover page, §2).
@@ -221,12 +213,22 @@ EDUCATION_LABELS = {
     "phd": "Ph.D. or higher",
 }
 
+# Placeholder -> the study setting that fills it.
 PLACEHOLDERS = {
-    "{researcher_name}": ("researcher_name", "[researcher's name]"),
-    "{researcher_email}": ("researcher_email", "[researcher's e-mail]"),
-    "{supervisor_name}": ("supervisor_name", "[supervisor's name]"),
-    "{supervisor_email}": ("supervisor_email", "[supervisor's e-mail]"),
+    "researcher_name": "researcher_name",
+    "researcher_email": "researcher_email",
+    "supervisor_name": "supervisor_name",
+    "supervisor_email": "supervisor_email",
+    "institution": "institution",
+    "duration": "duration",
+    "reward": "reward",
+    "results_date": "results_date",
+    "ethics_contact": "ethics_contact",
 }
+#: The texts participants read, as study fields.
+DOCUMENTS = ("information_sheet", "consent_intro", "consent_closing", "debriefing", "instructions")
+# What the thesis's texts said that fits no other study; none may reach a participant.
+FOREIGN = ("St Andrews", "during 2017", "£5 Amazon voucher", "signature", "PhD Thesis")
 
 
 # Callables, so migrations refer to them instead of copying the texts.
@@ -254,11 +256,69 @@ def sample_order_note() -> str:
     return SAMPLE_ORDER_NOTE
 
 
-def fill(text: str, contacts) -> str:
-    """Put a study's contact details (attributes of `contacts`) into the placeholders."""
-    for placeholder, (attribute, missing) in PLACEHOLDERS.items():
-        text = text.replace(placeholder, getattr(contacts, attribute, "") or missing)
+# How each permutation type rearranges the reference, for the practice feedback.
+PERMUTATION_WORDS = {
+    "order": "with some of its words moved to other places",
+    "swap": "with some of its words swapped with each other",
+    "phrase": "with some of its phrases moved as blocks",
+    "choice": "with some of its words replaced by other words",
+    "both": "with some of its words moved and others replaced",
+}
+
+
+def practice_notes(item) -> tuple[str, str]:
+    """Feedback on the two questions, written from the practice item itself."""
+    holistic = (
+        "Read the first sentence as if you had never seen the second. Can you still tell what "
+        "the second sentence says? The easier that is, the higher the answer."
+    )
+    permutation = item.permutation
+    if permutation is None:
+        order = (
+            "The first sentence here is a machine translation. For this question, set aside "
+            "wrong or missing words and look only at whether the words that are there come in "
+            "an order that hides the meaning: the less it does, the higher the answer."
+        )
+    else:
+        moved = len(permutation.moved)
+        order = (
+            f"The first sentence here is the second one {PERMUTATION_WORDS[permutation.perm_type]}"
+            f" ({moved} word{'s' if moved != 1 else ''} affected). Consider how many words are "
+            "out of place and how much that obscures the meaning: the more it does, the lower "
+            "the answer."
+        )
+    return holistic, order
+
+
+def instructions() -> str:
+    return INSTRUCTIONS
+
+
+def fill(text: str, study) -> str:
+    """Put a study's settings (attributes of `study`) into the placeholders."""
+    values = {
+        name: getattr(study, field, "") or f"[{name}]" for name, field in PLACEHOLDERS.items()
+    }
+    values["pairs"] = str(getattr(study, "items_per_questionnaire", "") or "")
+    values["data_use"] = DATA_USE
+    for name, value in values.items():
+        text = text.replace("{" + name + "}", value)
     return text
+
+
+def unfilled(study) -> list[str]:
+    """The settings named in the study's texts that are empty, and the documents that still
+    carry text from the thesis that fits no other study."""
+    missing = []
+    for document in DOCUMENTS:
+        text = getattr(study, document, "")
+        missing += [
+            field
+            for name, field in PLACEHOLDERS.items()
+            if "{" + name + "}" in text and not getattr(study, field, "") and field not in missing
+        ]
+        missing += [f"{document} (mentions “{words}”)" for words in FOREIGN if words in text]
+    return missing
 
 
 def blocks(text: str) -> list[tuple[str, str]]:

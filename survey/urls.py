@@ -12,6 +12,7 @@ urlpatterns = [
     path("p/<str:token>/information/", views.information, name="information"),
     path("p/<str:token>/consent/", views.consent, name="consent"),
     path("p/<str:token>/about/", views.about, name="about"),
+    path("p/<str:token>/instructions/", views.instructions, name="instructions"),
     path("p/<str:token>/item/<int:position>/", views.item, name="item"),
     path("p/<str:token>/review/", views.review, name="review"),
     path("p/<str:token>/done/", views.done, name="done"),

@@ -23,7 +23,10 @@ from survey import participation, texts
 from survey.assignment import StudyClosed
 from survey.forms import AboutForm, AnswerForm, ConsentForm, language_formset, save_about
 from survey.models import Study
-from survey.participation import Refused
+from survey.participation import Refused, StartedElsewhere
+
+# HEAD answers as GET does (link checkers and chat previews use it).
+READ_AND_POST = ["GET", "HEAD", "POST"]
 
 EXPIRED = (
     "This page had expired, so what you sent was not saved yet. The page has been renewed: "
@@ -119,7 +122,7 @@ def participant_page(*, on_expired=expired):
     def decorate(view):
         @csrf_exempt  # checked below, so the participant's page can recover
         @never_cache
-        @require_http_methods(["GET", "POST"])
+        @require_http_methods(READ_AND_POST)
         @wraps(view)
         def wrapper(request, token, *args, **kwargs):
             participant = participation.find(token)
@@ -146,7 +149,7 @@ def home(request):
 
 
 @never_cache
-@require_http_methods(["GET", "POST"])
+@require_http_methods(READ_AND_POST)
 def entry(request, slug):
     """The study link: the information sheet, then a new participant on "Continue".
 
@@ -164,13 +167,16 @@ def entry(request, slug):
     context = {"study": study, "reading": reading, "held": held}
     if request.method == "POST" and held is not None and "afresh" not in request.POST:
         return redirect(participation.resume_url(held))
-    if not study.is_open and held is None:
+    # A study whose texts still lack a setting is not opened to anyone new (texts.unfilled).
+    if (not study.is_open or study.unfilled()) and held is None:
         return render(request, "survey/closed.html", context, status=200)
     if request.method == "POST":
         try:
             participant = participation.enter(study, platform, reading_mode=reading, leaving=held)
         except StudyClosed:
             return render(request, "survey/closed.html", context, status=409)
+        except StartedElsewhere:
+            return render(request, "survey/started_elsewhere.html", context, status=409)
         return remember(redirect(participation.resume_url(participant)), participant)
     hidden = {p: request.GET[p] for p in participation.PLATFORM_PARAMETERS if request.GET.get(p)}
     toggle = urlencode(hidden | {"reading": "0" if reading else "1"})
@@ -189,6 +195,23 @@ def entry(request, slug):
 @participant_page()
 def resume(request, participant):
     return redirect(participation.resume_url(participant))
+
+
+@participant_page()
+def instructions(request, participant):
+    """What the two questions and the ends of their scales mean, before the practice pair."""
+    if participant.consent_version is None or participant.status == "completed":
+        return redirect(participation.resume_url(participant))
+    study = participant.study
+    first = participation.first_position(participant)
+    return page(
+        request,
+        "survey/instructions.html",
+        participant,
+        instructions=document(study.instructions, study),
+        start=reverse("survey:item", args=[participant.token, first]),
+        practice=first == 0,
+    )
 
 
 @participant_page()
@@ -211,10 +234,10 @@ def consent(request, participant):
     consent_text = participation.current_consent(study)
     if request.method == "POST" and "decline" in request.POST:
         participation.decline(participant)
-        return redirect("survey:declined")
-    form = ConsentForm(consent_text.statements, request.POST or None)
+        return redirect(reverse("survey:declined") + "?" + urlencode({"study": study.slug}))
+    form = ConsentForm(consent_text, request.POST or None)
     if request.method == "POST" and form.is_valid() and form.accepted():
-        participation.give_consent(participant, consent_text)
+        participation.give_consent(participant, consent_text, share_data=form.shares_data())
         return redirect(participation.resume_url(participant))
     return page(
         request,
@@ -226,8 +249,15 @@ def consent(request, participant):
     )
 
 
+def left_study(request, template):
+    """After declining or withdrawing: the way back to the crowd platform, if it has one."""
+    study = Study.objects.filter(slug=request.GET.get("study", "")).first()
+    context = {"study": study, "leaving_url": participation.leaving_url(study) if study else ""}
+    return render(request, template, context)
+
+
 def declined(request):
-    return render(request, "survey/declined.html")
+    return left_study(request, "survey/declined.html")
 
 
 @participant_page()
@@ -259,13 +289,21 @@ def about(request, participant):
     )
 
 
-def scales(study: Study, shown: dict, saved: dict, practice: bool) -> list[dict]:
+def practice_notes(study: Study, item) -> dict[str, str]:
+    """Feedback on the practice pair: the study's own, else written from the item."""
+    holistic, order = texts.practice_notes(item)
+    return {
+        "holistic": study.sample_holistic_note or holistic,
+        "order": study.sample_order_note or order,
+    }
+
+
+def scales(study: Study, shown: dict, saved: dict, notes: dict | None) -> list[dict]:
     """The two questions as the item page shows them, worded as the study configures."""
     wording = [
         ("holistic", study.holistic_question, study.holistic_low, study.holistic_high),
         ("order", study.order_question, study.order_low, study.order_high),
     ]
-    notes = {"holistic": study.sample_holistic_note, "order": study.sample_order_note}
     return [
         {
             "name": name,
@@ -273,7 +311,7 @@ def scales(study: Study, shown: dict, saved: dict, practice: bool) -> list[dict]
             "question": question,
             "low": low,
             "high": high,
-            "note": notes[name] if practice else "",
+            "note": notes[name] if notes else "",
             "value": shown[name],
             "saved": saved[name],
         }
@@ -281,10 +319,15 @@ def scales(study: Study, shown: dict, saved: dict, practice: bool) -> list[dict]
     ]
 
 
-def item_page(request, participant, position, item, rating, status=200, shown=None, notice=""):
-    """An item page; `shown` overrides the saved values (a renewed expired page)."""
+def item_page(
+    request, participant, position, item, rating, status=200, shown=None, notice="", feedback=False
+):
+    """An item page; `shown` overrides the saved values (a renewed expired page). The practice
+    pair's `feedback` shows what each question asks of it, once answered."""
     saved = {"holistic": rating.holistic, "order": rating.order}
     total = participation.pair_count(participant)
+    feedback = feedback and position == 0 and None not in saved.values()
+    notes = practice_notes(participant.study, item) if feedback else None
     return page(
         request,
         "survey/item.html",
@@ -295,10 +338,12 @@ def item_page(request, participant, position, item, rating, status=200, shown=No
         practice=position == 0,
         total=total,
         language=item.triple.segment.source_language_name,
-        scales=scales(participant.study, shown or saved, saved, position == 0),
+        scales=scales(participant.study, shown or saved, saved, notes),
         answered=sum(value is not None for value in saved.values()),
         client_ms=rating.client_ms or 0,
         notice=notice,
+        feedback=feedback,
+        rating=rating,
     )
 
 
@@ -335,7 +380,8 @@ def item(request, participant, position):
     except Refused as error:
         raise Http404(str(error)) from error
     participant.position = position
-    return item_page(request, participant, position, item, rating)
+    feedback = "feedback" in request.GET
+    return item_page(request, participant, position, item, rating, feedback=feedback)
 
 
 def save_item(request, participant, position):
@@ -410,19 +456,22 @@ def done(request, participant):
         participant,
         debriefing=document(study.debriefing, study),
         return_url=participation.return_url(participant),
+        mturk=participation.mturk_submit(participant),
+        prolific=study.platform == "prolific",
     )
 
 
 @participant_page()
 def withdraw(request, participant):
     if request.method == "POST":
+        slug = participant.study.slug
         participation.withdraw(participant)
-        return redirect("survey:withdrawn")
-    return page(request, "survey/withdraw.html", participant)
+        return redirect(reverse("survey:withdrawn") + "?" + urlencode({"study": slug}))
+    return page(request, "survey/withdraw.html", participant, data_use=texts.DATA_USE)
 
 
 def withdrawn(request):
-    return render(request, "survey/withdrawn.html")
+    return left_study(request, "survey/withdrawn.html")
 
 
 @participant_page()

@@ -78,9 +78,24 @@ def make_permutation_item(triple: Triple, perm_type: str = "order", degree: int 
     return Item.objects.create(triple=triple, permutation=perm)
 
 
+# Every setting the default participant texts name, so a study made here can open.
+FILLED_SETTINGS = {
+    "researcher_name": "Ada Researcher",
+    "researcher_email": "ada@example.org",
+    "supervisor_name": "Grace Supervisor",
+    "supervisor_email": "grace@example.org",
+    "institution": "the Example School of Computing",
+    "duration": "about 20 minutes",
+    "reward": "You will be paid £3 through the platform.",
+    "results_date": "in 2027",
+    "ethics_contact": "ethics@example.org",
+}
+
+
 def make_study(questionnaires: int = 2, items: int = 4, **study_fields) -> Study:
     """A study whose questionnaires hold `items` items each (half hypotheses, half permutations)."""
     n = next(_counter)
+    study_fields = FILLED_SETTINGS | study_fields
     study = Study.objects.create(name=f"Study {n}", slug=f"study-{n}", **study_fields)
     study.sample_item = make_hypothesis_item()
     study.save()

@@ -5,11 +5,14 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.core.exceptions import ValidationError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from analysis.report_files import forget_participant
 from survey import participation, texts
-from survey.models import ConsentText, Rating
+from survey.checks import unfilled_study_texts
+from survey.models import ConsentText, PlatformIdentity, Rating, Withdrawal
 from survey.participation import Answer, Refused
 from tests.factories import make_study
 
@@ -107,7 +110,7 @@ def test_the_personal_link_resumes_at_each_step(participant):
     participant.consent_version = 1
     assert participation.resume_url(participant) == f"/p/{token}/about/"
     participant.about_done = True
-    assert participation.resume_url(participant) == f"/p/{token}/item/0/"
+    assert participation.resume_url(participant) == f"/p/{token}/instructions/"
     participant.position = 3
     assert participation.resume_url(participant) == f"/p/{token}/item/3/"
     participant.position = 5
@@ -133,7 +136,9 @@ def test_completion_codes_are_random():
 
 @pytest.mark.django_db
 def test_the_return_address_gets_the_code_and_only_web_addresses_pass(participant):
-    study = make_study(platform_return_url="https://example.org/done?cc={code}&x=1")
+    study = make_study(
+        platform="generic", platform_return_url="https://example.org/done?cc={code}&x=1"
+    )
     crowd = participation.enter(study, {"prolific_pid": "abc"})
     assert participation.return_url(crowd) == ""  # not finished yet
     participation.finish(crowd)
@@ -168,24 +173,28 @@ def test_malformed_platform_parameters_are_refused(value):
 
 
 @pytest.mark.django_db
-def test_a_study_without_consent_statements_gets_the_thesiss_eight():
+def test_a_study_without_consent_statements_gets_the_default_ones():
     study = make_study()
     study.consent_texts.all().delete()
     consent = participation.current_consent(study)
     assert (consent.version, consent.statements) == (1, texts.CONSENT_STATEMENTS)
+    # Agreeing to the data's release is optional by default.
+    assert consent.optional == [consent.sharing] == [texts.CONSENT_SHARING]
+    assert "released in a public dataset" in consent.statements[consent.sharing - 1]
     assert participation.current_consent(study) == consent
     ConsentText.objects.create(study=study, version=2, statements=["Only this."])
     assert participation.current_consent(study).version == 2
 
 
 @pytest.mark.django_db
-def test_a_new_study_carries_the_thesiss_documents():
+def test_a_new_study_carries_the_default_documents():
     study = make_study()
     assert study.information_sheet == texts.INFORMATION_SHEET
     assert study.consent_intro == texts.CONSENT_INTRO
     assert study.consent_closing == texts.CONSENT_CLOSING
     assert study.debriefing == texts.DEBRIEFING
-    assert study.sample_order_note == texts.SAMPLE_ORDER_NOTE
+    assert study.instructions == texts.INSTRUCTIONS
+    assert study.sample_order_note == ""  # feedback is written from the practice item
 
 
 def test_documents_split_into_headings_and_paragraphs():
@@ -198,22 +207,184 @@ def test_documents_split_into_headings_and_paragraphs():
     ]
 
 
-def test_contact_placeholders_are_filled_or_marked_missing():
-    class Contacts:
+def test_placeholders_are_filled_or_marked_missing():
+    class Settings:
         researcher_name = "Ada"
         researcher_email = ""
+        items_per_questionnaire = 30
 
-    filled = texts.fill("{researcher_name} <{researcher_email}> {supervisor_name}", Contacts())
-    assert filled == "Ada <[researcher's e-mail]> [supervisor's name]"
+    text = "{researcher_name} <{researcher_email}> {supervisor_name}, {pairs} pairs"
+    filled = texts.fill(text, Settings())
+    assert filled == "Ada <[researcher_email]> [supervisor_name], 30 pairs"
 
 
-def test_the_documents_are_word_for_word_the_thesiss():
-    sheet = texts.blocks(texts.INFORMATION_SHEET)
-    assert ("h", "Will my participation be Anonymous and Confidential?") in sheet
-    assert (
-        "p",
-        "You will be given a £5 Amazon voucher for your participation in this survey.",
-    ) in sheet
-    assert "are outline on their website" in texts.DEBRIEFING
-    assert len(texts.CONSENT_STATEMENTS) == 8
+@pytest.mark.django_db
+def test_a_study_with_an_unfilled_setting_is_named_and_cannot_open(client):
+    study = make_study(reward="")
+    assert study.unfilled() == ["reward"]
+    with pytest.raises(ValidationError, match="reward"):
+        study.full_clean()
+    page = client.get(f"/s/{study.slug}/")
+    assert b"This study is closed" in page.content
+    warnings = [w for w in unfilled_study_texts() if w.obj == study]
+    assert len(warnings) == 1 and "reward" in warnings[0].msg
+    study.reward = "Paid £3."
+    study.save()
+    assert study.unfilled() == [] and unfilled_study_texts() == []
+    assert b"Continue to the consent form" in client.get(f"/s/{study.slug}/").content
+
+
+@pytest.mark.django_db
+def test_text_from_the_thesis_that_fits_no_other_study_is_named():
+    study = make_study(debriefing="We finalised it during 2017. Your signature please.")
+    assert study.unfilled() == [
+        "debriefing (mentions “during 2017”)",
+        "debriefing (mentions “signature”)",
+    ]
+
+
+def test_no_default_text_carries_a_thesis_leftover():
+    for document in (texts.INFORMATION_SHEET, texts.CONSENT_INTRO, texts.DEBRIEFING):
+        for words in texts.FOREIGN:
+            assert words not in document
+    assert "[" not in texts.INFORMATION_SHEET + texts.CONSENT_INTRO + texts.DEBRIEFING
     assert texts.CONSENT_STATEMENTS[-1] == "I agree to take part in the study."
+
+
+def test_consent_debriefing_and_withdrawal_say_the_same_about_the_data():
+    for document in (texts.INFORMATION_SHEET, texts.CONSENT_INTRO, texts.DEBRIEFING):
+        assert "{data_use}" in document
+
+
+def test_the_debriefing_explains_the_rearranged_sentences():
+    debriefing = texts.DEBRIEFING
+    assert "human translation with some of its words deliberately moved" in debriefing
+    assert "knowing it could have changed how you judged" in debriefing
+
+
+def finished(study, answered: int, platform: dict | None = None):
+    """A participant of `study` who answered `answered` pairs fully, then finished."""
+    crowd = participation.enter(study, platform or {})
+    for position in range(1, answered + 1):
+        item_id = participation.item_id_at(crowd, position)
+        participation.save_answer(crowd, position, item_id, Answer(holistic=3, order=3))
+    participation.finish(crowd)
+    return crowd
+
+
+@pytest.mark.django_db
+def test_prolific_gets_the_studys_fixed_code_and_its_completion_address():
+    study = make_study(platform="prolific", completion_code="C1ABCDEF")
+    crowd = finished(study, 1, {"prolific_pid": "p", "session_id": "s"})
+    assert crowd.completion_code == "C1ABCDEF"
+    assert participation.return_url(crowd) == (
+        "https://app.prolific.com/submissions/complete?cc=C1ABCDEF"
+    )
+    assert participation.mturk_submit(crowd) is None
+
+
+@pytest.mark.django_db
+def test_fewer_answered_pairs_than_the_minimum_earn_no_code():
+    study = make_study(platform="prolific", completion_code="C1ABCDEF", min_answered_pairs=2)
+    short = finished(study, 1)
+    assert short.status == "completed" and short.completion_code == ""
+    assert participation.return_url(short) == ""
+    assert finished(study, 2).completion_code == "C1ABCDEF"
+
+
+@pytest.mark.django_db
+def test_a_prolific_study_needs_its_completion_code():
+    study = make_study(platform="prolific")
+    with pytest.raises(ValidationError, match="completion code"):
+        study.full_clean()
+
+
+@pytest.mark.django_db
+def test_declining_or_withdrawing_on_prolific_goes_back_with_the_studys_code():
+    study = make_study(platform="prolific", completion_code="C1", decline_code="NOCONSENT")
+    assert participation.leaving_url(study) == (
+        "https://app.prolific.com/submissions/complete?cc=NOCONSENT"
+    )
+    assert participation.leaving_url(make_study(platform="prolific", completion_code="C")) == ""
+
+
+@pytest.mark.django_db
+def test_mturk_submits_the_assignment_to_the_address_mturk_gave():
+    study = make_study(platform="mturk")
+    ids = {"worker_id": "W1", "assignment_id": "A1", "hit_id": "H1"}
+    ids["submit_to"] = "https://workersandbox.mturk.com"
+    crowd = finished(study, 1, ids)
+    assert participation.mturk_submit(crowd) == (
+        "https://workersandbox.mturk.com/mturk/externalSubmit",
+        "A1",
+    )
+    preview = finished(study, 1, ids | {"assignment_id": participation.MTURK_PREVIEW})
+    assert participation.mturk_submit(preview) is None
+
+
+@pytest.mark.parametrize("address", ["https://evil.example", "http://www.mturk.com", "x"])
+def test_only_mturks_own_addresses_are_taken_as_turk_submit_to(address):
+    with pytest.raises(ValueError, match="turkSubmitTo is not an MTurk address"):
+        participation.platform_fields({"turkSubmitTo": address})
+
+
+@pytest.mark.django_db
+def test_the_same_mturk_assignment_is_not_started_twice():
+    study = make_study(platform="mturk")
+    ids = {"worker_id": "W1", "assignment_id": "A1"}
+    participation.enter(study, ids)
+    with pytest.raises(participation.StartedElsewhere):
+        participation.enter(study, ids)
+    assert PlatformIdentity.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_the_personal_link_resumes_at_the_furthest_pair_reached(participant):
+    for position in (1, 2, 3, 1):
+        participant.position = position
+        participation.touch(participant)
+    participant.refresh_from_db()
+    assert (participant.position, participant.furthest) == (1, 3)
+    participant.about_done = True
+    assert participation.resume_url(participant) == f"/p/{participant.token}/item/3/"
+
+
+@pytest.mark.django_db
+def test_a_flag_and_a_comment_are_stored_with_the_rating_and_can_be_taken_back(participant):
+    item_id = participation.item_id_at(participant, 1)
+    note = Answer(holistic=2, note=(True, "The sentences do not match."))
+    participation.save_answer(participant, 1, item_id, note)
+    rating = Rating.objects.get(participant=participant, position=1)
+    assert (rating.flagged, rating.comment, rating.holistic) == (
+        True,
+        "The sentences do not match.",
+        2,
+    )
+    participation.save_answer(participant, 1, item_id, Answer(order=4))  # no note sent: kept
+    rating.refresh_from_db()
+    assert rating.flagged and rating.order == 4
+    participation.save_answer(participant, 1, item_id, Answer(note=(False, "")))
+    rating.refresh_from_db()
+    assert (rating.flagged, rating.comment) == (False, "")
+
+
+@pytest.mark.django_db
+def test_withdrawal_leaves_a_count_and_removes_the_person_from_stored_reports(
+    participant, settings, tmp_path
+):
+    settings.WOJDB_REPORT_DIR = str(tmp_path)
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    other = participant.pk + 1000
+    (tables / "participants.csv").write_text(
+        f"participant,age,nationality\n{participant.pk},34,Scottish\n{other},51,Welsh\n"
+    )
+    (tables / "summary.csv").write_text("measure,value\nparticipants,2\n")
+    participation.withdraw(participant)
+    assert (tables / "participants.csv").read_text().splitlines() == [
+        "participant,age,nationality",
+        f"{other},51,Welsh",
+    ]
+    assert (tables / "summary.csv").read_text() == "measure,value\nparticipants,2\n"
+    assert Withdrawal.objects.filter(study=participant.study, simulated=False).count() == 1
+    assert forget_participant(other, tmp_path) == 1

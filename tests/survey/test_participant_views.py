@@ -101,8 +101,8 @@ def test_study_link_shows_the_information_sheet_and_creates_no_one_until_continu
     page = text_of(response)
     assert "Participant Information Sheet" in page
     assert "Human Judgements of Word Order in Machine Translation" in page
-    assert "You will receive 50 sentences in total" in page
-    assert "[researcher's name]" in page  # contact details not configured
+    assert "You will be shown 50 pairs of sentences" in page
+    assert "[" not in page  # every setting the texts name is filled
     assert Participant.objects.count() == 0
 
 
@@ -123,7 +123,7 @@ def test_continue_creates_a_participant_with_an_unguessable_personal_link(client
 def test_study_contacts_fill_the_documents(client):
     study = make_study(researcher_name="Ada Lovelace", researcher_email="ada@example.org")
     page = text_of(client.get(f"/s/{study.slug}/"))
-    assert "This study is being conducted as part of my, Ada Lovelace's PhD Thesis" in page
+    assert "This study is being conducted by Ada Lovelace at the Example School" in page
     assert "Researcher: Ada Lovelace Contact Details: ada@example.org" in page
 
 
@@ -146,12 +146,18 @@ def test_crowd_platform_ids_are_carried_through_and_stored_apart(client):
 
 
 @pytest.mark.django_db
-def test_the_same_platform_session_gets_its_participant_back(client):
+def test_the_same_platform_session_resumes_only_in_the_browser_that_started_it(client):
     study = make_study()
-    first = enter(client, study, PROLIFIC_PID="abc", STUDY_ID="s", SESSION_ID="one")
-    again = enter(Client(), study, PROLIFIC_PID="abc", STUDY_ID="s", SESSION_ID="one")
+    ids = {"PROLIFIC_PID": "abc", "STUDY_ID": "s", "SESSION_ID": "one"}
+    first = enter(client, study, **ids)
+    # The same browser, with the same ids, is taken back to its participation.
+    assert client.post(f"/s/{study.slug}/", ids)["Location"] == f"/p/{first.token}/consent/"
+    # Another browser knowing the ids gets no token: the personal link is needed.
+    elsewhere = Client().post(f"/s/{study.slug}/", ids)
+    assert elsewhere.status_code == 409
+    assert "personal link" in text_of(elsewhere)
+    assert first.token not in elsewhere.content.decode()
     other_session = enter(Client(), study, PROLIFIC_PID="abc", STUDY_ID="s", SESSION_ID="two")
-    assert again == first
     assert other_session != first
     assert Participant.objects.count() == 2
 
@@ -205,7 +211,8 @@ def test_a_personal_link_opened_in_another_browser_is_resumed_by_the_study_link(
     participant = started(client, study)
     elsewhere = Client()
     elsewhere.get(f"/p/{participant.token}/")
-    assert elsewhere.post(f"/s/{study.slug}/")["Location"] == item_url(participant, 0)
+    expected = f"/p/{participant.token}/instructions/"
+    assert elsewhere.post(f"/s/{study.slug}/")["Location"] == expected
     assert Participant.objects.count() == 1
 
 
@@ -273,8 +280,10 @@ def test_consent_form_shows_every_statement_with_yes_and_no(client):
     for statement in texts.CONSENT_STATEMENTS:
         assert statement in page
     html = response.content.decode()
-    assert html.count("<fieldset") == 8
-    assert html.count('value="yes"') == html.count('value="no"') == 8
+    assert html.count("<fieldset") == 7
+    assert html.count('value="yes"') == html.count('value="no"') == 7
+    # Agreeing to release the data is optional, and says so.
+    assert page.count("(optional)") == 1
     assert "Participation in this research is completely voluntary" in page
 
 
@@ -375,7 +384,7 @@ def test_about_you_stores_every_answer_and_the_language_rows(client):
         **languages(("English", 4, "IELTS 8"), ("French", 7, ""), ("", "", "")),
     }
     response = client.post(f"/p/{participant.token}/about/", data)
-    assert response["Location"] == item_url(participant, 0)
+    assert response["Location"] == f"/p/{participant.token}/instructions/"
     participant.refresh_from_db()
     assert participant.about_done
     assert participant.english_first is False
@@ -477,8 +486,9 @@ def test_a_pair_shows_hypothesis_first_then_reference_language_and_the_two_quest
     response = client.get(item_url(participant, 2))
     page = text_of(response)
     assert "Pair 2 of 4" in page
-    machine = page.index("Machine-produced translation: " + item.text)
-    human = page.index("Human-produced translation: " + item.reference)
+    # The labels name the sentences as the questions do.
+    machine = page.index("First sentence (machine-produced translation) " + item.text)
+    human = page.index("Second sentence (human-produced translation) " + item.reference)
     assert machine < human
     assert f"Translated from {item.triple.segment.source_language_name}" in page
     assert "1 How clear is it?" in page
@@ -491,21 +501,61 @@ def test_a_pair_shows_hypothesis_first_then_reference_language_and_the_two_quest
     assert html.count('<div class="ends" aria-hidden="true">') == 2
     assert "<span>Very difficult</span><span>Very easy</span>" in html
     assert "<span>Badly</span><span>Not at all</span>" in html
-    assert study.sample_holistic_note not in page  # explanations belong to the sample only
+    holistic_note, _ = texts.practice_notes(item)
+    assert holistic_note not in page  # feedback belongs to the practice pair only
 
 
 @pytest.mark.django_db
-def test_the_sample_is_explained_and_its_answers_kept_as_practice(client):
+def test_the_practice_pair_gives_feedback_and_its_answers_are_kept_as_practice(client):
     study = make_study()
     participant = started(client, study)
+    holistic_note, order_note = texts.practice_notes(study.sample_item)
     page = text_of(client.get(item_url(participant, 0)))
-    assert "Sample sentence" in page
-    assert texts.SAMPLE_HOLISTIC_NOTE in page
-    assert texts.SAMPLE_ORDER_NOTE in page
+    assert "Practice pair" in page
+    assert holistic_note not in page  # feedback comes once answered
     response = answer(client, participant, 0, holistic=2, order=5, go="next")
+    assert response["Location"] == item_url(participant, 0) + "?feedback=1"
+    page = text_of(client.get(response["Location"]))
+    assert holistic_note in page and order_note in page
+    assert "Start pair 1" in page
+    response = answer(client, participant, 0, go="start")
     assert response["Location"] == item_url(participant, 1)
     rating = Rating.objects.get(participant=participant, item=study.sample_item)
     assert (rating.practice, rating.position, rating.holistic, rating.order) == (True, 0, 2, 5)
+
+
+@pytest.mark.django_db
+def test_practice_feedback_describes_the_studys_own_practice_item(client):
+    """Feedback is written from the practice item, so it never describes another sentence."""
+    study = make_study()
+    permutation = entry_item(Participant(questionnaire=study.questionnaires.first()), 2)
+    Study.objects.filter(pk=study.pk).update(sample_item=permutation)
+    participant = started(client, study)
+    answer(client, participant, 0, holistic=3, order=3, go="next")
+    page = text_of(client.get(item_url(participant, 0) + "?feedback=1"))
+    assert "the second one with some of its words moved to other places" in page
+    assert "(2 words affected)" in page
+    assert texts.SAMPLE_ORDER_NOTE not in page  # the thesis's own sentence is not this one
+    # A study's own feedback text takes precedence.
+    Study.objects.filter(pk=study.pk).update(sample_order_note="Our own words on this pair.")
+    page = text_of(client.get(item_url(participant, 0) + "?feedback=1"))
+    assert "Our own words on this pair." in page
+
+
+@pytest.mark.django_db
+def test_instructions_explain_both_questions_and_come_before_the_practice(client):
+    study = make_study()
+    participant = started(client, study)
+    assert client.get(f"/p/{participant.token}/")["Location"] == (
+        f"/p/{participant.token}/instructions/"
+    )
+    page = text_of(client.get(f"/p/{participant.token}/instructions/"))
+    assert "Question 1: the meaning" in page and "Question 2: the word order" in page
+    assert "5 is the best answer and 1 the worst" in page
+    assert (
+        f'href="{item_url(participant, 0)}"'
+        in client.get(f"/p/{participant.token}/instructions/").content.decode()
+    )
 
 
 @pytest.mark.django_db
@@ -514,7 +564,8 @@ def test_without_a_sample_the_pairs_start_at_once(client):
     Study.objects.filter(pk=study.pk).update(sample_item=None)
     study.refresh_from_db()
     participant = started(client, study)
-    assert client.get(f"/p/{participant.token}/")["Location"] == item_url(participant, 1)
+    instructions = client.get(f"/p/{participant.token}/instructions/").content.decode()
+    assert f'href="{item_url(participant, 1)}"' in instructions
     assert client.get(item_url(participant, 0)).status_code == 404
 
 
@@ -585,7 +636,8 @@ def test_back_and_next_move_between_pages(client):
     study = make_study(items=2)
     participant = started(client, study)
     assert answer(client, participant, 1, go="back")["Location"] == item_url(participant, 0)
-    assert answer(client, participant, 0, go="back")["Location"] == f"/p/{participant.token}/about/"
+    back = answer(client, participant, 0, go="back")["Location"]
+    assert back == f"/p/{participant.token}/instructions/"
     assert (
         answer(client, participant, 2, go="next")["Location"] == f"/p/{participant.token}/review/"
     )
@@ -781,7 +833,7 @@ def test_finishing_gives_a_completion_code_and_the_debriefing(client):
     page = text_of(client.get(f"/p/{participant.token}/done/"))
     assert f"Your completion code: {participant.completion_code}" in page
     assert "Participant Debriefing Form" in page
-    assert "This postgraduate research project was conducted" in page
+    assert "This research project was conducted" in page
     assert "Return to the study platform" not in page
     # Finishing twice keeps the first code; the personal link now leads to the debriefing.
     code = participant.completion_code
@@ -797,7 +849,7 @@ def test_the_debriefing_is_shown_only_after_finishing(client):
     study = make_study()
     participant = started(client, study)
     response = client.get(f"/p/{participant.token}/done/")
-    assert response["Location"] == item_url(participant, 0)
+    assert response["Location"] == f"/p/{participant.token}/instructions/"
 
 
 @pytest.mark.django_db
@@ -818,7 +870,9 @@ def test_after_finishing_answers_can_no_longer_change(client):
 @pytest.mark.django_db
 def test_the_platform_return_link_appears_only_once_finished(client):
     study = make_study(
-        items=2, platform_return_url="https://app.prolific.com/submissions/complete?cc={code}"
+        items=2,
+        platform="generic",
+        platform_return_url="https://app.prolific.com/submissions/complete?cc={code}",
     )
     participant = enter(client, study, PROLIFIC_PID="p1", STUDY_ID="s1", SESSION_ID="x1")
     consent(client, participant)
@@ -836,7 +890,7 @@ def test_the_platform_return_link_appears_only_once_finished(client):
 
 @pytest.mark.django_db
 def test_a_return_address_that_is_not_a_web_address_is_never_linked(client):
-    study = make_study(items=2, platform_return_url="javascript:alert(1)")
+    study = make_study(items=2, platform="generic", platform_return_url="javascript:alert(1)")
     participant = enter(client, study, pid="p1")
     consent(client, participant)
     client.post(f"/p/{participant.token}/about/", languages())
@@ -976,7 +1030,7 @@ def test_the_reading_option_never_redirects_elsewhere(client, target):
     study = make_study()
     participant = started(client, study)
     response = client.post(f"/p/{participant.token}/reading/", {"next": target})
-    assert response["Location"] == item_url(participant, 0)
+    assert response["Location"] == f"/p/{participant.token}/instructions/"
 
 
 @pytest.mark.django_db
@@ -1000,7 +1054,7 @@ def test_the_reading_option_normalises_the_path_before_checking_it(client, targe
     other = started(Client(), study)
     address = target.format(own=participant.token, other=other.token)
     response = client.post(f"/p/{participant.token}/reading/", {"next": address})
-    assert response["Location"] == item_url(participant, 0)
+    assert response["Location"] == f"/p/{participant.token}/instructions/"
 
 
 @pytest.mark.django_db

@@ -9,11 +9,28 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from survey import texts
+from survey import participation
 from survey.management.arguments import PORT, POSITIVE, SEED
-from survey.models import Study, Triple
+from survey.models import Item, Study, Triple
 
 SLICE = Path(settings.FIXTURES_DIR) / "wmt21-slice"
+# Every fact the participant texts name, written for the demo (no thesis leftovers).
+DEMO_STUDY = {
+    "name": "WOJ-DB demo",
+    "researcher_name": "The WOJ-DB demo team",
+    "researcher_email": "researcher@example.org",
+    "supervisor_name": "The WOJ-DB demo supervisor",
+    "supervisor_email": "supervisor@example.org",
+    "institution": "the WOJ-DB demonstration site (not a real study)",
+    "duration": "about 30 minutes",
+    "reward": "This is a demonstration: there is no reward, and nothing you enter is used.",
+    "results_date": "never: this demonstration has no results",
+    "ethics_contact": "ethics@example.org (a placeholder address in this demonstration)",
+    "platform": "prolific",
+    "completion_code": "DEMO1234",
+    "decline_code": "DEMONOCON",
+    "min_answered_pairs": 1,
+}
 
 
 class Command(BaseCommand):
@@ -75,6 +92,9 @@ class Command(BaseCommand):
                 study.slug,
                 **quiet,
             )
+        if study.sample_item is None:
+            study.sample_item = self.practice_item(study)
+            study.save(update_fields=["sample_item"])
         if not study.participants.filter(simulated=True).exists():
             self.step("Simulating 36 participants")
             call_command(
@@ -97,6 +117,10 @@ class Command(BaseCommand):
         password = self.researcher()
         self.stdout.write(self.style.SUCCESS("\nThe WOJ-DB demo is ready."))
         self.stdout.write(f"  Participant link:  {url}/s/{study.slug}/")
+        self.stdout.write(
+            f"  As from Prolific:  {url}/s/{study.slug}/?PROLIFIC_PID=demo-pid&STUDY_ID=demo"
+            f"&SESSION_ID=demo-session  (completion code {study.completion_code})"
+        )
         self.stdout.write(f"  Researcher pages:  {url}/researcher/  (admin: {url}/admin/)")
         self.stdout.write(f"  Analysis report:   {url}/researcher/report/")
         self.stdout.write(f"  Researcher login:  user 'researcher', password '{password}'")
@@ -115,17 +139,19 @@ class Command(BaseCommand):
         self.stdout.write(f"- {text} …")
 
     def study(self) -> Study:
-        study, created = Study.objects.get_or_create(
-            slug="demo",
-            defaults={
-                "name": "WOJ-DB demo",
-                "researcher_name": "The WOJ-DB demo team",
-                "researcher_email": "researcher@example.org",
-            },
-        )
+        """The demo study, set up as a Prolific study with texts written for the demo."""
+        study, created = Study.objects.get_or_create(slug="demo", defaults=DEMO_STUDY)
         if created:
-            study.consent_texts.create(version=1, statements=texts.CONSENT_STATEMENTS)
+            study.consent_texts.create(version=1, **participation.default_consent())
         return study
+
+    def practice_item(self, study: Study) -> Item:
+        """A short permutation no questionnaire of the study holds, as the practice pair."""
+        used = study.questionnaires.values("entries__item")
+        items = Item.objects.filter(
+            permutation__perm_type="swap", triple__segment__reference_length__lte=20
+        ).exclude(pk__in=used)
+        return items.order_by("triple__segment__reference_length", "pk").first()
 
     def researcher(self) -> str:
         """A staff account for the dashboard; a fresh password each run, printed once."""

@@ -41,7 +41,8 @@
     var state = form.querySelector("[data-save-state]");
     var token = form.querySelector("input[name='csrfmiddlewaretoken']");
     var clientMs = form.querySelector("input[name='client_ms']");
-    var nextButton = form.querySelector("button[value='next']");
+    var nextButton = form.querySelector(".nav button.primary");
+    var shortcutsButton = form.querySelector("[data-shortcuts]");
     var scales = Array.prototype.slice.call(form.querySelectorAll("fieldset[data-scale]"));
     var hint = form.querySelector("[data-keyboard-hint]");
     var base = parseInt(form.getAttribute("data-client-ms"), 10) || 0;
@@ -53,6 +54,36 @@
     var retryTimer = null;
 
     if (hint) hint.hidden = false;
+
+    // The 1-5 and Enter shortcuts can be turned off (WCAG 2.1.4); the choice is remembered.
+    var SHORTCUTS = "wojdb-shortcuts";
+    var shortcuts = true;
+    try {
+      shortcuts = window.localStorage.getItem(SHORTCUTS) !== "off";
+    } catch (error) {
+      // No storage (a private window, say): the choice lasts for this page only.
+    }
+    function shortcutsOn() {
+      return shortcuts;
+    }
+    function showShortcuts() {
+      shortcutsButton.setAttribute("aria-pressed", shortcuts ? "true" : "false");
+      shortcutsButton.textContent = shortcuts
+        ? "Turn keyboard shortcuts off"
+        : "Turn keyboard shortcuts on";
+    }
+    if (shortcutsButton) {
+      showShortcuts();
+      shortcutsButton.addEventListener("click", function () {
+        shortcuts = !shortcuts;
+        try {
+          window.localStorage.setItem(SHORTCUTS, shortcuts ? "on" : "off");
+        } catch (error) {
+          // Kept for this page only, as above.
+        }
+        showShortcuts();
+      });
+    }
 
     // Time on the item counts only while the page is visible.
     document.addEventListener("visibilitychange", function () {
@@ -169,7 +200,10 @@
     }
 
     form.addEventListener("change", function (event) {
-      if (event.target.type === "radio") saveInBackground();
+      var type = event.target.type;
+      if (type === "radio" || type === "checkbox" || event.target.name === "comment") {
+        saveInBackground();
+      }
     });
 
     var moving = false;
@@ -177,7 +211,7 @@
       event.preventDefault();
       if (moving) return;
       moving = true;
-      var go = event.submitter && event.submitter.value === "back" ? "back" : "next";
+      var go = (event.submitter || nextButton).value;
       clearTimeout(retryTimer);
       save(go).then(
         function (body) {
@@ -214,6 +248,7 @@
 
     document.addEventListener("keydown", function (event) {
       if (event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
+      if (!shortcutsOn()) return;
       var target = event.target;
       if (target.closest("textarea, select, input:not([type='radio'])")) return;
       if (/^[1-5]$/.test(event.key)) {
