@@ -375,6 +375,8 @@ RATINGS = Table(
             "client_ms", "integer", "Milliseconds on the item measured by the browser.", minimum=0
         ),
         Field("revisions", "integer", "Times a given answer was changed.", True, minimum=0),
+        Field("flagged", "boolean", "The participant flagged the pair as having a problem."),
+        Field("comment", "string", "The participant's comment on the pair; empty if none."),
     ),
     primary_key=("participant", "item"),
     foreign_keys=(_fk("participant", "participants"), _fk("item", "items")),

@@ -56,7 +56,15 @@ ADJUSTMENT_METHOD = (
     "ratings without the practice sample"
 )
 #: Study fields left out of a release: contact details and how the live study is run.
-PRIVATE_STUDY_FIELDS = ("id", "researcher_email", "supervisor_email", "platform_return_url")
+PRIVATE_STUDY_FIELDS = (
+    "id",
+    "researcher_email",
+    "supervisor_email",
+    "ethics_contact",
+    "platform_return_url",
+    "completion_code",
+    "decline_code",
+)
 OPERATIONAL_STUDY_FIELDS = ("is_open", "created")
 #: Models that must be empty before an import, in the order their rows are counted.
 IMPORT_TARGETS = (Study, Segment, Corpus, Triple, Item, Participant, Rating, Metric)
@@ -357,6 +365,7 @@ def codebook(package: dict, tables: dict[str, pd.DataFrame]) -> str:
         "consent_intro",
         "consent_closing",
         "debriefing",
+        "instructions",
         "sample_holistic_note",
         "sample_order_note",
         "consent_texts",
@@ -649,6 +658,8 @@ RATING_COLUMNS = {
             "answered_at",
             "client_ms",
             "revisions",
+            "flagged",
+            "comment",
         )
     },
 }

@@ -97,6 +97,8 @@ RATING_COLUMNS = {
     "answered_at": "answered_at_text",
     "client_ms": "client_ms",
     "revisions": "revisions",
+    "flagged": "flagged",
+    "comment": "comment",
 }
 ENTRY_LOOKUPS = {
     "questionnaire": "questionnaire_id",

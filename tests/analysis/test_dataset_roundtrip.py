@@ -187,3 +187,16 @@ def test_researchers_download_the_release(client, tmp_path):
     empty = make_study()
     response = client.get(reverse("analysis:download_release", args=[empty.slug]))
     assert response.status_code == 404 and b"Nothing to export" in response.content
+
+
+def test_release_carries_each_pairs_flag_and_comment(tmp_path):
+    rated = build_rated_study()
+    rating = Rating.objects.filter(participant=rated.people["full"], practice=False).first()
+    Rating.objects.filter(pk=rating.pk).update(flagged=True, comment="Odd reference.")
+    _export(rated.study, tmp_path / "r")
+    ratings = dataset.read_release(tmp_path / "r").tables["ratings"]
+    row = ratings[
+        (ratings["participant"] == rating.participant_id) & (ratings["item"] == rating.item_id)
+    ]
+    assert (bool(row["flagged"].iloc[0]), row["comment"].iloc[0]) == (True, "Odd reference.")
+    assert int(ratings["flagged"].astype(bool).sum()) == 1

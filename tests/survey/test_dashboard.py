@@ -8,7 +8,14 @@ from django.contrib.messages import get_messages
 from django.urls import reverse
 from django.utils import timezone
 
-from survey.models import Participant, QuestionnaireEntry, Rating
+from survey.models import (
+    DeclinedConsent,
+    Participant,
+    QuestionnaireEntry,
+    Rating,
+    Study,
+    Withdrawal,
+)
 from survey.questionnaires import build_questionnaires
 from tests.survey.test_questionnaires import make_pool, make_study
 
@@ -166,3 +173,45 @@ def test_releasing_abandoned_slots(staff, built):
     ]
     idle.refresh_from_db()
     assert idle.status == "abandoned"
+
+
+def test_simulated_participants_are_kept_apart_and_leavers_counted(staff, built):
+    q1 = built.questionnaires.get(number=1)
+    real = Participant.objects.create(study=built, questionnaire=q1, status="completed")
+    simulated = Participant.objects.create(
+        study=built, questionnaire=q1, status="completed", simulated=True
+    )
+    for p in (real, simulated):
+        entry = q1.entries.first()
+        Rating.objects.create(participant=p, item=entry.item, position=entry.position, order=3)
+    DeclinedConsent.objects.create(study=built)
+    Withdrawal.objects.create(study=built)
+    Withdrawal.objects.create(study=built, simulated=True)
+    response = staff.get(study_url(built))
+    people = response.context["people"]
+    assert people["real"] == [0, 0, 1, 0, 0] and people["simulated"] == [0, 0, 1, 0, 0]
+    assert (people["declined"], people["withdrawn_real"], people["withdrawn_simulated"]) == (
+        1,
+        1,
+        1,
+    )
+    rows = {row["questionnaire"].number: row for row in response.context["rows"]}
+    assert rows[1]["counts"] == [0, 0, 1, 0, 0]  # the simulated one is not among them
+    assert rows[1]["answers"][1] == 1
+    index = staff.get(reverse("dashboard:index")).context["studies"]
+    assert (index[0].participant_count, index[0].simulated_count) == (1, 1)
+
+
+def test_the_study_page_shows_flags_comments_code_and_unfilled_settings(staff, built):
+    Study.objects.filter(pk=built.pk).update(platform="prolific", completion_code="CODE42")
+    q1 = built.questionnaires.get(number=1)
+    person = Participant.objects.create(study=built, questionnaire=q1, status="in_progress")
+    entry = q1.entries.first()
+    Rating.objects.create(
+        participant=person, item=entry.item, position=entry.position, flagged=True, comment="Odd"
+    )
+    page = staff.get(study_url(built)).content.decode()
+    assert "Odd" in page and "flagged" in page
+    assert "completion code <code data-completion-code>CODE42</code>" in page
+    # make_study here fills no contact: the page names what keeps the study closed.
+    assert "Not open to participants" in page and "<li>researcher_name</li>" in page

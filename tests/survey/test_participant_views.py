@@ -1101,3 +1101,149 @@ def test_the_item_page_needs_few_queries(client, django_assert_max_num_queries):
     data = {"item": entry_item(participant, 2).pk, "holistic": "3", "order": "4", "go": "next"}
     with django_assert_max_num_queries(8):
         client.post(item_url(participant, 2), data)
+
+
+# Crowd platforms, consent by statement, flags ------------------------------------------------
+
+
+def finish_all(client, participant, answered: int):
+    for position in range(1, answered + 1):
+        answer(client, participant, position, holistic=3, order=3)
+    client.post(f"/p/{participant.token}/review/")
+    participant.refresh_from_db()
+
+
+@pytest.mark.django_db
+def test_prolific_hands_back_with_the_studys_code_automatically(client):
+    study = make_study(items=2, platform="prolific", completion_code="CABC1234")
+    participant = enter(client, study, PROLIFIC_PID="p1", STUDY_ID="s1", SESSION_ID="x1")
+    consent(client, participant)
+    finish_all(client, participant, 2)
+    html = client.get(f"/p/{participant.token}/done/").content.decode()
+    complete = "https://app.prolific.com/submissions/complete?cc=CABC1234"
+    assert f'<meta http-equiv="refresh" content="5; url={complete}">' in html
+    assert f'href="{complete}"' in html
+    assert "CABC1234" in html
+
+
+@pytest.mark.django_db
+def test_too_few_answered_pairs_get_no_code_and_no_hand_back(client):
+    study = make_study(
+        items=4, platform="prolific", completion_code="CABC1234", min_answered_pairs=3
+    )
+    participant = enter(client, study, PROLIFIC_PID="p1", STUDY_ID="s1", SESSION_ID="x1")
+    consent(client, participant)
+    finish_all(client, participant, 1)
+    page = client.get(f"/p/{participant.token}/done/")
+    assert "CABC1234" not in page.content.decode()
+    assert "prolific.com" not in page.content.decode()
+    assert "fewer pairs than this study asks for (3)" in text_of(page)
+
+
+@pytest.mark.django_db
+def test_mturk_workers_submit_the_hit_from_the_last_page(client):
+    study = make_study(items=2, platform="mturk")
+    participant = enter(
+        client,
+        study,
+        workerId="W1",
+        assignmentId="A7",
+        hitId="H1",
+        turkSubmitTo="https://workersandbox.mturk.com",
+    )
+    consent(client, participant)
+    finish_all(client, participant, 2)
+    html = client.get(f"/p/{participant.token}/done/").content.decode()
+    assert 'action="https://workersandbox.mturk.com/mturk/externalSubmit"' in html
+    assert 'name="assignmentId" value="A7"' in html
+    assert f'name="completion_code" value="{participant.completion_code}"' in html
+
+
+@pytest.mark.django_db
+def test_declining_on_prolific_leads_back_to_return_the_study(client):
+    study = make_study(platform="prolific", completion_code="C1")
+    participant = enter(client, study, PROLIFIC_PID="abc", SESSION_ID="s1")
+    response = client.post(f"/p/{participant.token}/consent/", {"decline": "1"}, follow=True)
+    assert "Return submission" in text_of(response)
+    study.decline_code = "NOCONSENT"
+    study.save()
+    participant = enter(client, study, PROLIFIC_PID="abd", SESSION_ID="s2")
+    response = client.post(f"/p/{participant.token}/consent/", {"decline": "1"}, follow=True)
+    assert 'href="https://app.prolific.com/submissions/complete?cc=NOCONSENT"' in (
+        response.content.decode()
+    )
+
+
+@pytest.mark.django_db
+def test_withdrawing_on_prolific_leads_back_and_is_counted(client):
+    study = make_study(platform="prolific", completion_code="C1", decline_code="NOCONSENT")
+    participant = started(client, study)
+    page = text_of(client.get(f"/p/{participant.token}/withdraw/"))
+    assert texts.DATA_USE.split(".")[0] in page  # the same words as the consent form
+    response = client.post(f"/p/{participant.token}/withdraw/", follow=True)
+    assert "You have withdrawn" in text_of(response)
+    assert "cc=NOCONSENT" in response.content.decode()
+    assert study.withdrawals.count() == 1
+
+
+@pytest.mark.django_db
+def test_agreeing_to_release_the_data_is_optional_and_recorded():
+    study = make_study()
+    study.consent_texts.all().delete()
+    statements = len(texts.CONSENT_STATEMENTS)
+    for share, expected in (("no", False), ("yes", True)):
+        client = Client()
+        participant = enter(client, study)
+        data = {f"statement_{n}": "yes" for n in range(1, statements + 1)}
+        data[f"statement_{texts.CONSENT_SHARING}"] = share
+        response = client.post(f"/p/{participant.token}/consent/", data)
+        assert response.status_code == 302
+        participant.refresh_from_db()
+        assert participant.consent_version == 1 and participant.share_data is expected
+    # A required statement answered No still stops the participant.
+    participant = enter(Client(), study)
+    data = {f"statement_{n}": "yes" for n in range(1, statements + 1)} | {"statement_1": "no"}
+    response = Client().post(f"/p/{participant.token}/consent/", data)
+    participant.refresh_from_db()
+    assert participant.consent_version is None
+
+
+@pytest.mark.django_db
+def test_consent_form_debriefing_and_withdrawal_say_the_same_about_the_data(client):
+    study = make_study(items=1)
+    participant = enter(client, study)
+    said = texts.DATA_USE.split(".")[1].strip()
+    assert said in text_of(client.get(f"/p/{participant.token}/consent/"))
+    consent(client, participant)
+    assert said in text_of(client.get(f"/p/{participant.token}/withdraw/"))
+    finish_all(client, participant, 1)
+    done = text_of(client.get(f"/p/{participant.token}/done/"))
+    assert said in done
+    assert "they were the human translation with some of its words deliberately moved" in done
+
+
+@pytest.mark.django_db
+def test_a_pair_can_be_flagged_and_commented_with_or_without_javascript(client):
+    study = make_study()
+    participant = started(client, study)
+    answer(client, participant, 1, holistic=3, note="1", flagged="1", comment=" Typo ")
+    rating = Rating.objects.get(participant=participant, position=1)
+    assert (rating.flagged, rating.comment) == (True, "Typo")
+    html = client.get(item_url(participant, 1)).content.decode()
+    assert 'name="flagged" value="1" checked' in html and 'value="Typo"' in html
+    reply = answer(client, participant, 1, json=True, note="1", comment="")
+    assert reply.json()["saved"] is True
+    rating.refresh_from_db()
+    assert (rating.flagged, rating.comment) == (False, "")
+
+
+@pytest.mark.django_db
+def test_head_answers_as_get_on_study_and_personal_links(client):
+    study = make_study()
+    participant = started(client, study)
+    assert client.head(f"/s/{study.slug}/").status_code == 200
+    assert client.head(f"/p/{participant.token}/")["Location"] == (
+        f"/p/{participant.token}/instructions/"
+    )
+    assert client.head(f"/p/{participant.token}/instructions/").status_code == 200
+    assert client.head(item_url(participant, 1)).status_code == 200
