@@ -21,6 +21,7 @@ from tests.factories import make_study
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 PAIRS = 5
+STATEMENTS = len(texts.CONSENT_STATEMENTS)
 
 pytestmark = [
     pytest.mark.browser,
@@ -53,9 +54,10 @@ def study(live_server):
         researcher_email="researcher@example.org",
         supervisor_name="S. Upervisor",
         supervisor_email="supervisor@example.org",
+        platform="generic",
         platform_return_url=f"{live_server.url}/?cc={{code}}",
     )
-    study.consent_texts.all().delete()  # the thesis's eight statements
+    study.consent_texts.all().delete()  # the default statements
     return study
 
 
@@ -123,8 +125,19 @@ def answer_with_mouse(page, holistic=None, order=None):
 
 
 def expect_item(page, position: int):
-    title = "Sample sentence" if position == 0 else f"Pair {position} of {PAIRS}"
+    title = "Practice pair" if position == 0 else f"Pair {position} of {PAIRS}"
     expect(heading(page)).to_have_text(title)
+
+
+def through_the_instructions(page, press=None):
+    """The instructions page, then its link to the practice pair (clicked, or `press`ed)."""
+    expect(heading(page)).to_have_text("Instructions")
+    start = page.get_by_role("link", name="Start the practice pair")
+    if press:
+        start.focus()
+        page.keyboard.press(press)
+    else:
+        start.click()
 
 
 def expect_checked(page, holistic, order):
@@ -146,7 +159,7 @@ def test_the_whole_flow_with_the_mouse(new_context, live_server, study):
     page.get_by_role("button", name="Continue to the consent form").click()
 
     expect(heading(page)).to_contain_text("Participant Consent Form")
-    for number in range(1, 9):
+    for number in range(1, STATEMENTS + 1):
         statement_group(page, number).get_by_label("Yes").check()
     shot(page, "consent")
     page.get_by_role("button", name="I consent — continue").click()
@@ -174,11 +187,13 @@ def test_the_whole_flow_with_the_mouse(new_context, live_server, study):
     shot(page, "about-you")
     page.get_by_role("button", name="Continue", exact=True).click()
 
+    through_the_instructions(page)
     expect_item(page, 0)
-    expect(page.get_by_text(texts.SAMPLE_HOLISTIC_NOTE)).to_be_visible()
     answer_with_mouse(page, 2, 4)
     shot(page, "sample")
-    page.get_by_role("button", name="Next").click()
+    page.get_by_role("button", name="Check my answers").click()
+    expect(page.locator(".scale .note")).to_have_count(2)
+    page.get_by_role("button", name="Start pair 1").click()
 
     plan = {1: (5, 4), 2: (3, None), 3: (1, 2), 4: (4, 4), 5: (None, None)}
     refused = []
@@ -226,7 +241,7 @@ def test_the_whole_flow_with_the_mouse(new_context, live_server, study):
     expect(heading(page)).to_have_text("Thank you — your answers are saved")
     participant = the_participant()
     expect(page.locator("[data-completion-code]")).to_have_text(participant.completion_code)
-    expect(page.get_by_text("This postgraduate research project was conducted")).to_be_visible()
+    expect(page.get_by_text("This research project was conducted")).to_be_visible()
     shot(page, "debriefing")
 
     assert participant.status == "completed"
@@ -295,7 +310,7 @@ def test_the_whole_flow_with_the_keyboard_only(new_context, live_server, study):
 
     expect(heading(page)).to_contain_text("Participant Consent Form")
     tab_to(page, "Yes")
-    for number in range(1, 9):
+    for number in range(1, STATEMENTS + 1):
         page.keyboard.press("Space")
         expect(statement_group(page, number).get_by_label("Yes")).to_be_checked()
         page.keyboard.press("Tab")
@@ -325,6 +340,7 @@ def test_the_whole_flow_with_the_keyboard_only(new_context, live_server, study):
     shot(page, "about-you")
     page.keyboard.press("Enter")  # submits the form, as Enter in a text box does
 
+    through_the_instructions(page, press="Enter")
     expect_item(page, 0)
     expect(page.get_by_text("Keyboard: press 1–5")).to_be_visible()
     keys(page, "3")
@@ -333,6 +349,8 @@ def test_the_whole_flow_with_the_keyboard_only(new_context, live_server, study):
     keys(page, "3")
     expect_saved(page)
     shot(page, "sample")
+    keys(page, "Enter")
+    expect(page.get_by_role("button", name="Start pair 1")).to_be_visible()
     keys(page, "Enter")
 
     plan = {1: ("4", "5"), 2: ("2", "1"), 3: (), 4: ("5",), 5: ("1", "1")}
@@ -390,7 +408,7 @@ def test_the_whole_flow_on_a_phone_with_a_reload_and_a_resume_elsewhere(
     shot(page, "information")
     page.get_by_role("button", name="Continue to the consent form").tap()
 
-    for number in range(1, 9):
+    for number in range(1, STATEMENTS + 1):
         statement_group(page, number).get_by_label("Yes").tap()
     assert_fits_the_phone(page)
     shot(page, "consent")
@@ -401,6 +419,8 @@ def test_the_whole_flow_on_a_phone_with_a_reload_and_a_resume_elsewhere(
     shot(page, "about-you")
     page.get_by_role("button", name="Continue", exact=True).tap()
 
+    expect(heading(page)).to_have_text("Instructions")
+    page.get_by_role("link", name="Start the practice pair").tap()
     expect_item(page, 0)
     page.locator("label[for='holistic-4']").tap()
     expect_saved(page)
@@ -408,7 +428,8 @@ def test_the_whole_flow_on_a_phone_with_a_reload_and_a_resume_elsewhere(
     expect_saved(page)
     assert_fits_the_phone(page)
     shot(page, "sample")
-    page.get_by_role("button", name="Next").tap()
+    page.get_by_role("button", name="Check my answers").tap()
+    page.get_by_role("button", name="Start pair 1").tap()
 
     expect_item(page, 1)
     page.locator("label[for='holistic-2']").tap()
@@ -492,13 +513,13 @@ def test_the_whole_flow_without_javascript(new_context, live_server, study):
     shot(page, "information")
     page.get_by_role("button", name="Continue to the consent form").click()
 
-    for number in range(1, 8):
+    for number in range(1, STATEMENTS):
         statement_group(page, number).get_by_label("Yes").check()
-    statement_group(page, 8).get_by_label("No").check()
+    statement_group(page, STATEMENTS).get_by_label("No").check()
     page.get_by_role("button", name="I consent — continue").click()
     expect(page.get_by_role("alert")).to_contain_text("Taking part needs a Yes to every statement")
     shot(page, "consent-refused")
-    statement_group(page, 8).get_by_label("Yes").check()
+    statement_group(page, STATEMENTS).get_by_label("Yes").check()
     page.get_by_role("button", name="I consent — continue").click()
 
     expect(heading(page)).to_have_text("About you")
@@ -516,12 +537,15 @@ def test_the_whole_flow_without_javascript(new_context, live_server, study):
     shot(page, "about-you")
     page.get_by_role("button", name="Continue", exact=True).click()
 
+    through_the_instructions(page)
     expect_item(page, 0)
     expect(page.get_by_text("Keyboard: press 1–5")).to_be_hidden()
     page.locator("label[for='holistic-1']").click()
     page.locator("label[for='order-2']").click()
     shot(page, "sample")
-    page.get_by_role("button", name="Next").click()
+    page.get_by_role("button", name="Check my answers").click()
+    expect(page.locator(".scale .note")).to_have_count(2)
+    page.get_by_role("button", name="Start pair 1").click()
 
     plan = {1: (3, 5), 2: (4, 4), 3: (None, 2), 4: (1, 1), 5: (5, 5)}
     for position, (holistic, order) in plan.items():
