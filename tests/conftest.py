@@ -26,3 +26,11 @@ def empty_cache():
     from django.core.cache import cache
 
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def report_dir(settings, tmp_path):
+    """Reports go to the test's own folder: a withdrawal in a test edits stored reports, which
+    must never be the checkout's own (var/report)."""
+    settings.WOJDB_REPORT_DIR = tmp_path / "report"
+    return settings.WOJDB_REPORT_DIR

@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand
 
 from survey import participation
 from survey.management.arguments import PORT, POSITIVE, SEED
-from survey.models import Item, Study, Triple
+from survey.models import Item, Permutation, Study, Triple
 
 SLICE = Path(settings.FIXTURES_DIR) / "wmt21-slice"
 # Every fact the participant texts name, written for the demo (no thesis leftovers).
@@ -146,12 +146,21 @@ class Command(BaseCommand):
         return study
 
     def practice_item(self, study: Study) -> Item:
-        """A short permutation no questionnaire of the study holds, as the practice pair."""
-        used = study.questionnaires.values("entries__item")
-        items = Item.objects.filter(
-            permutation__perm_type="swap", triple__segment__reference_length__lte=20
-        ).exclude(pk__in=used)
-        return items.order_by("triple__segment__reference_length", "pk").first()
+        """A short reference with two words swapped, which no questionnaire of the study
+        holds, as the practice pair."""
+        used = study.questionnaires.filter(entries__item__permutation__isnull=False).values(
+            "entries__item__permutation"
+        )
+        permutation = (
+            Permutation.objects.filter(
+                perm_type="swap", degree=2, triple__segment__reference_length__range=(10, 20)
+            )
+            .exclude(pk__in=used)
+            .order_by("triple__segment__reference_length", "pk")
+            .first()
+        )
+        item, _ = Item.objects.get_or_create(triple=permutation.triple, permutation=permutation)
+        return item
 
     def researcher(self) -> str:
         """A staff account for the dashboard; a fresh password each run, printed once."""

@@ -1,0 +1,302 @@
+"""A crowd study in Debian's chromium: a whole Prolific participation on a phone, from the entry
+link with Prolific's parameters to the redirect back to Prolific; the demo's pairs measured
+against one screen at 1280 × 800 and 390 × 844; the keyboard shortcuts turned off; what the
+researcher sees of it.
+
+Screenshots go to test-artifacts/screenshots/crowd-*.png (full pages) and
+crowd-fit-*.png (the first screen only, as a participant sees it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from playwright.sync_api import expect
+
+from survey import participation, texts
+from survey.management.commands.demo import SLICE
+from survey.management.commands.demo import Command as Demo
+from survey.models import Participant, PlatformIdentity, Rating
+from tests.factories import make_study
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+PAIRS = 3
+CODE = "C1PROLIFIC"
+PROLIFIC = "https://app.prolific.com/"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.filterwarnings("ignore:No directory at:UserWarning"),
+]
+
+
+@pytest.fixture
+def new_context(browser):
+    opened = []
+
+    def open_context(viewport, **options):
+        context = browser.new_context(locale="en-GB", viewport=viewport, **options)
+        opened.append(context)
+        return context
+
+    yield open_context
+    for context in opened:
+        context.close()
+
+
+def shot(page, name: str, full_page: bool = True) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"crowd-{name}.png"), full_page=full_page)
+
+
+def heading(page):
+    return page.get_by_role("heading", level=1)
+
+
+def prolific_answers(route):
+    """Prolific's completion page, answered locally: the test never leaves the machine."""
+    route.fulfill(status=200, content_type="text/html", body="<h1>Prolific</h1>")
+
+
+def answer(page, holistic, order):
+    for name, value in (("holistic", holistic), ("order", order)):
+        page.locator(f"label[for='{name}-{value}']").click()
+        expect(page.locator("[data-save-state]")).to_have_text("Saved.")
+
+
+def test_a_whole_prolific_participation_on_a_phone(new_context, live_server):
+    study = make_study(
+        questionnaires=1,
+        items=PAIRS,
+        platform="prolific",
+        completion_code=CODE,
+        decline_code="C2NOCONSENT",
+        min_answered_pairs=2,
+    )
+    study.consent_texts.all().delete()  # the default statements, data sharing optional
+    context = new_context(PHONE)
+    context.route(f"{PROLIFIC}**", prolific_answers)
+    page = context.new_page()
+    ids = "PROLIFIC_PID=60aa11bb&STUDY_ID=st1&SESSION_ID=se1"
+    page.goto(f"{live_server.url}/s/{study.slug}/?{ids}")
+    expect(heading(page)).to_have_text("Participant Information Sheet")
+    assert "[" not in page.locator("main").inner_text()  # no placeholder left
+    shot(page, "phone-01-information")
+    page.get_by_role("button", name="Continue to the consent form").click()
+
+    expect(heading(page)).to_contain_text("Participant Consent Form")
+    for number, statement in enumerate(texts.CONSENT_STATEMENTS, start=1):
+        group = page.get_by_role("group", name=f"{number} {statement}")
+        group.get_by_label("No" if number == texts.CONSENT_SHARING else "Yes").check()
+    expect(page.get_by_text("(optional)")).to_have_count(1)
+    shot(page, "phone-02-consent")
+    page.get_by_role("button", name="I consent — continue").click()
+
+    expect(heading(page)).to_have_text("About you")
+    page.get_by_role("button", name="Continue", exact=True).click()
+    expect(heading(page)).to_have_text("Instructions")
+    expect(page.get_by_text("5 is the best answer and 1 the worst")).to_be_visible()
+    shot(page, "phone-03-instructions")
+    page.get_by_role("link", name="Start the practice pair").click()
+
+    expect(heading(page)).to_have_text("Practice pair")
+    answer(page, 4, 2)
+    shot(page, "phone-04-practice")
+    page.get_by_role("button", name="Check my answers").click()
+    expect(page.locator(".scale .note")).to_have_count(2)
+    shot(page, "phone-05-practice-feedback")
+    page.get_by_role("button", name="Start pair 1").click()
+
+    expect(heading(page)).to_have_text(f"Pair 1 of {PAIRS}")
+    answer(page, 5, 4)
+    page.get_by_text("Flag this pair or leave a comment").click()
+    page.get_by_label("Something is wrong with this pair").check()
+    page.get_by_label("Comment (optional)").fill("The second sentence seems cut short.")
+    shot(page, "phone-06-pair-1-flagged")
+    page.get_by_role("button", name="Next").click()
+    expect(heading(page)).to_have_text(f"Pair 2 of {PAIRS}")
+    answer(page, 3, 3)
+    page.get_by_role("button", name="Next").click()
+    expect(heading(page)).to_have_text(f"Pair 3 of {PAIRS}")
+    # Back to pair 1: the personal link still resumes at the furthest pair reached.
+    page.get_by_role("button", name="Back").click()
+    page.get_by_role("button", name="Back").click()
+    expect(heading(page)).to_have_text(f"Pair 1 of {PAIRS}")
+    personal_link = page.locator("a.personal-link").get_attribute("href")
+
+    # The same Prolific ids from another browser resume nothing: the personal link is needed.
+    elsewhere = new_context(PHONE).new_page()
+    elsewhere.goto(f"{live_server.url}/s/{study.slug}/?{ids}")
+    elsewhere.get_by_role("button", name="Continue to the consent form").click()
+    expect(heading(elsewhere)).to_have_text("You have already started this study")
+    assert "/p/" not in elsewhere.url
+    shot(elsewhere, "phone-07-started-elsewhere")
+    elsewhere.goto(personal_link)
+    expect(heading(elsewhere)).to_have_text(f"Pair 3 of {PAIRS}")
+
+    page.goto(personal_link)
+    expect(heading(page)).to_have_text(f"Pair 3 of {PAIRS}")
+    answer(page, 2, 1)
+    page.get_by_role("button", name="Next: finish").click()
+    expect(heading(page)).to_have_text("Before you finish")
+    page.get_by_role("button", name="Finish and submit my answers").click()
+
+    expect(heading(page)).to_have_text("Thank you — your answers are saved")
+    expect(page.locator("[data-completion-code]")).to_have_text(CODE)
+    expect(page.get_by_text("deliberately moved")).to_be_visible()
+    shot(page, "phone-08-done")
+    # Prolific's completion address follows by itself, with the study's code.
+    page.wait_for_url(f"{PROLIFIC}submissions/complete?cc={CODE}", timeout=15_000)
+
+    participant = Participant.objects.get()
+    assert participant.status == "completed" and participant.completion_code == CODE
+    assert participant.share_data is False  # the optional statement was answered No
+    assert PlatformIdentity.objects.get(participant=participant).prolific_pid == "60aa11bb"
+    flagged = Rating.objects.get(participant=participant, position=1)
+    assert (flagged.flagged, flagged.comment) == (True, "The second sentence seems cut short.")
+    assert [r.position for r in Rating.objects.filter(flagged=True)] == [1]
+
+
+def test_declining_on_prolific_goes_back_to_prolific(new_context, live_server):
+    study = make_study(platform="prolific", completion_code=CODE, decline_code="C2NOCONSENT")
+    context = new_context(DESKTOP)
+    context.route(f"{PROLIFIC}**", prolific_answers)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID=p9&STUDY_ID=s&SESSION_ID=x")
+    page.get_by_role("button", name="Continue to the consent form").click()
+    page.get_by_role("button", name="I do not wish to take part").click()
+    expect(heading(page)).to_have_text("Thank you for considering taking part")
+    shot(page, "desktop-declined")
+    page.get_by_role("link", name="Back to Prolific").click()
+    expect(page).to_have_url(f"{PROLIFIC}submissions/complete?cc=C2NOCONSENT")
+    assert not Participant.objects.exists()
+
+
+def test_the_keyboard_shortcuts_can_be_turned_off(new_context, live_server):
+    study = make_study(questionnaires=1, items=2)
+    page = new_context(DESKTOP).new_page()
+    person = participation.enter(study, {})
+    participation.give_consent(person, participation.current_consent(study))
+    Participant.objects.filter(pk=person.pk).update(about_done=True)
+    page.goto(f"{live_server.url}/p/{person.token}/item/1/")
+    hint = page.locator("[data-keyboard-hint]")
+    expect(hint).to_be_visible()
+    page.get_by_role("button", name="Turn keyboard shortcuts off").click()
+    page.locator("main h1").click()  # the focus leaves the button
+    page.keyboard.press("3")
+    expect(page.locator("#holistic-3")).not_to_be_checked()
+    shot(page, "desktop-shortcuts-off", full_page=False)
+    page.reload()  # the choice is remembered
+    expect(page.get_by_role("button", name="Turn keyboard shortcuts on")).to_be_visible()
+    page.keyboard.press("3")
+    expect(page.locator("#holistic-3")).not_to_be_checked()
+    page.get_by_role("button", name="Turn keyboard shortcuts on").click()
+    page.locator("main h1").click()
+    page.keyboard.press("3")
+    expect(page.locator("#holistic-3")).to_be_checked()
+
+
+def build_demo_pairs() -> Demo:
+    """The demo's data steps (manage.py demo, without simulating, scoring or analysing)."""
+    call_command("import_wmt", str(SLICE / "txt"), verbosity=0)
+    call_command("import_da", *map(str, sorted((SLICE / "humaneval").glob("*.csv"))), verbosity=0)
+    call_command("sample_pool", "--per-corpus", "40", "--seed", "1", verbosity=0)
+    call_command("generate_permutations", "--seed", "1", verbosity=0)
+    demo = Demo()
+    study = demo.study()
+    call_command(
+        "build_questionnaires", "--count", "36", "--seed", "1", "--study", "demo", verbosity=0
+    )
+    study.sample_item = demo.practice_item(study)
+    study.save(update_fields=["sample_item"])
+    return study
+
+
+FIT = """() => {
+  const next = document.querySelector(".nav button.primary").getBoundingClientRect();
+  const scales = [...document.querySelectorAll("fieldset[data-scale]")];
+  const sentences = [...document.querySelectorAll(".sentence")];
+  const hint = document.querySelector("[data-keyboard-hint]").getBoundingClientRect();
+  const bottom = Math.max(
+    next.bottom, ...scales.map(s => s.getBoundingClientRect().bottom),
+    ...sentences.map(s => s.getBoundingClientRect().bottom));
+  return {bottom, hint: hint.bottom, height: window.innerHeight,
+          wide: document.documentElement.scrollWidth > window.innerWidth};
+}"""
+
+
+def test_the_demos_pairs_fit_on_one_screen(new_context, live_server, capsys):
+    study = build_demo_pairs()
+    assert study.unfilled() == []
+    person = participation.enter(study, {})
+    participation.give_consent(person, participation.current_consent(study))
+    Participant.objects.filter(pk=person.pk).update(about_done=True)
+    positions = range(0, participation.pair_count(person) + 1)
+    words = {
+        position: max(len(item.text.split()), len(item.reference.split()))
+        for position in positions
+        for item in [participation.item_at(person, position)]
+    }
+    report = []
+    for name, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+        page = new_context(viewport).new_page()
+        page.goto(f"{live_server.url}/s/{study.slug}/")
+        text = page.locator("main").inner_text()
+        assert "[" not in text and not any(w in text for w in texts.FOREIGN)
+        fits, short_fits, short = 0, 0, 0
+        for position in positions:
+            page.goto(f"{live_server.url}/p/{person.token}/item/{position}/")
+            measure = page.evaluate(FIT)
+            assert not measure["wide"], f"pair {position} scrolls sideways on the {name}"
+            fit = measure["bottom"] <= measure["height"]
+            fit = fit and (name == "phone" or measure["hint"] <= measure["height"])
+            fits += fit
+            if words[position] <= 40:
+                short += 1
+                short_fits += fit
+            if position in (0, 1, max(words, key=words.get)):
+                shot(page, f"fit-{name}-pair-{position}", full_page=False)
+        total = len(positions)
+        report.append(
+            f"{name} {viewport['width']}×{viewport['height']}: {fits} of {total} pages "
+            f"({fits / total:.0%}) fit on one screen; {short_fits} of {short} pairs of up to "
+            f"40 words ({short_fits / short:.0%})"
+        )
+        page.context.close()
+        assert short_fits == short, report[-1]
+    with capsys.disabled():
+        print("\nOne screen, the demo's questionnaire 1 (practice pair and 50 pairs):")
+        for line in report:
+            print("  " + line)
+
+
+def test_the_researcher_sees_the_code_flags_and_who_left(new_context, live_server, log_in_as):
+    study = make_study(platform="prolific", completion_code=CODE)
+    person = participation.enter(study, {})
+    participation.give_consent(person, participation.current_consent(study))
+    item = participation.item_id_at(person, 1)
+    participation.save_answer(
+        person, 1, item, participation.Answer(holistic=2, note=(True, "Not English."))
+    )
+    Participant.objects.create(
+        study=study, questionnaire=person.questionnaire, simulated=True, status="completed"
+    )
+    leaver = participation.enter(study, {})
+    participation.withdraw(leaver)
+    participation.decline(participation.enter(study, {}))
+    user = get_user_model().objects.create_user("r", password="a-long-password", is_staff=True)
+    page = new_context(DESKTOP).new_page()
+    log_in_as(page, live_server, user)
+    page.goto(f"{live_server.url}/researcher/studies/{study.slug}/")
+    expect(page.locator("[data-completion-code]")).to_have_text(CODE)
+    expect(page.locator("tr[data-people='real'] td").nth(1)).to_have_text("1")
+    expect(page.locator("tr[data-people='simulated'] td").nth(2)).to_have_text("1")
+    expect(page.locator("[data-left]")).to_contain_text("Declined consent: 1 · Withdrew: 1")
+    expect(page.get_by_role("cell", name="Not English.")).to_be_visible()
+    shot(page, "desktop-dashboard")
