@@ -1,7 +1,7 @@
-"""A crowd study in Debian's chromium: a whole Prolific participation on a phone, from the entry
-link with Prolific's parameters to the redirect back to Prolific; the demo's pairs measured
-against one screen at 1280 × 800 and 390 × 844; the keyboard shortcuts turned off; what the
-researcher sees of it.
+"""A crowd study in Debian's chromium: a whole Prolific participation on a phone and on a
+desktop, from the entry link with Prolific's parameters to the redirect back to Prolific; the
+demo's pairs measured against one screen at 1280 × 800 and 390 × 844; the keyboard shortcuts
+turned off; what the researcher sees of it.
 
 Screenshots go to test-artifacts/screenshots/crowd-*.png (full pages) and
 crowd-fit-*.png (the first screen only, as a participant sees it).
@@ -70,7 +70,8 @@ def answer(page, holistic, order):
         expect(page.locator("[data-save-state]")).to_have_text("Saved.")
 
 
-def test_a_whole_prolific_participation_on_a_phone(new_context, live_server):
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_a_whole_prolific_participation(new_context, live_server, size):
     study = make_study(
         questionnaires=1,
         items=PAIRS,
@@ -80,14 +81,15 @@ def test_a_whole_prolific_participation_on_a_phone(new_context, live_server):
         min_answered_pairs=2,
     )
     study.consent_texts.all().delete()  # the default statements, data sharing optional
-    context = new_context(PHONE)
+    viewport = {"phone": PHONE, "desktop": DESKTOP}[size]
+    context = new_context(viewport)
     context.route(f"{PROLIFIC}**", prolific_answers)
     page = context.new_page()
     ids = "PROLIFIC_PID=60aa11bb&STUDY_ID=st1&SESSION_ID=se1"
     page.goto(f"{live_server.url}/s/{study.slug}/?{ids}")
     expect(heading(page)).to_have_text("Participant Information Sheet")
     assert "[" not in page.locator("main").inner_text()  # no placeholder left
-    shot(page, "phone-01-information")
+    shot(page, f"{size}-01-information")
     page.get_by_role("button", name="Continue to the consent form").click()
 
     expect(heading(page)).to_contain_text("Participant Consent Form")
@@ -95,22 +97,22 @@ def test_a_whole_prolific_participation_on_a_phone(new_context, live_server):
         group = page.get_by_role("group", name=f"{number} {statement}")
         group.get_by_label("No" if number == texts.CONSENT_SHARING else "Yes").check()
     expect(page.get_by_text("(optional)")).to_have_count(1)
-    shot(page, "phone-02-consent")
+    shot(page, f"{size}-02-consent")
     page.get_by_role("button", name="I consent — continue").click()
 
     expect(heading(page)).to_have_text("About you")
     page.get_by_role("button", name="Continue", exact=True).click()
     expect(heading(page)).to_have_text("Instructions")
     expect(page.get_by_text("5 is the best answer and 1 the worst")).to_be_visible()
-    shot(page, "phone-03-instructions")
+    shot(page, f"{size}-03-instructions")
     page.get_by_role("link", name="Start the practice pair").click()
 
     expect(heading(page)).to_have_text("Practice pair")
     answer(page, 4, 2)
-    shot(page, "phone-04-practice")
+    shot(page, f"{size}-04-practice")
     page.get_by_role("button", name="Check my answers").click()
     expect(page.locator(".scale .note")).to_have_count(2)
-    shot(page, "phone-05-practice-feedback")
+    shot(page, f"{size}-05-practice-feedback")
     page.get_by_role("button", name="Start pair 1").click()
 
     expect(heading(page)).to_have_text(f"Pair 1 of {PAIRS}")
@@ -118,25 +120,25 @@ def test_a_whole_prolific_participation_on_a_phone(new_context, live_server):
     page.get_by_text("Flag this pair or leave a comment").click()
     page.get_by_label("Something is wrong with this pair").check()
     page.get_by_label("Comment (optional)").fill("The second sentence seems cut short.")
-    shot(page, "phone-06-pair-1-flagged")
+    shot(page, f"{size}-06-pair-1-flagged")
     page.get_by_role("button", name="Next").click()
     expect(heading(page)).to_have_text(f"Pair 2 of {PAIRS}")
     answer(page, 3, 3)
     page.get_by_role("button", name="Next").click()
     expect(heading(page)).to_have_text(f"Pair 3 of {PAIRS}")
     # Back to pair 1: the personal link still resumes at the furthest pair reached.
-    page.get_by_role("button", name="Back").click()
-    page.get_by_role("button", name="Back").click()
-    expect(heading(page)).to_have_text(f"Pair 1 of {PAIRS}")
+    for back_to in (2, 1):
+        page.get_by_role("button", name="Back").click()
+        expect(heading(page)).to_have_text(f"Pair {back_to} of {PAIRS}")
     personal_link = page.locator("a.personal-link").get_attribute("href")
 
     # The same Prolific ids from another browser resume nothing: the personal link is needed.
-    elsewhere = new_context(PHONE).new_page()
+    elsewhere = new_context(viewport).new_page()
     elsewhere.goto(f"{live_server.url}/s/{study.slug}/?{ids}")
     elsewhere.get_by_role("button", name="Continue to the consent form").click()
     expect(heading(elsewhere)).to_have_text("You have already started this study")
     assert "/p/" not in elsewhere.url
-    shot(elsewhere, "phone-07-started-elsewhere")
+    shot(elsewhere, f"{size}-07-started-elsewhere")
     elsewhere.goto(personal_link)
     expect(heading(elsewhere)).to_have_text(f"Pair 3 of {PAIRS}")
 
@@ -150,7 +152,7 @@ def test_a_whole_prolific_participation_on_a_phone(new_context, live_server):
     expect(heading(page)).to_have_text("Thank you — your answers are saved")
     expect(page.locator("[data-completion-code]")).to_have_text(CODE)
     expect(page.get_by_text("deliberately moved")).to_be_visible()
-    shot(page, "phone-08-done")
+    shot(page, f"{size}-08-done")
     # Prolific's completion address follows by itself, with the study's code.
     page.wait_for_url(f"{PROLIFIC}submissions/complete?cc={CODE}", timeout=15_000)
 
