@@ -338,8 +338,10 @@ class Study(models.Model):
             raise ValidationError("A Prolific study needs the completion code set on Prolific.")
 
     def unfilled(self) -> list[str]:
-        """The settings the participant texts need but that are empty (see texts.unfilled)."""
-        return texts.unfilled(self)
+        """What keeps the study from opening: settings its texts name that are empty (see
+        texts.unfilled), and a missing practice pair (every participant has one before pair 1)."""
+        practice = [] if self.sample_item_id else ["sample_item (the practice pair)"]
+        return texts.unfilled(self) + practice
 
     def layout(self) -> composition.Layout:
         """Table 6.3 for this study's numbers; raises composition.ConfigurationError."""

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
 import pytest
 from django.core.exceptions import ValidationError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from analysis.report import Report, Section, Table, write_report
 from analysis.report_files import forget_participant
 from survey import participation, texts
 from survey.checks import unfilled_study_texts
@@ -370,21 +372,34 @@ def test_a_flag_and_a_comment_are_stored_with_the_rating_and_can_be_taken_back(p
 
 @pytest.mark.django_db
 def test_withdrawal_leaves_a_count_and_removes_the_person_from_stored_reports(
-    participant, settings, tmp_path
+    participant, report_dir
 ):
-    settings.WOJDB_REPORT_DIR = str(tmp_path)
-    tables = tmp_path / "tables"
-    tables.mkdir()
     other = participant.pk + 1000
-    (tables / "participants.csv").write_text(
-        f"participant,age,nationality\n{participant.pk},34,Scottish\n{other},51,Welsh\n"
+    people = pd.DataFrame(
+        {"participant": [participant.pk, other], "age": [34, 51], "nationality": ["Scot", "Welsh"]}
     )
-    (tables / "summary.csv").write_text("measure,value\nparticipants,2\n")
+    checks = pd.DataFrame({"participant": [participant.pk, other], "flags": ["time", "degree"]})
+    summary = pd.DataFrame({"measure": ["participants"], "value": [2]})
+    section = Section(
+        "people",
+        "People",
+        tables=[
+            Table("participants", "Participants", people, show=False),
+            Table("flagged_participants", "Flagged participants", checks),
+            Table("summary", "Summary", summary),
+        ],
+    )
+    write_report(Report("Report", "today", [], [section]), report_dir)
     participation.withdraw(participant)
+    tables = report_dir / "tables"
     assert (tables / "participants.csv").read_text().splitlines() == [
         "participant,age,nationality",
         f"{other},51,Welsh",
     ]
+    assert (tables / "flagged_participants.csv").read_text().splitlines()[1:] == [f"{other},degree"]
     assert (tables / "summary.csv").read_text() == "measure,value\nparticipants,2\n"
+    page = (report_dir / "report.html").read_text()
+    assert ">degree<" in page and ">time<" not in page  # their row left the shown table too
     assert Withdrawal.objects.filter(study=participant.study, simulated=False).count() == 1
-    assert forget_participant(other, tmp_path) == 1
+    assert forget_participant(other, report_dir) == 2
+    assert ">degree<" not in (report_dir / "report.html").read_text()

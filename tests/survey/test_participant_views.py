@@ -559,11 +559,13 @@ def test_instructions_explain_both_questions_and_come_before_the_practice(client
 
 
 @pytest.mark.django_db
-def test_without_a_sample_the_pairs_start_at_once(client):
+def test_without_a_practice_pair_no_one_new_enters_and_those_inside_go_to_the_pairs(client):
     study = make_study()
+    participant = started(client, study)
     Study.objects.filter(pk=study.pk).update(sample_item=None)
     study.refresh_from_db()
-    participant = started(client, study)
+    assert study.unfilled() == ["sample_item (the practice pair)"]
+    assert "This study is closed" in text_of(Client().get(f"/s/{study.slug}/"))
     instructions = client.get(f"/p/{participant.token}/instructions/").content.decode()
     assert f'href="{item_url(participant, 1)}"' in instructions
     assert client.get(item_url(participant, 0)).status_code == 404
