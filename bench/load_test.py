@@ -52,6 +52,7 @@ POSTGRES = postgres_server()
 CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 ITEM = re.compile(r'name="item" value="(\d+)"')
 STATEMENT = re.compile(r'name="(statement_\d+)"')
+START = re.compile(r'<a class="button primary" href="(/p/[^"]+/item/\d+/)"')
 STATIC = re.compile(r'(?:href|src)="(/static/[^"]+)"')
 SCALES = ("holistic", "order")
 SAVES_PER_ITEM = 3  # each answer when given, then both with "Next"
@@ -294,8 +295,12 @@ class Participant:
             about_you |= {"languages-0-fluency": "7"}
         about_you["csrfmiddlewaretoken"] = self.csrf
         path = self.page(f"/p/{token}/about/", about_you, expect=(302,)).headers["Location"]
+        path = START.search(self.page(path).text)[1]  # the instructions' link to the first item
         while "/item/" in path:
             item = int(ITEM.search(self.page(path).text)[1])
+            if path.endswith("?feedback=1"):  # the practice pair's feedback: on to pair 1
+                path = self.save(path, token, item, {"go": "start"})["next"]
+                continue
             holistic, order = self.rng.randint(1, 5), self.rng.randint(1, 5)
             # As the page's script: each answer is saved when given, then "Next" saves the
             # form once more and moves on. `was_*` are the values the page last had saved.
