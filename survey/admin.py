@@ -127,6 +127,11 @@ class DeclinedConsentAdmin(admin.ModelAdmin):
     list_display = ["study", "created"]
 
 
+@admin.register(models.Withdrawal)
+class WithdrawalAdmin(admin.ModelAdmin):
+    list_display = ["study", "simulated", "created"]
+
+
 @admin.register(models.ConsentText)
 class ConsentTextAdmin(admin.ModelAdmin):
     list_display = ["study", "version", "created"]
