@@ -392,14 +392,17 @@ def new_completion_code() -> str:
 
 def return_url(participant: Participant) -> str:
     """Where a finished participant hands back to their crowd platform: Prolific's completion
-    address, or the generic platform's return address with the code; "" for none (MTurk posts
-    a form instead, see `mturk_submit`), or when they earned no code."""
+    address (for those who came with Prolific's ids), or the generic platform's return address
+    with the code; "" for none (MTurk posts a form instead, see `mturk_submit`), or when they
+    earned no code."""
     if participant.status != "completed" or not participant.completion_code:
         return ""
     platform = participant.study.platform
-    if platform == "prolific":
-        return PROLIFIC_COMPLETE + quote(participant.completion_code)
     identity = PlatformIdentity.objects.filter(participant=participant).first()
+    if platform == "prolific":
+        # Only people who came from Prolific are sent there; others just see their code.
+        came = identity is not None and identity.prolific_pid
+        return PROLIFIC_COMPLETE + quote(participant.completion_code) if came else ""
     if platform != "generic" or identity is None or not identity.return_url:
         return ""
     url = identity.return_url.replace("{code}", quote(participant.completion_code))

@@ -283,6 +283,9 @@ def test_prolific_gets_the_studys_fixed_code_and_its_completion_address():
         "https://app.prolific.com/submissions/complete?cc=C1ABCDEF"
     )
     assert participation.mturk_submit(crowd) is None
+    # Someone who came by the plain study link sees the code but is not sent to Prolific.
+    walk_in = finished(study, 1)
+    assert walk_in.completion_code == "C1ABCDEF" and participation.return_url(walk_in) == ""
 
 
 @pytest.mark.django_db

@@ -1120,8 +1120,11 @@ def test_prolific_hands_back_with_the_studys_code_automatically(client):
     study = make_study(items=2, platform="prolific", completion_code="CABC1234")
     participant = enter(client, study, PROLIFIC_PID="p1", STUDY_ID="s1", SESSION_ID="x1")
     consent(client, participant)
+    stopping = "Stopping before the end? Please also return the study on Prolific"
+    assert stopping in text_of(client.get(f"/p/{participant.token}/about/"))
     finish_all(client, participant, 2)
     html = client.get(f"/p/{participant.token}/done/").content.decode()
+    assert stopping not in html
     complete = "https://app.prolific.com/submissions/complete?cc=CABC1234"
     assert f'<meta http-equiv="refresh" content="5; url={complete}">' in html
     assert f'href="{complete}"' in html
