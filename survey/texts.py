@@ -154,20 +154,15 @@ INSTRUCTIONS = """\
 ## What you will see
 Each page shows a pair of English sentences. The first sentence is a translation produced \
 automatically; the second is a careful translation of the same sentence made by a human, \
-which you can take as correct. You answer two questions about each pair, each on a scale from \
-1 to 5.
+which you can take as correct. You answer the two questions below about each pair, each on a \
+scale from 1 to 5, labelled at its ends.
 
-## Question 1: the meaning
-How difficult would it be to grasp the meaning of the second sentence if you were only shown \
-the first? Answer 1 if the meaning could not be worked out at all, 5 if it comes through \
-without any effort.
+## How to answer
+The first question is about the meaning: imagine you could only read the first sentence, and \
+judge how well its meaning comes through. The second question is about the order of the words \
+alone: set aside wrong or missing words, and judge only how much the order of the words that \
+are there hides the meaning.
 
-## Question 2: the word order
-How much does the ordering of the words on its own cloud the meaning of the first sentence? \
-Look only at the order of the words, not at wrong or missing words. Answer 1 if the order \
-makes the meaning very hard to follow, 5 if the order does not cloud it at all.
-
-## Both scales: 5 is best
 The second question is worded the other way round ("how much does it cloud"), but its ends \
 are labelled so that on both questions 5 is the best answer and 1 the worst.
 

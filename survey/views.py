@@ -204,11 +204,13 @@ def instructions(request, participant):
         return redirect(participation.resume_url(participant))
     study = participant.study
     first = participation.first_position(participant)
+    unanswered = dict.fromkeys(participation.SCALES)
     return page(
         request,
         "survey/instructions.html",
         participant,
         instructions=document(study.instructions, study),
+        scales=scales(study, unanswered, unanswered, None),
         start=reverse("survey:item", args=[participant.token, first]),
         practice=first == 0,
     )

@@ -544,13 +544,16 @@ def test_practice_feedback_describes_the_studys_own_practice_item(client):
 
 @pytest.mark.django_db
 def test_instructions_explain_both_questions_and_come_before_the_practice(client):
-    study = make_study()
+    study = make_study(holistic_question="How clear is it?", order_low="Badly")
     participant = started(client, study)
     assert client.get(f"/p/{participant.token}/")["Location"] == (
         f"/p/{participant.token}/instructions/"
     )
     page = text_of(client.get(f"/p/{participant.token}/instructions/"))
-    assert "Question 1: the meaning" in page and "Question 2: the word order" in page
+    # The study's own questions with the meaning of their ends.
+    assert "How clear is it? 1 = Very difficult … 5 = Very easy" in page
+    assert f"{study.order_question} 1 = Badly … 5 = Not at all" in page
+    assert "set aside wrong or missing words" in page
     assert "5 is the best answer and 1 the worst" in page
     assert (
         f'href="{item_url(participant, 0)}"'
