@@ -329,17 +329,13 @@ class Study(models.Model):
             self.layout()
         except composition.ConfigurationError as e:
             raise ValidationError(f"These numbers cannot describe a questionnaire: {e}") from None
-        if self.is_open and self.unfilled():
-            raise ValidationError(
-                "The study cannot be open while its texts need these settings: "
-                + ", ".join(self.unfilled())
-            )
         if self.platform == "prolific" and not self.completion_code:
             raise ValidationError("A Prolific study needs the completion code set on Prolific.")
 
     def unfilled(self) -> list[str]:
-        """What keeps the study from opening: settings its texts name that are empty (see
-        texts.unfilled), and a missing practice pair (every participant has one before pair 1)."""
+        """What keeps the study link closed to newcomers whatever `is_open` says: settings its
+        texts name that are empty (see texts.unfilled), and a missing practice pair (everyone
+        has one before pair 1). Not a validation error: a study is set up before these are."""
         practice = [] if self.sample_item_id else ["sample_item (the practice pair)"]
         return texts.unfilled(self) + practice
 

@@ -224,8 +224,6 @@ def test_placeholders_are_filled_or_marked_missing():
 def test_a_study_with_an_unfilled_setting_is_named_and_cannot_open(client):
     study = make_study(reward="")
     assert study.unfilled() == ["reward"]
-    with pytest.raises(ValidationError, match="reward"):
-        study.full_clean()
     page = client.get(f"/s/{study.slug}/")
     assert b"This study is closed" in page.content
     warnings = [w for w in unfilled_study_texts() if w.obj == study]
