@@ -7,6 +7,7 @@ final check before finishing.
 
 from __future__ import annotations
 
+import logging
 import posixpath
 import re
 import secrets
@@ -32,6 +33,8 @@ from survey.models import (
     Study,
     Withdrawal,
 )
+
+logger = logging.getLogger(__name__)
 
 SCALES = ("holistic", "order")
 # What an answer save may change besides the scales.
@@ -236,10 +239,15 @@ def withdraw(participant: Participant) -> None:
     leaving only a count, and take them out of the stored reports."""
     from analysis.report_files import forget_participant  # analysis depends on survey
 
+    pk = participant.pk
     with transaction.atomic():
         Withdrawal.objects.create(study_id=participant.study_id, simulated=participant.simulated)
-        forget_participant(participant.pk)
         participant.delete()
+    # After the deletion, which a file that cannot be rewritten must not hold back.
+    try:
+        forget_participant(pk)
+    except OSError:
+        logger.exception("participant %s withdrew but the stored report still names them", pk)
 
 
 def pair_count(participant: Participant) -> int:

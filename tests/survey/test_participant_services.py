@@ -404,3 +404,14 @@ def test_withdrawal_leaves_a_count_and_removes_the_person_from_stored_reports(
     assert Withdrawal.objects.filter(study=participant.study, simulated=False).count() == 1
     assert forget_participant(other, report_dir) == 2
     assert ">degree<" not in (report_dir / "report.html").read_text()
+
+
+@pytest.mark.django_db
+def test_a_report_file_that_cannot_be_rewritten_does_not_hold_a_withdrawal_back(
+    participant, report_dir, caplog
+):
+    (report_dir / "tables" / "participants.csv").mkdir(parents=True)  # unreadable as a file
+    participation.withdraw(participant)
+    assert not type(participant).objects.filter(pk=participant.pk).exists()
+    assert Withdrawal.objects.count() == 1
+    assert "withdrew but the stored report still names them" in caplog.text
