@@ -387,6 +387,12 @@ class Participant(models.Model):
     token = models.CharField(max_length=64, unique=True, default=new_token, editable=False)
     status = models.CharField(max_length=12, choices=STATUSES, default="assigned", db_index=True)
     simulated = models.BooleanField(default=False)
+    mode = models.CharField(
+        max_length=5,
+        choices=[("web", "web"), ("paper", "paper")],
+        default="web",
+        help_text="answered in the browser or on a printed questionnaire",
+    )
     created = models.DateTimeField(auto_now_add=True)
     last_activity = models.DateTimeField(auto_now_add=True)
     completed_at = models.DateTimeField(null=True, blank=True)
@@ -498,3 +504,83 @@ class Rating(models.Model):
 
     def __str__(self):
         return f"participant {self.participant_id}, position {self.position}"
+
+
+class PaperLayout(models.Model):
+    """One print run of a questionnaire: the layout.json of its copies (survey/paper/layout.py)."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="paper_layouts")
+    questionnaire = models.ForeignKey(
+        Questionnaire, on_delete=models.PROTECT, related_name="paper_layouts"
+    )
+    layout = models.JSONField()
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"{self.questionnaire} printed {self.created:%Y-%m-%d}"
+
+
+class PaperCopy(models.Model):
+    """A printed copy handed out; its code is on every page. Once all its pages are scanned,
+    its answers become one paper participant."""
+
+    code = models.CharField(max_length=16, unique=True)
+    layout = models.ForeignKey(PaperLayout, on_delete=models.CASCADE, related_name="copies")
+    participant = models.OneToOneField(
+        Participant, null=True, blank=True, on_delete=models.SET_NULL, related_name="paper_copy"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "paper copies"
+
+    def __str__(self):
+        return f"copy {self.code}"
+
+
+class ScanPage(models.Model):
+    """A scanned page, registered onto the layout's raster and kept as the evidence for its
+    answers, with what was read from it."""
+
+    copy = models.ForeignKey(PaperCopy, on_delete=models.CASCADE, related_name="pages")
+    page = models.PositiveSmallIntegerField(help_text="1-based within the copy")
+    image = models.BinaryField(help_text="the registered page, grey PNG at 150 dpi")
+    source = models.CharField(max_length=300, help_text="file and page it was read from")
+    boxes = models.JSONField(help_text="every box read: field, value, coverage, state")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["copy", "page"], name="unique_scan_page")]
+        ordering = ["copy", "page"]
+
+    def __str__(self):
+        return f"{self.copy} page {self.page}"
+
+
+class PaperAnswer(models.Model):
+    """An answer a person has to look at: a flagged box question or a write-in area."""
+
+    STATUSES = [
+        ("pending", "to review"),
+        ("blank", "looks blank"),
+        ("resolved", "decided by a researcher"),
+    ]
+    copy = models.ForeignKey(PaperCopy, on_delete=models.CASCADE, related_name="answers")
+    page = models.PositiveSmallIntegerField()
+    field = models.CharField(max_length=64)
+    kind = models.CharField(max_length=4, choices=[("box", "box"), ("text", "text")])
+    reason = models.CharField(max_length=200, blank=True)
+    crop = models.BinaryField(help_text="PNG of the question's area on the scan")
+    status = models.CharField(max_length=8, choices=STATUSES, default="pending", db_index=True)
+    value = models.CharField(max_length=300, blank=True, help_text="as decided or typed")
+    reviewed_by = models.CharField(max_length=150, blank=True)
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["copy", "field"], name="unique_paper_answer")
+        ]
+        ordering = ["copy", "page", "id"]
+
+    def __str__(self):
+        return f"{self.copy} {self.field} ({self.status})"

@@ -18,13 +18,13 @@ PAPER_SIZES = {"a4": (595.2756, 841.8898), "letter": (612.0, 792.0)}
 # Solid squares keep registration simple and robust: a blob is found at any rotation, and its
 # centroid is precise to a fraction of a pixel even on noisy scans.
 MARKER_SIZE = 6 * MM
-MARKER_INSET = 8 * MM  # from each page edge to the marker's outer edge
+MARKER_INSET = 10 * MM  # from each page edge to the marker's outer edge
 QR_SIZE = 20 * MM
 QR_BOTTOM = 11 * MM  # from the bottom edge to the QR's lower edge; the readable id goes below
 BOX_SIZE = 5 * MM
-CONTENT_TOP = 20 * MM
+CONTENT_TOP = 22 * MM
 CONTENT_BOTTOM = QR_BOTTOM + QR_SIZE + 4 * MM
-CONTENT_SIDE = 20 * MM
+CONTENT_SIDE = 22 * MM
 
 CODE_PREFIX = "WOJDB"
 COPY_ID = re.compile(r"[A-Z0-9]{4,16}")
@@ -187,8 +187,11 @@ def _checked(kind, raw: dict, where: str, layout: Layout):
         raise LayoutError(f"{where}: page {values['page']} is not in 1-{layout.pages}")
     if values["w"] <= 0 or values["h"] <= 0:
         raise LayoutError(f"{where}: width and height must be positive")
-    if values["x"] < 0 or values["y"] < 0 or values["x"] + values["w"] > layout.paper[0] or (
-        values["y"] + values["h"] > layout.paper[1]
+    if (
+        values["x"] < 0
+        or values["y"] < 0
+        or values["x"] + values["w"] > layout.paper[0]
+        or (values["y"] + values["h"] > layout.paper[1])
     ):
         raise LayoutError(f"{where}: lies outside the page")
     return kind(**values)

@@ -11,7 +11,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 import segno
-from reportlab.lib.colors import black, Color
+from reportlab.lib.colors import Color, black
 from reportlab.lib.enums import TA_RIGHT
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.pdfgen.canvas import Canvas
@@ -285,7 +285,9 @@ def _pair_block(w: _Writer, doc: Questionnaire, pair: Pair, prefix: str, heading
         w.draw(text, label_width, w.width - label_width)
         w.y += height + 1 * MM
     for n, scale in enumerate(doc.scales, start=1):
-        shown = Scale(scale.name, scale.question, scale.low, scale.high, notes[n - 1] if notes else "")
+        shown = Scale(
+            scale.name, scale.question, scale.low, scale.high, notes[n - 1] if notes else ""
+        )
         w.question_with_scale(f"{n}.", shown, f"{prefix}.{scale.name}", with_note=bool(notes))
     w.c.setLineWidth(0.3)
     w.c.setStrokeColor(TEXT_FIELD_GREY)
@@ -307,7 +309,11 @@ def _legend(w: _Writer):
     c.setLineWidth(1.4)
     c.line(left + 1.0 * MM, top - 2.8 * MM, left + 2.1 * MM, top - 4.1 * MM)
     c.line(left + 2.1 * MM, top - 4.1 * MM, left + 4.2 * MM, top - 0.9 * MM)
-    c.drawString(CONTENT_SIDE + 70 * MM, h - w.y - BOX_SIZE + 1.2, "Cancel an answer, to change it: fill its box")
+    c.drawString(
+        CONTENT_SIDE + 70 * MM,
+        h - w.y - BOX_SIZE + 1.2,
+        "Cancel an answer, to change it: fill its box",
+    )
     w.box(138 * MM, w.y, "", "", filled=True)
     w.y += BOX_SIZE + 2 * MM
     w.flow(
@@ -335,7 +341,9 @@ def _about(w: _Writer, questions: list[Choice]):
         elif q.options:
             w.options(f"about.{q.name}", q.options)
         if q.text_label or not (q.options or q.scale):
-            w.text_field(q.text_label, f"about.{q.text_name or q.name}", q.text_height, q.text_width)
+            w.text_field(
+                q.text_label, f"about.{q.text_name or q.name}", q.text_height, q.text_width
+            )
     w.gap(2 * MM)
 
 

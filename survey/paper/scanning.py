@@ -53,10 +53,10 @@ class Thresholds:
     """
 
     ink: float = 0.6
-    empty_max: float = 0.04
-    checked_min: float = 0.08
-    checked_max: float = 0.60
-    filled_min: float = 0.80
+    empty_max: float = 0.03
+    checked_min: float = 0.05
+    checked_max: float = 0.75
+    filled_min: float = 0.88
     margin: float = 0.9 * MM  # points: clear of the printed line and small misregistration
     text_min: float = 0.004  # a write-in area with less ink than this share counts as blank
 
@@ -170,8 +170,11 @@ def read_code(grey: np.ndarray) -> tuple[PageCode, np.ndarray]:
     """The page's code and its four corners in image pixels (top-left first, clockwise)."""
     # The paper is not known yet; A4's and letter's long sides differ by 6%, close enough.
     factor = min(1.0, CODE_DPI / 72 * 842 / max(grey.shape))
-    small = grey if factor >= 0.95 else cv2.resize(grey, None, fx=factor, fy=factor,
-                                                   interpolation=cv2.INTER_AREA)
+    small = (
+        grey
+        if factor >= 0.95
+        else cv2.resize(grey, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+    )
     found = zxingcpp.read_barcodes(small, formats=zxingcpp.BarcodeFormat.QRCode)
     if not found and small is not grey:
         found = zxingcpp.read_barcodes(grey, formats=zxingcpp.BarcodeFormat.QRCode)
@@ -196,18 +199,25 @@ def register(grey: np.ndarray, paper: tuple[float, float], code_corners: np.ndar
     """The canonical-raster image of the page, from its four corner markers."""
     qx, qy, qs, _ = qr_box(paper)
     qr_page = np.array([[qx, qy], [qx + qs, qy], [qx + qs, qy + qs], [qx, qy + qs]]) * SCALE
-    rough = cv2.getPerspectiveTransform(qr_page.astype(np.float32), code_corners.astype(np.float32))
+    # Only a similarity (rotation, scale, shift) from the code: its corners are read to a pixel
+    # or two, and a full perspective fit would swing wildly across the page.
+    rough, _ = cv2.estimateAffinePartial2D(
+        qr_page.astype(np.float32), code_corners.astype(np.float32), method=cv2.LMEDS
+    )
     px_per_pt = float(np.linalg.norm(code_corners[1] - code_corners[0]) / qs)
     white = _paper_white(grey)
     found = []
     for cx, cy in marker_centres(paper):
-        predicted = cv2.perspectiveTransform(
-            np.array([[[cx * SCALE, cy * SCALE]]], dtype=np.float32), rough
-        )[0, 0]
+        predicted = rough @ np.array([cx * SCALE, cy * SCALE, 1.0])
         found.append(_find_marker(grey, predicted, px_per_pt, white))
     if any(f is None for f in found):
-        missing = [n for n, f in zip(("top-left", "top-right", "bottom-right", "bottom-left"),
-                                     found, strict=True) if f is None]
+        missing = [
+            n
+            for n, f in zip(
+                ("top-left", "top-right", "bottom-right", "bottom-left"), found, strict=True
+            )
+            if f is None
+        ]
         raise ScanError(f"corner marker(s) not found: {', '.join(missing)}")
     page_pts = np.array(marker_centres(paper), dtype=np.float32) * SCALE
     matrix = cv2.getPerspectiveTransform(page_pts, np.array(found, dtype=np.float32))
@@ -267,7 +277,10 @@ def _coverage(integral: np.ndarray, x, y, w, h, margin) -> float:
     if right <= left or bottom <= top:
         return 0.0
     inked = (
-        integral[bottom, right] - integral[top, right] - integral[bottom, left] + integral[top, left]
+        integral[bottom, right]
+        - integral[top, right]
+        - integral[bottom, left]
+        + integral[top, left]
     )
     return float(inked) / ((right - left) * (bottom - top))
 
@@ -321,7 +334,9 @@ def decide(boxes: list[BoxReading]) -> dict[str, Decision]:
         if uncertain:
             decisions[name] = Decision(None, "flagged", f"unclear mark on {', '.join(uncertain)}")
         elif len(checked) > 1:
-            decisions[name] = Decision(None, "flagged", f"several boxes checked: {', '.join(checked)}")
+            decisions[name] = Decision(
+                None, "flagged", f"several boxes checked: {', '.join(checked)}"
+            )
         elif checked:
             decisions[name] = Decision(checked[0], "answered")
         else:
