@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -241,11 +240,12 @@ def import_scans(
     paths: list[Path],
     study: Study | None = None,
     dpi: int = 200,
-    thresholds: scanning.Thresholds = scanning.Thresholds(),
+    thresholds: scanning.Thresholds | None = None,
     skip_bad: bool = False,
     progress=lambda: None,
 ) -> Imported:
     """Read every page first; refuse (writing nothing) if any is bad, unless `skip_bad`."""
+    thresholds = thresholds or scanning.Thresholds()
     copies = _Copies(study)
     readings: list[tuple[str, scanning.PageReading]] = []
     problems = []
@@ -429,10 +429,9 @@ def _apply_box(person: Participant, ratings: dict[int, Rating], name: str, value
         setattr(person, about, value or "")
     elif about == "grammar_attention":
         person.grammar_attention = int(value) if value else None
-    elif about == "reading_disability":
+    elif about == "reading_disability" and (value == "no" or not person.reading_disability):
         # Stored as on the web: "No", "Yes", or the details given (typed in later).
-        if value == "no" or not person.reading_disability:
-            person.reading_disability = {"no": "No", "yes": "Yes"}.get(value, "")
+        person.reading_disability = {"no": "No", "yes": "Yes"}.get(value, "")
 
 
 def _apply_consent(person: Participant, layout: Layout, values: dict[str, str | None]) -> None:
@@ -536,10 +535,3 @@ def _consent_values(copy: PaperCopy, layout: Layout) -> dict[str, str | None]:
     for a in copy.answers.filter(kind="box", status="resolved", field__startswith="consent."):
         values[a.field] = a.value or None
     return values
-
-
-def pending_counts() -> dict[str, int]:
-    counts = defaultdict(int)
-    for kind in PaperAnswer.objects.filter(status="pending").values_list("kind", flat=True):
-        counts[kind] += 1
-    return dict(counts)

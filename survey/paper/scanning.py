@@ -170,11 +170,10 @@ def read_code(grey: np.ndarray) -> tuple[PageCode, np.ndarray]:
     """The page's code and its four corners in image pixels (top-left first, clockwise)."""
     # The paper is not known yet; A4's and letter's long sides differ by 6%, close enough.
     factor = min(1.0, CODE_DPI / 72 * 842 / max(grey.shape))
-    small = (
-        grey
-        if factor >= 0.95
-        else cv2.resize(grey, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
-    )
+    if factor > 0.9:
+        factor, small = 1.0, grey
+    else:
+        small = cv2.resize(grey, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
     found = zxingcpp.read_barcodes(small, formats=zxingcpp.BarcodeFormat.QRCode)
     if not found and small is not grey:
         found = zxingcpp.read_barcodes(grey, formats=zxingcpp.BarcodeFormat.QRCode)
