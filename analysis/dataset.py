@@ -269,6 +269,12 @@ PARTICIPANTS = Table(
             enum=STATUSES,
         ),
         Field("simulated", "boolean", "Answers produced by a simulation, not a person.", True),
+        Field(
+            "mode",
+            "string",
+            "web (in the browser) or paper (a scanned questionnaire).",
+            enum=("web", "paper"),
+        ),
         Field("consent_version", "integer", "Version of the consent statements accepted."),
         Field("reading_mode", "boolean", "Chose larger, more widely spaced text.", True),
         Field("age", "integer", "Age in years.", minimum=0),

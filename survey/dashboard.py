@@ -67,6 +67,8 @@ def index(request):
         completed_count=Count(
             "participants", filter=Q(participants__status="completed"), distinct=True
         ),
+        web_count=Count("participants", filter=Q(participants__mode="web"), distinct=True),
+        paper_count=Count("participants", filter=Q(participants__mode="paper"), distinct=True),
     ).order_by("name")
     return render(request, "survey/dashboard/index.html", {"studies": studies})
 
