@@ -192,3 +192,22 @@ def test_review_resolution_reaches_the_participant(printed, tmp_path):
         ("English", 7),
         ("French", 4),
     ]
+
+
+def test_review_page_stores_typed_answers(printed, tmp_path, client, django_user_model):
+    study, out, layout = printed
+    scans, _ = _scans(out, layout, layout.copies[0], random.Random(8))
+    for n, scan in enumerate(scans):
+        cv2.imwrite(str(tmp_path / f"{n}.png"), scan)
+    call_command("import_scans", *[str(tmp_path / f"{n}.png") for n in range(len(scans))])
+    age = PaperAnswer.objects.get(field="about.age")
+    assert client.get("/researcher/paper/").status_code == 302  # staff only
+    client.force_login(django_user_model.objects.create_user("r", is_staff=True))
+    page = client.get("/researcher/paper/")
+    assert b"about.age" in page.content
+    assert client.get(f"/researcher/paper/{age.pk}.png")["Content-Type"] == "image/png"
+    refused = client.post(f"/researcher/paper/{age.pk}/", {"value": "old"})
+    assert refused.status_code == 400
+    client.post(f"/researcher/paper/{age.pk}/", {"value": "33"})
+    age.refresh_from_db()
+    assert age.status == "resolved" and age.copy.participant.age == 33
