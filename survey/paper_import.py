@@ -307,7 +307,9 @@ def waiting_copies(study: Study | None = None) -> dict[str, list[int]]:
     for copy in found.select_related("layout"):
         have = set(copy.pages.values_list("page", flat=True))
         pages = copy.layout.layout["pages"]
-        result[copy.code] = [p for p in range(1, pages + 1) if p not in have]
+        missing = [p for p in range(1, pages + 1) if p not in have]
+        if missing:  # a complete copy without a participant is one whose participant withdrew
+            result[copy.code] = missing
     return result
 
 
