@@ -10,10 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+import matplotlib
 import segno
 from reportlab.lib.colors import Color, black
 from reportlab.lib.enums import TA_RIGHT
 from reportlab.lib.styles import ParagraphStyle
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer
 
@@ -33,13 +36,25 @@ from survey.paper.layout import (
     qr_box,
 )
 
-BODY = ParagraphStyle("body", fontName="Helvetica", fontSize=9.5, leading=12)
+# DejaVu Sans, shipped with matplotlib (already a dependency), covers the Latin, Greek and
+# Cyrillic letters of WMT sentences that the PDF base fonts lack (ř, ě, ō, ...).
+SANS, SANS_BOLD, SANS_ITALIC = "WojSans", "WojSans-Bold", "WojSans-Oblique"
+_FONTS = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+for _name, _file in (
+    (SANS, "DejaVuSans.ttf"),
+    (SANS_BOLD, "DejaVuSans-Bold.ttf"),
+    (SANS_ITALIC, "DejaVuSans-Oblique.ttf"),
+):
+    pdfmetrics.registerFont(TTFont(_name, _FONTS / _file))
+pdfmetrics.registerFontFamily(SANS, normal=SANS, bold=SANS_BOLD, italic=SANS_ITALIC)
+
+BODY = ParagraphStyle("body", fontName=SANS, fontSize=9.5, leading=12)
 SMALL = ParagraphStyle("small", parent=BODY, fontSize=8, leading=10)
-NOTE = ParagraphStyle("note", parent=SMALL, fontName="Helvetica-Oblique")
+NOTE = ParagraphStyle("note", parent=SMALL, fontName=SANS_ITALIC)
 LABEL = ParagraphStyle("label", parent=SMALL, textColor=Color(0.3, 0.3, 0.3))
-QUESTION = ParagraphStyle("question", parent=BODY, fontName="Helvetica-Bold")
+QUESTION = ParagraphStyle("question", parent=BODY, fontName=SANS_BOLD)
 SENTENCE = ParagraphStyle("sentence", parent=BODY, fontSize=10.5, leading=13.5)
-HEADING = ParagraphStyle("heading", parent=BODY, fontName="Helvetica-Bold", fontSize=13, leading=17)
+HEADING = ParagraphStyle("heading", parent=BODY, fontName=SANS_BOLD, fontSize=13, leading=17)
 TITLE = ParagraphStyle("title", parent=HEADING, fontSize=17, leading=22)
 END_LOW = ParagraphStyle("end_low", parent=SMALL, alignment=TA_RIGHT)
 BOX_LINE = 0.9  # points; the reader measures only inside the line
@@ -125,7 +140,7 @@ class _Writer:
             )
         code = PageCode(self.code.study, self.code.questionnaire, self.code.copy, self.page)
         self._qr(code.text())
-        self.c.setFont("Helvetica", 7)
+        self.c.setFont(SANS, 7)
         qx, qy, qw, qh = qr_box(self.paper)
         self.c.drawCentredString(w / 2, h - (qy + qh) - 8, code.text())
         self.c.drawRightString(w - CONTENT_SIDE, h - (qy + qh) - 8, f"page {self.page}")
@@ -206,13 +221,13 @@ class _Writer:
         x = 0.0
         self.need(BOX_SIZE + 2 * MM)
         for value, label in options:
-            width = BOX_SIZE + 2 * MM + self.c.stringWidth(label, "Helvetica", 9.5) + 7 * MM
+            width = BOX_SIZE + 2 * MM + self.c.stringWidth(label, SANS, 9.5) + 7 * MM
             if x and x + width > self.width:
                 self.y += BOX_SIZE + 3 * MM
                 self.need(BOX_SIZE + 2 * MM)
                 x = 0.0
             self.box(x, self.y, field_name, value)
-            self.c.setFont("Helvetica", 9.5)
+            self.c.setFont(SANS, 9.5)
             self.c.drawString(
                 CONTENT_SIDE + x + BOX_SIZE + 2 * MM, self.paper[1] - self.y - BOX_SIZE + 1.2, label
             )
@@ -226,7 +241,7 @@ class _Writer:
         low_para = _p(low, END_LOW)
         lh = low_para.wrap(end - 2 * MM, 100)[1]
         low_para.drawOn(self.c, CONTENT_SIDE + x, self.paper[1] - top - BOX_SIZE / 2 - lh / 2)
-        self.c.setFont("Helvetica", 7)
+        self.c.setFont(SANS, 7)
         for n in range(5):
             bx = x + end + n * BOX_PITCH
             self.c.drawCentredString(
@@ -301,7 +316,7 @@ def _legend(w: _Writer):
     w.flow(_p("How to answer", QUESTION), 1.5 * MM)
     w.need(BOX_SIZE + 4 * MM)
     c, h = w.c, w.paper[1]
-    c.setFont("Helvetica", 9.5)
+    c.setFont(SANS, 9.5)
     c.drawString(CONTENT_SIDE, h - w.y - BOX_SIZE + 1.2, "Select an answer: check its box")
     x = 52 * MM
     w.box(x, w.y, "", "")
