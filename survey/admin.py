@@ -106,11 +106,12 @@ class ParticipantAdmin(admin.ModelAdmin):
         "study",
         "questionnaire",
         "status",
+        "mode",
         "simulated",
         "created",
         "last_activity",
     ]
-    list_filter = ["study", "status", "simulated", "education", "gender"]
+    list_filter = ["study", "status", "mode", "simulated", "education", "gender"]
     readonly_fields = ["token"]
     inlines = [LanguageInline, RatingInline]
 
@@ -160,3 +161,32 @@ class PlatformIdentityAdmin(admin.ModelAdmin):
     list_display = ["participant", "prolific_pid", "study_id", "session_id", "pid"]
     search_fields = ["prolific_pid", "pid"]
     raw_id_fields = ["participant"]
+
+
+@admin.register(models.PaperLayout)
+class PaperLayoutAdmin(admin.ModelAdmin):
+    list_display = ["pk", "study", "questionnaire", "created"]
+    list_filter = ["study"]
+    readonly_fields = ["study", "questionnaire", "layout"]
+
+
+@admin.register(models.PaperCopy)
+class PaperCopyAdmin(admin.ModelAdmin):
+    list_display = ["code", "layout", "participant", "created"]
+    search_fields = ["code"]
+    readonly_fields = ["code", "layout", "participant"]
+
+
+@admin.register(models.ScanPage)
+class ScanPageAdmin(admin.ModelAdmin):
+    list_display = ["copy", "page", "source", "created"]
+    search_fields = ["copy__code", "source"]
+    readonly_fields = ["copy", "page", "source", "boxes"]
+
+
+@admin.register(models.PaperAnswer)
+class PaperAnswerAdmin(admin.ModelAdmin):
+    list_display = ["copy", "page", "field", "kind", "status", "value", "reviewed_by"]
+    list_filter = ["status", "kind"]
+    search_fields = ["copy__code", "field"]
+    readonly_fields = ["copy", "page", "field", "kind", "reason"]
