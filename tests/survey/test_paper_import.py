@@ -45,12 +45,9 @@ def test_round_trip_stores_every_rating_by_content(printed, tmp_path):
     }
     rng = random.Random(7)
     copy = layout.copies[0]
-    # Everyone agrees to every statement, so the copy's participant shares data.
     scans, truth = _scans(
         out, layout, copy, rng, pen.PenModel(blank=0.08, correction=0.1, stray=0.1)
     )
-    for name in [n for n in truth if n.startswith("consent.")]:
-        truth[name] = "agree"
     # Mixed formats and order: a multi-page TIFF, PNGs, a JPEG, shuffled.
     order = list(range(len(scans)))
     rng.shuffle(order)
@@ -80,8 +77,10 @@ def test_round_trip_stores_every_rating_by_content(printed, tmp_path):
         "" if truth["about.gender"] is None or "about.gender" in flagged else truth["about.gender"]
     )
     assert person.gender == expected_gender
-    consent_flagged = any(f.startswith("consent.") for f in flagged)
-    assert person.share_data is not consent_flagged
+    consent = [n for n in truth if n.startswith("consent.")]
+    assert not flagged & set(consent)
+    assert person.share_data is all(truth[n] == "agree" for n in consent)
+    assert (person.consent_version is not None) is person.share_data
     assert ScanPage.objects.filter(copy__code=copy["id"]).count() == layout.pages
     assert PaperAnswer.objects.filter(kind="text").count() == len(layout.text_fields)
 
@@ -211,3 +210,35 @@ def test_review_page_stores_typed_answers(printed, tmp_path, client, django_user
     client.post(f"/researcher/paper/{age.pk}/", {"value": "33"})
     age.refresh_from_db()
     assert age.status == "resolved" and age.copy.participant.age == 33
+
+
+def test_paper_consent_is_honoured_as_on_the_web(printed, tmp_path, client, django_user_model):
+    """A statement left unchecked: the participant's answers are kept, but not shared."""
+    study, out, layout = printed
+    rng = random.Random(9)
+    for copy, leave_blank in zip(layout.copies, (False, True), strict=True):
+        pages = [grey for _, grey in scanning.load_pages(out / copy["file"], DPI)]
+        pen.mark(pages, layout, DPI, rng, pen.PenModel(blank=0, pencil=0))
+        # Marks were drawn on every question; redraw the consent page without them if needed.
+        if leave_blank:
+            clean = [grey for _, grey in scanning.load_pages(out / copy["file"], DPI)]
+            box = layout.questions()["consent.2"][0]
+            px = DPI / 72
+            top, bottom = round((box.y - 1) * px), round((box.y + box.h + 1) * px)
+            left, right = round((box.x - 1) * px), round((box.x + box.w + 1) * px)
+            pages[box.page - 1][top:bottom, left:right] = clean[box.page - 1][
+                top:bottom, left:right
+            ]
+        for n, page in enumerate(pages):
+            cv2.imwrite(str(tmp_path / f"{copy['id']}-{n}.png"), pen.scan(page, rng))
+    call_command("import_scans", *map(str, sorted(tmp_path.glob("*.png"))))
+    sharing = dict(PaperCopy.objects.values_list("code", "participant__share_data"))
+    assert sharing == {layout.copies[0]["id"]: True, layout.copies[1]["id"]: False}
+    staff = django_user_model.objects.create_user("r", is_staff=True)
+    client.force_login(staff)
+    (row,) = client.get("/researcher/").context["studies"]
+    assert (row.participant_count, row.web_count, row.paper_count) == (2, 0, 2)
+    from analysis import frames
+
+    table = frames.participants_table(Participant.objects.filter(share_data=True))
+    assert list(table["mode"]) == ["paper"]
