@@ -248,15 +248,20 @@ def _find_marker(grey, predicted, px_per_pt: float, white: float):
         return None
     window = grey[y0:y1, x0:x1]
     dark = (window < 0.5 * white).astype(np.uint8)
-    count, _, stats, centroids = cv2.connectedComponentsWithStats(dark, connectivity=8)
+    # Outer contours, so a marker that an adaptive-threshold scanner left hollow still counts
+    # with its full area.
+    contours, _ = cv2.findContours(dark, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     expected = (MARKER_SIZE * px_per_pt) ** 2
     best, best_distance = None, None
-    for n in range(1, count):
-        area = stats[n, cv2.CC_STAT_AREA]
-        box_area = stats[n, cv2.CC_STAT_WIDTH] * stats[n, cv2.CC_STAT_HEIGHT]
-        if not 0.6 * expected <= area <= 1.5 * expected or area < 0.55 * box_area:
+    for contour in contours:
+        area = cv2.contourArea(contour)
+        if not 0.6 * expected <= area <= 1.5 * expected:
             continue
-        centre = centroids[n] + (x0, y0)
+        (_, _), (w, h), _ = cv2.minAreaRect(contour)
+        if area < 0.8 * w * h or not 0.75 <= w / max(h, 1e-6) <= 1.33:
+            continue  # not a square
+        m = cv2.moments(contour)
+        centre = np.array([m["m10"] / m["m00"] + x0, m["m01"] / m["m00"] + y0])
         distance = float(np.hypot(*(centre - predicted)))
         if best_distance is None or distance < best_distance:
             best, best_distance = centre, distance

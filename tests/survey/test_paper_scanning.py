@@ -195,3 +195,20 @@ def test_images_load_in_any_format(printed, tmp_path):
         loaded = scanning.load_pages(Path(tmp_path / name))
         assert len(loaded) == count and loaded[0][1].ndim == 2
         assert scanning.read_code(loaded[0][1])[0].page == 1
+
+
+def test_600_dpi_black_and_white_scan_with_hollow_markers(tmp_path):
+    """Adaptive thresholding at 600 dpi leaves the solid corner markers as outlines."""
+    path = tmp_path / "copy.pdf"
+    layout, _ = printing.typeset(_doc(), "TESTCOPY", path)
+    grey = scanning.load_pages(path, 600)[1][1]
+    rng = random.Random(5)
+    chosen = [b for b in layout.boxes_on(2) if b.value == "2"]
+    for box in chosen:
+        pen.check(grey, box, 600 / 72, rng, pencil=False, cross=False)
+    bilevel = cv2.adaptiveThreshold(
+        _moved(grey, 2, 1.0), 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, 51, 10
+    )
+    reading = scanning.read_page(bilevel, lambda code: layout)
+    decisions = scanning.decide(reading.boxes)
+    assert {name: d.value for name, d in decisions.items()} == {b.field: "2" for b in chosen}
