@@ -34,6 +34,7 @@ CANONICAL_DPI = 150  # boxes are measured on a raster of this resolution: 5 mm i
 SCALE = CANONICAL_DPI / 72  # pixels per point
 CODE_DPI = 150  # pages are read for their code at about this resolution, for speed
 MARKER_SEARCH = 15 * MM  # how far from its predicted place a marker may be found
+MIN_MARKER_INK = 0.97  # inked share of a solid corner marker's area
 MAX_RESIDUAL = 3 * MM  # how far the code's corners may lie from where the markers put them
 
 EMPTY, CHECKED, FILLED, UNCERTAIN = "empty", "checked", "filled", "uncertain"
@@ -218,8 +219,16 @@ def register(grey: np.ndarray, paper: tuple[float, float], code_corners: np.ndar
             if f is None
         ]
         raise ScanError(f"corner marker(s) not found: {', '.join(missing)}")
+    if min(solid for _, solid in found) < MIN_MARKER_INK:
+        # A black-and-white scan made with a local (adaptive) threshold: it hollows every solid
+        # area, so a filled (cancelled) box would read as checked or empty.
+        raise ScanError(
+            "the corner markers are hollow: this black-and-white scan used a local threshold "
+            "that hollows filled boxes too; scan in grey or colour, or with a fixed threshold"
+        )
     page_pts = np.array(marker_centres(paper), dtype=np.float32) * SCALE
-    matrix = cv2.getPerspectiveTransform(page_pts, np.array(found, dtype=np.float32))
+    centres = np.array([centre for centre, _ in found], dtype=np.float32)
+    matrix = cv2.getPerspectiveTransform(page_pts, centres)
     # The code's corners, mapped by the markers, must land where the code was read.
     check = cv2.perspectiveTransform(qr_page.reshape(-1, 1, 2).astype(np.float32), matrix)
     residual = float(np.abs(check.reshape(-1, 2) - code_corners).max()) / px_per_pt
@@ -240,7 +249,8 @@ def _paper_white(grey: np.ndarray) -> float:
 
 
 def _find_marker(grey, predicted, px_per_pt: float, white: float):
-    """The centroid of the marker-sized dark blob nearest to `predicted`, or None."""
+    """The centroid of the marker-sized dark square nearest to `predicted` and the inked share
+    of its inside, or None."""
     r = int(MARKER_SEARCH * px_per_pt)
     x0, y0 = max(0, int(predicted[0]) - r), max(0, int(predicted[1]) - r)
     x1, y1 = min(grey.shape[1], int(predicted[0]) + r), min(grey.shape[0], int(predicted[1]) + r)
@@ -264,7 +274,11 @@ def _find_marker(grey, predicted, px_per_pt: float, white: float):
         centre = np.array([m["m10"] / m["m00"] + x0, m["m01"] / m["m00"] + y0])
         distance = float(np.hypot(*(centre - predicted)))
         if best_distance is None or distance < best_distance:
-            best, best_distance = centre, distance
+            bx, by, bw, bh = cv2.boundingRect(contour)
+            inside = np.zeros((bh, bw), np.uint8)
+            cv2.drawContours(inside, [contour - (bx, by)], -1, 1, cv2.FILLED)
+            solid = float((inside & dark[by : by + bh, bx : bx + bw]).sum()) / max(1, inside.sum())
+            best, best_distance = (centre, solid), distance
     return best
 
 

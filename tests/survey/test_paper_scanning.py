@@ -197,18 +197,23 @@ def test_images_load_in_any_format(printed, tmp_path):
         assert scanning.read_code(loaded[0][1])[0].page == 1
 
 
-def test_600_dpi_black_and_white_scan_with_hollow_markers(tmp_path):
-    """Adaptive thresholding at 600 dpi leaves the solid corner markers as outlines."""
+def test_black_and_white_scans_are_read_unless_a_local_threshold_hollowed_them(tmp_path):
+    """A fixed threshold keeps fills solid; a local one at 600 dpi hollows the corner markers
+    and the filled boxes alike, so such a page is refused rather than misread."""
     path = tmp_path / "copy.pdf"
     layout, _ = printing.typeset(_doc(), "TESTCOPY", path)
     grey = scanning.load_pages(path, 600)[1][1]
     rng = random.Random(5)
-    chosen = [b for b in layout.boxes_on(2) if b.value == "2"]
-    for box in chosen:
+    questions = [b for b in layout.boxes_on(2) if b.value == "2"]
+    for box in questions:
         pen.check(grey, box, 600 / 72, rng, pencil=False, cross=False)
-    bilevel = cv2.adaptiveThreshold(
-        _moved(grey, 2, 1.0), 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, 51, 10
-    )
-    reading = scanning.read_page(bilevel, lambda code: layout)
-    decisions = scanning.decide(reading.boxes)
-    assert {name: d.value for name, d in decisions.items()} == {b.field: "2" for b in chosen}
+    cancelled = [b for b in layout.boxes_on(2) if b.value == "4"]
+    for box in cancelled:
+        pen.fill(grey, box, 600 / 72, rng)
+    moved = _moved(grey, 2, 1.0)
+    fixed = np.where(moved > 128, 255, 0).astype(np.uint8)
+    decisions = scanning.decide(scanning.read_page(fixed, lambda code: layout).boxes)
+    assert {name: d.value for name, d in decisions.items()} == {b.field: "2" for b in questions}
+    local = cv2.adaptiveThreshold(moved, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, 51, 10)
+    with pytest.raises(scanning.ScanError, match="corner markers are hollow"):
+        scanning.read_page(local, lambda code: layout)
