@@ -22,7 +22,8 @@ class PenModel:
     blank: float = 0.04  # share of questions left unanswered
     correction: float = 0.05  # share answered after cancelling another box by filling it
     stray: float = 0.05  # share with a stray stroke beside a box
-    pencil: float = 0.10  # share marked in light pencil instead of pen
+    pencil: float = 0.10  # share marked in pencil instead of pen
+    faint: float = 0.01  # share marked so faintly (a pale pencil) that a reader must look
     cross: float = 0.4  # share of marks that are crosses rather than ticks
 
 
@@ -44,13 +45,15 @@ def _stroke(page, points, width_px: int, ink: int):
     cv2.polylines(page, [np.array(points, np.int32)], False, ink, width_px, cv2.LINE_AA)
 
 
-def check(page, box: Box, px: float, rng: random.Random, pencil: bool, cross: bool):
+def check(page, box: Box, px: float, rng: random.Random, pencil: bool, cross: bool, faint=False):
     """A tick or cross over the box, 55-100% of its size, slightly off centre."""
     size = box.w * rng.uniform(0.55, 1.0)
     cx = box.x + box.w / 2 + rng.uniform(-0.12, 0.12) * box.w
     cy = box.y + box.h / 2 + rng.uniform(-0.12, 0.12) * box.h
     width = max(1, round(rng.uniform(0.3, 0.6 if pencil else 0.75) * MM * px))
-    ink = rng.randint(95, 125) if pencil else rng.randint(10, 70)
+    ink = (
+        rng.randint(150, 190) if faint else rng.randint(95, 125) if pencil else rng.randint(10, 70)
+    )
     h = size / 2
     if cross:
         _stroke(page, [_pt(cx - h, cy - h, px), _pt(cx + h, cy + h, px)], width, ink)
@@ -106,7 +109,9 @@ def mark(
             wrong = rng.choice(others)
             check(page, wrong, px, rng, pencil=False, cross=rng.random() < model.cross)
             fill(page, wrong, px, rng)
-        check(page, chosen, px, rng, rng.random() < model.pencil, rng.random() < model.cross)
+        faint = rng.random() < model.faint
+        pencil = faint or rng.random() < model.pencil
+        check(page, chosen, px, rng, pencil, rng.random() < model.cross, faint)
         truth[name] = chosen.value
     return truth
 

@@ -50,10 +50,13 @@ class Thresholds:
 
     A pixel is ink when darker than `ink` times the page's paper white. A box is empty below
     `empty_max`, checked from `checked_min` to `checked_max`, filled (a cancelled answer) from
-    `filled_min`; a box in a gap between these ranges is uncertain and its answer flagged.
+    `filled_min`; a box in a gap between these ranges is uncertain and its answer flagged. A
+    box that is empty by that measure but has `checked_min` of faint marks (darker than
+    `faint` times paper white: light pencil, a pale pen) is uncertain too, not empty.
     """
 
     ink: float = 0.6
+    faint: float = 0.85
     empty_max: float = 0.03
     checked_min: float = 0.05
     checked_max: float = 0.75
@@ -63,15 +66,18 @@ class Thresholds:
 
     def __post_init__(self):
         steps = (0, self.empty_max, self.checked_min, self.checked_max, self.filled_min, 1)
-        if not 0 < self.ink < 1 or any(a > b for a, b in zip(steps, steps[1:], strict=False)):
+        if not 0 < self.ink <= self.faint < 1 or any(
+            a > b for a, b in zip(steps, steps[1:], strict=False)
+        ):
             raise ValueError(
                 "thresholds must satisfy 0 <= empty_max <= checked_min <= checked_max <= "
-                "filled_min <= 1 and 0 < ink < 1"
+                "filled_min <= 1 and 0 < ink <= faint < 1"
             )
 
-    def classify(self, coverage: float) -> str:
+    def classify(self, coverage: float, faint: float = 0.0) -> str:
+        """The state of a box with `coverage` of ink and `faint` of faint-or-darker marks."""
         if coverage < self.empty_max:
-            return EMPTY
+            return UNCERTAIN if faint >= self.checked_min else EMPTY
         if self.checked_min <= coverage <= self.checked_max:
             return CHECKED
         if coverage >= self.filled_min:
@@ -285,8 +291,9 @@ def _find_marker(grey, predicted, px_per_pt: float, white: float):
 # Boxes and answers --------------------------------------------------------------------------------
 
 
-def ink_mask(page: np.ndarray, thresholds: Thresholds) -> np.ndarray:
-    return (page < thresholds.ink * _paper_white(page)).astype(np.uint8)
+def ink_mask(page: np.ndarray, level: float) -> np.ndarray:
+    """1 where the page is darker than `level` times its paper white."""
+    return (page < level * _paper_white(page)).astype(np.uint8)
 
 
 def _coverage(integral: np.ndarray, x, y, w, h, margin) -> float:
@@ -304,16 +311,19 @@ def _coverage(integral: np.ndarray, x, y, w, h, margin) -> float:
 
 
 def measure_boxes(page, boxes: list[Box], thresholds: Thresholds) -> list[BoxReading]:
-    integral = cv2.integral(ink_mask(page, thresholds))
+    ink = cv2.integral(ink_mask(page, thresholds.ink))
+    faint = cv2.integral(ink_mask(page, thresholds.faint))
     readings = []
     for b in boxes:
-        coverage = _coverage(integral, b.x, b.y, b.w, b.h, thresholds.margin)
-        readings.append(BoxReading(b.field, b.value, coverage, thresholds.classify(coverage)))
+        coverage = _coverage(ink, b.x, b.y, b.w, b.h, thresholds.margin)
+        light = _coverage(faint, b.x, b.y, b.w, b.h, thresholds.margin)
+        state = thresholds.classify(coverage, light)
+        readings.append(BoxReading(b.field, b.value, coverage, state))
     return readings
 
 
 def crop_text(page, fields: list[TextField], thresholds: Thresholds) -> list[TextReading]:
-    integral = cv2.integral(ink_mask(page, thresholds))
+    integral = cv2.integral(ink_mask(page, thresholds.faint))
     readings = []
     for t in fields:
         inked = _coverage(integral, t.x, t.y, t.w, t.h, 1.5 * MM) >= thresholds.text_min

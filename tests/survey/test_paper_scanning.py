@@ -107,6 +107,8 @@ def test_classifier_uses_the_stated_thresholds():
         "filled",
         "filled",
     ]
+    assert t.classify(0.0, faint=0.2) == "uncertain"  # empty to the ink level, yet marked
+    assert t.classify(0.0, faint=0.01) == "empty"
     stricter = scanning.Thresholds(checked_max=0.5, filled_min=0.9)
     assert stricter.classify(0.6) == "uncertain"
     with pytest.raises(ValueError):
@@ -140,10 +142,12 @@ def test_light_and_thick_marks_and_fills_are_told_apart(printed):
     pen.check(page, fields[0][1][0], DPI / 72, rng, pencil=True, cross=False)
     pen.fill(page, fields[1][1][1], DPI / 72, rng)
     pen.check(page, fields[1][1][2], DPI / 72, rng, pencil=False, cross=True)
+    pen.check(page, fields[2][1][3], DPI / 72, rng, pencil=True, cross=True, faint=True)
     reading = scanning.read_page(page, lambda code: layout)
     decisions = scanning.decide(reading.boxes)
     assert decisions[fields[0][0]] == scanning.Decision("1", "answered")
     assert decisions[fields[1][0]] == scanning.Decision("3", "answered")
+    assert decisions[fields[2][0]] == scanning.Decision(None, "flagged", "unclear mark on 4")
 
 
 def test_text_fields_are_kept_as_crops(printed):

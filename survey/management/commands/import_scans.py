@@ -39,6 +39,13 @@ class Command(BaseCommand):
             help="a pixel is ink when darker than this share of paper white (default %(default)s)",
         )
         parser.add_argument(
+            "--faint",
+            type=float,
+            default=t.faint,
+            help="an empty box with --checked-min of pixels darker than this share of paper "
+            "white holds a faint mark and is flagged (default %(default)s)",
+        )
+        parser.add_argument(
             "--empty-max",
             type=float,
             default=t.empty_max,
@@ -69,6 +76,7 @@ class Command(BaseCommand):
         try:
             thresholds = Thresholds(
                 ink=options["ink"],
+                faint=options["faint"],
                 empty_max=options["empty_max"],
                 checked_min=options["checked_min"],
                 checked_max=options["checked_max"],
