@@ -317,19 +317,19 @@ def _legend(w: _Writer):
     w.need(BOX_SIZE + 4 * MM)
     c, h = w.c, w.paper[1]
     c.setFont(SANS, 9.5)
-    c.drawString(CONTENT_SIDE, h - w.y - BOX_SIZE + 1.2, "Select an answer: check its box")
-    x = 52 * MM
+    baseline = h - w.y - BOX_SIZE + 1.2
+    select = "Select an answer: check its box"
+    c.drawString(CONTENT_SIDE, baseline, select)
+    x = c.stringWidth(select, SANS, 9.5) + 3 * MM
     w.box(x, w.y, "", "")
     left, top = CONTENT_SIDE + x, h - w.y
     c.setLineWidth(1.4)
     c.line(left + 1.0 * MM, top - 2.8 * MM, left + 2.1 * MM, top - 4.1 * MM)
     c.line(left + 2.1 * MM, top - 4.1 * MM, left + 4.2 * MM, top - 0.9 * MM)
-    c.drawString(
-        CONTENT_SIDE + 70 * MM,
-        h - w.y - BOX_SIZE + 1.2,
-        "Cancel an answer, to change it: fill its box",
-    )
-    w.box(138 * MM, w.y, "", "", filled=True)
+    x += BOX_SIZE + 12 * MM
+    cancel = "Cancel an answer, to change it: fill its box"
+    c.drawString(CONTENT_SIDE + x, baseline, cancel)
+    w.box(x + c.stringWidth(cancel, SANS, 9.5) + 3 * MM, w.y, "", "", filled=True)
     w.y += BOX_SIZE + 2 * MM
     w.flow(
         _p(
