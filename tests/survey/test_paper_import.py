@@ -242,3 +242,31 @@ def test_paper_consent_is_honoured_as_on_the_web(printed, tmp_path, client, djan
 
     table = frames.participants_table(Participant.objects.filter(share_data=True))
     assert list(table["mode"]) == ["paper"]
+
+
+def test_printed_copy_carries_the_web_texts_in_order(printed):
+    import pypdfium2
+
+    study, out, layout = printed
+    pdf = pypdfium2.PdfDocument(out / layout.copies[0]["file"])
+    text = " ".join(pdf[n].get_textpage().get_text_range() for n in range(len(pdf)))
+    text = " ".join(text.split())
+    for expected in (
+        study.name,
+        "Select an answer",
+        "Cancel an answer",
+        "I agree to take part.",
+        study.holistic_low,
+        study.order_high,
+        "How old are you?",
+        f"WOJDB:{study.slug}:1:{layout.copies[0]['id']}:1",
+    ):
+        assert expected in text, expected
+    questionnaire = study.questionnaires.get()
+    assert questionnaire.frozen  # handed out on paper: no later edits
+    positions = []
+    for entry in questionnaire.entries.select_related("item__triple").order_by("position"):
+        positions.append(text.index(f"Pair {entry.position} translated from"))
+        assert " ".join(entry.item.text.split()) in text
+    assert positions == sorted(positions)
+    assert len(pdf) == layout.pages
