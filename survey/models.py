@@ -544,7 +544,7 @@ class ScanPage(models.Model):
 
     copy = models.ForeignKey(PaperCopy, on_delete=models.CASCADE, related_name="pages")
     page = models.PositiveSmallIntegerField(help_text="1-based within the copy")
-    image = models.BinaryField(help_text="the registered page, grey PNG at 150 dpi")
+    image = models.BinaryField(help_text="the registered page, grey JPEG at 150 dpi")
     source = models.CharField(max_length=300, help_text="file and page it was read from")
     boxes = models.JSONField(help_text="every box read: field, value, coverage, state")
     created = models.DateTimeField(auto_now_add=True)

@@ -64,7 +64,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('page', models.PositiveSmallIntegerField(help_text='1-based within the copy')),
-                ('image', models.BinaryField(help_text='the registered page, grey PNG at 150 dpi')),
+                ('image', models.BinaryField(help_text='the registered page, grey JPEG at 150 dpi')),
                 ('source', models.CharField(help_text='file and page it was read from', max_length=300)),
                 ('boxes', models.JSONField(help_text='every box read: field, value, coverage, state')),
                 ('created', models.DateTimeField(auto_now_add=True)),

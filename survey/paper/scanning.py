@@ -10,6 +10,7 @@ an answer that is not one clear checked box is flagged for review, never guessed
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,7 +104,7 @@ class TextReading:
 @dataclass
 class PageReading:
     code: PageCode
-    image: np.ndarray  # the registered page on the canonical raster, grey
+    image: np.ndarray | None  # the registered page on the canonical raster, grey
     boxes: list[BoxReading]
     texts: list[TextReading]
 
@@ -122,13 +123,19 @@ class Decision:
 
 def load_pages(path: Path, dpi: int = 200) -> list[tuple[str, np.ndarray]]:
     """Every page of a PDF or image file as a grey image, labelled "FILE page N"."""
+    return list(iter_pages(path, dpi))
+
+
+def iter_pages(path: Path, dpi: int = 200) -> Iterator[tuple[str, np.ndarray]]:
+    """The pages of a file one by one (a long PDF is rasterised page by page)."""
     path = Path(path)
     try:
         head = path.open("rb").read(8)
     except OSError as e:
         raise ScanError(f"{path}: cannot be read ({e.strerror})") from None
     if head.startswith(b"%PDF"):
-        return _pdf_pages(path, dpi)
+        yield from _pdf_pages(path, dpi)
+        return
     images: list[np.ndarray] = []
     if head[:4] in (b"II*\x00", b"MM\x00*"):
         ok, images = cv2.imreadmulti(str(path), flags=cv2.IMREAD_UNCHANGED)
@@ -139,22 +146,21 @@ def load_pages(path: Path, dpi: int = 200) -> list[tuple[str, np.ndarray]]:
         images = [] if image is None else [image]
     if not images:
         raise ScanError(f"{path}: not a PDF or an image file that can be read (PNG, TIFF, JPEG)")
-    return [(f"{path.name} page {n}", _grey(image)) for n, image in enumerate(images, start=1)]
+    for n, image in enumerate(images, start=1):
+        yield f"{path.name} page {n}", _grey(image)
 
 
-def _pdf_pages(path: Path, dpi: int) -> list[tuple[str, np.ndarray]]:
+def _pdf_pages(path: Path, dpi: int) -> Iterator[tuple[str, np.ndarray]]:
     try:
         pdf = pypdfium2.PdfDocument(str(path))
     except pypdfium2.PdfiumError as e:
         raise ScanError(f"{path}: not a readable PDF ({e})") from None
-    pages = []
     try:
         for n in range(len(pdf)):
             bitmap = pdf[n].render(scale=dpi / 72, grayscale=True)
-            pages.append((f"{path.name} page {n + 1}", _grey(bitmap.to_numpy())))
+            yield f"{path.name} page {n + 1}", _grey(bitmap.to_numpy())
     finally:
         pdf.close()
-    return pages
 
 
 def _grey(image: np.ndarray) -> np.ndarray:

@@ -270,3 +270,22 @@ def test_printed_copy_carries_the_web_texts_in_order(printed):
         assert " ".join(entry.item.text.split()) in text
     assert positions == sorted(positions)
     assert len(pdf) == layout.pages
+
+
+def test_scans_in_a_pdf_are_read_and_a_broken_pdf_is_named(printed, tmp_path):
+    from PIL import Image
+
+    study, out, layout = printed
+    scans, _ = _scans(out, layout, layout.copies[0], random.Random(10))
+    first, *rest = [Image.fromarray(scan) for scan in scans[:3]]
+    first.save(tmp_path / "scans.pdf", save_all=True, append_images=rest, resolution=DPI)
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.4\n garbage")
+    with pytest.raises(CommandError, match="broken.pdf: not a readable PDF"):
+        call_command("import_scans", str(tmp_path / "scans.pdf"), str(broken))
+    assert ScanPage.objects.count() == 0
+    call_command("import_scans", str(tmp_path / "scans.pdf"), "--dpi", str(DPI))
+    assert sorted(ScanPage.objects.values_list("page", flat=True)) == [1, 2, 3]
+    assert paper_import.waiting_copies() == {
+        layout.copies[0]["id"]: list(range(4, layout.pages + 1))
+    }
