@@ -166,8 +166,11 @@ def _study(study: Study | str | None) -> Study | None:
 def select_participants(
     study: Study | str | None = None, *, sharing_only: bool = False, include_simulated: bool = True
 ) -> QuerySet:
-    """Participants to analyse; withdrawn ones never (they are deleted, this is a safeguard)."""
-    people = Participant.objects.exclude(status="withdrawn")
+    """Participants to analyse; withdrawn ones never (they are deleted, this is a safeguard),
+    nor paper participants whose consent is incomplete (on the web they could not take part)."""
+    people = Participant.objects.exclude(status="withdrawn").exclude(
+        mode="paper", consent_version__isnull=True
+    )
     if (study := _study(study)) is not None:
         people = people.filter(study=study)
     if sharing_only:

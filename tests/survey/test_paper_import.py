@@ -213,7 +213,7 @@ def test_review_page_stores_typed_answers(printed, tmp_path, client, django_user
 
 
 def test_paper_consent_is_honoured_as_on_the_web(printed, tmp_path, client, django_user_model):
-    """A statement left unchecked: the participant's answers are kept, but not shared."""
+    """A statement left unchecked: the answers are kept for review, but not analysed or shared."""
     study, out, layout = printed
     rng = random.Random(9)
     for copy, leave_blank in zip(layout.copies, (False, True), strict=True):
@@ -240,8 +240,10 @@ def test_paper_consent_is_honoured_as_on_the_web(printed, tmp_path, client, djan
     assert (row.participant_count, row.web_count, row.paper_count) == (2, 0, 2)
     from analysis import frames
 
-    table = frames.participants_table(Participant.objects.filter(share_data=True))
+    table = frames.participants_table(frames.select_participants(study, sharing_only=True))
     assert list(table["mode"]) == ["paper"]
+    # Without full consent the answers wait for review but are neither analysed nor exported.
+    assert frames.select_participants(study).count() == 1
 
 
 def test_printed_copy_carries_the_web_texts_in_order(printed):
