@@ -14,11 +14,11 @@ SLICE = Path(settings.BASE_DIR) / "fixtures" / "wmt21-slice"
 
 class Command(BaseCommand):
     help = (
-        "Build a ready demo study from the real WMT21 slice in fixtures/: import texts and DA "
-        "judgments, draw the pool, generate permutations, create the study, build 36 "
-        "questionnaires, add simulated participants, score the rated items with the "
-        "built-in metrics, analyse them into the dashboard's report, and create a researcher "
-        "login. Safe to re-run: finished steps are skipped."
+        "Build a ready demo study from the real WMT21 slice in fixtures/: import texts, "
+        "document ids and DA judgments, draw the pool, generate permutations, create the "
+        "study, build 36 questionnaires, add simulated participants, score the rated items "
+        "with the built-in metrics, analyse them into the dashboard's report, and create a "
+        "researcher login. Safe to re-run: finished steps are skipped."
     )
 
     def add_arguments(self, parser):
@@ -30,7 +30,12 @@ class Command(BaseCommand):
         quiet = {"verbosity": 0 if verbosity < 2 else verbosity}
         self.step("Importing the WMT21 slice")
         call_command("import_wmt", str(SLICE / "txt"), **quiet)
-        call_command("import_da", *map(str, sorted((SLICE / "humaneval").glob("*.csv"))), **quiet)
+        call_command(
+            "import_documents", *map(str, sorted((SLICE / "documents").glob("*.docids"))), **quiet
+        )
+        call_command(
+            "import_judgments", *map(str, sorted((SLICE / "humaneval").glob("*.csv"))), **quiet
+        )
         if not Triple.objects.filter(in_pool=True).exists():
             self.step("Drawing the pool")
             call_command(
