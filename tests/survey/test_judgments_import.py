@@ -18,6 +18,7 @@ from survey.models import (
     SystemScore,
     Triple,
 )
+from wojdb.bundled import wmt21_toen
 
 REPO = Path(__file__).resolve().parents[2]
 SLICE = REPO / "fixtures/wmt21-slice"
@@ -380,3 +381,24 @@ def test_commands_print_the_check_and_refuse_with_a_clear_error(capsys):
     call_command("import_judgments", scores)
     out = capsys.readouterr().out
     assert "SID by documents: z vs sentence chrF r = " in out and "— passed" in out
+
+
+# --- the full WMT21 de-en release (bundled) -----------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_full_wmt21_de_en_passes_by_document_order_and_is_refused_by_line_number():
+    data = wmt21_toen()
+    import_wmt(data / "txt", lps=["de-en"])
+    scores = data / "humaneval/ad-seg-scores-de-en.csv"
+    error = refused(lambda: import_judgments([scores], sid_mapping="lines"), "r = 0.014")
+    assert "194" not in error  # identical hypotheses under line numbers: 191, mean z −0.10
+    import_documents([data / "documents/newstest2021.de-en.docids"])
+    import_judgments([scores])
+    record = JudgmentImport.objects.get()
+    assert record.check_passed and record.check_n == 18_409
+    assert record.check_r == pytest.approx(0.235, abs=0.001)
+    assert record.check_identical_n == 194
+    assert record.check_identical_mean_z == pytest.approx(0.99, abs=0.01)
+    # A perfect translation now scores well above average, as it must.
+    assert record.check_mean_z == pytest.approx(0.03, abs=0.01)

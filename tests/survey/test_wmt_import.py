@@ -14,11 +14,11 @@ from survey.importers import (
     import_wmt,
     sample_pool,
 )
-from survey.models import Corpus, ExternalJudgment, Segment, Triple
+from survey.models import Corpus, ExternalJudgment, JudgmentImport, Segment, SystemScore, Triple
+from wojdb.bundled import wmt21_toen
 
 REPO = Path(__file__).resolve().parents[2]
 SLICE = REPO / "fixtures/wmt21-slice"
-SHARED = REPO.parent / "shared/data/wmt21-toen"
 DATA = Path(__file__).resolve().parent / "data"
 
 
@@ -108,23 +108,41 @@ def test_da_scores_and_judgments_join_through_document_order_and_system_names():
 
 @pytest.mark.django_db
 @pytest.mark.slow
-def test_full_wmt21_slice_counts_equal_the_files():
-    import_wmt(SHARED / "txt")
+def test_full_wmt21_data_imports_every_pair_with_its_alignment_checked():
+    data = wmt21_toen()
+    import_wmt(data / "txt")
     assert Triple.objects.count() == 121_842
     assert Corpus.objects.count() == 100
     assert Triple.objects.values("corpus__source_lang").distinct().count() == 7
-    judgments = sorted((SHARED / "humaneval").glob("*.csv"))
+    judgments = sorted((data / "humaneval").glob("*.csv"))
+    # Without document ids, de-en's SIDs taken as line numbers fail the check.
+    de_en = data / "humaneval/ad-seg-scores-de-en.csv"
+    with pytest.raises(wmt.InputError, match="do not fit newstest2021 de-en"):
+        import_judgments([de_en], sid_mapping="lines")
+    import_documents(sorted((data / "documents").glob("*.docids")))
     report = import_judgments(judgments)
     assert ExternalJudgment.objects.count() == 115_059
-    seg_rows = sum(line_count(p) - 1 for p in judgments if p.name.startswith("ad-seg-scores"))
-    human_seg_rows = sum(
+    checked = {
+        (r.source_lang, r.file_format): r for r in JudgmentImport.objects.filter(level="segment")
+    }
+    assert {lp for lp, _ in checked} == {"de", "is", "ja", "ru"}
+    assert all(r.check_passed and not r.accepted_unverified for r in checked.values())
+    de = checked["de", wmt.SEGMENT_SCORES]
+    assert de.check_r == pytest.approx(0.235, abs=0.001) and de.check_n == 18_409
+    assert de.check_identical_mean_z - de.check_mean_z > 0.9
+    # cs-en, ha-en and zh-en have no document ids: system-level scores only.
+    assert set(SystemScore.objects.values_list("source_lang", flat=True)) == {"cs", "ha", "zh"}
+    assert not Triple.objects.filter(
+        corpus__source_lang__in=["cs", "ha", "zh"], da_raw__isnull=False
+    ).exists()
+    seg_rows = sum(
         1
         for p in judgments
-        if p.name.startswith("ad-seg-scores")
+        if p.name.startswith("ad-seg-scores") and p.name[14:16] in {"de", "is", "ja", "ru"}
         for r in p.read_text().split("\n")[1:]
-        if r.startswith("HUMAN.")
+        if r.strip() and not r.startswith("HUMAN.")
     )
-    assert Triple.objects.filter(da_raw__isnull=False).count() == seg_rows - human_seg_rows
+    assert Triple.objects.filter(da_raw__isnull=False).count() == seg_rows
     assert "unmatched rows" in "\n".join(report.lines())
 
 
