@@ -168,33 +168,37 @@ def _testset_for(testset: str | None, src: str, tgt: str, where) -> str:
 
 @dataclass
 class _Sentences:
-    """One test set's pair as stored: hypotheses by (system, line), references, document ids."""
+    """One test set's pair as stored: triples by (system, line), document ids by line."""
 
-    triples: dict[tuple[str, int], tuple[int, str]]
-    references: dict[int, str]
+    # (pk, hypothesis, reference) of each triple; more than one where several references are
+    # imported, the first by reference name used for the check.
+    triples: dict[tuple[str, int], list[tuple[int, str, str]]]
     systems: set[str]
     count: int
     documents: list[str] | None  # None unless every line has one
 
     @classmethod
     def load(cls, testset: str, src: str, tgt: str) -> _Sentences:
-        rows = Triple.objects.filter(
-            corpus__testset=testset, corpus__source_lang=src, corpus__target_lang=tgt
-        ).values_list("corpus__system", "segment__number", "pk", "hypothesis", "segment__reference")
-        triples, references = {}, {}
-        for system, number, pk, hypothesis, reference in rows.iterator(chunk_size=BATCH):
-            triples[system, number] = (pk, hypothesis)
-            references[number] = reference
-        docs = dict(
-            Segment.objects.filter(testset=testset, source_lang=src, target_lang=tgt)
-            .values_list("number", "document")
-            .distinct()
+        rows = (
+            Triple.objects.filter(
+                corpus__testset=testset, corpus__source_lang=src, corpus__target_lang=tgt
+            )
+            .order_by("segment__ref_name", "pk")
+            .values_list(
+                "corpus__system", "segment__number", "pk", "hypothesis", "segment__reference"
+            )
         )
+        triples = defaultdict(list)
+        for system, number, pk, hypothesis, reference in rows.iterator(chunk_size=BATCH):
+            triples[system, number].append((pk, hypothesis, reference))
+        docs: dict[int, str] = {}
+        segments = Segment.objects.filter(testset=testset, source_lang=src, target_lang=tgt)
+        for number, document in segments.values_list("number", "document"):
+            docs[number] = docs.get(number) or document
         count = max(docs, default=0)
         documents = [docs.get(n, "") for n in range(1, count + 1)]
         return cls(
-            triples,
-            references,
+            dict(triples),
             {system for system, _ in triples},
             count,
             documents if all(documents) else None,
@@ -366,24 +370,24 @@ def _plan_judgments(
                 f"{testset} {lp}", line=row.line, field="SID",
             )  # fmt: skip
         if lines is not None and row.system in matched:
-            number = lines[row.segment_id - 1]
-            found = sentences.triples.get((names[row.system], number))
-            triple_of[row] = (*found, number) if found else None
+            triple_of[row] = sentences.triples.get((names[row.system], lines[row.segment_id - 1]))
     if file_format == wmt.SEGMENT_SCORES:
-        z_by_triple = {triple_of[r]: r.z for r in rows if triple_of.get(r)}
-        plan.da_updates = [(r.raw, r.z, r.n, triple_of[r][0]) for r in rows if triple_of.get(r)]
+        z_by_triple = {triple_of[r][0]: r.z for r in rows if triple_of.get(r)}
+        plan.da_updates = [
+            (r.raw, r.z, r.n, pk) for r in rows if triple_of.get(r) for pk, _, _ in triple_of[r]
+        ]
         if lines is None:
             plan.systems = _system_scores(testset, src, tgt, rows, names)
     else:
         z_sets = defaultdict(list)
         for r in rows:  # the segment z of WMT: mean of a system's SYSTEM and REPEAT judgments
             if triple_of.get(r) and r.item_type in ("SYSTEM", "REPEAT"):
-                z_sets[triple_of[r]].append(r.score)
+                z_sets[triple_of[r][0]].append(r.score)
         z_by_triple = {t: sum(v) / len(v) for t, v in z_sets.items()}
         plan.judgments = [
             ExternalJudgment(
                 source_lang=src, target_lang=tgt, system=r.system, segment_id=r.segment_id,
-                triple_id=triple_of[r][0] if triple_of.get(r) else None, hit_id=r.hit_id,
+                triple_id=triple_of[r][0][0] if triple_of.get(r) else None, hit_id=r.hit_id,
                 rater=r.rater, item_type=r.item_type, score=r.score, seconds=r.seconds,
                 source_file=path.name, line=r.line,
             )
@@ -391,7 +395,7 @@ def _plan_judgments(
         ]  # fmt: skip
     if lines is None:
         return plan
-    scored = [(z, hyp, sentences.references[n]) for (_, hyp, n), z in z_by_triple.items()]
+    scored = [(z, hyp, ref) for (_, hyp, ref), z in z_by_triple.items()]
     check = alignment.check_alignment(scored, cache=chrf)
     record.check_n, record.check_r, record.check_mean_z = check.n, check.r, check.mean_z
     record.check_identical_n, record.check_identical_mean_z = (

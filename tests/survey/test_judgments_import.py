@@ -149,6 +149,22 @@ def test_with_document_ids_the_check_passes_and_is_recorded():
 
 
 @pytest.mark.django_db
+def test_scores_reach_the_triples_of_every_imported_reference(slice_copy):
+    ref_b = slice_copy / "txt/newstest2021.de-en.ref.B.en"
+    shutil.copy(slice_copy / "txt/newstest2021.de-en.ref.A.en", ref_b)
+    import_slice(["de-en"])
+    import_wmt(slice_copy / "txt", lps=["de-en"], ref="B")
+    import_documents([SLICE / "documents/newstest2021.de-en.docids"])  # ref B's new segments
+    import_judgments([SLICE / "humaneval/ad-seg-scores-de-en.csv"])
+    scored = Triple.objects.filter(da_z__isnull=False)
+    assert (
+        scored.filter(segment__ref_name="A").count()
+        == scored.filter(segment__ref_name="B").count()
+        > 0
+    )
+
+
+@pytest.mark.django_db
 def test_without_document_ids_scores_are_kept_at_system_level_as_wmt_computes_them():
     import_wmt(CS_EN / "txt")
     report = import_judgments([CS_EN / "ad-seg-scores-cs-en.csv"])
