@@ -393,6 +393,12 @@ def _plan_judgments(
             )
             for r in rows
         ]  # fmt: skip
+        unlinked = sum(j.triple_id is None for j in plan.judgments)
+        if lines is not None and unlinked:
+            report.notes.append(
+                f"{path.name}: {unlinked:,} judgments of systems not imported are kept without "
+                "a link to a sentence"
+            )
     if lines is None:
         return plan
     scored = [(z, hyp, ref) for (_, hyp, ref), z in z_by_triple.items()]

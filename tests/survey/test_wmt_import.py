@@ -98,6 +98,8 @@ def test_da_scores_and_judgments_join_through_document_order_and_system_names():
     assert "de-en HUMAN.0 (reference B, a human translation judged as a system)" in lines
     human = ExternalJudgment.objects.filter(system="HUMAN.0")
     assert human.exists() and not human.filter(triple__isnull=False).exists()
+    de_human = human.filter(source_lang="de").count()
+    assert f"ad-deen-good-stnd.csv: {de_human:,} judgments of systems not imported" in lines
     linked = ExternalJudgment.objects.exclude(system="HUMAN.0")
     assert not linked.filter(triple__isnull=True).exists()
     assert lines.count("— passed") == 8
