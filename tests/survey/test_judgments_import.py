@@ -418,3 +418,15 @@ def test_full_wmt21_de_en_passes_by_document_order_and_is_refused_by_line_number
     assert record.check_identical_mean_z == pytest.approx(0.99, abs=0.01)
     # A perfect translation now scores well above average, as it must.
     assert record.check_mean_z == pytest.approx(0.03, abs=0.01)
+
+
+@pytest.mark.django_db
+def test_wmt22_scores_follow_the_same_rule_and_human_b_is_reference_b():
+    data = DATA / "wmt22-de-en"
+    import_wmt(data)
+    scores = data / "ad-seg-scores-de-en.csv"
+    refused(lambda: import_judgments([scores], sid_mapping="lines"), "do not fit generaltest2022")
+    import_documents([data / "generaltest2022.de-en.docids"])
+    report = "\n".join(import_judgments([scores]).lines())
+    assert JudgmentImport.objects.get().check_passed
+    assert "de-en HUMAN-B (reference B, a human translation judged as a system): 100" in report
