@@ -170,7 +170,7 @@ class ImporterFuzz(TestCase):
         scores_name="ad-seg-scores-de-en.csv",
         judgments_name="ad-deen-good-stnd.csv",
     )  # fmt: skip
-    def test_import_da(self, scores, judgments, scores_name, judgments_name):
+    def test_import_judgments(self, scores, judgments, scores_name, judgments_name):
         with tempfile.TemporaryDirectory() as folder:
             paths = write(Path(folder), {scores_name: scores, judgments_name: judgments})
             self.attempt(lambda: import_judgments(paths))
