@@ -33,7 +33,7 @@ def main():
     args = parser.parse_args()
     args.data = args.data or wmt21_toen()
     with tempfile.TemporaryDirectory() as var:
-        env = {**os.environ, "WOJDB_VAR_DIR": var, "DATABASE_URL": f"sqlite:///{var}/bench.db"}
+        env = {**os.environ, "WOJDB_HOME": var, "DATABASE_URL": f"sqlite:///{var}/bench.db"}
         run("migrate", env=env)
         texts = run("import_wmt", str(args.data / "txt"), env=env)
         docs = run(
