@@ -188,6 +188,13 @@ ITEMS = Table(
         Field(
             "segment", "integer", "WMT segment id: 1-based line in the test set.", True, minimum=1
         ),
+        Field(
+            "document",
+            "string",
+            "The test set's document holding the segment (XML, SGML, .docs or .docids); empty "
+            "where the test set names none.",
+        ),
+        Field("domain", "string", "The document's domain, e.g. news; empty where unknown."),
         Field("system", "string", "WMT system that produced the hypothesis.", True),
         Field(
             "perm_type",
@@ -764,7 +771,15 @@ def _check_domain(tables: dict[str, pd.DataFrame], problems: _Problems) -> None:
 
 
 #: Columns of items.csv that belong to the segment, and to the triple (hypothesis + WMT scores).
-SEGMENT_FIELDS = ("year", "source", "reference", "source_length", "reference_length")
+SEGMENT_FIELDS = (
+    "year",
+    "document",
+    "domain",
+    "source",
+    "reference",
+    "source_length",
+    "reference_length",
+)
 TRIPLE_KEY = ("testset", "source_lang", "target_lang", "ref_name", "segment", "system")
 TRIPLE_FIELDS = (
     "hypothesis",

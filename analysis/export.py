@@ -580,6 +580,8 @@ SEGMENT_KEY = {
 SEGMENT_COLUMNS = {
     **SEGMENT_KEY,
     "year": "year",
+    "document": "document",
+    "domain": "domain",
     "source": "source",
     "reference": "reference",
     "source_length": "source_length",

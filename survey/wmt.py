@@ -1,4 +1,5 @@
-"""Readers for WMT's published files: plain-text test sets, DA scores and judgments, rankings.
+"""Readers for WMT's published DA scores and judgments, document ids and rankings (test sets:
+survey.formats).
 
 Pure functions over files: each returns plain records or raises `InputError` naming the file,
 line and field, so importers can validate everything before writing anything.
@@ -10,8 +11,6 @@ import csv
 import gzip
 import math
 import re
-from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,10 +33,6 @@ HUMAN_REFERENCE = re.compile(r"^(?:HUMAN(?:-(?P<human>[A-Z]))?|ref-?(?P<ref>[A-Z
 WRAPPED_SYSTEM = re.compile(r"^(?:[a-z]+\d{4}\.)?(?P<name>.+?)(?:\.[a-z]{2,3}-[a-z]{2,3})?$")
 SUBMISSION_NUMBER = re.compile(r"\.\d+$")
 
-TEXT_FILE = re.compile(
-    r"^(?P<testset>[a-z]+(?P<year>\d{4}))\.(?P<src>[a-z]{2,3})-(?P<tgt>[a-z]{2,3})\."
-    r"(?:src\.(?P=src)|ref\.(?P<ref>[^.]+)\.(?P=tgt)|hyp\.(?P<system>.+)\.(?P=tgt))$"
-)
 # Languages written without spaces: lengths are counted in characters.
 UNSPACED = {"zh", "ja", "th", "km", "my"}
 WORD = re.compile(r"\w+|[^\w\s]")
@@ -101,93 +96,6 @@ def read_lines(path: Path) -> list[str]:
     if lines and lines[-1] == "":
         lines.pop()
     return [line.rstrip("\r") for line in lines]
-
-
-@dataclass(frozen=True)
-class TestSet:
-    """One language pair of one year's test set in the WMT plain-text layout."""
-
-    testset: str
-    year: int
-    source_lang: str
-    target_lang: str
-    source: Path
-    reference: Path
-    hypotheses: dict[str, Path]
-
-    @property
-    def lp(self) -> str:
-        return f"{self.source_lang}-{self.target_lang}"
-
-
-def find_test_sets(
-    root: Path,
-    *,
-    year: int | None = None,
-    lps: Iterable[str] | None = None,
-    ref: str = "A",
-    systems: Iterable[str] | None = None,
-) -> list[TestSet]:
-    """Find `newstestYYYY.LP.{src,ref,hyp}` files anywhere below `root`."""
-    if not root.is_dir():
-        raise InputError(root, "is not a directory")
-    wanted_lps, wanted_systems = set(lps or ()), set(systems or ())
-    groups: dict[tuple, dict] = defaultdict(lambda: {"src": None, "ref": None, "hyp": {}})
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        m = TEXT_FILE.match(path.name)
-        if not m or (year and int(m["year"]) != year):
-            continue
-        check_length(m["testset"], path, "test set")
-        check_length(m["ref"] or "", path, "reference")
-        check_length(m["system"] or "", path, "system")
-        key = (m["testset"], int(m["year"]), m["src"], m["tgt"])
-        if wanted_lps and f"{m['src']}-{m['tgt']}" not in wanted_lps:
-            continue
-        group = groups[key]
-        if m["system"]:
-            if not wanted_systems or m["system"] in wanted_systems:
-                group["hyp"][m["system"]] = path
-        elif m["ref"]:
-            if m["ref"] == ref:
-                group["ref"] = path
-        else:
-            group["src"] = path
-    found = []
-    for (testset, yr, src, tgt), g in sorted(groups.items()):
-        where = root / f"{testset}.{src}-{tgt}.*"
-        check_language(src, where)
-        check_language(tgt, where)
-        if not g["hyp"]:
-            continue
-        if g["src"] is None:
-            raise InputError(where, "no source file (.src.) for these hypotheses")
-        if g["ref"] is None:
-            raise InputError(where, f"no reference file .ref.{ref}.{tgt} for these hypotheses")
-        found.append(
-            TestSet(testset, yr, src, tgt, g["src"], g["ref"], dict(sorted(g["hyp"].items())))
-        )
-    if not found:
-        raise InputError(root, "no WMT hypothesis files (newstestYYYY.LP.hyp.SYSTEM.XX) found")
-    if wanted_lps - {t.lp for t in found}:
-        missing = ", ".join(sorted(wanted_lps - {t.lp for t in found}))
-        raise InputError(root, f"no files for language pair(s) {missing}")
-    return found
-
-
-def read_test_set(ts: TestSet) -> tuple[list[str], list[str], dict[str, list[str]]]:
-    """Sources, references and each system's hypotheses, checked to be line-aligned."""
-    sources, references = read_lines(ts.source), read_lines(ts.reference)
-    if len(references) != len(sources):
-        raise InputError(
-            ts.reference, f"has {len(references)} lines but the source has {len(sources)}"
-        )
-    hypotheses = {}
-    for system, path in ts.hypotheses.items():
-        lines = read_lines(path)
-        if len(lines) != len(sources):
-            raise InputError(path, f"has {len(lines)} lines but the source has {len(sources)}")
-        hypotheses[system] = lines
-    return sources, references, hypotheses
 
 
 DOCIDS_FILE = re.compile(
