@@ -153,7 +153,7 @@ def test_scores_reach_the_triples_of_every_imported_reference(slice_copy):
     ref_b = slice_copy / "txt/newstest2021.de-en.ref.B.en"
     shutil.copy(slice_copy / "txt/newstest2021.de-en.ref.A.en", ref_b)
     import_slice(["de-en"])
-    import_wmt(slice_copy / "txt", lps=["de-en"], ref="B")
+    import_wmt(slice_copy / "txt", lps=["de-en"], refs=["B"])
     import_documents([SLICE / "documents/newstest2021.de-en.docids"])  # ref B's new segments
     import_judgments([SLICE / "humaneval/ad-seg-scores-de-en.csv"])
     scored = Triple.objects.filter(da_z__isnull=False)
