@@ -19,6 +19,7 @@ import numpy as np
 import pypdfium2
 import zxingcpp
 
+from survey import wmt
 from survey.paper.layout import (
     MARKER_SIZE,
     MM,
@@ -130,9 +131,10 @@ def iter_pages(path: Path, dpi: int = 200) -> Iterator[tuple[str, np.ndarray]]:
     """The pages of a file one by one (a long PDF is rasterised page by page)."""
     path = Path(path)
     try:
-        head = path.open("rb").read(8)
-    except OSError as e:
-        raise ScanError(f"{path}: cannot be read ({e.strerror})") from None
+        with wmt.open_input(path) as handle:
+            head = handle.read(8)
+    except (wmt.InputError, OSError) as e:
+        raise ScanError(str(e) if isinstance(e, wmt.InputError) else f"{path}: {e}") from None
     if head.startswith(b"%PDF"):
         yield from _pdf_pages(path, dpi)
         return

@@ -177,7 +177,7 @@ def test_file_that_is_not_an_image_or_pdf_is_named(tmp_path):
     bad.write_text("hello")
     with pytest.raises(scanning.ScanError, match="notes.txt: not a PDF or an image"):
         scanning.load_pages(bad)
-    with pytest.raises(scanning.ScanError, match="cannot be read"):
+    with pytest.raises(scanning.ScanError, match="missing.png: does not exist"):
         scanning.load_pages(tmp_path / "missing.png")
 
 

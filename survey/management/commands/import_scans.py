@@ -8,8 +8,11 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from survey import paper_import
+from survey.management.arguments import float_range, int_range
 from survey.management.reporting import find_study
 from survey.paper.scanning import Thresholds
+
+SHARE = float_range(0, 1)
 
 
 class Command(BaseCommand):
@@ -29,50 +32,53 @@ class Command(BaseCommand):
         parser.add_argument("files", nargs="+", type=Path, metavar="FILE")
         parser.add_argument("--study", help="accept only pages of this study (slug)")
         parser.add_argument(
-            "--dpi", type=int, default=200, help="resolution to rasterise PDFs at (default 200)"
+            "--dpi",
+            type=int_range(72, 1200),
+            default=200,
+            help="resolution to rasterise PDFs at, a %(type)s (default 200)",
         )
         parser.add_argument("--skip-bad", action="store_true", help="import the good pages only")
         parser.add_argument(
             "--ink",
-            type=float,
+            type=SHARE,
             default=t.ink,
-            help="a pixel is ink when darker than this share of paper white (default %(default)s)",
+            help="a pixel is ink when darker than this share of paper white "
+            "(%(type)s; default %(default)s)",
         )
         parser.add_argument(
             "--faint",
-            type=float,
+            type=SHARE,
             default=t.faint,
             help="an empty box with --checked-min of pixels darker than this share of paper "
-            "white holds a faint mark and is flagged (default %(default)s)",
+            "white holds a faint mark and is flagged (%(type)s; default %(default)s)",
         )
         parser.add_argument(
             "--empty-max",
-            type=float,
+            type=SHARE,
             default=t.empty_max,
-            help="inked share below which a box is empty (default %(default)s)",
+            help="inked share below which a box is empty (%(type)s; default %(default)s)",
         )
         parser.add_argument(
             "--checked-min",
-            type=float,
+            type=SHARE,
             default=t.checked_min,
-            help="inked share from which a box is checked (default %(default)s)",
+            help="inked share from which a box is checked (%(type)s; default %(default)s)",
         )
         parser.add_argument(
             "--checked-max",
-            type=float,
+            type=SHARE,
             default=t.checked_max,
-            help="inked share up to which a box is checked (default %(default)s)",
+            help="inked share up to which a box is checked (%(type)s; default %(default)s)",
         )
         parser.add_argument(
             "--filled-min",
-            type=float,
+            type=SHARE,
             default=t.filled_min,
-            help="inked share from which a box is filled, i.e. cancelled (default %(default)s)",
+            help="inked share from which a box is filled, i.e. cancelled "
+            "(%(type)s; default %(default)s)",
         )
 
     def handle(self, files, study, dpi, skip_bad, verbosity, **options):
-        if not 72 <= dpi <= 1200:
-            raise CommandError("--dpi must be between 72 and 1200")
         try:
             thresholds = Thresholds(
                 ink=options["ink"],

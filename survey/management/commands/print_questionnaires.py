@@ -7,6 +7,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from survey import paper_import
+from survey.management.arguments import POSITIVE
 from survey.management.reporting import find_study
 
 
@@ -24,12 +25,14 @@ class Command(BaseCommand):
         parser.add_argument("--study", help="the study's slug (needed if there are several)")
         parser.add_argument(
             "--questionnaire",
-            type=int,
+            type=POSITIVE,
             nargs="+",
             metavar="N",
-            help="questionnaire numbers (default: every active questionnaire)",
+            help="questionnaire numbers, each a %(type)s (default: every active questionnaire)",
         )
-        parser.add_argument("--copies", type=int, default=1, help="copies of each (default 1)")
+        parser.add_argument(
+            "--copies", type=POSITIVE, default=1, help="copies of each, a %(type)s (default 1)"
+        )
         parser.add_argument("--paper", choices=["a4", "letter"], default="a4")
         parser.add_argument("--out", type=Path, required=True, help="folder to write into")
 
