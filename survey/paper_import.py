@@ -129,7 +129,12 @@ def new_copy_code() -> str:
 
 
 def print_questionnaires(
-    study: Study, numbers: list[int] | None, copies: int, paper: str, out: Path
+    study: Study,
+    numbers: list[int] | None,
+    copies: int,
+    paper: str,
+    out: Path,
+    progress=None,
 ) -> Printed:
     """PDFs of `copies` copies of each questionnaire (all active ones by default), their
     layout.json, the information sheet and the debriefing; the copies are recorded."""
@@ -165,7 +170,8 @@ def print_questionnaires(
                 if code not in taken:
                     taken.add(code)
                     codes.append(code)
-            layout = printing.print_copies(questionnaire_text(questionnaire, paper), codes, folder)
+            text = questionnaire_text(questionnaire, paper)
+            layout = printing.print_copies(text, codes, folder, progress)
             layout.write(folder / "layout.json")
             record = PaperLayout.objects.create(
                 study=study, questionnaire=questionnaire, layout=layout.to_dict()

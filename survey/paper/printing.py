@@ -414,7 +414,7 @@ def typeset(doc: Questionnaire, copy: str, path: Path | None) -> tuple[Layout, b
     return layout, canvas.getpdfdata()
 
 
-def print_copies(doc: Questionnaire, copies: list[str], out: Path) -> Layout:
+def print_copies(doc: Questionnaire, copies: list[str], out: Path, progress=None) -> Layout:
     """Write one PDF per copy id into `out` and return the shared layout (with its copies)."""
     layout = None
     for copy in copies:
@@ -422,6 +422,8 @@ def print_copies(doc: Questionnaire, copies: list[str], out: Path) -> Layout:
         this, _ = typeset(doc, copy, out / name)
         layout = layout or this
         layout.copies.append({"id": copy, "file": name})
+        if progress:
+            progress()
     return layout
 
 

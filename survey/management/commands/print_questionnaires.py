@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
 
 from survey import paper_import
 from survey.management.arguments import POSITIVE
@@ -36,12 +37,17 @@ class Command(BaseCommand):
         parser.add_argument("--paper", choices=["a4", "letter"], default="a4")
         parser.add_argument("--out", type=Path, required=True, help="folder to write into")
 
-    def handle(self, study, questionnaire, copies, paper, out, **options):
+    def handle(self, study, questionnaire, copies, paper, out, verbosity, **options):
         study = find_study(study)
+        bar = tqdm(desc="copies", unit="copy", disable=verbosity < 1, file=self.stderr)
         try:
-            printed = paper_import.print_questionnaires(study, questionnaire, copies, paper, out)
+            printed = paper_import.print_questionnaires(
+                study, questionnaire, copies, paper, out, progress=bar.update
+            )
         except paper_import.PaperError as e:
             raise CommandError(str(e)) from None
+        finally:
+            bar.close()
         for folder, layout in printed.layouts:
             self.stdout.write(
                 f"Questionnaire {layout.questionnaire}: {len(layout.copies)} cop"
