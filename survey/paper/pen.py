@@ -91,9 +91,15 @@ def stray(page, box: Box, px: float, rng: random.Random):
 
 
 def mark(
-    pages: list[np.ndarray], layout: Layout, dpi: int, rng: random.Random, model=PenModel()
+    pages: list[np.ndarray],
+    layout: Layout,
+    dpi: int,
+    rng: random.Random,
+    model=PenModel(),
+    faint_marks: set[str] | None = None,
 ) -> dict[str, str | None]:
-    """Answer every box question at random on the page rasters; returns the true answers."""
+    """Answer every box question at random on the page rasters; returns the true answers and
+    adds the fields marked faintly to `faint_marks`, if given."""
     px = dpi / 72
     truth = {}
     for name, boxes in layout.questions().items():
@@ -110,6 +116,8 @@ def mark(
             check(page, wrong, px, rng, pencil=False, cross=rng.random() < model.cross)
             fill(page, wrong, px, rng)
         faint = rng.random() < model.faint
+        if faint and faint_marks is not None:
+            faint_marks.add(name)
         pencil = faint or rng.random() < model.pencil
         check(page, chosen, px, rng, pencil, rng.random() < model.cross, faint)
         truth[name] = chosen.value
