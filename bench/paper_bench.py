@@ -5,9 +5,9 @@ Targets (issue 23): 0 answers wrong and not flagged; at most 1% flagged; at leas
 second. Each copy is a real-length questionnaire (50 WMT21 pairs from fixtures/, the about-you
 and consent boxes, the practice pair), rasterised at each resolution, marked by
 survey.paper.pen's model (ticks and crosses of varying size and ink, 10% in pencil and 1% so
-faint that they can only be flagged, 5% corrections, 5% stray marks, 4% blank) and scanned by its scanner model (rotation within ±3°,
-scale ±3%, shift ±3 mm, noise, JPEG at quality 75, 10% upside down). Reading time covers code,
-registration and boxes for every page, in one process.
+faint that they can only be flagged, 5% corrections, 5% stray marks, 4% blank) and scanned by
+its scanner model (rotation within ±3°, scale ±3%, shift ±3 mm, noise, JPEG at quality 75, 10%
+upside down). Reading time covers code, registration and boxes for every page, in one process.
 """
 
 import argparse
