@@ -99,6 +99,7 @@ def study(request, slug):
         "form": BuildForm(initial={"seed": secrets.randbelow(10**6)}),
         "extending": not entries.empty,
         "abandon_after": study.abandon_after_minutes,
+        "modes": dict(study.participants.values_list("mode").annotate(n=Count("pk"))),
     }
     return render(request, "survey/dashboard/study.html", context)
 

@@ -238,6 +238,8 @@ def test_paper_consent_is_honoured_as_on_the_web(printed, tmp_path, client, djan
     client.force_login(staff)
     (row,) = client.get("/researcher/").context["studies"]
     assert (row.participant_count, row.web_count, row.paper_count) == (2, 0, 2)
+    page = client.get(f"/researcher/studies/{study.slug}/")
+    assert b"participants: 0 on the web, 2 on paper" in page.content
     from analysis import frames
 
     table = frames.participants_table(frames.select_participants(study, sharing_only=True))
