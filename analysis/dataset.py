@@ -833,7 +833,10 @@ def _package_tables(package: dict, problems: _Problems) -> dict[str, Table]:
                 problems.add(Problem(PACKAGE_FILE, f"no resource {expected.name}"))
             continue
         theirs = [(f.name, f.type) for f in table.fields]
-        ours = [(f.name, f.type) for f in expected.fields]
+        version = package.get("format_version", 1)
+        ours = [
+            (f.name, f.type) for f in expected.fields if _in_format(expected.name, f.name, version)
+        ]
         if theirs != ours:
             problems.add(
                 Problem(
@@ -854,8 +857,17 @@ def _package_tables(package: dict, problems: _Problems) -> dict[str, Table]:
 
 #: The release format this software writes. It reads formats 1 to FORMAT_VERSION, whichever WOJ-DB
 #: version wrote them; a release without `format_version` is format 1 (written before the field
-#: existed). A later format is refused, naming both versions.
-FORMAT_VERSION = 1
+#: existed). A later format is refused, naming both versions. Format 2 added participants.mode.
+FORMAT_VERSION = 2
+#: (table, field) -> (the format that added it, what an earlier release means by its absence):
+#: before paper questionnaires every participant answered on the web.
+ADDED_FIELDS = {("participants", "mode"): (2, "web")}
+
+
+def _in_format(table: str, field: str, version: int) -> bool:
+    return ADDED_FIELDS.get((table, field), (1, None))[0] <= version
+
+
 #: Files of a release besides those its datapackage.json resources name.
 RELEASE_FILES = (PACKAGE_FILE, "README.md")
 
@@ -1011,6 +1023,10 @@ def read_release(folder: str | Path, *, allow_extra_files: bool = False) -> Rele
         if frame is not None:
             tables[name] = frame
     problems.raise_any()
+    version = package.get("format_version", 1)
+    for (name, added), (since, meaning) in ADDED_FIELDS.items():
+        if version < since and name in tables:
+            tables[name] = typed(tables[name].assign(**{added: meaning}), TABLES_BY_NAME[name])
     _check_keys(tables, schemas, problems)
     _check_domain(tables, problems)
     problems.raise_any()
