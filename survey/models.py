@@ -592,6 +592,7 @@ class PaperLayout(models.Model):
         Questionnaire, on_delete=models.PROTECT, related_name="paper_layouts"
     )
     layout = models.JSONField()
+    consent_version = models.PositiveIntegerField(help_text="the consent statements printed")
     created = models.DateTimeField(auto_now_add=True)
 
     def __str__(self):

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from survey import participation, texts
 from survey.models import (
+    ConsentText,
     PaperAnswer,
     PaperCopy,
     PaperLayout,
@@ -88,7 +89,9 @@ def _pair(position: int, item) -> printing.Pair:
     return printing.Pair(position, segment.source_language_name, item.text, item.reference)
 
 
-def questionnaire_text(questionnaire: Questionnaire, paper: str) -> printing.Questionnaire:
+def questionnaire_text(
+    questionnaire: Questionnaire, paper: str, consent: ConsentText
+) -> printing.Questionnaire:
     """What is printed: the same texts, from the same study fields, as the web pages."""
     study = questionnaire.study
     entries = questionnaire.entries.select_related(
@@ -108,7 +111,7 @@ def questionnaire_text(questionnaire: Questionnaire, paper: str) -> printing.Que
             printing.Scale("word_order", study.order_question, study.order_low, study.order_high),
         ),
         about=about_questions(),
-        consent_statements=list(participation.current_consent(study).statements),
+        consent_statements=list(consent.statements),
         consent_closing=texts.fill(study.consent_closing, study),
         practice=_pair(0, sample) if sample else None,
         practice_notes=(study.sample_holistic_note, study.sample_order_note),
@@ -157,6 +160,7 @@ def print_questionnaires(
     if out.exists() and not out.is_dir():
         raise PaperError(f"{out}: exists and is not a folder")
     taken = set(PaperCopy.objects.values_list("code", flat=True))
+    consent = participation.current_consent(study)
     out.mkdir(parents=True, exist_ok=True)
     result = Printed([], [])
     with transaction.atomic():
@@ -170,11 +174,14 @@ def print_questionnaires(
                 if code not in taken:
                     taken.add(code)
                     codes.append(code)
-            text = questionnaire_text(questionnaire, paper)
+            text = questionnaire_text(questionnaire, paper, consent)
             layout = printing.print_copies(text, codes, folder, progress)
             layout.write(folder / "layout.json")
             record = PaperLayout.objects.create(
-                study=study, questionnaire=questionnaire, layout=layout.to_dict()
+                study=study,
+                questionnaire=questionnaire,
+                layout=layout.to_dict(),
+                consent_version=consent.version,
             )
             PaperCopy.objects.bulk_create(PaperCopy(code=c, layout=record) for c in codes)
             # A handed-out questionnaire must not change under its copies.
@@ -359,7 +366,7 @@ def _store_page(copy: PaperCopy, label: str, reading: scanning.PageReading, imag
     )
 
 
-def _box_crop(page_image: bytes, boxes: list[dict], layout: Layout) -> bytes:
+def _box_crop(page_image: bytes, boxes: list[dict]) -> bytes:
     """The area of a question's boxes with some room around them, from the stored page."""
     image = cv2.imdecode(np.frombuffer(page_image, np.uint8), cv2.IMREAD_GRAYSCALE)
     scale = scanning.SCALE
@@ -419,7 +426,7 @@ def complete_copy(copy: PaperCopy, layout: Layout) -> Participant:
                     field=name,
                     kind="box",
                     reason=decision.reason,
-                    crop=_box_crop(pages[by_field[name][0].page].image, boxes, layout),
+                    crop=_box_crop(pages[by_field[name][0].page].image, boxes),
                 )
             )
         else:
@@ -428,7 +435,7 @@ def complete_copy(copy: PaperCopy, layout: Layout) -> Participant:
         _apply_box(person, ratings, name, value)
     Rating.objects.bulk_create(ratings.values())
     PaperAnswer.objects.bulk_create(flagged)
-    _apply_consent(person, layout, values)
+    _apply_consent(person, copy, layout, values)
     for answer in copy.answers.filter(status="resolved", kind="text"):
         _apply_text(person, answer.field, answer.value)
     person.save()
@@ -454,12 +461,13 @@ def _apply_box(person: Participant, ratings: dict[int, Rating], name: str, value
         person.reading_disability = {"no": "No", "yes": "Yes"}.get(value, "")
 
 
-def _apply_consent(person: Participant, layout: Layout, values: dict[str, str | None]) -> None:
-    """As on the web: taking part and sharing data need every statement agreed to."""
+def _apply_consent(
+    person: Participant, copy: PaperCopy, layout: Layout, values: dict[str, str | None]
+) -> None:
+    """As on the web: taking part and sharing data need every printed statement agreed to."""
     statements = [name for name in layout.questions() if name.startswith("consent.")]
     if statements and all(values.get(name) == "agree" for name in statements):
-        consent = participation.current_consent(person.study)
-        person.consent_version = consent.version
+        person.consent_version = copy.layout.consent_version
         person.consented_at = person.completed_at
         person.share_data = True
     else:
@@ -540,7 +548,7 @@ def resolve(answer: PaperAnswer, value: str, reviewer: str) -> None:
             Rating.objects.bulk_update(ratings.values(), ["holistic", "order"])
             if answer.field.startswith("consent."):
                 layout = Layout.from_dict(answer.copy.layout.layout)
-                _apply_consent(person, layout, _consent_values(answer.copy, layout))
+                _apply_consent(person, answer.copy, layout, _consent_values(answer.copy, layout))
         person.save()
 
 

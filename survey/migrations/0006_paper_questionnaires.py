@@ -21,6 +21,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('layout', models.JSONField()),
+                ('consent_version', models.PositiveIntegerField(help_text='the consent statements printed')),
                 ('created', models.DateTimeField(auto_now_add=True)),
                 ('questionnaire', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='paper_layouts', to='survey.questionnaire')),
                 ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='paper_layouts', to='survey.study')),

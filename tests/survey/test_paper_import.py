@@ -231,9 +231,16 @@ def test_paper_consent_is_honoured_as_on_the_web(printed, tmp_path, client, djan
             ]
         for n, page in enumerate(pages):
             cv2.imwrite(str(tmp_path / f"{copy['id']}-{n}.png"), pen.scan(page, rng))
+    # New consent statements after printing: the paper copies answered the printed version 1.
+    study.consent_texts.create(version=2, statements=["I agree to new terms."])
     call_command("import_scans", *map(str, sorted(tmp_path.glob("*.png"))))
-    sharing = dict(PaperCopy.objects.values_list("code", "participant__share_data"))
-    assert sharing == {layout.copies[0]["id"]: True, layout.copies[1]["id"]: False}
+    consents = {
+        code: (shares, version)
+        for code, shares, version in PaperCopy.objects.values_list(
+            "code", "participant__share_data", "participant__consent_version"
+        )
+    }
+    assert consents == {layout.copies[0]["id"]: (True, 1), layout.copies[1]["id"]: (False, None)}
     staff = django_user_model.objects.create_user("r", is_staff=True)
     client.force_login(staff)
     (row,) = client.get("/researcher/").context["studies"]
