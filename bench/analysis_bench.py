@@ -6,6 +6,8 @@
    and participant checks.
 2. A crossed participant + item fit on 50,000 ratings from 500 participants and 5,000 items;
    with R and lme4 installed, lme4 fits the same data for comparison.
+3. The same ratings as 1-5 answers in a cumulative link mixed model (Laplace); with R and
+   ordinal installed, ordinal::clmm fits the same data for comparison (it takes minutes).
 
 Run: .venv/bin/python bench/analysis_bench.py
 """
@@ -38,6 +40,7 @@ from analysis.stats.correlation import (  # noqa: E402
 )
 from analysis.stats.hypotheses import hypotheses_table  # noqa: E402
 from analysis.stats.mixed import adjust_scores, adjustment_ttest, crossed_model  # noqa: E402
+from analysis.stats.ordinal import clmm  # noqa: E402
 from analysis.stats.quality import agreement, participant_checks  # noqa: E402
 from analysis.stats.simulate import simulate_responses  # noqa: E402
 
@@ -245,16 +248,31 @@ cat(toJSON(list(seconds = t[["elapsed"]], cpu = t[["user.self"]] + t[["sys.self"
 """
 
 
-def lme4_fit(data: pd.DataFrame) -> dict | None:
+CLMM_SCRIPT = """
+suppressPackageStartupMessages({library(ordinal); library(jsonlite)})
+d <- read.csv(commandArgs(TRUE)[1])
+d$group <- factor(d$group, levels = c("hypothesis", "order", "swap", "phrase", "choice"))
+d$participant <- factor(d$participant); d$item <- factor(d$item)
+d$order <- factor(d$order, ordered = TRUE)
+t <- system.time(fit <- clmm(order ~ group + (1 | participant) + (1 | item), data = d))
+cat(toJSON(list(seconds = t[["elapsed"]], cpu = t[["user.self"]] + t[["sys.self"]],
+                fixef = as.list(fit$beta), thresholds = as.list(fit$alpha),
+                variances = lapply(VarCorr(fit), function(v) v[1, 1]),
+                loglik = as.numeric(logLik(fit))),
+           auto_unbox = TRUE, digits = NA))
+"""
+
+
+def r_fit(data: pd.DataFrame, script_text: str = LME4_SCRIPT) -> dict | None:
     if shutil.which("Rscript") is None:
         return None
     with tempfile.TemporaryDirectory() as folder:
         csv, script = Path(folder, "ratings.csv"), Path(folder, "fit.R")
         data.to_csv(csv, index=False)
-        script.write_text(LME4_SCRIPT)
+        script.write_text(script_text)
         done = subprocess.run(["Rscript", str(script), str(csv)], capture_output=True, text=True)
     if done.returncode != 0:
-        print(f"  lme4 not run: {done.stderr.strip().splitlines()[-1:]}")
+        print(f"  R not run: {done.stderr.strip().splitlines()[-1:]}")
         return None
     return json.loads(done.stdout)
 
@@ -274,7 +292,7 @@ def crossed_benchmark() -> None:
         f"{fit.variances['item']:.6f} residual {fit.variances['residual']:.6f}; "
         f"converged {fit.state.converged}, {fit.state.evaluations} evaluations"
     )
-    reference = lme4_fit(data)
+    reference = r_fit(data)
     if reference is None:
         print("  lme4: Rscript with lme4 not available")
         return
@@ -288,7 +306,50 @@ def crossed_benchmark() -> None:
     )
 
 
+def ordinal_benchmark() -> None:
+    data = crossed_data(np.random.default_rng(5))
+    data[col.ORDER] = (data.pop(col.unit(col.ORDER)) * 4 + 1).astype(int)
+    print(f"Crossed ordinal fit: the same {len(data):,} ratings as 1-5 answers")
+    started, cpu = time.perf_counter(), time.process_time()
+    fit = clmm(data, col.ORDER, fixed=(col.GROUP,), random=(col.PARTICIPANT, col.ITEM))
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    print(f"  analysis.stats (clmm, Laplace)  {seconds:6.2f} s wall, {cpu:.2f} s CPU")
+    print(
+        f"    variances participant {fit.variances['participant']:.6f} item "
+        f"{fit.variances['item']:.6f}; log-likelihood {fit.loglik:.4f}; "
+        f"converged {fit.state.converged}, {fit.state.evaluations} evaluations"
+    )
+    reference = r_fit(data, CLMM_SCRIPT)
+    if reference is None:
+        print("  ordinal::clmm: Rscript with ordinal not available")
+        return
+    print(
+        f"  ordinal::clmm                   {reference['seconds']:6.2f} s wall, "
+        f"{reference['cpu']:.2f} s CPU"
+    )
+
+    def relative(ours, theirs):
+        ours, theirs = np.asarray(ours, dtype=float), np.asarray(theirs, dtype=float)
+        return float(np.max(np.abs(ours - theirs) / np.abs(theirs)))
+
+    gaps = {
+        "thresholds": relative(fit.thresholds["estimate"], list(reference["thresholds"].values())),
+        "fixed effects": relative(fit.fixed["estimate"], list(reference["fixef"].values())),
+        "variances": relative(
+            [fit.variances[k] for k in reference["variances"]],
+            list(reference["variances"].values()),
+        ),
+        "log-likelihood": relative([fit.loglik], [reference["loglik"]]),
+    }
+    print(
+        "    largest relative difference from clmm: "
+        + ", ".join(f"{name} {gap:.1e}" for name, gap in gaps.items())
+    )
+
+
 if __name__ == "__main__":
     full_analysis()
     print()
     crossed_benchmark()
+    print()
+    ordinal_benchmark()
