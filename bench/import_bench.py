@@ -1,6 +1,9 @@
 """Time importing the whole WMT21 into-English slice into a fresh SQLite database.
 
-Usage: .venv/bin/python bench/import_bench.py [--data ../shared/data/wmt21-toen]
+Usage: .venv/bin/python bench/import_bench.py [--data DIR]
+
+By default the WMT21 slice bundled in fixtures/wmt21-toen.tar.xz; --data takes a folder of the
+same layout (txt/ and humaneval/).
 Target (issue): texts + DA under 60 s on the SQLite default.
 """
 
@@ -13,6 +16,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from wojdb.bundled import wmt21_toen  # noqa: E402
 
 
 def run(*args, env):
@@ -23,8 +29,9 @@ def run(*args, env):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared/data/wmt21-toen")
+    parser.add_argument("--data", type=Path, help="default: the bundled WMT21 slice")
     args = parser.parse_args()
+    args.data = args.data or wmt21_toen()
     with tempfile.TemporaryDirectory() as var:
         env = {**os.environ, "WOJDB_VAR_DIR": var, "DATABASE_URL": f"sqlite:///{var}/bench.db"}
         run("migrate", env=env)

@@ -4,9 +4,9 @@ Targets (issue): under 60 s for every built-in metric over the 10,000 pairs on 2
 under 50 ms for the PEF score of a 60-word permutation.
 
 The pairs are drawn with a fixed seed from every system output of the WMT21 into-English slice
-(shared/data/wmt21-toen), each with its reference A. Sentences are parsed once with spaCy
-(survey.nlp) and the parses kept in bench/out/, so only the metrics are timed; the parse time is
-printed apart. Then:
+bundled in fixtures/wmt21-toen.tar.xz, each with its reference A. Sentences are parsed once with
+spaCy (survey.nlp) and the parses kept in bench/out/, so only the metrics are timed; the parse
+time is printed apart. Then:
 1. every built-in metric over all pairs with `compute_many`, in parallel (--jobs, default 2);
 2. the CPU seconds each metric takes in one process over the first --breakdown pairs (a
    computation shared by several metrics counts for the first that needs it);
@@ -31,17 +31,17 @@ from analysis.metrics import pets  # noqa: E402
 from analysis.metrics.compute import PairInput, compute_many  # noqa: E402
 from analysis.metrics.registry import METRICS, PairContext  # noqa: E402
 from survey.nlp import Parse, parse_texts  # noqa: E402
+from wojdb.bundled import wmt21_toen  # noqa: E402
 
-DATA = ROOT.parent / "shared" / "data" / "wmt21-toen" / "txt"
 OUT = ROOT / "bench" / "out"
 
 
 def wmt_pairs(count: int, seed: int) -> list[tuple[str, str]]:
     """(hypothesis, reference A) text pairs sampled from every system output."""
-    pairs = []
-    for output in sorted((DATA / "system-outputs").glob("newstest2021.*.hyp.*.en")):
+    pairs, data = [], wmt21_toen() / "txt"
+    for output in sorted((data / "system-outputs").glob("newstest2021.*.hyp.*.en")):
         language_pair = output.name.split(".")[1]
-        reference = DATA / "references" / f"newstest2021.{language_pair}.ref.A.en"
+        reference = data / "references" / f"newstest2021.{language_pair}.ref.A.en"
         hyps = output.read_text(encoding="utf-8").splitlines()
         refs = reference.read_text(encoding="utf-8").splitlines()
         pairs.extend((h, r) for h, r in zip(hyps, refs, strict=True) if h.strip() and r.strip())

@@ -38,8 +38,8 @@ from survey.permutations import (  # noqa: E402
     Truecaser,
     generate_many,
 )
+from wojdb.bundled import wmt21_toen  # noqa: E402
 
-WMT = REPO.parent / "shared" / "data" / "wmt21-toen" / "txt"
 THESIS_PERMUTATIONS = 212_950  # Table 6.2
 TARGET_SHARE = 0.30
 TARGET_MINUTES = 10
@@ -48,12 +48,12 @@ TARGET_MINUTES = 10
 def wmt_pairs(count: int, seed: int) -> tuple[list[str], list[str], list[str]]:
     """`count` references drawn at random from all into-English test sets, each with the
     hypothesis of one of its systems; also every reference, for the truecasing counts."""
-    candidates, corpus = [], []
-    for reference_file in sorted((WMT / "references").glob("*.ref.A.en")):
+    candidates, corpus, wmt = [], [], wmt21_toen() / "txt"
+    for reference_file in sorted((wmt / "references").glob("*.ref.A.en")):
         pair = reference_file.name.split(".")[1]
         references = reference_file.read_text().splitlines()
         corpus += references
-        systems = sorted((WMT / "system-outputs").glob(f"newstest2021.{pair}.hyp.*.en"))
+        systems = sorted((wmt / "system-outputs").glob(f"newstest2021.{pair}.hyp.*.en"))
         outputs = [path.read_text().splitlines() for path in systems]
         for line, reference in enumerate(references):
             hypothesis = outputs[line % len(outputs)][line]

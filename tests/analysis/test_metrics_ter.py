@@ -2,9 +2,7 @@
 lists and edge cases."""
 
 import random
-from pathlib import Path
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sacrebleu.metrics import TER
@@ -12,22 +10,20 @@ from sacrebleu.metrics.lib_ter import translation_edit_rate as sacrebleu_edit_ra
 
 from analysis.metrics.baselines import sentence_ter
 from analysis.metrics.ter import translation_edit_rate
-
-WMT = Path(__file__).resolve().parents[3] / "shared" / "data" / "wmt21-toen" / "txt"
+from wojdb.bundled import wmt21_toen
 
 
 def wmt_pairs() -> list[tuple[str, str]]:
-    pairs = []
-    for output in sorted((WMT / "system-outputs").glob("newstest2021.*.hyp.*.en")):
+    pairs, txt = [], wmt21_toen() / "txt"
+    for output in sorted((txt / "system-outputs").glob("newstest2021.*.hyp.*.en")):
         language_pair = output.name.split(".")[1]
-        reference = WMT / "references" / f"newstest2021.{language_pair}.ref.A.en"
+        reference = txt / "references" / f"newstest2021.{language_pair}.ref.A.en"
         hyps = output.read_text(encoding="utf-8").splitlines()
         refs = reference.read_text(encoding="utf-8").splitlines()
         pairs.extend((h, r) for h, r in zip(hyps, refs, strict=True) if h.strip() and r.strip())
     return pairs
 
 
-@pytest.mark.skipif(not WMT.exists(), reason="WMT21 data not available")
 def test_equals_sacrebleu_on_wmt21_pairs():
     pairs = wmt_pairs()
     # Random pairs plus long ones, where the beam and the shift-candidate limit matter.

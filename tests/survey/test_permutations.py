@@ -33,9 +33,9 @@ from survey.permutations import (
 )
 from survey.permutations.algorithms import Edit, PhrasePermuter, RandomStream, order_moves
 from survey.permutations.sentence import split_punctuation
+from wojdb.bundled import wmt21_toen
 
 REPO = Path(__file__).resolve().parents[2]
-WMT = REPO.parent / "shared" / "data" / "wmt21-toen" / "txt"
 PAIRS_PER_LANGUAGE = 20
 PROPERTY = settings(max_examples=100, deadline=None)
 
@@ -50,10 +50,10 @@ HYPOTHESIS = (
 @lru_cache(maxsize=1)
 def wmt_pairs() -> tuple[tuple[Sentence, Sentence], ...]:
     """Every 50th reference of each into-English test set, with one system's hypothesis."""
-    texts = []
-    for reference_file in sorted((WMT / "references").glob("*.ref.A.en")):
+    texts, wmt_txt = [], wmt21_toen() / "txt"
+    for reference_file in sorted((wmt_txt / "references").glob("*.ref.A.en")):
         pair = reference_file.name.split(".")[1]
-        system_file = sorted((WMT / "system-outputs").glob(f"newstest2021.{pair}.hyp.*.en"))[0]
+        system_file = sorted((wmt_txt / "system-outputs").glob(f"newstest2021.{pair}.hyp.*.en"))[0]
         references = reference_file.read_text().splitlines()
         hypotheses = system_file.read_text().splitlines()
         lines = range(0, 50 * PAIRS_PER_LANGUAGE, 50)

@@ -9,10 +9,10 @@ from django.core.management import CommandError, call_command
 from survey import wmt
 from survey.importers import import_da, import_ranks, import_wmt, sample_pool
 from survey.models import Corpus, ExternalJudgment, Segment, Triple
+from wojdb.bundled import wmt21_toen
 
 REPO = Path(__file__).resolve().parents[2]
 SLICE = REPO / "fixtures/wmt21-slice"
-SHARED = REPO.parent / "shared/data/wmt21-toen"
 DATA = Path(__file__).resolve().parent / "data"
 
 
@@ -90,11 +90,12 @@ def test_da_scores_and_judgments_join_with_explicit_system_mapping():
 @pytest.mark.django_db
 @pytest.mark.slow
 def test_full_wmt21_slice_counts_equal_the_files():
-    import_wmt(SHARED / "txt")
+    data = wmt21_toen()
+    import_wmt(data / "txt")
     assert Triple.objects.count() == 121_842
     assert Corpus.objects.count() == 100
     assert Triple.objects.values("corpus__source_lang").distinct().count() == 7
-    judgments = sorted((SHARED / "humaneval").glob("*.csv"))
+    judgments = sorted((data / "humaneval").glob("*.csv"))
     report = import_da(judgments)
     assert ExternalJudgment.objects.count() == 115_059
     seg_rows = sum(line_count(p) - 1 for p in judgments if p.name.startswith("ad-seg-scores"))

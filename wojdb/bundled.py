@@ -1,0 +1,44 @@
+"""Real WMT data bundled with the repository for the tests and benchmarks.
+
+The WMT21 into-English slice (texts, document ids, DA judgments and segment scores, system-level
+scores) is kept compressed in `fixtures/wmt21-toen.tar.xz` and unpacked on first use into the
+ignored `var/data/`, in a folder named after the archive's digest, so a changed archive is
+unpacked anew and concurrent first uses never see a half-written folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tarfile
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+WMT21_TOEN = REPO / "fixtures" / "wmt21-toen.tar.xz"
+
+
+def wmt21_toen() -> Path:
+    """The unpacked `wmt21-toen` folder (layout in fixtures/README.md)."""
+    return unpack(WMT21_TOEN) / "wmt21-toen"
+
+
+def unpack(archive: Path, into: Path = REPO / "var" / "data") -> Path:
+    """Unpack `archive` once into a folder of `into` named by its digest; return that folder."""
+    digest = hashlib.sha256(archive.read_bytes()).hexdigest()[:16]
+    target = into / f"{archive.name.split('.')[0]}-{digest}"
+    if target.is_dir():
+        return target
+    into.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=into, prefix=".unpacking-"))
+    try:
+        with tarfile.open(archive) as tar:
+            tar.extractall(staging, filter="data")
+        os.rename(staging, target)
+    except OSError:
+        if not target.is_dir():  # not another process that finished first
+            raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
