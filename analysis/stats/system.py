@@ -1,0 +1,134 @@
+"""System-level human scores with significance clusters, as WMT's findings compute them.
+
+From per-rater judgments (WMT direct assessment, or the study's own ratings): a system's score
+is the mean over the segments it was judged on of the segment's mean judgment (a micro average
+over segments, then an average per system: WMT21's ``ad-sys-ranking-LP-z.csv``). Judgments of
+type SYSTEM and REPEAT count; BAD_REF and REF are quality controls. Two systems are compared by
+a one-sided Wilcoxon rank-sum test on their segment means (``ad-DA-diff-wilcoxon-rs-LP.csv``);
+systems are ordered by z and a cluster ends where every system above significantly
+outperforms every system below.
+
+Judgments frame: one row per judgment with ``system``, ``segment``, ``rater``, ``score`` (the
+rater-standardised z score), optionally ``raw`` (0-100), ``type`` and ``lp``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+SYSTEM, SEGMENT, RATER, SCORE, RAW, TYPE, LP = (
+    "system",
+    "segment",
+    "rater",
+    "score",
+    "raw",
+    "type",
+    "lp",
+)
+#: Judgment types that score a system; the others are WMT's quality controls.
+COUNTED_TYPES = ("SYSTEM", "REPEAT")
+ALPHA = 0.05
+COLUMNS = ["system", "lp", "z", "raw", "n", "judgments", "rank", "cluster"]
+
+
+def standardise(judgments: pd.DataFrame, value: str = RAW) -> pd.Series:
+    """Each rater's judgments as z scores over all that rater judged (WMT's standardisation)."""
+    by_rater = judgments.groupby(RATER)[value]
+    return (judgments[value] - by_rater.transform("mean")) / by_rater.transform("std")
+
+
+def _counted(judgments: pd.DataFrame) -> pd.DataFrame:
+    missing = {SYSTEM, SEGMENT, SCORE} - set(judgments.columns)
+    if missing:
+        raise ValueError(f"judgments lack the column(s) {sorted(missing)}")
+    if TYPE in judgments.columns:
+        judgments = judgments[judgments[TYPE].isin(COUNTED_TYPES)]
+    return judgments
+
+
+def segment_means(judgments: pd.DataFrame) -> pd.DataFrame:
+    """Mean z (and raw) per system and segment, with the judgment count."""
+    counted = _counted(judgments)
+    values = [SCORE, *([RAW] if RAW in counted.columns else [])]
+    grouped = counted.groupby([SYSTEM, SEGMENT], sort=True)
+    means = grouped[values].mean()
+    return means.assign(judgments=grouped.size()).reset_index()
+
+
+def wilcoxon_pvalues(segments: pd.DataFrame, order: list[str]) -> pd.DataFrame:
+    """p of "row system better than column system": one-sided rank-sum on segment means."""
+    samples = {s: part[SCORE].to_numpy() for s, part in segments.groupby(SYSTEM)}
+    p = pd.DataFrame(np.nan, index=order, columns=order)
+    for a in order:
+        for b in order:
+            if a != b:
+                test = stats.mannwhitneyu(samples[a], samples[b], alternative="greater")
+                p.loc[a, b] = test.pvalue
+    return p
+
+
+def clusters(pvalues: pd.DataFrame, alpha: float = ALPHA) -> list[int]:
+    """Cluster numbers (1 = best) for systems in the order of ``pvalues``' rows.
+
+    A boundary falls after position k when each of the first k systems beats each of the
+    others at ``alpha``.
+    """
+    p = pvalues.to_numpy()
+    number, out = 1, []
+    for k in range(len(p)):
+        out.append(number)
+        if k + 1 < len(p) and (p[: k + 1, k + 1 :] < alpha).all():
+            number += 1
+    return out
+
+
+def system_scores(judgments: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
+    """One row per system (and language pair): z, raw, n (segments), judgments, rank, cluster.
+
+    Rows are ordered by language pair, then z, best first; ``raw`` is NaN without raw scores.
+    """
+    if LP not in judgments.columns:
+        judgments = judgments.assign(**{LP: ""})
+    tables = []
+    for lp, part in judgments.groupby(LP, sort=True):
+        segments = segment_means(part)
+        if segments.empty:
+            continue
+        grouped = segments.groupby(SYSTEM)
+        table = pd.DataFrame(
+            {
+                "z": grouped[SCORE].mean(),
+                "raw": grouped[RAW].mean() if RAW in segments.columns else np.nan,
+                "n": grouped.size(),
+                "judgments": grouped["judgments"].sum(),
+            }
+        )
+        table = table.sort_values("z", ascending=False, kind="stable")
+        order = list(table.index)
+        table["rank"] = np.arange(1, len(table) + 1)
+        table["cluster"] = clusters(wilcoxon_pvalues(segments, order), alpha)
+        tables.append(table.rename_axis(SYSTEM).reset_index().assign(lp=lp))
+    if not tables:
+        return pd.DataFrame(columns=COLUMNS)
+    return pd.concat(tables, ignore_index=True)[COLUMNS]
+
+
+def wmt_judgments(rows) -> pd.DataFrame:
+    """A judgments frame from `survey.wmt.Judgment` records (or rows with their fields)."""
+    frame = pd.DataFrame(
+        [
+            {
+                SYSTEM: r.system,
+                SEGMENT: r.segment_id,
+                RATER: r.rater,
+                SCORE: r.score,
+                TYPE: r.item_type,
+                LP: f"{r.source_lang}-{r.target_lang}",
+            }
+            for r in rows
+        ],
+        columns=[SYSTEM, SEGMENT, RATER, SCORE, TYPE, LP],
+    )
+    return frame
