@@ -14,6 +14,8 @@ rater-standardised z score), optionally ``raw`` (0-100), ``type`` and ``lp``.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -116,19 +118,46 @@ def system_scores(judgments: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame
 
 
 def wmt_judgments(rows) -> pd.DataFrame:
-    """A judgments frame from `survey.wmt.Judgment` records (or rows with their fields)."""
-    frame = pd.DataFrame(
-        [
-            {
-                SYSTEM: r.system,
-                SEGMENT: r.segment_id,
-                RATER: r.rater,
-                SCORE: r.score,
-                TYPE: r.item_type,
-                LP: f"{r.source_lang}-{r.target_lang}",
-            }
-            for r in rows
-        ],
-        columns=[SYSTEM, SEGMENT, RATER, SCORE, TYPE, LP],
+    """A judgments frame from `survey.wmt.Judgment` records, or a frame of their fields."""
+    frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(map(dataclasses.asdict, rows))
+    if frame.empty:
+        return pd.DataFrame(columns=[SYSTEM, SEGMENT, RATER, SCORE, TYPE, LP])
+    return pd.DataFrame(
+        {
+            SYSTEM: frame["system"],
+            SEGMENT: frame["segment_id"],
+            RATER: frame["rater"],
+            SCORE: frame["score"],
+            TYPE: frame["item_type"],
+            LP: frame["source_lang"] + "-" + frame["target_lang"],
+        }
     )
-    return frame
+
+
+def study_judgments(
+    ratings: pd.DataFrame, items: pd.DataFrame, judgment: str = "holistic"
+) -> pd.DataFrame:
+    """A judgments frame from the study's own ratings of WMT hypotheses.
+
+    ``items`` gives each item's ``system``, ``segment``, ``source_lang`` and ``target_lang``
+    (`analysis.frames.items_frame`). ``raw`` is the answer on 0-100 (``(answer - 1) * 25``);
+    ``score`` standardises it per participant, as WMT standardises each rater.
+    """
+    needed = ["item", SYSTEM, SEGMENT, "source_lang", "target_lang"]
+    answered = ratings[(ratings["kind"] == "hypothesis") & ratings[judgment].notna()]
+    if "practice" in answered.columns:
+        answered = answered[~answered["practice"].astype(bool)]
+    frame = answered[["participant", "item", judgment]].merge(
+        items[needed], on="item", how="inner", validate="many_to_one"
+    )
+    frame = pd.DataFrame(
+        {
+            SYSTEM: frame[SYSTEM],
+            SEGMENT: frame[SEGMENT],
+            RATER: frame["participant"],
+            RAW: (frame[judgment].astype(float) - 1) * 25,
+            TYPE: "SYSTEM",
+            LP: frame["source_lang"] + "-" + frame["target_lang"],
+        }
+    )
+    return frame.assign(**{SCORE: standardise(frame)})

@@ -1,0 +1,79 @@
+"""Per-system human scores with WMT's significance clusters, written as CSV."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from django.core.management.base import BaseCommand, CommandError
+
+from analysis import frames
+from analysis.stats import system
+from survey.management.reporting import find_study
+from survey.models import ExternalJudgment
+
+SOURCES = ("study", "da")
+
+
+class Command(BaseCommand):
+    help = (
+        "Write one row per system and language pair: system, lp, z (mean over segments of the "
+        "segment's mean rater-standardised score), raw (the same on 0-100, where known), n "
+        "(segments), judgments, rank and cluster (a cluster ends where every system above "
+        "beats every system below by a one-sided Wilcoxon rank-sum test on segment means, "
+        "p < 0.05, as WMT's findings). --source da uses the imported WMT direct-assessment "
+        "judgments (import_da; SYSTEM and REPEAT items count), --source study the study's "
+        "own ratings of WMT hypotheses (each participant's answers standardised)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--out", type=Path, required=True, help="CSV file to write")
+        parser.add_argument("--source", choices=SOURCES, default="da", help="default: da")
+        parser.add_argument("--testset", help="only judgments of this test set's segments")
+        parser.add_argument("--lp", nargs="+", help="language pairs, e.g. de-en cs-en")
+        parser.add_argument("--study", help="the study's slug, for --source study")
+        parser.add_argument(
+            "--judgment",
+            choices=("holistic", "order"),
+            default="holistic",
+            help="which answer of the study's ratings (default holistic)",
+        )
+
+    def handle(self, out, source, testset, lp, study, judgment, **options):
+        if source == "da":
+            judgments = self.da_judgments(testset)
+        else:
+            judgments = self.study_judgments(study, testset, judgment)
+        if lp:
+            judgments = judgments[judgments[system.LP].isin(lp)]
+        if judgments.empty:
+            raise CommandError(
+                f"No {source} judgments"
+                + (f" of test set {testset!r}" if testset else "")
+                + (f" for {', '.join(lp)}" if lp else "")
+                + ". Nothing was written."
+            )
+        table = system.system_scores(judgments)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        table.to_csv(out, index=False, float_format="%.6g")
+        self.stdout.write(
+            f"{len(table)} systems in {table['lp'].nunique()} language pair(s) written to {out}"
+        )
+
+    def da_judgments(self, testset):
+        rows = ExternalJudgment.objects.all()
+        if testset:
+            rows = rows.filter(triple__segment__testset=testset)
+        fields = ["system", "segment_id", "rater", "score", "item_type"]
+        fields += ["source_lang", "target_lang"]
+        records = pd.DataFrame.from_records(rows.values_list(*fields), columns=fields)
+        return system.wmt_judgments(records)
+
+    def study_judgments(self, study, testset, judgment):
+        ratings = frames.ratings_frame(find_study(study))
+        items = frames.items_frame(ratings["item"].unique()) if len(ratings) else None
+        if items is None:
+            return system.wmt_judgments(())
+        if testset:
+            items = items[items["testset"] == testset]
+        return system.study_judgments(ratings, items, judgment)

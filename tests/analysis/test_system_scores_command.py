@@ -1,0 +1,69 @@
+"""system_scores on imported WMT judgments: the command writes what the pure function computes."""
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from django.core.management import CommandError, call_command
+
+from analysis.stats import system
+from survey.importers import import_da, import_wmt
+from survey.wmt import read_judgments
+
+SLICE = Path(__file__).resolve().parents[2] / "fixtures/wmt21-slice"
+
+
+@pytest.fixture
+def imported(db):
+    import_wmt(SLICE / "txt")
+    import_da(sorted((SLICE / "humaneval").glob("*.csv")))
+
+
+def test_da_scores_of_imported_judgments(imported, tmp_path):
+    out = tmp_path / "systems.csv"
+    call_command("system_scores", "--out", str(out), "--lp", "de-en", "cs-en", verbosity=0)
+    written = pd.read_csv(out)
+    assert list(written.columns) == system.COLUMNS
+    assert set(written["lp"]) == {"de-en", "cs-en"}
+    rows = read_judgments(SLICE / "humaneval" / "ad-deen-good-stnd.csv")
+    expected = system.system_scores(system.wmt_judgments(rows))
+    de_en = written[written["lp"] == "de-en"].reset_index(drop=True)
+    assert list(de_en["system"]) == list(expected["system"])
+    pd.testing.assert_series_equal(de_en["z"], expected["z"], rtol=1e-5, check_names=False)
+    assert list(de_en["cluster"]) == list(expected["cluster"])
+    assert "HUMAN.0" in set(de_en["system"])
+
+
+def test_testset_keeps_judgments_of_its_segments(imported, tmp_path):
+    out = tmp_path / "systems.csv"
+    call_command("system_scores", "--out", str(out), "--testset", "newstest2021", verbosity=0)
+    # The second human reference is not a system of the test set: its judgments are unlinked.
+    assert "HUMAN.0" not in set(pd.read_csv(out)["system"])
+    with pytest.raises(CommandError, match="test set 'newstest1999'"):
+        call_command("system_scores", "--out", str(out), "--testset", "newstest1999")
+
+
+def test_study_judgments_standardise_each_participant():
+    ratings = pd.DataFrame(
+        {
+            "participant": [1, 1, 2, 2, 2],
+            "item": [10, 11, 10, 11, 12],
+            "kind": ["hypothesis"] * 4 + ["permutation"],
+            "holistic": [5, 3, 2, 1, 4],
+            "practice": False,
+        }
+    )
+    items = pd.DataFrame(
+        {
+            "item": [10, 11, 12],
+            "system": ["A", "B", "A"],
+            "segment": [1, 1, 1],
+            "source_lang": "de",
+            "target_lang": "en",
+        }
+    )
+    judgments = system.study_judgments(ratings, items)
+    assert list(judgments["raw"]) == [100, 50, 25, 0]
+    assert list(judgments["lp"]) == ["de-en"] * 4
+    table = system.system_scores(judgments).set_index("system")
+    assert table.loc["A", "z"] > table.loc["B", "z"] and table.loc["A", "raw"] == 62.5
