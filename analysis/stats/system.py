@@ -161,3 +161,75 @@ def study_judgments(
         }
     )
     return frame.assign(**{SCORE: standardise(frame)})
+
+
+# --- System-level metric evaluation (as google-research/mt-metrics-eval computes it) --------
+
+#: System-level correlation functions: (statistic, p-value) of two vectors.
+CORRELATIONS = {
+    "pearson": lambda x, y: tuple(stats.pearsonr(x, y)),
+    "kendall": lambda x, y: tuple(stats.kendalltau(x, y)),  # tau-b
+}
+
+
+def pairwise_accuracy(human, metric) -> tuple[float, int]:
+    """Kocmi et al. (2021): the share of system pairs a metric orders as the humans do.
+
+    A pair agrees when the signs of the two differences are equal (a tie agrees only with a
+    tie), as mt-metrics-eval's ``Agreement``. Lower-is-better metrics must be negated first.
+    """
+    human, metric = np.asarray(human, dtype=float), np.asarray(metric, dtype=float)
+    first, second = np.triu_indices(len(human), k=1)
+    agree = np.sign(human[first] - human[second]) == np.sign(metric[first] - metric[second])
+    return float(agree.mean()) if len(first) else np.nan, len(first)
+
+
+def permutation_test(
+    human, metric1, metric2, method: str = "pearson", k: int = 1000, seed: int = 0
+) -> tuple[float, float]:
+    """p for "metric2 correlates better with the humans than metric1", and the difference.
+
+    PERM-BOTH (Deutsch, Dror & Roth 2021), as mt-metrics-eval's ``PermutationSigDiff``: both
+    metrics are standardised, then each system's pair of scores is swapped with probability
+    1/2, ``k`` times; p is the share of resamples whose difference reaches the observed one.
+    The swaps are drawn as mt-metrics-eval draws them (``numpy.random.binomial`` per
+    resample), from ``RandomState(seed)``; it also stops early past 1,000 resamples, this does
+    not.
+    """
+    corr = CORRELATIONS[method]
+    human = np.asarray(human, dtype=float)
+    m1, m2 = stats.zscore(np.asarray(metric1, float)), stats.zscore(np.asarray(metric2, float))
+    delta = corr(human, m2)[0] - corr(human, m1)[0]
+    rng = np.random.RandomState(seed)
+    reached = 0
+    for _ in range(k):
+        swap = rng.binomial(1, 0.5, len(m1))
+        keep = 1 - swap
+        c1 = corr(human, swap * m1 + keep * m2)[0]
+        c2 = corr(human, keep * m1 + swap * m2)[0]
+        reached += c2 - c1 >= delta
+    return reached / k, float(delta)
+
+
+def metric_table(
+    human: pd.Series, metrics: pd.DataFrame, higher_is_better: dict[str, bool] | None = None
+) -> pd.DataFrame:
+    """Per metric: Pearson and Kendall with the human system scores, and pairwise accuracy.
+
+    ``human`` is indexed by system, ``metrics`` has one column per metric and systems as index;
+    only systems in both count. Correlations keep the metric's own sign (column
+    ``higher_is_better`` says which way it points); accuracy is computed on oriented scores.
+    """
+    higher_is_better = higher_is_better or {}
+    rows = []
+    for name in metrics.columns:
+        both = pd.concat([human.rename("human"), metrics[name].rename("metric")], axis=1).dropna()
+        better = higher_is_better.get(name, True)
+        row = {"metric": name, "higher_is_better": better, "n": len(both)}
+        for method, corr in CORRELATIONS.items():
+            r, p = corr(both["human"], both["metric"]) if len(both) > 2 else (np.nan, np.nan)
+            row[method], row[f"{method}_p"] = float(r), float(p)
+        oriented = both["metric"] if better else -both["metric"]
+        row["accuracy"] = pairwise_accuracy(both["human"], oriented)[0]
+        rows.append(row)
+    return pd.DataFrame(rows)
