@@ -24,7 +24,9 @@ from django.db.models.functions import Cast, Coalesce
 from analysis import dataset
 from analysis.models import Metric, MetricScore
 from analysis.stats import columns as col
+from analysis.stats import system
 from survey.models import (
+    ExternalJudgment,
     Item,
     Participant,
     ParticipantLanguage,
@@ -285,3 +287,29 @@ def scores_frame(items: Iterable[int] | None = None, *, builtin: bool = True) ->
     items = None if items is None else sorted(set(int(i) for i in items))
     scores = metric_scores_table(items)
     return dataset.tidy_scores(scores, items_frame(items) if builtin else None)
+
+
+def da_judgments_frame(testset: str | None = None) -> pd.DataFrame:
+    """Imported WMT direct-assessment judgments as `analysis.stats.system`'s judgments frame.
+
+    With ``testset``, only judgments linked to that test set's segments (unlinked ones, such as
+    WMT21's second human reference, belong to no test set here).
+    """
+    rows = ExternalJudgment.objects.all()
+    if testset:
+        rows = rows.filter(triple__segment__testset=testset)
+    fields = ["system", "segment_id", "rater", "score", "item_type", "source_lang", "target_lang"]
+    records = pd.DataFrame.from_records(rows.order_by("pk").values_list(*fields), columns=fields)
+    return system.wmt_judgments(records)
+
+
+def study_judgments_frame(
+    ratings: pd.DataFrame, testset: str | None = None, judgment: str = col.HOLISTIC
+) -> pd.DataFrame:
+    """The study's ratings of WMT hypotheses as a judgments frame (see `system.study_judgments`)."""
+    if ratings.empty:
+        return system.wmt_judgments(())
+    items = items_frame(ratings[col.ITEM].unique())
+    if testset:
+        items = items[items["testset"] == testset]
+    return system.study_judgments(ratings, items, judgment)

@@ -493,6 +493,32 @@ def _variation_section(
     return section
 
 
+def _systems_section(systems: pd.DataFrame, draw: bool) -> Section:
+    section = Section(
+        "systems",
+        "System-level human scores",
+        [
+            "Per system and language pair, as WMT's findings compute them: z is the mean over "
+            "segments of each segment's mean rater-standardised score (raw: the same on 0–100), "
+            "n the segments and judgments the judgments counted. Systems are ordered by z; a "
+            "cluster ends where every system above beats every system below by a one-sided "
+            "Wilcoxon rank-sum test on segment means (p < 0.05). Source 'study' is this "
+            "study's ratings of WMT hypotheses (holistic answers standardised per participant), "
+            "'da' the imported WMT direct-assessment judgments of the same language pairs."
+        ],
+    )
+    section.tables.append(Table("system_scores", "System-level human scores", systems))
+    if draw:
+        section.figures.append(
+            FigureEntry(
+                "system_scores",
+                "System-level z per language pair and source; dashed lines end a cluster",
+                F.system_scores(systems),
+            )
+        )
+    return section
+
+
 def correlation_overview(corr: pd.DataFrame, group: str) -> pd.DataFrame:
     """One row per source for a sentence group: n, then adjusted and unadjusted rho and
     significance per judgment (order first, as the thesis's figures put it)."""
@@ -766,6 +792,7 @@ def build_report(
     n_boot: int = correlation.N_BOOT,
     seed: int = 0,
     subsets: Mapping[str, str] = correlation.THESIS_SUBSETS,
+    systems: pd.DataFrame | None = None,
     progress: Progress | None = None,
 ) -> Report:
     """Run the analysis of chapter 7 on the frames and gather it as a :class:`Report`.
@@ -774,6 +801,8 @@ def build_report(
     frame (None: no correlations). ``languages`` (participant, language, fluency rows) counts
     languages for Figure 6.7; ``pilot`` is a pilot's ratings frame for Figure 6.4.
     ``generated`` is the time stamp shown (the caller's clock keeps this function pure).
+    ``systems`` is a system-level table (`analysis.stats.system.system_scores` rows with a
+    ``source`` column), shown with its figure when given.
     Raises ValueError when there is nothing to analyse.
     """
     say = progress or (lambda _: None)
@@ -795,6 +824,9 @@ def build_report(
     adjusted, fits = mixed.adjust_scores(answered)
     ordinal_adjusted, ordinal_fits = ordinal.adjust_scores(answered)
     report.sections.append(_variation_section(answered, adjusted, fits, ordinal_fits))
+    if systems is not None and not systems.empty:
+        say("system level")
+        report.sections.append(_systems_section(systems, figures))
     if scores is None or scores.empty:
         report.sections[-1].notes.append("No scores were given: correlations are left out.")
         return report

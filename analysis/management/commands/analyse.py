@@ -5,12 +5,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pandas as pd
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 import wojdb
 from analysis import dataset, frames, report
-from analysis.stats import correlation
+from analysis.stats import correlation, system
 from survey.management.reporting import find_study
 from survey.models import Study
 
@@ -56,10 +57,12 @@ class Command(BaseCommand):
         if release is not None:
             title, scale_ends = f"WOJ-DB analysis of the release in {release.name}", None
             ratings, scores, languages = self.from_release(release, include_simulated)
+            systems = None  # a release's items do not name their systems
         else:
             chosen = find_study(study)
             title, scale_ends = f"WOJ-DB analysis: {chosen.name}", self.scale_ends(chosen)
             ratings, scores, languages = self.from_database(chosen, include_simulated)
+            systems = self.systems(ratings)
         if ratings.empty:
             raise CommandError(
                 "No ratings to analyse"
@@ -84,6 +87,7 @@ class Command(BaseCommand):
                 n_boot=options["bootstrap"],
                 seed=options["seed"],
                 subsets={} if options["no_subsets"] else correlation.THESIS_SUBSETS,
+                systems=systems,
                 progress=lambda step: say(f"- {step} …"),
             )
         except ValueError as e:
@@ -113,6 +117,19 @@ class Command(BaseCommand):
         scores = frames.scores_frame(ratings["item"].unique())
         people = frames.select_participants(study, include_simulated=include_simulated)
         return ratings, scores, frames.participant_languages_table(people)
+
+    @staticmethod
+    def systems(ratings: pd.DataFrame) -> pd.DataFrame | None:
+        """System-level scores from the study's ratings and the imported DA of its pairs."""
+        study = frames.study_judgments_frame(ratings)
+        if study.empty:
+            return None
+        da = frames.da_judgments_frame()
+        da = da[da[system.LP].isin(set(study[system.LP]))]
+        parts = [system.system_scores(study).assign(source="study")]
+        if not da.empty:
+            parts.append(system.system_scores(da).assign(source="da"))
+        return pd.concat(parts, ignore_index=True)
 
     @staticmethod
     def from_release(folder: Path, include_simulated: bool):

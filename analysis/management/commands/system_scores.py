@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis import frames
 from analysis.stats import system
 from survey.management.reporting import find_study
-from survey.models import ExternalJudgment
 
 SOURCES = ("study", "da")
 
@@ -41,9 +39,10 @@ class Command(BaseCommand):
 
     def handle(self, out, source, testset, lp, study, judgment, **options):
         if source == "da":
-            judgments = self.da_judgments(testset)
+            judgments = frames.da_judgments_frame(testset)
         else:
-            judgments = self.study_judgments(study, testset, judgment)
+            ratings = frames.ratings_frame(find_study(study))
+            judgments = frames.study_judgments_frame(ratings, testset, judgment)
         if lp:
             judgments = judgments[judgments[system.LP].isin(lp)]
         if judgments.empty:
@@ -59,21 +58,3 @@ class Command(BaseCommand):
         self.stdout.write(
             f"{len(table)} systems in {table['lp'].nunique()} language pair(s) written to {out}"
         )
-
-    def da_judgments(self, testset):
-        rows = ExternalJudgment.objects.all()
-        if testset:
-            rows = rows.filter(triple__segment__testset=testset)
-        fields = ["system", "segment_id", "rater", "score", "item_type"]
-        fields += ["source_lang", "target_lang"]
-        records = pd.DataFrame.from_records(rows.values_list(*fields), columns=fields)
-        return system.wmt_judgments(records)
-
-    def study_judgments(self, study, testset, judgment):
-        ratings = frames.ratings_frame(find_study(study))
-        items = frames.items_frame(ratings["item"].unique()) if len(ratings) else None
-        if items is None:
-            return system.wmt_judgments(())
-        if testset:
-            items = items[items["testset"] == testset]
-        return system.study_judgments(ratings, items, judgment)
