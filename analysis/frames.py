@@ -286,7 +286,8 @@ def scores_frame(items: Iterable[int] | None = None, *, builtin: bool = True) ->
     """
     items = None if items is None else sorted(set(int(i) for i in items))
     scores = metric_scores_table(items)
-    return dataset.tidy_scores(scores, items_frame(items) if builtin else None)
+    metrics = metrics_table(scores["metric_id"].unique())
+    return dataset.tidy_scores(scores, items_frame(items) if builtin else None, metrics)
 
 
 def da_judgments_frame(testset: str | None = None) -> pd.DataFrame:

@@ -173,7 +173,9 @@ def bar_table(
             ],
             "category": chosen["category"],
             "config": chosen[C.CONFIG],
-            "rho": chosen["r"],
+            # Bars compare agreement with the participants: a lower-is-better source's sign
+            # is flipped (the tables keep the raw sign).
+            "rho": chosen[hypotheses.compared(chosen)],
             "significant": chosen["significant"].astype(bool),
         }
     ).reset_index(drop=True)
@@ -528,6 +530,8 @@ def correlation_overview(corr: pd.DataFrame, group: str) -> pd.DataFrame:
     keys = [*correlation.SOURCE, "category"]
     rows = part.groupby(keys, sort=False)
     table = rows["n"].max().rename("n").to_frame()
+    if "higher_is_better" in part.columns:
+        table["higher is better"] = rows["higher_is_better"].first()
     for judgment in (C.ORDER, C.HOLISTIC):
         for adjusted, name in ((True, "adjusted"), (False, "unadjusted")):
             chosen = part[(part["judgment"] == judgment) & (part["adjusted"] == adjusted)]
@@ -585,7 +589,8 @@ FIGURE_SPECS = (
 NEEDS = {"figure_7_5": "partial", "figure_7_6": ("dted", "derp"), "figure_7_8": ("dted", "derp")}
 
 BAR_CAPTION = (
-    "Spearman's ρ per score source{adjusted}. A bar reaches the highest correlation among a "
+    "Spearman's ρ per score source{adjusted}, with the sign of lower-is-better sources such as "
+    "TER flipped. A bar reaches the highest correlation among a "
     "source's configurations, each marked; * marks sources whose correlations are all "
     "significant at the 0.05 level (tested on unadjusted scores). Colours as the thesis's "
     "Table 7.2: purple other evaluation methods, green third-party metrics scoring every "
@@ -632,9 +637,10 @@ def _correlation_section(
             "item, for WMT hypotheses and for each permutation type (§7.2.2–7.3.4). Correlations "
             "use adjusted scores; significance is tested on unadjusted ones, as in the thesis. "
             f"Sources scoring fewer than {correlation.MIN_ITEMS} judged items are left out; "
-            "intervals are 95% percentile bootstraps over items. Coefficients keep their sign, "
-            "as in the thesis: a source where lower is better, such as TER or the permutation "
-            "degree, agrees with the participants when its ρ is negative."
+            "intervals are 95% percentile bootstraps over items. Tables keep each coefficient's "
+            "sign, as in the thesis: a source where lower is better, such as TER, agrees with "
+            "the participants when its ρ is negative (column 'higher is better'). Figures and "
+            "Table 7.4 compare orientation-corrected coefficients, with that sign flipped."
         ],
     )
     corr = correlation.correlation_table(adjusted, scores, n_boot=n_boot, seed=seed)
