@@ -314,3 +314,30 @@ def study_judgments_frame(
     if testset:
         items = items[items["testset"] == testset]
     return system.study_judgments(ratings, items, judgment)
+
+
+def corpus_segments_frame(testset: str | None = None, lps=None) -> pd.DataFrame:
+    """Hypothesis items of imported triples with their WMT segment DA (`stats.corpus` frame).
+
+    Only items that exist (``import_scores`` makes them for the triples it scores) count;
+    system names are the corpus's (``UF``, not the judgment file's ``UF.15``).
+    """
+    items = Item.objects.filter(permutation=None)
+    if testset:
+        items = items.filter(triple__segment__testset=testset)
+    lookups = {
+        "item": "pk",
+        "source_lang": "triple__segment__source_lang",
+        "target_lang": "triple__segment__target_lang",
+        "system": "triple__corpus__system",
+        "segment": "triple__segment__number",
+        "da_z": "triple__da_z",
+        "da_raw": "triple__da_raw",
+    }
+    frame = pd.DataFrame.from_records(
+        items.order_by("pk").values_list(*lookups.values()), columns=list(lookups)
+    )
+    frame.insert(1, system.LP, frame.pop("source_lang") + "-" + frame.pop("target_lang"))
+    if lps:
+        frame = frame[frame[system.LP].isin(lps)]
+    return frame.astype({"da_z": float, "da_raw": float}).reset_index(drop=True)

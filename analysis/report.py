@@ -25,7 +25,7 @@ from matplotlib.figure import Figure
 
 from analysis import figures as F
 from analysis.stats import columns as C
-from analysis.stats import correlation, hypotheses, mixed, ordinal, quality
+from analysis.stats import corpus, correlation, hypotheses, mixed, ordinal, quality
 from analysis.stats.ordinal import ClmmFit
 from analysis.stats.reml import LmmFit
 
@@ -845,6 +845,58 @@ def build_report(
     if subsets and people > 1 and not corr.empty:
         say("participant subsets")
         report.sections.append(_subsets_section(adjusted, scores, subsets, seed))
+    return report
+
+
+def build_corpus_report(
+    segments: pd.DataFrame,
+    systems: pd.DataFrame,
+    scores: pd.DataFrame,
+    *,
+    title: str = "WOJ-DB corpus analysis",
+    generated: str = "",
+    figures: bool = True,
+) -> Report:
+    """Which score source tracks WMT's human judgments on an imported corpus, without a study.
+
+    ``segments`` is `analysis.stats.corpus`'s segments frame, ``systems`` the corpus's
+    system-level human scores (`system.system_scores`, names as in ``segments``), ``scores``
+    the scores frame of the segments' items. Raises ValueError when nothing can be compared.
+    """
+    if segments.empty or scores.empty:
+        raise ValueError("no imported hypotheses with metric scores to compare")
+    facts = [
+        ("Language pairs", ", ".join(sorted(segments["lp"].unique()))),
+        ("Hypotheses", f"{len(segments):,} ({segments['da_z'].notna().sum():,} with DA)"),
+        ("Score sources", str(len(correlation.score_sources(scores)))),
+    ]
+    report = Report(title, generated, facts, [])
+    if not systems.empty:
+        report.sections.append(_systems_section(systems.assign(source="da"), figures))
+    seg = corpus.segment_correlations(segments, scores)
+    sys_table = corpus.system_correlations(segments, systems, scores)
+    section = Section(
+        "corpus_correlations",
+        "Score sources against WMT's human judgments",
+        [
+            "Segment level: each hypothesis's score against its segment's mean WMT direct "
+            "assessment (z, and raw 0–100), per language pair. System level: each system's "
+            "mean score over its hypotheses against its WMT system z, with Kocmi et al.'s "
+            "pairwise accuracy (share of system pairs ordered as the humans order them). "
+            "Coefficients keep their sign; 'higher_is_better' says which way a source points "
+            "and the '_oriented' columns flip the sign of lower-is-better sources such as TER."
+        ],
+    )
+    if seg.empty and sys_table.empty:
+        section.notes.append(
+            f"Nothing to correlate: no score source scores {corpus.MIN_SEGMENTS} or more "
+            "hypotheses with DA, or three systems."
+        )
+    section.tables += [
+        Table("segment_correlations", "Segment level", seg),
+        Table("system_correlations", "System level", sys_table),
+    ]
+    report.sections.append(section)
     return report
 
 

@@ -37,6 +37,11 @@ class ScoreRow:
     item_id: int | None = None
 
 
+#: Imported metrics whose lower scores are better (error rates and edit distances, as named in
+#: WMT metrics-task files); every other imported metric is taken as higher-is-better.
+LOWER_IS_BETTER = frozenset({"ter", "character", "eed", "wer", "per", "cder"})
+
+
 def _float(value: str, path, line: int, field: str) -> float:
     try:
         number = float(value)
@@ -182,7 +187,11 @@ def import_scores(paths: list[Path]) -> Report:
                 continue
             scores.setdefault((row.metric, row.variant), {})[item] = row.score
         for (name, variant), by_item in scores.items():
-            metric, created = Metric.objects.get_or_create(name=name, variant=variant)
+            metric, created = Metric.objects.get_or_create(
+                name=name,
+                variant=variant,
+                defaults={"higher_is_better": name.lower() not in LOWER_IS_BETTER},
+            )
             report.created["metrics"] += created
             MetricScore.objects.bulk_create(
                 [MetricScore(metric=metric, item_id=i, score=s) for i, s in by_item.items()],

@@ -14,6 +14,7 @@ from analysis import dataset, frames, report
 from analysis.stats import correlation, system
 from survey.management.reporting import find_study
 from survey.models import Study
+from survey.wmt import canonical_system
 
 
 class Command(BaseCommand):
@@ -48,11 +49,22 @@ class Command(BaseCommand):
             help="bootstrap resamples for the 95%% intervals, 0 for none (default %(default)s)",
         )
         parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+        parser.add_argument(
+            "--corpus",
+            action="store_true",
+            help="no study: correlate every score source with the imported WMT human "
+            "judgments (DA segment z and raw; system z from the per-rater judgments), at "
+            "segment and system level, per language pair",
+        )
+        parser.add_argument("--lp", nargs="+", help="with --corpus: these language pairs only")
+        parser.add_argument("--testset", help="with --corpus: this test set only")
 
     def handle(self, out, study, release, pilot, verbosity, **options):
         if options["bootstrap"] < 0:
             raise CommandError("--bootstrap must not be negative")
         started = time.monotonic()
+        if options["corpus"]:
+            return self.corpus(out, options["lp"], options["testset"], options["no_figures"])
         include_simulated = not options["no_simulated"]
         if release is not None:
             title, scale_ends = f"WOJ-DB analysis of the release in {release.name}", None
@@ -117,6 +129,29 @@ class Command(BaseCommand):
         scores = frames.scores_frame(ratings["item"].unique())
         people = frames.select_participants(study, include_simulated=include_simulated)
         return ratings, scores, frames.participant_languages_table(people)
+
+    def corpus(self, out: Path, lps, testset, no_figures: bool) -> None:
+        segments = frames.corpus_segments_frame(testset, lps)
+        scores = frames.scores_frame(segments["item"], builtin=False)
+        judgments = frames.da_judgments_frame(testset)
+        judgments = judgments[judgments[system.LP].isin(set(segments[system.LP]))]
+        # Judgment files number their systems (UF.15); the corpus names them as imported (UF).
+        judgments = judgments.assign(system=judgments[system.SYSTEM].map(canonical_system))
+        try:
+            built = report.build_corpus_report(
+                segments,
+                system.system_scores(judgments),
+                scores,
+                generated=f"{timezone.now():%Y-%m-%d %H:%M} UTC by WOJ-DB {wojdb.__version__}",
+                figures=not no_figures,
+            )
+        except ValueError as e:
+            raise CommandError(
+                f"{e}. Import a corpus (import_wmt, import_da) and its metric scores "
+                "(import_scores) first. Nothing was written."
+            ) from None
+        written = report.write_report(built, out)
+        self.stdout.write(f"Wrote {len(written)} files to {out}; open {out / 'report.html'}")
 
     @staticmethod
     def systems(ratings: pd.DataFrame) -> pd.DataFrame | None:
