@@ -8,6 +8,8 @@
    with R and lme4 installed, lme4 fits the same data for comparison.
 3. The same ratings as 1-5 answers in a cumulative link mixed model (Laplace); with R and
    ordinal installed, ordinal::clmm fits the same data for comparison (it takes minutes).
+4. Every WMT21 into-English per-rater DA judgment (SYSTEM and REPEAT, 93,294) in one crossed
+   fit, z ~ 1 + (1 | rater) + (1 | system-segment) (target 2 s); beside lme4 when R is there.
 
 Run: .venv/bin/python bench/analysis_bench.py
 """
@@ -42,7 +44,11 @@ from analysis.stats.hypotheses import hypotheses_table  # noqa: E402
 from analysis.stats.mixed import adjust_scores, adjustment_ttest, crossed_model  # noqa: E402
 from analysis.stats.ordinal import clmm  # noqa: E402
 from analysis.stats.quality import agreement, participant_checks  # noqa: E402
+from analysis.stats.reml import fit_reml  # noqa: E402
 from analysis.stats.simulate import simulate_responses  # noqa: E402
+from analysis.stats.system import COUNTED_TYPES, wmt_judgments  # noqa: E402
+from survey.wmt import read_judgments  # noqa: E402
+from wojdb import bundled  # noqa: E402
 
 MAX_DEGREE = 18
 TYPES = ("order", "swap", "phrase", "choice")
@@ -347,9 +353,64 @@ def ordinal_benchmark() -> None:
     )
 
 
+WMT_SCRIPT = """
+suppressPackageStartupMessages({library(lme4); library(jsonlite)})
+d <- read.csv(commandArgs(TRUE)[1])
+d$rater <- factor(d$rater); d$item <- factor(d$item)
+t <- system.time(fit <- lmer(score ~ 1 + (1 | rater) + (1 | item), data = d))
+vc <- as.data.frame(VarCorr(fit))
+cat(toJSON(list(seconds = t[["elapsed"]], cpu = t[["user.self"]] + t[["sys.self"]],
+                fixef = as.list(fixef(fit)),
+                variances = as.list(setNames(vc$vcov, ifelse(is.na(vc$var1), "residual", vc$grp)))),
+           auto_unbox = TRUE, digits = NA))
+"""
+
+
+def wmt_benchmark() -> None:
+    folder = bundled.wmt21_toen() / "humaneval"
+    rows = [j for path in sorted(folder.glob("ad-*-good-stnd.csv")) for j in read_judgments(path)]
+    judgments = wmt_judgments(rows)
+    judgments = judgments[judgments["type"].isin(COUNTED_TYPES)]
+    data = pd.DataFrame(
+        {
+            "score": judgments["score"].to_numpy(),
+            "rater": judgments["rater"].to_numpy(),
+            "item": (judgments["lp"] + "|" + judgments["system"] + "|")
+            + judgments["segment"].astype(str),
+        }
+    )
+    print(
+        f"WMT21 into-English DA: {len(data):,} judgments, {data['rater'].nunique()} raters, "
+        f"{data['item'].nunique():,} system-segments"
+    )
+    started, cpu = time.perf_counter(), time.process_time()
+    intercept = pd.DataFrame({"Intercept": np.ones(len(data))})
+    fit = fit_reml(
+        data["score"].to_numpy(), intercept, {"rater": data["rater"], "item": data["item"]}
+    )
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    print(f"  analysis.stats (REML)  {seconds:6.2f} s wall, {cpu:.2f} s CPU   (target < 2 s)")
+    print(
+        "    variances "
+        + ", ".join(f"{k} {v:.6f}" for k, v in fit.variances.items())
+        + f"; converged {fit.state.converged}"
+    )
+    reference = r_fit(data, WMT_SCRIPT)
+    if reference is None:
+        print("  lme4: Rscript with lme4 not available")
+        return
+    print(
+        f"  lme4 lmer (REML)       {reference['seconds']:6.2f} s wall, {reference['cpu']:.2f} s CPU"
+    )
+    gap = max(abs(fit.variances[k] - v) for k, v in reference["variances"].items())
+    print(f"    largest difference from lme4: variances {gap:.1e}")
+
+
 if __name__ == "__main__":
     full_analysis()
     print()
     crossed_benchmark()
     print()
     ordinal_benchmark()
+    print()
+    wmt_benchmark()
