@@ -238,8 +238,13 @@ class _Problem:
         else:
             l1 = self.codes[1]
             sinv = linalg.cho_solve(chol, np.eye(self.sizes[1]))
-            m = np.asarray(cross @ sinv)  # C S^-1, dense (items x participants)
-            m_cells = m[self.cell_rows, self.cell_cols]
+            # C S^-1 is needed only at C's own cells: a sum over the pairs of cells in a row.
+            first, second = self.pair_first, self.pair_second
+            m_cells = np.bincount(
+                second,
+                cross.data[first] * sinv[self.cell_cols[first], self.cell_cols[second]],
+                len(self.cell_cols),
+            )
             h00 = (
                 1 / diag[0]
                 + np.bincount(self.cell_rows, cross.data * m_cells, self.sizes[0]) / diag[0] ** 2

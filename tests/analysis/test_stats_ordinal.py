@@ -69,6 +69,7 @@ def test_fit_matches_clmm_on_the_study(name):
     assert_matches_clmm(fit_like(FITS[name]), FITS[name])
 
 
+@pytest.mark.slow
 def test_fit_matches_clmm_on_500_participants_by_5000_items():
     ref = FITS["large_crossed"]
     assert_matches_clmm(fit_like(ref), ref)
