@@ -341,3 +341,25 @@ def corpus_segments_frame(testset: str | None = None, lps=None) -> pd.DataFrame:
     if lps:
         frame = frame[frame[system.LP].isin(lps)]
     return frame.astype({"da_z": float, "da_raw": float}).reset_index(drop=True)
+
+
+def mqm_judgments_frame(testset: str | None = None) -> pd.DataFrame:
+    """Imported MQM segment scores (metric ``MQM``) as a judgments frame, one row per segment.
+
+    MQM files give one score per system and segment, averaged over raters; ``score`` is that
+    (negative error weight: higher is better).
+    """
+    rows = MetricScore.objects.filter(metric__name="MQM", item__permutation=None)
+    if testset:
+        rows = rows.filter(item__triple__segment__testset=testset)
+    lookups = {
+        "system": "item__triple__corpus__system",
+        "segment_id": "item__triple__segment__number",
+        "score": "score",
+        "source_lang": "item__triple__segment__source_lang",
+        "target_lang": "item__triple__segment__target_lang",
+    }
+    frame = pd.DataFrame.from_records(
+        rows.order_by("pk").values_list(*lookups.values()), columns=list(lookups)
+    )
+    return system.wmt_judgments(frame.assign(rater="", item_type="SYSTEM"))

@@ -3,7 +3,11 @@
 Formats (tab-separated WMT files may be gzip-compressed, `.gz`):
 - WMT segment scores: `metric lp testset refset system [doc] seg score` (7 or 8 columns);
 - CSV with a header `lp,system,segment,metric,score` (optionally `testset`, `variant`);
-- CSV with a header `item_id,metric,score` (optionally `variant`) for WOJ-DB item ids.
+- CSV with a header `item_id,metric,score` (optionally `variant`) for WOJ-DB item ids;
+- MQM segment scores as google/wmt-mqm-human-evaluation publishes them,
+  `mqm_TESTSET_SRCTGT.avg_seg_scores.tsv` (header `system mqm_avg_score seg_id`; the language
+  pair and test set come from the file name; `None` marks an unrated segment), stored as the
+  metric ``MQM`` (higher is better: the scores are negative error weights).
 Every file is read and checked before anything is written; rows whose item is unknown are
 reported with counts.
 """
@@ -12,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,10 +64,45 @@ def _int(value: str, path, line: int, field: str) -> int:
         raise InputError(path, f"{value!r} is not a whole number", line, field) from None
 
 
+MQM_HEADER = ["system", "mqm_avg_score", "seg_id"]
+MQM_FILE = re.compile(r"mqm_(?P<testset>[a-z]+\d{4})_(?P<src>[a-z]{2,3})(?P<tgt>[a-z]{2,3})\.")
+
+
+def _read_mqm(path: Path, lines: list[str]) -> list[ScoreRow]:
+    named = MQM_FILE.match(path.name)
+    if named is None:
+        raise InputError(path, "an MQM file is named mqm_TESTSET_SRCTGT.avg_seg_scores.tsv")
+    lp = f"{named['src']}-{named['tgt']}"
+    rows = []
+    for no, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        cols = line.split()
+        if len(cols) != 3:
+            raise InputError(path, f"expected 3 columns ({' '.join(MQM_HEADER)})", no)
+        if cols[1] == "None":
+            continue
+        rows.append(
+            ScoreRow(
+                metric="MQM",
+                variant="",
+                score=_float(cols[1], path, no, "mqm_avg_score"),
+                line=no,
+                lp=lp,
+                testset=named["testset"],
+                system=cols[0],
+                segment=_int(cols[2], path, no, "seg_id"),
+            )
+        )
+    return rows
+
+
 def read_scores(path: Path) -> list[ScoreRow]:
     lines = read_lines(path)
     if not lines:
         raise InputError(path, "is empty")
+    if lines[0].split() == MQM_HEADER:
+        return _read_mqm(path, lines)
     first = lines[0].split(",")
     if "metric" in first and "score" in first:
         return _read_csv(path, lines)

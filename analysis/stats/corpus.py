@@ -7,7 +7,8 @@ its judged hypotheses against its WMT system z, `system.system_scores`), per lan
 Coefficients keep their sign, with ``higher_is_better`` beside them and an oriented copy.
 
 Segments frame: one row per hypothesis item with ``item``, ``lp``, ``system``, ``segment`` and
-the human columns ``da_z`` and ``da_raw`` (NaN where unknown).
+the human columns ``da_z`` and ``da_raw``, and ``mqm`` where MQM scores were imported (NaN where
+unknown). An imported MQM score is also a score source, so it is compared with DA as well.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import pandas as pd
 from analysis.stats import columns as col
 from analysis.stats import correlation, system
 
-HUMANS = ("da_z", "da_raw")
+HUMANS = ("da_z", "da_raw", "mqm")
 #: Fewer scored segments than this give no segment-level row.
 MIN_SEGMENTS = 15
 
@@ -35,7 +36,9 @@ def segment_correlations(segments: pd.DataFrame, scores: pd.DataFrame) -> pd.Dat
     for key, values, better in _sources(scores):
         joined = segments.join(values.rename("metric"), on=col.ITEM, how="inner")
         for lp, part in joined.groupby(system.LP, sort=True):
-            for human in HUMANS:
+            for human in [h for h in HUMANS if h in part.columns]:
+                if human == "mqm" and key[0] == "MQM":
+                    continue  # the same scores
                 pair = part[[human, "metric"]].dropna()
                 if len(pair) < MIN_SEGMENTS:
                     continue

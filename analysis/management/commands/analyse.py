@@ -11,6 +11,7 @@ from django.utils import timezone
 
 import wojdb
 from analysis import dataset, frames, report
+from analysis.stats import columns as C
 from analysis.stats import correlation, system
 from survey.management.reporting import find_study
 from survey.models import Study
@@ -133,6 +134,9 @@ class Command(BaseCommand):
     def corpus(self, out: Path, lps, testset, no_figures: bool) -> None:
         segments = frames.corpus_segments_frame(testset, lps)
         scores = frames.scores_frame(segments["item"], builtin=False)
+        mqm = scores[scores[C.METRIC] == "MQM"].set_index(C.ITEM)[C.SCORE]
+        if len(mqm):
+            segments = segments.assign(mqm=segments["item"].map(mqm))
         judgments = frames.da_judgments_frame(testset)
         judgments = judgments[judgments[system.LP].isin(set(segments[system.LP]))]
         # Judgment files number their systems (UF.15); the corpus names them as imported (UF).

@@ -10,7 +10,7 @@ from analysis import frames
 from analysis.stats import system
 from survey.management.reporting import find_study
 
-SOURCES = ("study", "da")
+SOURCES = ("study", "da", "mqm")
 
 
 class Command(BaseCommand):
@@ -21,7 +21,9 @@ class Command(BaseCommand):
         "beats every system below by a one-sided Wilcoxon rank-sum test on segment means, "
         "p < 0.05, as WMT's findings). --source da uses the imported WMT direct-assessment "
         "judgments (import_da; SYSTEM and REPEAT items count), --source study the study's "
-        "own ratings of WMT hypotheses (each participant's answers standardised)."
+        "own ratings of WMT hypotheses (each participant's answers standardised), --source "
+        "mqm the imported MQM segment scores (import_scores; z is then the mean MQM score, "
+        "negative error weights, higher is better, and the clusters test segment scores)."
     )
 
     def add_arguments(self, parser):
@@ -40,6 +42,8 @@ class Command(BaseCommand):
     def handle(self, out, source, testset, lp, study, judgment, **options):
         if source == "da":
             judgments = frames.da_judgments_frame(testset)
+        elif source == "mqm":
+            judgments = frames.mqm_judgments_frame(testset)
         else:
             ratings = frames.ratings_frame(find_study(study))
             judgments = frames.study_judgments_frame(ratings, testset, judgment)
