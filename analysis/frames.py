@@ -293,14 +293,18 @@ def scores_frame(items: Iterable[int] | None = None, *, builtin: bool = True) ->
 def da_judgments_frame(testset: str | None = None) -> pd.DataFrame:
     """Imported WMT direct-assessment judgments as `analysis.stats.system`'s judgments frame.
 
-    With ``testset``, only judgments linked to that test set's segments (unlinked ones, such as
+    ``raw`` is the segment's mean raw score (``ad-seg-scores``, on the linked triple), so a
+    system's raw score is WMT's mean over segments; NaN for unlinked judgments. With
+    ``testset``, only judgments linked to that test set's segments (unlinked ones, such as
     WMT21's second human reference, belong to no test set here).
     """
     rows = ExternalJudgment.objects.all()
     if testset:
         rows = rows.filter(triple__segment__testset=testset)
     fields = ["system", "segment_id", "rater", "score", "item_type", "source_lang", "target_lang"]
-    records = pd.DataFrame.from_records(rows.order_by("pk").values_list(*fields), columns=fields)
+    records = pd.DataFrame.from_records(
+        rows.order_by("pk").values_list(*fields, "triple__da_raw"), columns=[*fields, "raw"]
+    )
     return system.wmt_judgments(records)
 
 

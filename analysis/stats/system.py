@@ -118,11 +118,12 @@ def system_scores(judgments: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame
 
 
 def wmt_judgments(rows) -> pd.DataFrame:
-    """A judgments frame from `survey.wmt.Judgment` records, or a frame of their fields."""
+    """A judgments frame from `survey.wmt.Judgment` records, or a frame of their fields
+    (with ``raw`` kept where the frame has it)."""
     frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(map(dataclasses.asdict, rows))
     if frame.empty:
         return pd.DataFrame(columns=[SYSTEM, SEGMENT, RATER, SCORE, TYPE, LP])
-    return pd.DataFrame(
+    out = pd.DataFrame(
         {
             SYSTEM: frame["system"],
             SEGMENT: frame["segment_id"],
@@ -132,6 +133,9 @@ def wmt_judgments(rows) -> pd.DataFrame:
             LP: frame["source_lang"] + "-" + frame["target_lang"],
         }
     )
+    if RAW in frame.columns:
+        out[RAW] = frame[RAW].astype(float)
+    return out
 
 
 def study_judgments(

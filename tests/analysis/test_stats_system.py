@@ -52,6 +52,20 @@ def test_published_wmt21_into_english_rankings_are_reproduced(lp):
     assert table["raw"].isna().all()  # the standardised file has no raw scores
 
 
+def test_raw_scores_from_the_segment_means_give_the_published_raw_ranking(de_en):
+    # The judgment file holds z only; WMT's raw system score is the mean over segments of the
+    # segment's mean raw score (ad-seg-scores-de-en.csv), as the import keeps it on the triple.
+    segments = pd.read_csv(
+        bundled.wmt21_toen() / "humaneval" / "ad-seg-scores-de-en.csv",
+        sep=" ",
+        usecols=["SYS", "SID", "RAW.SCR"],
+    ).rename(columns={"SYS": "system", "SID": "segment", "RAW.SCR": "raw"})
+    judgments = de_en.merge(segments, on=["system", "segment"], how="left")
+    table = system.system_scores(judgments).set_index("system")
+    published = published_ranking().set_index("system")
+    np.testing.assert_array_equal(table["raw"].round(1).reindex(published.index), published["raw"])
+
+
 def test_wilcoxon_significance_matches_wmt_for_every_pair(de_en):
     stars = published_stars()
     order = list(stars.index)

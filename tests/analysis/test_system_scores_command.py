@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from django.core.management import CommandError, call_command
@@ -32,6 +33,13 @@ def test_da_scores_of_imported_judgments(imported, tmp_path):
     pd.testing.assert_series_equal(de_en["z"], expected["z"], rtol=1e-5, check_names=False)
     assert list(de_en["cluster"]) == list(expected["cluster"])
     assert "HUMAN.0" in set(de_en["system"])
+    # raw: the mean over segments of the segment's mean raw score, from the imported triples.
+    segments = pd.read_csv(SLICE / "humaneval" / "ad-seg-scores-de-en.csv", sep=" ")
+    linked = segments[segments["SYS"] != "HUMAN.0"]
+    raw = linked.groupby("SYS")["RAW.SCR"].mean()
+    got = de_en.set_index("system")["raw"]
+    np.testing.assert_allclose(got.reindex(raw.index), raw, rtol=1e-5)
+    assert np.isnan(got["HUMAN.0"])  # unlinked: no triple holds its raw scores
 
 
 def test_testset_keeps_judgments_of_its_segments(imported, tmp_path):
