@@ -139,3 +139,24 @@ def test_ordinal_adjustment_takes_out_each_participants_shift():
     high, low = effects.idxmax(), effects.idxmin()
     threes = adjusted[adjusted["order"] == 3].set_index("participant")["order01_adjusted"]
     assert threes.groupby(level=0).first()[high] < threes.groupby(level=0).first()[low]
+
+
+BOUNDARY = json.loads((DATA / "boundary.json").read_text())["fits"]
+
+
+@pytest.mark.parametrize("ref", BOUNDARY, ids=[fit["name"] for fit in BOUNDARY])
+def test_a_zero_participant_variance_is_found_and_reported(ref):
+    # clmm stops at a variance of ~1e-9 (its optimiser's bound); this fit lands on zero.
+    data = pd.read_csv(Path(__file__).parent / "data" / "lme4" / "no_participant_effect.csv")
+    fit = fit_like({**ref, "data": "../lme4/no_participant_effect.csv"})
+    assert fit.n_obs == ref["n_obs"] == data["order"].notna().sum()
+    np.testing.assert_allclose(
+        fit.thresholds["estimate"], list(ref["thresholds"].values()), rtol=REL
+    )
+    np.testing.assert_allclose(fit.fixed["estimate"], list((ref["fixef"] or {}).values()), rtol=REL)
+    assert fit.variances["participant"] == pytest.approx(0, abs=1e-6)
+    if "item" in ref["variances"]:
+        assert fit.variances["item"] == pytest.approx(ref["variances"]["item"], rel=REL)
+    assert fit.loglik == pytest.approx(ref["loglik"], rel=LOGLIK_REL)
+    assert fit.state.converged and fit.state.singular and "zero" in fit.state.message
+    assert "participant" not in fit.vcov.index  # no standard error on the boundary
