@@ -506,7 +506,8 @@ def _systems_section(systems: pd.DataFrame, draw: bool) -> Section:
             "cluster ends where every system above beats every system below by a one-sided "
             "Wilcoxon rank-sum test on segment means (p < 0.05). Source 'study' is this "
             "study's ratings of WMT hypotheses (holistic answers standardised per participant), "
-            "'da' the imported WMT direct-assessment judgments of the same language pairs."
+            "'da' the imported WMT direct-assessment judgments of the same language pairs, "
+            "'mqm' their imported MQM segment scores (z is then the mean MQM score)."
         ],
     )
     section.tables.append(Table("system_scores", "System-level human scores", systems))

@@ -5,15 +5,17 @@ test set from the bundled WMT21 data."""
 from io import StringIO
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from django.core.management import call_command
 from scipy import stats
 
+from analysis.management.commands.analyse import Command
 from analysis.models import Metric, MetricScore
 from analysis.scores_import import import_scores
 from survey.importers import import_da, import_wmt
-from survey.models import Triple
+from survey.models import Item, Triple
 from wojdb import bundled
 
 MQM = Path(__file__).parent / "data" / "mqm" / "mqm_newstest2021_zhen.avg_seg_scores.tsv"
@@ -105,3 +107,23 @@ def test_corpus_analysis_compares_mqm_with_da(zh_en, tmp_path):
     length = seg[seg["metric"] == "length"].set_index("human")
     assert set(length.index) == {"da_z", "da_raw", "mqm"}
     assert length.loc["mqm", "n"] == 3 * 96
+
+
+def test_the_reports_system_table_adds_mqm_for_the_studys_language_pairs(zh_en):
+    import_scores([MQM])
+    items = list(Item.objects.filter(permutation=None).values_list("pk", flat=True)[:60])
+    rng = np.random.default_rng(0)
+    ratings = pd.DataFrame(
+        {
+            "participant": np.repeat([1, 2], len(items)),
+            "item": items * 2,
+            "kind": "hypothesis",
+            "holistic": rng.integers(1, 6, 2 * len(items)),
+            "practice": False,
+        }
+    )
+    table = Command.systems(ratings)
+    assert set(table["source"]) == {"study", "mqm"}  # no per-rater DA for zh-en in the release
+    mqm = table[table["source"] == "mqm"].set_index("system")
+    means = published().groupby("system")["score"].mean()
+    np.testing.assert_allclose(mqm["z"].reindex(means.index), means)

@@ -159,15 +159,19 @@ class Command(BaseCommand):
 
     @staticmethod
     def systems(ratings: pd.DataFrame) -> pd.DataFrame | None:
-        """System-level scores from the study's ratings and the imported DA of its pairs."""
+        """System-level scores from the study's ratings and the imported DA and MQM of its
+        language pairs."""
         study = frames.study_judgments_frame(ratings)
         if study.empty:
             return None
-        da = frames.da_judgments_frame()
-        da = da[da[system.LP].isin(set(study[system.LP]))]
         parts = [system.system_scores(study).assign(source="study")]
-        if not da.empty:
-            parts.append(system.system_scores(da).assign(source="da"))
+        for source, external in (
+            ("da", frames.da_judgments_frame()),
+            ("mqm", frames.mqm_judgments_frame()),
+        ):
+            external = external[external[system.LP].isin(set(study[system.LP]))]
+            if not external.empty:
+                parts.append(system.system_scores(external).assign(source=source))
         return pd.concat(parts, ignore_index=True)
 
     @staticmethod
