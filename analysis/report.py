@@ -896,6 +896,14 @@ def build_corpus_report(
     section.tables += [
         Table("segment_correlations", "Segment level", seg),
         Table("system_correlations", "System level", sys_table),
+        Table(
+            "system_permutation_tests",
+            "System level: is the better source significantly better?",
+            corpus.system_permutation_tests(segments, systems, scores),
+            "PERM-BOTH permutation test of the difference in Pearson's r with the WMT system "
+            "z (1,000 resamples, as mt-metrics-eval), scores oriented; p for 'better "
+            "correlates better than worse'.",
+        ),
     ]
     report.sections.append(section)
     return report

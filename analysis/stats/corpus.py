@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from analysis.stats import columns as col
 from analysis.stats import correlation, system
@@ -84,3 +85,42 @@ def system_correlations(
     out = pd.concat(tables, ignore_index=True)
     first = [system.LP, *correlation.SOURCE, "higher_is_better", "n"]
     return out[first + [c for c in out.columns if c not in first]]
+
+
+def _system_means(segments: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
+    """Oriented mean score per (lp, system) and source: columns are source labels."""
+    columns = {}
+    for key, values, better in _sources(scores):
+        joined = segments.join(values.rename("metric"), on=col.ITEM, how="inner")
+        means = joined.groupby([system.LP, system.SYSTEM])["metric"].mean()
+        columns[" ".join(filter(None, key))] = means if better else -means
+    return pd.DataFrame(columns)
+
+
+def system_permutation_tests(
+    segments: pd.DataFrame, systems: pd.DataFrame, scores: pd.DataFrame, k: int = 1000, seed=0
+) -> pd.DataFrame:
+    """Per language pair and pair of sources: does the better one correlate significantly better
+    with the WMT system z (Pearson, `system.permutation_test`, scores oriented)?"""
+    means = _system_means(segments, scores)
+    rows = []
+    for lp, part in systems.groupby(system.LP, sort=True):
+        if lp not in means.index.get_level_values(0):
+            continue
+        table = means.loc[lp].join(part.set_index(system.SYSTEM)["z"].rename("_human"), how="inner")
+        human = table.pop("_human")
+        names = [n for n in table.columns if table[n].notna().all()]
+        if len(table) < 3:
+            continue
+        r = {n: stats.pearsonr(human, table[n])[0] for n in names}
+        for i, a in enumerate(names):
+            for b in names[i + 1 :]:
+                worse, better = (a, b) if r[a] <= r[b] else (b, a)
+                p, delta = system.permutation_test(
+                    human, table[worse], table[better], "pearson", k, seed
+                )
+                rows.append(
+                    {system.LP: lp, "better": better, "worse": worse, "n": len(table),
+                     "delta_r": delta, "p": p}
+                )  # fmt: skip
+    return pd.DataFrame(rows)

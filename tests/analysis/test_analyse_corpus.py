@@ -56,6 +56,11 @@ def test_corpus_analysis_correlates_metrics_with_wmt_judgments(corpus, tmp_path)
     assert set(system.index) == {"chrF", "TER"}
     assert (system["n"] == 4).all()  # the slice's four systems (HUMAN has no hypotheses here)
     assert system["accuracy"].between(0, 1).all()
+    tests = pd.read_csv(out / "tables" / "system_permutation_tests.csv").iloc[0]
+    oriented = system["pearson_oriented"]
+    assert tests["better"] == oriented.idxmax() and tests["worse"] == oriented.idxmin()
+    assert tests["delta_r"] == pytest.approx(oriented.max() - oriented.min())
+    assert 0 <= tests["p"] <= 1 and tests["n"] == 4
     systems = pd.read_csv(out / "tables" / "system_scores.csv")
     assert {"Facebook-AI", "Online-B", "UEdin", "NVIDIA-NeMo"} <= set(systems["system"])
     assert np.isfinite(systems["z"]).all()
