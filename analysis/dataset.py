@@ -23,7 +23,9 @@ from pathlib import Path
 
 import pandas as pd
 
+import wojdb
 from analysis.stats import columns as col
+from survey.wmt import InputError, input_files, open_input, read_input
 
 PACKAGE_FILE = "datapackage.json"
 PARQUET_DIR = "parquet"
@@ -188,6 +190,13 @@ ITEMS = Table(
         Field(
             "segment", "integer", "WMT segment id: 1-based line in the test set.", True, minimum=1
         ),
+        Field(
+            "document",
+            "string",
+            "The test set's document holding the segment (XML, SGML, .docs or .docids); empty "
+            "where the test set names none.",
+        ),
+        Field("domain", "string", "The document's domain, e.g. news; empty where unknown."),
         Field("system", "string", "WMT system that produced the hypothesis.", True),
         Field(
             "perm_type",
@@ -653,11 +662,13 @@ def _json_list(text: str):
 
 
 def _read_csv(folder: Path, table: Table, problems: _Problems) -> pd.DataFrame | None:
-    path = folder / table.path
     try:
-        raw = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8")
-    except FileNotFoundError:
-        problems.add(Problem(table.path, "file not found"))
+        with open_input(folder / table.path) as handle:
+            raw = pd.read_csv(
+                handle, dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8"
+            )
+    except InputError as e:
+        problems.add(Problem(table.path, e.problem))
         return None
     except (UnicodeDecodeError, pd.errors.ParserError) as e:
         problems.add(Problem(table.path, f"not a readable UTF-8 CSV file: {e}"))
@@ -765,7 +776,15 @@ def _check_domain(tables: dict[str, pd.DataFrame], problems: _Problems) -> None:
 
 
 #: Columns of items.csv that belong to the segment, and to the triple (hypothesis + WMT scores).
-SEGMENT_FIELDS = ("year", "source", "reference", "source_length", "reference_length")
+SEGMENT_FIELDS = (
+    "year",
+    "document",
+    "domain",
+    "source",
+    "reference",
+    "source_length",
+    "reference_length",
+)
 TRIPLE_KEY = ("testset", "source_lang", "target_lang", "ref_name", "segment", "system")
 TRIPLE_FIELDS = (
     "hypothesis",
@@ -780,11 +799,10 @@ TRIPLE_FIELDS = (
 
 
 def read_package(folder: str | Path) -> dict:
-    path = Path(folder) / PACKAGE_FILE
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ReleaseError([Problem(PACKAGE_FILE, f"not found in {folder}")]) from None
+        return json.loads(read_input(Path(folder) / PACKAGE_FILE).decode("utf-8"))
+    except InputError as e:
+        raise ReleaseError([Problem(PACKAGE_FILE, f"{e.problem} (in {folder})")]) from None
     except ValueError as e:
         raise ReleaseError([Problem(PACKAGE_FILE, f"not valid JSON: {e}")]) from None
 
@@ -825,14 +843,161 @@ def _package_tables(package: dict, problems: _Problems) -> dict[str, Table]:
     return found
 
 
-def read_release(folder: str | Path) -> Release:
-    """Read a release folder, validating every file against its datapackage.json first.
+# --- what a release must be beyond its files' schemas ------------------------------------------
+# One place for the rules an import relies on that no single file's Table Schema states: the
+# release's format, the files it holds, and the links between tables the live database keeps.
+
+#: The release format this software writes. It reads formats 1 to FORMAT_VERSION, whichever WOJ-DB
+#: version wrote them; a release without `format_version` is format 1 (written before the field
+#: existed). A later format is refused, naming both versions.
+FORMAT_VERSION = 1
+#: Files of a release besides those its datapackage.json resources name.
+RELEASE_FILES = (PACKAGE_FILE, "README.md")
+
+
+def _version_tuple(text) -> tuple[int, ...]:
+    parts = []
+    for part in str(text).split("."):
+        digits = part[: len(part) - len(part.lstrip("0123456789"))]
+        if not digits:
+            break
+        parts.append(int(digits))
+    return tuple(parts)
+
+
+def check_format(package: dict, problems: _Problems) -> None:
+    """The release's format must be one this software reads (see FORMAT_VERSION)."""
+    version = package.get("format_version", 1)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        problems.add(
+            Problem(PACKAGE_FILE, f"{version!r} is not a format version", field="format_version")
+        )
+    elif version > FORMAT_VERSION:
+        problems.add(
+            Problem(
+                PACKAGE_FILE,
+                f"the release is in format {version}, written by WOJ-DB "
+                f"{package.get('software_version', '(unknown version)')}; this WOJ-DB "
+                f"{wojdb.__version__} reads formats 1 to {FORMAT_VERSION}: upgrade WOJ-DB to "
+                "read it",
+                field="format_version",
+            )
+        )
+
+
+def newer_software_note(package: dict) -> str | None:
+    """A line to show when a newer WOJ-DB wrote a release in a format this one reads."""
+    written = package.get("software_version")
+    if written and _version_tuple(written) > _version_tuple(wojdb.__version__):
+        return (
+            f"The release was written by WOJ-DB {written}, newer than this {wojdb.__version__}; "
+            f"it is read as format {package.get('format_version', 1)}, which this version reads."
+        )
+    return None
+
+
+def extra_files_problem(where: str, names: list[str]) -> Problem:
+    shown = ", ".join(names[:MAX_PROBLEMS]) + (" ..." if len(names) > MAX_PROBLEMS else "")
+    return Problem(
+        where,
+        f"{len(names)} file(s) the release's datapackage.json does not name: {shown} (remove "
+        "them, or allow them with --allow-extra-files; they are not read)",
+    )
+
+
+def extra_files(folder: Path, package: dict, problems: _Problems) -> list[str]:
+    """Files in the release folder that neither its resources nor RELEASE_FILES name."""
+    named = set(RELEASE_FILES) | {str(r.get("path")) for r in package.get("resources", [])}
+    try:
+        found = [p.relative_to(folder).as_posix() for p in input_files(folder)]
+    except InputError as e:
+        problems.add(Problem(str(e.path), e.problem))
+        return []
+    return [name for name in found if name not in named]
+
+
+def check_links(tables: dict[str, pd.DataFrame], study: dict, problems: _Problems) -> None:
+    """Links between tables the live database keeps: a participant rates the items of their own
+    questionnaire at their positions and the study's practice item at position 0, and a
+    questionnaire's positions run 1..n."""
+    entries = tables["questionnaires"]
+    positions = entries.groupby("questionnaire")["position"].agg(["count", "max"])
+    for questionnaire, row in positions[positions["count"] != positions["max"]].iterrows():
+        have = set(entries.loc[entries["questionnaire"] == questionnaire, "position"])
+        gaps = sorted(set(range(1, int(row["max"]) + 1)) - have)
+        problems.add(
+            Problem(
+                QUESTIONNAIRES.path,
+                f"questionnaire {questionnaire} has no position {', '.join(map(str, gaps[:10]))}"
+                " (positions run 1 to the number of items)",
+                field="position",
+            )
+        )
+    ratings = tables["ratings"].merge(
+        tables["participants"][["participant", "questionnaire"]], on="participant", how="left"
+    )
+    ratings = ratings.merge(
+        entries[["questionnaire", "position", "item"]].rename(columns={"item": "entry_item"}),
+        on=["questionnaire", "position"],
+        how="left",
+    )
+    file, practice = RATINGS.path, ratings["position"] == 0
+    problems.cells(
+        file,
+        "practice",
+        ratings["practice"] != practice,
+        "practice is true at position 0, the practice sample, and only there",
+    )
+    sample = study.get("sample_item")
+    problems.cells(
+        file,
+        "item",
+        practice & (ratings["item"] != sample),
+        lambda i: (
+            f"item {ratings['item'][i]} at position 0 is not the study's practice item "
+            f"({'none' if sample is None else sample})"
+        ),
+    )
+
+    def where(i) -> str:
+        return (
+            f"participant {ratings['participant'][i]}'s questionnaire {ratings['questionnaire'][i]}"
+        )
+
+    missing = ~practice & ratings["entry_item"].isna() & ratings["questionnaire"].notna()
+    problems.cells(
+        file,
+        "position",
+        missing,
+        lambda i: f"{where(i)} has no position {ratings['position'][i]}",
+    )
+    other = ~practice & ratings["entry_item"].notna() & (ratings["entry_item"] != ratings["item"])
+    problems.cells(
+        file,
+        "item",
+        other,
+        lambda i: (
+            f"item {ratings['item'][i]} is not in {where(i)} at position "
+            f"{ratings['position'][i]} (item {int(ratings['entry_item'][i])} is)"
+        ),
+    )
+
+
+def read_release(folder: str | Path, *, allow_extra_files: bool = False) -> Release:
+    """Read a release folder, validating every file against its datapackage.json first, and
+    the rules above.
 
     Raises ReleaseError listing every problem found (file, line, field), up to MAX_PROBLEMS.
+    Files the package does not name are refused unless `allow_extra_files`; they are never read.
     """
     folder = Path(folder)
     package = read_package(folder)
     problems = _Problems()
+    check_format(package, problems)
+    problems.raise_any()
+    extra = extra_files(folder, package, problems)
+    if extra and not allow_extra_files:
+        problems.add(extra_files_problem(folder.name, extra))
     schemas = _package_tables(package, problems)
     problems.raise_any()
     tables = {}
@@ -843,6 +1008,8 @@ def read_release(folder: str | Path) -> Release:
     problems.raise_any()
     _check_keys(tables, schemas, problems)
     _check_domain(tables, problems)
+    problems.raise_any()
+    check_links(tables, package.get("study", {}), problems)
     problems.raise_any()
     for table in TABLES:
         if table.name not in tables:
@@ -974,10 +1141,14 @@ def tidy_scores(
 
 
 def load_release(
-    path: str | Path, *, include_practice: bool = False, include_simulated: bool = True
+    path: str | Path,
+    *,
+    include_practice: bool = False,
+    include_simulated: bool = True,
+    allow_extra_files: bool = False,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The ratings and scores frames of a release folder, validated first (ReleaseError)."""
-    release = read_release(path)
+    release = read_release(path, allow_extra_files=allow_extra_files)
     t = release.tables
     ratings = tidy_ratings(
         t["ratings"],

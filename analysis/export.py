@@ -7,6 +7,7 @@ imports validate every file first and then write in one transaction.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -46,6 +47,7 @@ from survey.models import (
     Study,
     Triple,
 )
+from survey.wmt import input_files, open_input
 
 DEFAULT_RELEASE_VERSION = "1.0"
 ADJUSTMENT_MODEL = "judgment01 ~ 1 + (1 | participant)"
@@ -253,6 +255,7 @@ def descriptor(
         ),
         "version": release_version,
         "release_version": release_version,
+        "format_version": dataset.FORMAT_VERSION,
         "software": "WOJ-DB",
         "software_version": wojdb.__version__,
         "created": created.strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -293,6 +296,8 @@ def codebook(package: dict, tables: dict[str, pd.DataFrame]) -> str:
         "",
         f"- Release version: {package['release_version']}",
         f"- Software: {package['software']} {package['software_version']}",
+        f"- Release format: {package['format_version']} (WOJ-DB reads the formats up to its "
+        "own, whichever version wrote them)",
         f"- Created: {package['created']}",
         f"- Licence: {licence}",
         f"- {counts['participants']} participants, {counts['questionnaires']} questionnaires, "
@@ -491,10 +496,11 @@ EXPORT_STEPS = 3 + len(dataset.TABLES)
 class ImportReport:
     study: Study
     counts: dict[str, int]
+    notes: list[str] = dataclasses.field(default_factory=list)
 
     def lines(self) -> list[str]:
         parts = ", ".join(f"{n} {name}" for name, n in self.counts.items())
-        return [f"Imported study {self.study.slug!r}: {parts}."]
+        return [f"Imported study {self.study.slug!r}: {parts}.", *self.notes]
 
 
 def refuse_non_empty() -> None:
@@ -580,6 +586,8 @@ SEGMENT_KEY = {
 SEGMENT_COLUMNS = {
     **SEGMENT_KEY,
     "year": "year",
+    "document": "document",
+    "domain": "domain",
     "source": "source",
     "reference": "reference",
     "source_length": "source_length",
@@ -765,18 +773,32 @@ def import_release(release: dataset.Release, progress=_no_progress) -> ImportRep
         "ratings": len(t["ratings"]),
         "metric scores": len(t["metric_scores"]),
     }
-    return ImportReport(study, counts)
+    note = dataset.newer_software_note(release.package)
+    return ImportReport(study, counts, [note] if note else [])
 
 
-def read_source(path: Path, unpack_into: Path) -> Path:
-    """The release folder at `path`: a folder, or a .zip unpacked into `unpack_into`."""
+def read_source(path: Path, unpack_into: Path, *, allow_extra_files: bool = False) -> Path:
+    """The release folder at `path`: a folder, or a .zip unpacked into `unpack_into`, which
+    must hold one release and, unless `allow_extra_files`, nothing beside it."""
     if path.is_dir():
         return path
-    if not zipfile.is_zipfile(path):
-        raise FileNotFoundError(f"{path} is neither a release folder nor a zip archive")
-    with zipfile.ZipFile(path) as archive:
-        archive.extractall(unpack_into)
+    with open_input(path) as handle:
+        if not zipfile.is_zipfile(handle):
+            raise FileNotFoundError(f"{path} is neither a release folder nor a zip archive")
+        with zipfile.ZipFile(handle) as archive:
+            archive.extractall(unpack_into)
     found = sorted(p.parent for p in unpack_into.rglob(dataset.PACKAGE_FILE))
     if not found:
         raise FileNotFoundError(f"{path} holds no {dataset.PACKAGE_FILE}")
+    names = [f"{p.relative_to(unpack_into).as_posix()}/" for p in found]
+    if len(found) > 1:
+        problem = f"holds {len(found)} releases, {', '.join(names)}; import one at a time"
+        raise dataset.ReleaseError([dataset.Problem(path.name, problem)])
+    outside = [
+        p.relative_to(unpack_into).as_posix()
+        for p in input_files(unpack_into)
+        if found[0] not in p.parents
+    ]
+    if outside and not allow_extra_files:
+        raise dataset.ReleaseError([dataset.extra_files_problem(path.name, outside)])
     return found[0]

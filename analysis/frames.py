@@ -51,6 +51,8 @@ ITEM_LOOKUPS = {
     "target_lang": "triple__segment__target_lang",
     "ref_name": "triple__segment__ref_name",
     "segment": "triple__segment__number",
+    "document": "triple__segment__document",
+    "domain": "triple__segment__domain",
     "system": "triple__corpus__system",
     "perm_type": "permutation__perm_type",
     "degree": "permutation__degree",

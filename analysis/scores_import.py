@@ -1,15 +1,24 @@
-"""Importing automatic scores: WMT metrics-task segment files and plain CSV files.
+"""Importing automatic scores: WMT metrics-task files, mt-metrics-eval files and plain CSV.
 
 Formats (tab-separated WMT files may be gzip-compressed, `.gz`):
-- WMT segment scores: `metric lp testset refset system [doc] seg score` (7 or 8 columns);
+- WMT segment scores, 7 columns `metric lp testset refset system seg score` (WMT19 and
+  earlier: `seg` is the test-set line) or 8 columns `metric lp testset refset system doc seg
+  score` (WMT20: `seg` counts within document `doc`; mapped to the line through the document
+  ids stored with the test set, or read off the file's own doc column where every system's
+  rows run through the test set in order; refused otherwise);
+- mt-metrics-eval `metric-scores/LP/METRIC-REF.seg.score` (or `LP.METRIC-REF.seg.score`):
+  `SYSTEM SCORE` lines, one block per system, one line per segment in test-set order;
 - CSV with a header `lp,system,segment,metric,score` (optionally `testset`, `variant`);
 - CSV with a header `item_id,metric,score` (optionally `variant`) for WOJ-DB item ids;
 - MQM segment scores as google/wmt-mqm-human-evaluation publishes them,
   `mqm_TESTSET_SRCTGT.avg_seg_scores.tsv` (header `system mqm_avg_score seg_id`; the language
   pair and test set come from the file name; `None` marks an unrated segment), stored as the
   metric ``MQM`` (higher is better: the scores are negative error weights).
-Every file is read and checked before anything is written; rows whose item is unknown are
-reported with counts.
+System-level files (WMT `.sys.score`, 6 columns; mt-metrics-eval `.sys.score`) are recognised
+and refused: scores are stored per rated item. System names go through
+`survey.wmt.canonical_system` (`Online-A.1570` → `Online-A`) unless the name itself is a corpus.
+Every file is read and checked before anything is written; a key scored twice is refused unless
+an aggregation is asked for; rows whose item is unknown are reported with counts.
 """
 
 from __future__ import annotations
@@ -17,16 +26,23 @@ from __future__ import annotations
 import csv
 import math
 import re
-from collections import Counter
-from dataclasses import dataclass
+from collections import Counter, defaultdict
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from django.db import transaction
 
 from analysis.models import Metric, MetricScore
+from survey.formats.common import LINE_BREAK, LINE_BREAKS, pair
 from survey.importers import Report
-from survey.models import Item, Triple
-from survey.wmt import InputError, read_lines
+from survey.models import Item, Segment, Triple
+from survey.wmt import MAX_INT, InputError, canonical_system, read_lines
+
+MAX_ID = 2**63 - 1  # item ids are 64-bit database keys
+AGGREGATIONS = {"mean": lambda scores: sum(scores) / len(scores)}
+MTME_FILE = re.compile(
+    r"^(?:(?P<lp>[a-z]{2,3}-[a-z]{2,3})\.)?(?P<metric>.+)-(?P<ref>[^-]+?)\.(?P<level>seg|sys|doc|domain)\.score$"
+)
 
 
 @dataclass(frozen=True)
@@ -39,7 +55,9 @@ class ScoreRow:
     testset: str = ""
     system: str = ""
     segment: int = 0
+    document: str | None = None  # set when `segment` counts within this document
     item_id: int | None = None
+    path: Path | None = None
 
 
 #: Imported metrics whose lower scores are better (error rates and edit distances, as named in
@@ -57,11 +75,33 @@ def _float(value: str, path, line: int, field: str) -> float:
     return number
 
 
-def _int(value: str, path, line: int, field: str) -> int:
+def _int(value: str, path, line: int, field: str, limit: int = MAX_INT) -> int:
     try:
-        return int(value)
+        number = int(value)
     except ValueError:
         raise InputError(path, f"{value!r} is not a whole number", line, field) from None
+    if not 1 <= number <= limit:
+        raise InputError(path, f"{value} is outside 1–{limit:,}", line, field)
+    return number
+
+
+def _lp(value: str, path, line: int) -> str:
+    src, dash, tgt = value.strip().partition("-")
+    langs = pair(src, tgt) if dash else None
+    if langs is None:
+        raise InputError(
+            path, f"{value!r} is not a language pair of ISO 639 codes like de-en", line, "lp"
+        )
+    return "-".join(langs)
+
+
+def _name(value: str, path, line: int, field: str) -> str:
+    value = value.strip()
+    if not value:
+        raise InputError(path, f"{field} is empty", line, field)
+    if m := LINE_BREAK.search(value):
+        raise InputError(path, f"contains {LINE_BREAKS[m.group()]}", line, field)
+    return value
 
 
 MQM_HEADER = ["system", "mqm_avg_score", "seg_id"]
@@ -72,7 +112,7 @@ def _read_mqm(path: Path, lines: list[str]) -> list[ScoreRow]:
     named = MQM_FILE.match(path.name)
     if named is None:
         raise InputError(path, "an MQM file is named mqm_TESTSET_SRCTGT.avg_seg_scores.tsv")
-    lp = f"{named['src']}-{named['tgt']}"
+    lp = _lp(f"{named['src']}-{named['tgt']}", path, 1)
     rows = []
     for no, line in enumerate(lines[1:], start=2):
         if not line.strip():
@@ -90,7 +130,7 @@ def _read_mqm(path: Path, lines: list[str]) -> list[ScoreRow]:
                 line=no,
                 lp=lp,
                 testset=named["testset"],
-                system=cols[0],
+                system=_name(cols[0], path, no, "system"),
                 segment=_int(cols[2], path, no, "seg_id"),
             )
         )
@@ -101,12 +141,52 @@ def read_scores(path: Path) -> list[ScoreRow]:
     lines = read_lines(path)
     if not lines:
         raise InputError(path, "is empty")
+    name = path.name.removesuffix(".gz")
+    # A WMT file may be named like an mt-metrics-eval one (COMET-HTER.seg.score): its tabs tell.
+    mtme = MTME_FILE.match(name)
     if lines[0].split() == MQM_HEADER:
-        return _read_mqm(path, lines)
-    first = lines[0].split(",")
-    if "metric" in first and "score" in first:
-        return _read_csv(path, lines)
-    return _read_wmt(path, lines)
+        rows = _read_mqm(path, lines)
+    elif mtme and len(lines[0].split("\t")) <= 2:
+        rows = _read_mtme(path, mtme, lines)
+    elif "\t" in lines[0]:
+        rows = _read_wmt(path, lines)
+    else:
+        rows = _read_csv(path, lines)
+    return [replace(r, path=path) for r in rows]
+
+
+def _refuse_system_level(path, level: str) -> None:
+    raise InputError(
+        path,
+        f"holds {level}-level scores; WOJ-DB stores metric scores per rated item, so only "
+        "segment-level files are imported",
+    )
+
+
+def _read_mtme(path: Path, m: re.Match, lines: list[str]) -> list[ScoreRow]:
+    if m["level"] != "seg":
+        _refuse_system_level(path, m["level"])
+    lp = m["lp"] or path.parent.name
+    lp = _lp(lp, path, 0)
+    rows, counts = [], Counter()
+    for no, line in enumerate(lines, start=1):
+        cols = line.split()
+        if len(cols) != 2:
+            raise InputError(path, f"expected 'SYSTEM SCORE' (2 columns), found {len(cols)}", no)
+        system = _name(cols[0], path, no, "system")
+        counts[system] += 1
+        if cols[1] == "None":  # mt-metrics-eval's mark for a segment without a score
+            continue
+        rows.append(
+            ScoreRow(
+                metric=m["metric"], variant=m["ref"], score=_float(cols[1], path, no, "score"),
+                line=no, lp=lp, system=system, segment=counts[system],
+            )
+        )  # fmt: skip
+    if len(set(counts.values())) > 1:
+        sizes = ", ".join(f"{s}: {n}" for s, n in sorted(counts.items()))
+        raise InputError(path, f"systems have different numbers of segments ({sizes})")
+    return rows
 
 
 def _read_wmt(path: Path, lines: list[str]) -> list[ScoreRow]:
@@ -115,6 +195,8 @@ def _read_wmt(path: Path, lines: list[str]) -> list[ScoreRow]:
         if not line.strip():
             continue
         cols = line.split("\t")
+        if len(cols) == 6 and ".sys." in path.name:
+            _refuse_system_level(path, "system")
         if len(cols) not in (7, 8):
             raise InputError(
                 path,
@@ -122,19 +204,17 @@ def _read_wmt(path: Path, lines: list[str]) -> list[ScoreRow]:
                 f"(metric lp testset refset system [doc] seg score), found {len(cols)}",
                 no,
             )
-        metric, lp, testset, refset, system = cols[:5]
-        if "-" not in lp:
-            raise InputError(path, f"{lp!r} is not a language pair like de-en", no, "lp")
         rows.append(
             ScoreRow(
-                metric=metric,
-                variant=refset,
+                metric=_name(cols[0], path, no, "metric"),
+                variant=cols[3].strip(),
                 score=_float(cols[-1], path, no, "score"),
                 line=no,
-                lp=lp,
-                testset=testset,
-                system=system,
+                lp=_lp(cols[1], path, no),
+                testset=cols[2].strip(),
+                system=_name(cols[4], path, no, "system"),
                 segment=_int(cols[-2], path, no, "seg"),
+                document=_name(cols[5], path, no, "doc") if len(cols) == 8 else None,
             )
         )
     return rows
@@ -152,48 +232,164 @@ def _read_csv(path: Path, lines: list[str]) -> list[ScoreRow]:
     if missing := needed - fields:
         raise InputError(path, "missing column(s) " + ", ".join(sorted(missing)), 1)
     rows = []
-    for no, row in enumerate(reader, start=2):
-        if None in row or any(v is None for v in row.values()):
-            raise InputError(path, "wrong number of columns", no)
-        if not row["metric"].strip():
-            raise InputError(path, "metric name is empty", no, "metric")
-        common = dict(
-            metric=row["metric"].strip(),
-            variant=(row.get("variant") or "").strip(),
-            score=_float(row["score"], path, no, "score"),
-            line=no,
-        )
-        if by_item:
-            rows.append(ScoreRow(**common, item_id=_int(row["item_id"], path, no, "item_id")))
-        else:
-            rows.append(
-                ScoreRow(
-                    **common,
-                    lp=row["lp"].strip(),
-                    testset=(row.get("testset") or "").strip(),
-                    system=row["system"].strip(),
-                    segment=_int(row["segment"], path, no, "segment"),
-                )
+    try:
+        for no, row in enumerate(reader, start=2):
+            if None in row or any(v is None for v in row.values()):
+                raise InputError(path, "wrong number of columns", no)
+            common = dict(
+                metric=_name(row["metric"], path, no, "metric"),
+                variant=(row.get("variant") or "").strip(),
+                score=_float(row["score"], path, no, "score"),
+                line=no,
             )
+            if by_item:
+                item_id = _int(row["item_id"], path, no, "item_id", MAX_ID)
+                rows.append(ScoreRow(**common, item_id=item_id))
+            else:
+                rows.append(
+                    ScoreRow(
+                        **common,
+                        lp=_lp(row["lp"], path, no),
+                        testset=(row.get("testset") or "").strip(),
+                        system=_name(row["system"], path, no, "system"),
+                        segment=_int(row["segment"], path, no, "segment"),
+                    )
+                )
+    except csv.Error as e:
+        raise InputError(path, f"is not valid CSV ({e})", reader.line_num) from None
     return rows
 
 
-def _hypothesis_items(rows: list[ScoreRow]) -> dict[tuple, int]:
-    """(lp, testset, system, segment) → hypothesis item id, creating items for known triples."""
+def _document_lines(rows: list[ScoreRow], report: Report) -> dict[tuple, int]:
+    """(lp, testset, document, n) → line number, for rows that count within documents.
+
+    The document ids come from the test set as imported or, where it has none, from the score
+    files' own doc column when that settles them (`_documents_from_rows`). A document's lines
+    are the block after the previous document's last stored line (the layouts keep documents
+    contiguous), so a line kept out of the database does not shift the others."""
+    wanted = {(r.lp, r.testset) for r in rows if r.document is not None}
+    mapping = {}
+    for lp, testset in wanted:
+        src, tgt = lp.split("-")
+        segments = Segment.objects.filter(source_lang=src, target_lang=tgt)
+        if testset:
+            segments = segments.filter(testset=testset)
+        found = list(segments.values_list("testset", "document", "number").order_by("number"))
+        if len({t for t, _, _ in found}) > 1:
+            raise InputError(
+                "score files",
+                f"{lp}: several test sets match {testset!r}: "
+                + ", ".join(sorted({t for t, _, _ in found})),
+            )
+        if found and not all(doc for _, doc, _ in found):
+            documents = _documents_from_rows(rows, lp, testset, found[-1][2])
+            if documents is not None:
+                testset_name = found[0][0]
+                for number, doc in enumerate(documents, start=1):
+                    Segment.objects.filter(
+                        testset=testset_name,
+                        source_lang=src,
+                        target_lang=tgt,
+                        number=number,
+                        document="",
+                    ).update(document=doc)
+                found = [(t, documents[number - 1], number) for t, _, number in found]
+                report.notes.append(
+                    f"document ids of {testset_name} {lp} read off the score files' doc column "
+                    f"(every system's rows run through its {len(documents):,} lines in order) "
+                    "and stored"
+                )
+        if not found or not all(doc for _, doc, _ in found):
+            row = next(r for r in rows if (r.lp, r.testset) == (lp, testset))
+            problem = (
+                f"no test set {testset} {lp} is stored"
+                if not found
+                else f"the document ids of {testset} {lp} are unknown"
+            )
+            raise InputError(
+                row.path,
+                f"segments are numbered within documents, but {problem}: import the test set "
+                "with its documents first (XML, SGML, mt-metrics-eval documents/, or a .docids "
+                "file beside plain text)",
+                row.line,
+                "doc",
+            )
+        previous_end, blocks = 0, {}
+        for doc, numbers in _runs(found):
+            blocks[doc] = (previous_end + 1, numbers[-1])
+            previous_end = numbers[-1]
+        for doc, (start, end) in blocks.items():
+            for n in range(1, end - start + 2):
+                mapping[(lp, testset, doc, n)] = start + n - 1
+    return mapping
+
+
+def _documents_from_rows(
+    rows: list[ScoreRow], lp: str, testset: str, lines: int
+) -> list[str] | None:
+    """Each line's document, from the rows' doc column, if every (file, variant, system)
+    block of rows has one row per line and numbers each document's rows 1, 2, … in one run, and
+    all blocks agree (WMT20's files list every system's segments in test-set order)."""
+    blocks: dict[tuple, list[ScoreRow]] = defaultdict(list)
+    for r in rows:
+        if (r.lp, r.testset) == (lp, testset) and r.document is not None:
+            blocks[(r.path, r.variant, r.system)].append(r)
+    orders = set()
+    for block in blocks.values():
+        if len(block) != lines:
+            return None
+        seen, previous = set(), None
+        for r in block:
+            expected = previous.segment + 1 if previous and previous.document == r.document else 1
+            if r.segment != expected or (expected == 1 and r.document in seen):
+                return None
+            seen.add(r.document)
+            previous = r
+        orders.add(tuple(r.document for r in block))
+    return list(orders.pop()) if len(orders) == 1 else None
+
+
+def _runs(found):
+    runs: list[tuple[str, list[int]]] = []
+    for _, doc, number in found:
+        if runs and runs[-1][0] == doc:
+            runs[-1][1].append(number)
+        else:
+            runs.append((doc, [number]))
+    return runs
+
+
+def _hypothesis_items(rows: list[ScoreRow], report: Report) -> dict[ScoreRow, int]:
+    """The hypothesis item of each row that names a known triple, creating items as needed."""
+    lines = _document_lines(rows, report)
     wanted = {(r.lp, r.system) for r in rows if r.item_id is None}
-    triples = {}
-    for lp, system in wanted:
-        src, tgt = lp.split("-", 1)
-        for pk, testset, number in Triple.objects.filter(
-            corpus__source_lang=src, corpus__target_lang=tgt, corpus__system=system
-        ).values_list("pk", "corpus__testset", "segment__number"):
+    triples, corpora = {}, defaultdict(set)
+    for lp in {lp for lp, _ in wanted}:
+        src, tgt = lp.split("-")
+        for pk, testset, system, number in Triple.objects.filter(
+            corpus__source_lang=src, corpus__target_lang=tgt
+        ).values_list("pk", "corpus__testset", "corpus__system", "segment__number"):
+            corpora[lp].add(system)
             triples[(lp, testset, system, number)] = pk
             triples.setdefault((lp, "", system, number), pk)
-    needed = {
-        triples[k]
-        for r in rows
-        if r.item_id is None and (k := (r.lp, r.testset, r.system, r.segment)) in triples
-    }
+    names, mapped = {}, Counter()
+    for lp, system in wanted:
+        names[(lp, system)] = system if system in corpora[lp] else canonical_system(system)
+        if names[(lp, system)] != system:
+            mapped[f"{system} → {names[(lp, system)]}"] += 1
+    if mapped:
+        report.notes.append("system names mapped: " + ", ".join(sorted(mapped)))
+    triple_of = {}
+    for r in rows:
+        if r.item_id is not None:
+            continue
+        number = r.segment
+        if r.document is not None:
+            number = lines.get((r.lp, r.testset, r.document, r.segment))
+        testset = r.testset if (r.lp, r.testset, names[(r.lp, r.system)], number) in triples else ""
+        if (pk := triples.get((r.lp, testset, names[(r.lp, r.system)], number))) is not None:
+            triple_of[r] = pk
+    needed = set(triple_of.values())
     have = dict(
         Item.objects.filter(triple_id__in=needed, permutation=None).values_list("triple_id", "pk")
     )
@@ -201,31 +397,37 @@ def _hypothesis_items(rows: list[ScoreRow]) -> dict[tuple, int]:
     have = dict(
         Item.objects.filter(triple_id__in=needed, permutation=None).values_list("triple_id", "pk")
     )
-    return {key: have[pk] for key, pk in triples.items() if pk in have}
+    return {r: have[pk] for r, pk in triple_of.items()}
 
 
-def import_scores(paths: list[Path]) -> Report:
-    rows = [(path, row) for path in paths for row in read_scores(path)]
+def import_scores(paths: list[Path], *, aggregate: str | None = None) -> Report:
+    """Import metric scores; a (metric, variant, item) scored twice is refused naming the
+    lines, unless `aggregate` ("mean") says how to combine them."""
+    if aggregate is not None and aggregate not in AGGREGATIONS:
+        raise InputError("--aggregate", f"unknown aggregation {aggregate!r}; use: mean")
+    rows = [row for path in paths for row in read_scores(path)]
     report, unknown = Report(), Counter()
     with transaction.atomic():
-        items = _hypothesis_items([row for _, row in rows])
+        items = _hypothesis_items([r for r in rows if r.item_id is None], report)
         known_ids = set(
             Item.objects.filter(
-                pk__in={row.item_id for _, row in rows if row.item_id is not None}
+                pk__in={row.item_id for row in rows if row.item_id is not None}
             ).values_list("pk", flat=True)
         )
-        scores: dict[tuple[str, str], dict[int, float]] = {}
-        for path, row in rows:
+        scores: dict[tuple[str, str], dict[int, list[ScoreRow]]] = {}
+        for row in rows:
+            name = row.path.name
             if row.item_id is not None:
                 item = row.item_id if row.item_id in known_ids else None
-                label = f"{path.name}: item ids not in the database"
+                label = f"{name}: item ids not in the database"
             else:
-                item = items.get((row.lp, row.testset, row.system, row.segment))
-                label = f"{path.name}: {row.lp} {row.system} (no such triple)"
+                item = items.get(row)
+                label = f"{name}: {row.lp} {row.system} (no such triple)"
             if item is None:
                 unknown[label] += 1
                 continue
-            scores.setdefault((row.metric, row.variant), {})[item] = row.score
+            scores.setdefault((row.metric, row.variant), {}).setdefault(item, []).append(row)
+        _check_repeats(scores, aggregate, report)
         for (name, variant), by_item in scores.items():
             metric, created = Metric.objects.get_or_create(
                 name=name,
@@ -233,8 +435,15 @@ def import_scores(paths: list[Path]) -> Report:
                 defaults={"higher_is_better": name.lower() not in LOWER_IS_BETTER},
             )
             report.created["metrics"] += created
+            combine = AGGREGATIONS[aggregate] if aggregate else lambda s: s[0]
+            stored = set(metric.scores.values_list("item_id", flat=True))
+            if replaced := len(stored & by_item.keys()):
+                report.notes.append(f"{replaced:,} stored score(s) of {metric} were replaced")
             MetricScore.objects.bulk_create(
-                [MetricScore(metric=metric, item_id=i, score=s) for i, s in by_item.items()],
+                [
+                    MetricScore(metric=metric, item_id=i, score=combine([r.score for r in rs]))
+                    for i, rs in by_item.items()
+                ],
                 update_conflicts=True,
                 unique_fields=["metric", "item"],
                 update_fields=["score"],
@@ -243,3 +452,32 @@ def import_scores(paths: list[Path]) -> Report:
             report.created["scores"] += len(by_item)
     report.unmatched.update(unknown)
     return report
+
+
+def _check_repeats(scores, aggregate: str | None, report: Report) -> None:
+    repeats = [
+        (name, variant, rs)
+        for (name, variant), by_item in scores.items()
+        for rs in by_item.values()
+        if len(rs) > 1
+    ]
+    if not repeats:
+        return
+    if aggregate is None:
+        examples = "; ".join(
+            f"{name}{'/' + variant if variant else ''}: "
+            + ", ".join(f"{r.path.name} line {r.line}" for r in rs)
+            for name, variant, rs in repeats[:5]
+        )
+        raise InputError(
+            repeats[0][2][0].path,
+            f"{len(repeats):,} hypotheses are scored more than once by the same metric "
+            f"({examples}{'; …' if len(repeats) > 5 else ''}); give --aggregate mean to "
+            "combine them",
+            repeats[0][2][1].line,
+        )
+    rows = sum(len(rs) for _, _, rs in repeats)
+    report.notes.append(
+        f"aggregated ({aggregate}): {len(repeats):,} hypotheses scored more than once, "
+        f"from {rows:,} rows"
+    )

@@ -174,7 +174,7 @@ def main():
     parser.add_argument("--keep", type=Path, help="also keep the release in this new folder")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as var:
-        env = {**os.environ, "WOJDB_VAR_DIR": var, "DATABASE_URL": f"sqlite:///{var}/bench.db"}
+        env = {**os.environ, "WOJDB_HOME": var, "DATABASE_URL": f"sqlite:///{var}/bench.db"}
         os.environ.update(env)
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "wojdb.settings")
         sys.path.insert(0, str(ROOT))

@@ -82,7 +82,7 @@ class Site:
         self.env = os.environ | {
             "DJANGO_SETTINGS_MODULE": "wojdb.settings",
             "DATABASE_URL": url,
-            "WOJDB_VAR_DIR": str(self.folder),
+            "WOJDB_HOME": str(self.folder),
             "WOJDB_STATIC_ROOT": str(self.folder / "static"),
             "DEBUG": "0",
             "ALLOWED_HOSTS": "127.0.0.1",

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def setup_django(var_dir: str) -> None:
     sys.path.insert(0, str(ROOT))
-    os.environ["WOJDB_VAR_DIR"] = var_dir
+    os.environ["WOJDB_HOME"] = var_dir
     os.environ.pop("DATABASE_URL", None)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "wojdb.settings")
     import django

@@ -34,7 +34,24 @@ class ExternalJudgmentAdmin(admin.ModelAdmin):
     list_display = ["system", "segment_id", "rater", "item_type", "score", "triple"]
     list_filter = ["item_type", "source_lang"]
     search_fields = ["rater", "system"]
-    raw_id_fields = ["triple"]
+    raw_id_fields = ["triple", "source"]
+
+
+@admin.register(models.JudgmentImport)
+class JudgmentImportAdmin(admin.ModelAdmin):
+    list_display = [
+        "file_name", "testset", "source_lang", "level", "mapping", "check_r", "check_passed",
+        "accepted_unverified", "imported_at",
+    ]  # fmt: skip
+    list_filter = ["level", "check_passed", "accepted_unverified", "source_lang"]
+    search_fields = ["file_name", "sha256"]
+
+
+@admin.register(models.SystemScore)
+class SystemScoreAdmin(admin.ModelAdmin):
+    list_display = ["testset", "source_lang", "system", "raw", "z", "n", "judgments"]
+    list_filter = ["testset", "source_lang"]
+    raw_id_fields = ["source"]
 
 
 @admin.register(models.Permutation)

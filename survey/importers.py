@@ -6,6 +6,7 @@ file, line and field), then writes in one transaction; re-importing the same fil
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
@@ -14,8 +15,17 @@ from pathlib import Path
 
 from django.db import connection, transaction
 
-from survey import wmt
-from survey.models import Corpus, ExternalJudgment, Questionnaire, Segment, Triple
+from survey import alignment, formats, wmt
+from survey.judgment_files import read_judgment_file
+from survey.models import (
+    Corpus,
+    ExternalJudgment,
+    JudgmentImport,
+    Questionnaire,
+    Segment,
+    SystemScore,
+    Triple,
+)
 
 BATCH = 5000
 Progress = Callable[[int], None]
@@ -32,9 +42,15 @@ class Report:
     created: Counter = field(default_factory=Counter)
     unmatched: Counter = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
+    mapped: dict[str, str] = field(default_factory=dict)  # system name as given → canonical
 
     def lines(self) -> list[str]:
         out = [f"{what}: {n:,}" for what, n in self.created.items()]
+        if self.mapped:
+            out.append(
+                "system names mapped: "
+                + ", ".join(f"{a} → {b}" for a, b in sorted(self.mapped.items()))
+            )
         if self.unmatched:
             total = sum(self.unmatched.values())
             out.append(f"unmatched rows: {total:,} (kept out of the pool's scores)")
@@ -42,23 +58,162 @@ class Report:
         return out + self.notes
 
 
-def import_wmt(
+@dataclass
+class WmtPlan:
+    """Test sets read and checked, ready to write; `triples` (lines × systems) sizes a progress
+    bar."""
+
+    found: formats.Found
+    triples: int = 0
+    report: Report = field(default_factory=Report)
+
+
+def prepare_wmt(
     root: Path,
     *,
     year: int | None = None,
     lps: Iterable[str] | None = None,
-    ref: str = "A",
+    refs: Iterable[str] | str | None = None,
     systems: Iterable[str] | None = None,
-    progress: Progress = _no_progress,
-) -> Report:
-    """Import sources, references and hypotheses from the WMT plain-text layout."""
-    test_sets = wmt.find_test_sets(root, year=year, lps=lps, ref=ref, systems=systems)
-    texts = [(ts, *wmt.read_test_set(ts)) for ts in test_sets]  # validates every file first
-    report = Report()
+    testset: str | None = None,
+) -> WmtPlan:
+    """Read every test set under `root` in whichever layout it is, and check it against the
+    database; nothing is written. Raises `InputError` naming file, line and field."""
+    selection = formats.Selection.of(
+        year=year, lps=lps, refs=refs, systems=systems, testset=testset
+    )
+    found = formats.find(root, selection)
+    plan = WmtPlan(found)
+    report = plan.report
+    report.notes.append(f"layout: {found.layout}")
+    first: dict[tuple, formats.TestSetText] = {}
+    for ts in found.test_sets:
+        # e.g. the WMT24 release's txt/ and txt-ts/: the same test set twice, different lines
+        other = first.setdefault((ts.testset, ts.lp, ts.ref_name), ts)
+        if other is not ts:
+            raise wmt.InputError(
+                root,
+                f"{ts.testset} {ts.lp} is here twice ({other.files['source']} and "
+                f"{ts.files['source']}); import one of the folders",
+            )
+    for ts in found.test_sets:
+        _check_texts(ts, report)
+        report.notes.append(
+            f"{ts.testset} {ts.lp}: reference {ts.ref_name}, {len(ts.hypotheses)} systems"
+            + (", document ids kept" if any(ts.documents) else ", no document ids")
+        )
+        plan.triples += len(ts.sources) * len(ts.hypotheses)
+    report.notes += [f"skipped {s}" for s in found.skipped] + found.notes
+    if found.unmatched_files:
+        report.notes.append(
+            f"{len(found.unmatched_files)} files match no {found.layout} name and were not read:"
+        )
+        report.notes += [f"  {p}" for p in found.unmatched_files[:50]]
+        if len(found.unmatched_files) > 50:
+            report.notes.append(f"  … and {len(found.unmatched_files) - 50} more")
+    return plan
+
+
+def _too_long(text: str, where, line: int, what: str) -> bool:
+    """Whether a line stays out of the database for its length, after refusing line breaks."""
+    formats.common.check_text(text, where, line, what)
+    return len(text) > formats.common.MAX_TEXT_CHARS
+
+
+def _check_texts(ts: formats.TestSetText, report: Report) -> None:
+    """Refuse unusable text; count blank lines (stored, but `sample_pool` never draws them) and
+    over-long ones (kept out); refuse text that differs from what is stored for the same
+    segment or triple (a changed file is never silently ignored)."""
+    if not ts.sources:
+        raise wmt.InputError(ts.files["source"], "is empty")
+    too_long, blank = Counter(), Counter()
+    limit = f"over {formats.common.MAX_TEXT_CHARS:,} characters, kept out"
+    for what, lines in (("source", ts.sources), ("reference", ts.references)):
+        for n, text in enumerate(lines, start=1):
+            if _too_long(text, ts.files[what], n, what):
+                ts.skipped_lines.add(n)
+                too_long[f"{ts.lp} {what} lines {limit}"] += 1
+            elif not text.strip():
+                blank[f"{ts.lp} blank {what} lines"] += 1
+    # WMT24 marks its contamination-check line (a CANARY GUID) with the domain "canary".
+    canary = {n for n, d in enumerate(ts.domains, start=1) if d == "canary"}
+    if canary:
+        report.notes.append(f"{ts.lp}: {len(canary)} canary line(s) left out")
+    ts.skipped_lines |= canary
+    for system, lines in ts.hypotheses.items():
+        for n, text in enumerate(lines, start=1):
+            if n in ts.skipped_lines:
+                continue
+            if _too_long(text, ts.files[system], n, f"hypothesis of {system}"):
+                too_long[f"{ts.lp} {system} hypotheses {limit}"] += 1
+            elif not text.strip():
+                blank[f"{ts.lp} {system} blank hypotheses"] += 1
+    report.notes += [f"{what}: {n:,}" for what, n in sorted(too_long.items())]
+    report.notes += [
+        f"{what}: {n:,} (stored, never drawn into the pool)" for what, n in sorted(blank.items())
+    ]
+    _check_stored(ts)
+
+
+def _segment_key(ts: formats.TestSetText) -> dict:
+    return dict(
+        testset=ts.testset,
+        source_lang=ts.source_lang,
+        target_lang=ts.target_lang,
+        ref_name=ts.ref_name,
+    )
+
+
+def _check_stored(ts: formats.TestSetText) -> None:
+    stored = Segment.objects.filter(**_segment_key(ts)).values_list(
+        "number", "source", "reference", "document", "domain"
+    )
+    for number, source, reference, document, domain in stored.iterator(chunk_size=BATCH):
+        i = number - 1
+        if i >= len(ts.sources):
+            raise wmt.InputError(
+                ts.files["source"],
+                f"has {len(ts.sources)} lines but {number} segments of this test set are stored",
+            )
+        for what, old, new in (
+            ("source", source, ts.sources[i]),
+            ("reference", reference, ts.references[i]),
+            ("document", document, ts.documents[i]),
+            ("domain", domain, ts.domains[i]),
+        ):
+            if old != new and (what in ("source", "reference") or (old and new)):
+                raise wmt.InputError(
+                    ts.files["reference" if what == "reference" else "source"],
+                    f"differs from the stored {what} ({old[:60]!r} → {new[:60]!r}); "
+                    "a changed test set needs a new --testset name",
+                    line=number,
+                    field=what,
+                )
+    triples = Triple.objects.filter(
+        corpus__testset=ts.testset,
+        corpus__source_lang=ts.source_lang,
+        corpus__target_lang=ts.target_lang,
+        corpus__system__in=list(ts.hypotheses),
+        segment__ref_name=ts.ref_name,
+    ).values_list("corpus__system", "segment__number", "hypothesis")
+    for system, number, hypothesis in triples.iterator(chunk_size=BATCH):
+        if ts.hypotheses[system][number - 1] != hypothesis:
+            raise wmt.InputError(
+                ts.files[system],
+                f"differs from the stored hypothesis ({hypothesis[:60]!r}); "
+                "a changed system output needs a new system name",
+                line=number,
+                field=f"hypothesis of {system}",
+            )
+
+
+def write_wmt(plan: WmtPlan, progress: Progress = _no_progress) -> Report:
+    """Write a prepared plan in one transaction; what is already stored is left as it is."""
+    report = plan.report
     with transaction.atomic():
-        for ts, sources, references, hypotheses in texts:
-            segments = _segments(ts, ref, sources, references, report)
-            for system, lines in hypotheses.items():
+        for ts in plan.found.test_sets:
+            segments = _segments(ts, report)
+            for system, lines in ts.hypotheses.items():
                 corpus, created = Corpus.objects.get_or_create(
                     testset=ts.testset,
                     year=ts.year,
@@ -78,12 +233,20 @@ def import_wmt(
                         hypothesis_length=wmt.text_length(text, ts.target_lang),
                     )
                     for seg_pk, text in zip(segments, lines, strict=True)
-                    if seg_pk not in have
+                    if seg_pk is not None
+                    and seg_pk not in have
+                    and len(text) <= formats.common.MAX_TEXT_CHARS
                 ]
                 Triple.objects.bulk_create(new, batch_size=BATCH)
                 report.created["triples"] += len(new)
                 progress(len(lines))
     return report
+
+
+def import_wmt(root: Path, *, progress: Progress = _no_progress, **selection) -> Report:
+    """Import sources, references and hypotheses from any test-set layout under `root`
+    (`survey.formats`): validate everything first, then write in one transaction."""
+    return write_wmt(prepare_wmt(root, **selection), progress)
 
 
 def _update_triples(fields: list[str], rows: list[tuple]) -> None:
@@ -97,11 +260,10 @@ def _update_triples(fields: list[str], rows: list[tuple]) -> None:
         cursor.executemany(f"UPDATE {Triple._meta.db_table} SET {columns} WHERE id = %s", rows)
 
 
-def _segments(ts: wmt.TestSet, ref: str, sources, references, report: Report) -> list[int]:
-    """Primary keys of the test set's segments in line order, creating the missing ones."""
-    key = dict(
-        testset=ts.testset, source_lang=ts.source_lang, target_lang=ts.target_lang, ref_name=ref
-    )
+def _segments(ts: formats.TestSetText, report: Report) -> list[int | None]:
+    """Primary keys of the test set's segments in line order (None for a line kept out),
+    creating the missing ones and filling in document ids where the stored ones are empty."""
+    key = _segment_key(ts)
     existing = dict(Segment.objects.filter(**key).values_list("number", "pk"))
     new = [
         Segment(
@@ -110,151 +272,416 @@ def _segments(ts: wmt.TestSet, ref: str, sources, references, report: Report) ->
             number=n,
             source=src,
             reference=reference,
+            document=ts.documents[n - 1],
+            domain=ts.domains[n - 1],
             source_length=wmt.text_length(src, ts.source_lang),
             reference_length=wmt.text_length(reference, ts.target_lang),
         )
-        for n, (src, reference) in enumerate(zip(sources, references, strict=True), start=1)
-        if n not in existing
+        for n, (src, reference) in enumerate(zip(ts.sources, ts.references, strict=True), start=1)
+        if n not in existing and n not in ts.skipped_lines
     ]
     Segment.objects.bulk_create(new, batch_size=BATCH)
     report.created["segments"] += len(new)
+    if any(ts.documents) and existing:
+        filled = Segment.objects.filter(**key, number__in=list(existing), document="")
+        for number, pk in filled.values_list("number", "pk"):
+            Segment.objects.filter(pk=pk).update(
+                document=ts.documents[number - 1], domain=ts.domains[number - 1]
+            )
+            report.created["segments given their document id"] += 1
     if new:
         existing = dict(Segment.objects.filter(**key).values_list("number", "pk"))
-    return [existing[n] for n in range(1, len(sources) + 1)]
+    return [existing.get(n) for n in range(1, len(ts.sources) + 1)]
 
 
-def _triple_index(testset: str | None, lps: set[tuple[str, str]]) -> dict[tuple, int]:
-    """(source, target, system, segment id) → triple pk, for the test set of each pair."""
-    rows = Triple.objects.filter(
-        corpus__source_lang__in={s for s, _ in lps}, corpus__target_lang__in={t for _, t in lps}
+def _testset_for(testset: str | None, src: str, tgt: str, where) -> str:
+    """The test set whose sentences of the pair a judgment file refers to, checked to exist."""
+    held = set(
+        Segment.objects.filter(source_lang=src, target_lang=tgt)
+        .values_list("testset", flat=True)
+        .distinct()
     )
     if testset:
-        rows = rows.filter(corpus__testset=testset)
-    found = rows.values_list(
-        "corpus__testset",
-        "corpus__source_lang",
-        "corpus__target_lang",
-        "corpus__system",
-        "segment__number",
-        "pk",
-    )
-    index, testsets = {}, defaultdict(set)
-    for ts, src, tgt, system, sid, pk in found.iterator(chunk_size=BATCH):
-        testsets[(src, tgt)].add(ts)
-        index[(src, tgt, system, sid)] = pk
-    ambiguous = {f"{s}-{t}": sorted(v) for (s, t), v in testsets.items() if len(v) > 1}
-    if ambiguous:
-        raise wmt.InputError(
-            "--testset", f"several test sets hold these pairs, name one: {ambiguous}"
-        )
-    return index
-
-
-def _unmatched_label(lp: str, system: str) -> str:
-    name = wmt.canonical_system(system)
-    if name in wmt.HUMAN_SYSTEMS:
-        return f"{lp} {system} (the second human reference, not a system in the pool)"
-    return f"{lp} {system} (no such system imported)"
-
-
-def import_da(paths: Iterable[Path], *, testset: str | None = None) -> Report:
-    """Import DA segment scores (ad-seg-scores-LP.csv) and judgments (ad-XXen-good-stnd.csv)."""
-    scores, judgments = [], []
-    for path in paths:
-        if wmt.SEG_SCORES_FILE.match(path.name):
-            scores += wmt.read_segment_scores(path)
-        elif path.name.endswith("-good-stnd.csv"):
-            judgments += [(path, j) for j in wmt.read_judgments(path)]
-        else:
+        if testset in held:
+            return testset
+        known = sorted(set(Segment.objects.values_list("testset", flat=True).distinct()))
+        if testset not in known:
             raise wmt.InputError(
-                path, "not a DA file (ad-seg-scores-LP.csv or ad-XXen-good-stnd.csv)", field="name"
+                "--testset",
+                f"unknown test set {testset!r} (imported: {', '.join(known) or 'none'})",
             )
-    lps = {(s.source_lang, s.target_lang) for s in scores}
-    lps |= {(j.source_lang, j.target_lang) for _, j in judgments}
-    index = _triple_index(testset, lps)
-    report = Report()
-    with transaction.atomic():
-        updates = []
-        for s in scores:
-            key = (s.source_lang, s.target_lang, wmt.canonical_system(s.system), s.segment_id)
-            pk = index.get(key)
-            if pk is None:
-                report.unmatched[
-                    _unmatched_label(f"{s.source_lang}-{s.target_lang}", s.system)
-                ] += 1
+        raise wmt.InputError(where, f"test set {testset} has no {src}-{tgt} sentences")
+    if not held:
+        raise wmt.InputError(where, f"no test set holds {src}-{tgt}: import its texts first")
+    if len(held) > 1:
+        raise wmt.InputError(
+            where, f"several test sets hold {src}-{tgt} ({', '.join(sorted(held))}): name one "
+            "with --testset",
+        )  # fmt: skip
+    return held.pop()
+
+
+@dataclass
+class _Sentences:
+    """One test set's pair as stored: triples by (system, line), document ids by line."""
+
+    # (pk, hypothesis, reference) of each triple; more than one where several references are
+    # imported, the first by reference name used for the check.
+    triples: dict[tuple[str, int], list[tuple[int, str, str]]]
+    systems: set[str]
+    count: int
+    documents: list[str] | None  # None unless every line has one
+
+    @classmethod
+    def load(cls, testset: str, src: str, tgt: str) -> _Sentences:
+        rows = (
+            Triple.objects.filter(
+                corpus__testset=testset, corpus__source_lang=src, corpus__target_lang=tgt
+            )
+            .order_by("segment__ref_name", "pk")
+            .values_list(
+                "corpus__system", "segment__number", "pk", "hypothesis", "segment__reference"
+            )
+        )
+        triples = defaultdict(list)
+        for system, number, pk, hypothesis, reference in rows.iterator(chunk_size=BATCH):
+            triples[system, number].append((pk, hypothesis, reference))
+        docs: dict[int, str] = {}
+        segments = Segment.objects.filter(testset=testset, source_lang=src, target_lang=tgt)
+        for number, document in segments.values_list("number", "document"):
+            docs[number] = docs.get(number) or document
+        count = max(docs, default=0)
+        documents = [docs.get(n, "") for n in range(1, count + 1)]
+        return cls(
+            dict(triples),
+            {system for system, _ in triples},
+            count,
+            documents if all(documents) else None,
+        )
+
+
+SID_MAPPINGS = ("documents", "lines")
+
+
+@dataclass
+class _JudgmentPlan:
+    """One file's rows of one pair, validated and mapped, ready to be written."""
+
+    record: JudgmentImport
+    da_updates: list[tuple] = field(default_factory=list)
+    judgments: list[ExternalJudgment] = field(default_factory=list)
+    systems: list[SystemScore] = field(default_factory=list)
+
+    def write(self) -> None:
+        self.record.save()
+        _update_triples(["da_raw", "da_z", "da_count"], self.da_updates)
+        for j in self.judgments:
+            j.source = self.record
+        ExternalJudgment.objects.bulk_create(self.judgments, batch_size=BATCH)
+        for s in self.systems:
+            s.source = self.record
+        SystemScore.objects.bulk_create(self.systems, batch_size=BATCH)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(wmt.read_input(path)).hexdigest()
+
+
+def import_judgments(
+    paths: Iterable[Path],
+    *,
+    testset: str | None = None,
+    lp: str | None = None,
+    sid_mapping: str = "documents",
+    accept_unverified_alignment: bool = False,
+) -> Report:
+    """Import human-judgment files of any known format (JUDGMENT_FORMATS), recognised by content.
+
+    Segment ids are mapped to lines by the test set's document ids (`sid_mapping="documents"`,
+    survey.alignment) or taken as line numbers (`"lines"`); every mapping is checked by content
+    and refused when it fails, unless `accept_unverified_alignment` (recorded on the import).
+    Without document ids, segment scores are kept as system-level scores only.
+    """
+    if sid_mapping not in SID_MAPPINGS:
+        raise wmt.InputError("--sid-mapping", f"must be one of {', '.join(SID_MAPPINGS)}")
+    report, plans, seen, loaded, chrf = Report(), [], {}, {}, {}
+    files = [(path, *read_judgment_file(path, lp), _sha256(path)) for path in paths]
+    for path, file_format, records, digest in files:
+        by_lp = defaultdict(list)
+        for row in records:
+            by_lp[row.source_lang, row.target_lang].append(row)
+        if not by_lp:
+            raise wmt.InputError(path, "holds no judgments")
+        for (src, tgt), rows in sorted(by_lp.items()):
+            ts = _testset_for(testset, src, tgt, path)
+            key = (digest, ts, src, tgt)
+            if key in seen:
+                report.notes.append(f"{path.name}: the same content as {seen[key]}, read once")
                 continue
-            updates.append((s.raw, s.z, s.n, pk))
-        _update_triples(["da_raw", "da_z", "da_count"], updates)
-        report.created["triples with DA scores"] += len(updates)
-        report.created["judgments"] += _store_judgments(judgments, index, report)
+            seen[key] = path.name
+            if JudgmentImport.objects.filter(
+                sha256=digest, testset=ts, source_lang=src, target_lang=tgt
+            ).exists():
+                report.notes.append(f"{path.name}: {ts} {src}-{tgt} already imported")
+                continue
+            if (ts, src, tgt) not in loaded:
+                loaded[ts, src, tgt] = _Sentences.load(ts, src, tgt)
+            plans.append(
+                _plan_judgments(
+                    path, file_format, digest, ts, rows, loaded[ts, src, tgt],
+                    sid_mapping, accept_unverified_alignment, report, chrf,
+                )
+            )  # fmt: skip
+    scored = Counter(
+        (p.record.testset, p.record.source_lang, p.record.target_lang)
+        for p in plans
+        if p.record.file_format == wmt.SEGMENT_SCORES
+    )
+    for (ts, src, tgt), n in scored.items():
+        if n > 1:
+            raise wmt.InputError(
+                "FILE", f"{n} different segment-score files for {ts} {src}-{tgt}: import one"
+            )
+    with transaction.atomic():
+        for plan in plans:
+            plan.write()
+            for what, rows in (
+                ("triples with DA scores", plan.da_updates),
+                ("judgments", plan.judgments),
+                ("system-level scores", plan.systems),
+            ):
+                if rows:
+                    report.created[what] += len(rows)
     return report
 
 
-def _store_judgments(judgments, index, report: Report) -> int:
-    by_file = defaultdict(list)
-    for path, j in judgments:
-        by_file[path.name].append(j)
-    stored = 0
-    for name, rows in by_file.items():
-        have = set(ExternalJudgment.objects.filter(source_file=name).values_list("line", flat=True))
-        new = []
-        for j in rows:
-            if j.line in have:
-                continue
-            key = (j.source_lang, j.target_lang, wmt.canonical_system(j.system), j.segment_id)
-            pk = index.get(key)
-            if pk is None:
-                report.unmatched[
-                    _unmatched_label(f"{j.source_lang}-{j.target_lang}", j.system)
-                ] += 1
-            new.append(
-                ExternalJudgment(
-                    source_lang=j.source_lang,
-                    target_lang=j.target_lang,
-                    system=j.system,
-                    segment_id=j.segment_id,
-                    triple_id=pk,
-                    hit_id=j.hit_id,
-                    rater=j.rater,
-                    item_type=j.item_type,
-                    score=j.score,
-                    seconds=j.seconds,
-                    source_file=name,
-                    line=j.line,
-                )
+def _plan_judgments(
+    path,
+    file_format,
+    digest,
+    testset,
+    rows,
+    sentences: _Sentences,
+    sid_mapping,
+    accept,
+    report,
+    chrf,
+) -> _JudgmentPlan:
+    src, tgt = rows[0].source_lang, rows[0].target_lang
+    lp = f"{src}-{tgt}"
+    names: dict[str, str] = {}
+    for row in rows:
+        names.setdefault(row.system, wmt.canonical_system(row.system))
+    by_canonical = defaultdict(set)
+    for raw, name in names.items():
+        by_canonical[name].add(raw)
+        if raw != name:
+            report.mapped[raw] = name
+    for name, raws in by_canonical.items():
+        if len(raws) > 1:
+            raise wmt.InputError(path, f"{' and '.join(sorted(raws))} are both {name}", field="SYS")
+    matched = {raw for raw, name in names.items() if name in sentences.systems}
+    if not matched:
+        raise wmt.InputError(
+            path, f"none of its systems ({', '.join(sorted(names))}) is imported for "
+            f"{testset} {lp} (imported: {', '.join(sorted(sentences.systems))})",
+        )  # fmt: skip
+    for row in rows:
+        if row.system not in matched:
+            report.unmatched[_unmatched_label(lp, row.system)] += 1
+    if sid_mapping == "lines":
+        lines = list(range(1, sentences.count + 1))
+    elif sentences.documents:
+        lines = alignment.sid_lines(sentences.documents)
+    else:
+        lines = None
+    record = JudgmentImport(
+        sha256=digest,
+        file_name=path.name,
+        file_format=file_format,
+        testset=testset,
+        source_lang=src,
+        target_lang=tgt,
+        mapping="none" if lines is None else sid_mapping,
+        level=JudgmentImport.SYSTEM if lines is None else JudgmentImport.SEGMENT,
+    )
+    plan = _JudgmentPlan(record)
+    if lines is None:
+        kept = (
+            "only system-level scores are kept"
+            if file_format == wmt.SEGMENT_SCORES
+            else "the judgments are kept without a link to a sentence"
+        )
+        report.notes.append(
+            f"{path.name}: {testset} {lp} has no document ids, so its segment ids cannot be "
+            f"mapped to sentences; {kept} (import the document ids with import_documents, or "
+            "use --sid-mapping lines where SID is the line number)"
+        )
+    triple_of = {}
+    for row in rows:
+        if lines is not None and row.segment_id > len(lines):
+            raise wmt.InputError(
+                path, f"segment id {row.segment_id} is beyond the {len(lines)} sentences of "
+                f"{testset} {lp}", line=row.line, field="SID",
+            )  # fmt: skip
+        if lines is not None and row.system in matched:
+            triple_of[row] = sentences.triples.get((names[row.system], lines[row.segment_id - 1]))
+    if file_format == wmt.SEGMENT_SCORES:
+        z_by_triple = {triple_of[r][0]: r.z for r in rows if triple_of.get(r)}
+        plan.da_updates = [
+            (r.raw, r.z, r.n, pk) for r in rows if triple_of.get(r) for pk, _, _ in triple_of[r]
+        ]
+        if lines is None:
+            plan.systems = _system_scores(testset, src, tgt, rows, names)
+    else:
+        z_sets = defaultdict(list)
+        for r in rows:  # the segment z of WMT: mean of a system's SYSTEM and REPEAT judgments
+            if triple_of.get(r) and r.item_type in ("SYSTEM", "REPEAT"):
+                z_sets[triple_of[r][0]].append(r.score)
+        z_by_triple = {t: sum(v) / len(v) for t, v in z_sets.items()}
+        plan.judgments = [
+            ExternalJudgment(
+                source_lang=src, target_lang=tgt, system=r.system, segment_id=r.segment_id,
+                triple_id=triple_of[r][0][0] if triple_of.get(r) else None, hit_id=r.hit_id,
+                rater=r.rater, item_type=r.item_type, score=r.score, seconds=r.seconds,
+                source_file=path.name, line=r.line,
             )
-        ExternalJudgment.objects.bulk_create(new, batch_size=BATCH)
-        stored += len(new)
-    if report.unmatched:
-        report.notes.append("unmatched judgments are stored with no link to a triple")
-    return stored
+            for r in rows
+        ]  # fmt: skip
+        unlinked = sum(j.triple_id is None for j in plan.judgments)
+        if lines is not None and unlinked:
+            report.notes.append(
+                f"{path.name}: {unlinked:,} judgments of systems not imported are kept without "
+                "a link to a sentence"
+            )
+    if lines is None:
+        return plan
+    scored = [(z, hyp, ref) for (_, hyp, ref), z in z_by_triple.items()]
+    check = alignment.check_alignment(scored, cache=chrf)
+    record.check_n, record.check_r, record.check_mean_z = check.n, check.r, check.mean_z
+    record.check_identical_n, record.check_identical_mean_z = (
+        check.identical_n,
+        check.identical_mean_z,
+    )
+    record.check_passed = check.passed
+    verdict = "passed" if check.passed else "FAILED (" + "; ".join(check.problems) + ")"
+    report.notes.append(
+        f"{path.name}: {testset} {lp}, SID by {sid_mapping}: {check.describe()} — {verdict}"
+    )
+    if not check.passed:
+        if not accept:
+            raise wmt.InputError(
+                path, f"its segment ids do not fit {testset} {lp}'s sentences by {sid_mapping} "
+                f"({check.describe()}; {'; '.join(check.problems)}). If you are sure of the "
+                "mapping, re-run with --accept-unverified-alignment (recorded with the import)",
+            )  # fmt: skip
+        record.accepted_unverified = True
+        report.notes.append(f"{path.name}: imported although the check failed, as asked (recorded)")
+    return plan
+
+
+def _system_scores(testset, src, tgt, rows, names) -> list[SystemScore]:
+    """WMT's system score: the mean over the system's segments of their mean scores."""
+    per_system = defaultdict(list)
+    for r in rows:
+        per_system[names[r.system]].append(r)
+    return [
+        SystemScore(
+            testset=testset, source_lang=src, target_lang=tgt, system=system,
+            raw=sum(r.raw for r in scores) / len(scores),
+            z=sum(r.z for r in scores) / len(scores),
+            n=len(scores), judgments=sum(r.n for r in scores),
+        )
+        for system, scores in sorted(per_system.items())
+    ]  # fmt: skip
+
+
+def _unmatched_label(lp: str, system: str) -> str:
+    letter = wmt.human_reference(system)
+    if letter:
+        return f"{lp} {system} (reference {letter}, a human translation judged as a system)"
+    return f"{lp} {system} (no such system imported)"
+
+
+def import_documents(paths: Iterable[Path], *, testset: str | None = None) -> Report:
+    """Document ids of each line (`TESTSET.LP.docids`) into the test set's segments."""
+    files = [(path, wmt.read_documents(path, testset)) for path in paths]
+    report, updates = Report(), []
+    for path, docs in files:
+        ts = _testset_for(docs.testset, docs.source_lang, docs.target_lang, path)
+        segments = list(
+            Segment.objects.filter(
+                testset=ts, source_lang=docs.source_lang, target_lang=docs.target_lang
+            ).values_list("pk", "number", "document")
+        )
+        count = max(number for _, number, _ in segments)
+        if count != len(docs.ids):
+            raise wmt.InputError(
+                path, f"has {len(docs.ids)} lines but {ts} {docs.source_lang}-{docs.target_lang} "
+                f"has {count} sentences",
+            )  # fmt: skip
+        for pk, number, document in segments:
+            new = docs.ids[number - 1]
+            if document and document != new:
+                raise wmt.InputError(
+                    path, f"gives {new!r}, but the sentence already belongs to {document!r}",
+                    line=number,
+                )  # fmt: skip
+            if not document:
+                updates.append((new, pk))
+    with transaction.atomic(), connection.cursor() as cursor:
+        column = Segment._meta.get_field("document").column
+        cursor.executemany(
+            f"UPDATE {Segment._meta.db_table} SET {column} = %s WHERE id = %s", updates
+        )
+    report.created["segments given a document id"] = len(updates)
+    return report
 
 
 def import_ranks(path: Path, *, testset: str | None = None) -> Report:
-    """WMT relative rankings → eq. 6.1 scores, averaged per triple over its rankings."""
+    """WMT relative rankings → eq. 6.1 scores, averaged per triple over its rankings.
+
+    S is the set of distinct outputs a judge ranked: each slot is one output (systems joined by
+    '+' share it), and outputs whose stored hypotheses are identical are one (thesis §6.1.1),
+    given the mean of their ranks. Unmatched systems stay in S (they were ranked) but get no
+    score; wmt.rank_scores renumbers the ranks over S.
+    """
     rankings = wmt.read_rankings(path)
-    index = _triple_index(testset, {(r.source_lang, r.target_lang) for r in rankings})
-    texts = dict(Triple.objects.filter(pk__in=set(index.values())).values_list("pk", "hypothesis"))
+    if not rankings:
+        raise wmt.InputError(path, "holds no rankings")
+    index, texts = {}, {}
+    for src, tgt in sorted({(r.source_lang, r.target_lang) for r in rankings}):
+        ts = _testset_for(testset, src, tgt, path)
+        rows = Triple.objects.filter(
+            corpus__testset=ts, corpus__source_lang=src, corpus__target_lang=tgt
+        ).values_list("corpus__system", "segment__number", "pk", "hypothesis")
+        for system, number, pk, hypothesis in rows.iterator(chunk_size=BATCH):
+            index[src, tgt, system, number] = pk
+            texts[pk] = hypothesis.strip()
     report, totals = Report(), defaultdict(list)
     for r in rankings:
         lp = f"{r.source_lang}-{r.target_lang}"
-        # Identical outputs are one s ∈ S (thesis §6.1.1): group slots by hypothesis text.
-        groups: dict[str, tuple[set[int], list[int]]] = {}
-        for systems, rank in r.ranks:
+        outputs: dict[object, tuple[set[int], list[float]]] = {}
+        for slot, (systems, rank) in enumerate(r.ranks):
+            pks = []
             for system in systems:
-                pk = index.get((r.source_lang, r.target_lang, _ranked_system(system), r.segment_id))
+                name = wmt.canonical_system(system)
+                if name != system:
+                    report.mapped[system] = name
+                pk = index.get((r.source_lang, r.target_lang, name, r.segment_id))
                 if pk is None:
-                    report.unmatched[f"{lp} {system}"] += 1
-                    continue
-                members, ranks = groups.setdefault(texts[pk].strip(), (set(), []))
-                members.add(pk)
-                ranks.append(rank)
-        if not groups:
-            continue
-        group_ranks = [sum(ranks) / len(ranks) for _, ranks in groups.values()]
-        for (members, _), score in zip(groups.values(), wmt.rank_scores(group_ranks), strict=True):
+                    report.unmatched[_unmatched_label(lp, system)] += 1
+                else:
+                    pks.append(pk)
+            members, ranks = outputs.setdefault(texts[pks[0]] if pks else slot, (set(), []))
+            members.update(pks)
+            ranks.append(rank)
+        mean_ranks = [sum(ranks) / len(ranks) for _, ranks in outputs.values()]
+        for (members, _), score in zip(outputs.values(), wmt.rank_scores(mean_ranks), strict=True):
             for pk in members:
                 totals[pk].append(score)
+    if not totals:
+        raise wmt.InputError(path, "none of the ranked systems is imported for its test set")
     with transaction.atomic():
         updates = [(sum(s) / len(s), len(s), pk) for pk, s in totals.items()]
         _update_triples(["rank_score", "rank_count"], updates)
@@ -263,47 +690,62 @@ def import_ranks(path: Path, *, testset: str | None = None) -> Report:
     return report
 
 
-def _ranked_system(name: str) -> str:
-    """Ranking files may name systems `newstest2016.uedin-nmt.4361.cs-en`: keep the system."""
-    parts = name.split(".")
-    if parts[0].startswith("newstest"):
-        parts = parts[1:]
-    if parts and len(parts[-1]) == 5 and parts[-1][2] == "-":
-        parts = parts[:-1]
-    return wmt.canonical_system(".".join(parts))
-
-
 class PoolError(ValueError):
     pass
 
 
 def sample_pool(per_corpus: int, seed: int, *, lps: Iterable[str] | None = None) -> Report:
-    """Draw the study's pool: the same number of triples at random from every corpus (§6.2.3)."""
+    """Draw the study's pool: the same number of triples at random from every corpus (§6.2.3).
+
+    The new pool replaces the whole earlier one, so every argument is checked against the
+    database first: a language pair no corpus has is refused, and the report says what was
+    replaced.
+    """
     if Questionnaire.objects.exists():
         raise PoolError("questionnaires already use the pool; it cannot be redrawn")
-    corpora = Corpus.objects.order_by("testset", "source_lang", "target_lang", "system")
+    corpora = list(Corpus.objects.order_by("testset", "source_lang", "target_lang", "system"))
+    if not corpora:
+        raise PoolError("no corpora are imported yet (import_wmt); the pool is unchanged")
     if lps:
-        wanted = set(lps)
+        wanted, have = set(lps), {c.lp for c in corpora}
+        if unknown := sorted(wanted - have):
+            raise PoolError(
+                f"no imported corpus has the language pair(s) {', '.join(unknown)} (there are "
+                f"{', '.join(sorted(have))}); the pool is unchanged"
+            )
         corpora = [c for c in corpora if c.lp in wanted]
     members = defaultdict(list)
-    rows = Triple.objects.filter(corpus__in=corpora).order_by("segment__number")
+    # Blank hypotheses, sources or references (length 0) are stored but never drawn.
+    rows = Triple.objects.filter(
+        corpus__in=corpora,
+        hypothesis_length__gt=0,
+        segment__source_length__gt=0,
+        segment__reference_length__gt=0,
+    ).order_by("segment__number")
     for corpus_id, pk in rows.values_list("corpus_id", "pk").iterator(chunk_size=BATCH):
         members[corpus_id].append(pk)
     small = [f"{c} ({len(members[c.pk])})" for c in corpora if len(members[c.pk]) < per_corpus]
     if small:
         raise PoolError(
-            f"{len(small)} corpora have fewer than {per_corpus} triples: " + ", ".join(small[:10])
+            f"{len(small)} corpora have fewer than {per_corpus} non-blank triples: "
+            + ", ".join(small[:10])
         )
     chosen = []
     for c in corpora:
         # Seeded per corpus by name, so adding a corpus does not change the others' samples.
         rng = random.Random(f"{seed}:{c.testset}:{c.lp}:{c.system}")
         chosen += rng.sample(members[c.pk], per_corpus)
+    report = Report()
     with transaction.atomic():
-        Triple.objects.filter(in_pool=True).update(in_pool=False)
+        earlier = Triple.objects.filter(in_pool=True)
+        replaced = earlier.values("corpus").distinct().count(), earlier.count()
+        earlier.update(in_pool=False)
         for i in range(0, len(chosen), BATCH):
             Triple.objects.filter(pk__in=chosen[i : i + BATCH]).update(in_pool=True)
-    report = Report()
     report.created["corpora sampled"] = len(corpora)
     report.created["triples in the pool"] = len(chosen)
+    if replaced[1]:
+        report.notes.append(
+            f"replaced the earlier pool of {replaced[1]:,} triples from {replaced[0]:,} corpora"
+        )
     return report

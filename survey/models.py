@@ -27,7 +27,7 @@ class Segment(models.Model):
     target_lang = models.CharField(max_length=8)
     ref_name = models.CharField(max_length=16, default="A")
     number = models.PositiveIntegerField(
-        verbose_name="segment id", help_text="1-based line number in the test set"
+        verbose_name="line", help_text="1-based line number in the test set's text files"
     )
     document = models.CharField(
         max_length=128, blank=True, help_text="the test set's document id; empty where unknown"
@@ -120,6 +120,76 @@ class Triple(models.Model):
         return None if self.da_raw is None else self.da_raw / 100
 
 
+class JudgmentImport(models.Model):
+    """One imported file of human judgments for one language pair of one test set.
+
+    A file is known by its content (SHA-256) and test set, not its name. The alignment check's
+    figures are kept, and whether the user accepted an alignment that failed it.
+    """
+
+    SEGMENT, SYSTEM = "segment", "system"
+    sha256 = models.CharField(max_length=64)
+    file_name = models.CharField(max_length=255)
+    file_format = models.CharField(max_length=64, help_text="e.g. WMT DA segment scores")
+    testset = models.CharField(max_length=64)
+    source_lang = models.CharField(max_length=8)
+    target_lang = models.CharField(max_length=8)
+    mapping = models.CharField(
+        max_length=16, help_text="how segment ids were mapped to lines: documents, lines or none"
+    )
+    level = models.CharField(
+        max_length=8,
+        choices=[(SEGMENT, SEGMENT), (SYSTEM, SYSTEM)],
+        help_text="system: the segment ids could not be mapped, only system scores were kept",
+    )
+    check_n = models.PositiveIntegerField(default=0)
+    check_r = models.FloatField(null=True, blank=True, help_text="Pearson r of z with chrF")
+    check_mean_z = models.FloatField(null=True, blank=True)
+    check_identical_n = models.PositiveIntegerField(default=0)
+    check_identical_mean_z = models.FloatField(null=True, blank=True)
+    check_passed = models.BooleanField(null=True, help_text="empty where no check was made")
+    accepted_unverified = models.BooleanField(
+        default=False, help_text="imported with --accept-unverified-alignment despite the check"
+    )
+    imported_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["sha256", "testset", "source_lang", "target_lang"],
+                name="unique_judgment_import",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.file_name} ({self.testset} {self.source_lang}-{self.target_lang})"
+
+
+class SystemScore(models.Model):
+    """WMT DA scores of one system kept at system level: mean of its segment scores.
+
+    Used where the segment ids cannot be mapped to sentences (no document ids known).
+    """
+
+    source = models.ForeignKey(JudgmentImport, on_delete=models.CASCADE, related_name="systems")
+    testset = models.CharField(max_length=64)
+    source_lang = models.CharField(max_length=8)
+    target_lang = models.CharField(max_length=8)
+    system = models.CharField(max_length=128, help_text="canonical name (survey.wmt)")
+    raw = models.FloatField(help_text="mean of the segments' mean raw scores (0-100)")
+    z = models.FloatField(help_text="mean of the segments' mean z-scores")
+    n = models.PositiveIntegerField(help_text="segments scored")
+    judgments = models.PositiveIntegerField(help_text="judgments behind them")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "system"], name="unique_system_score")
+        ]
+
+    def __str__(self):
+        return f"{self.testset} {self.source_lang}-{self.target_lang} {self.system}: {self.z:+.3f}"
+
+
 class ExternalJudgment(models.Model):
     """One WMT direct-assessment judgment by an anonymous crowd rater, kept as published."""
 
@@ -127,7 +197,7 @@ class ExternalJudgment(models.Model):
     source_lang = models.CharField(max_length=8)
     target_lang = models.CharField(max_length=8)
     system = models.CharField(max_length=128, help_text="system name as in the judgment file")
-    segment_id = models.PositiveIntegerField()
+    segment_id = models.PositiveIntegerField(help_text="SID as published, not a line number")
     triple = models.ForeignKey(
         Triple, null=True, blank=True, on_delete=models.CASCADE, related_name="judgments"
     )
@@ -136,12 +206,20 @@ class ExternalJudgment(models.Model):
     item_type = models.CharField(max_length=8, choices=TYPES)
     score = models.FloatField(help_text="the rater's z-score")
     seconds = models.FloatField(null=True, blank=True)
+    source = models.ForeignKey(
+        JudgmentImport,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="judgments",
+        help_text="empty for judgments imported before import records were kept",
+    )
     source_file = models.CharField(max_length=255)
     line = models.PositiveIntegerField()
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["source_file", "line"], name="unique_judgment_row")
+            models.UniqueConstraint(fields=["source", "line"], name="unique_judgment_line")
         ]
 
     def __str__(self):

@@ -7,14 +7,15 @@ final check before finishing.
 
 from __future__ import annotations
 
+import posixpath
 import re
 import secrets
 from dataclasses import dataclass, field
 from datetime import timedelta
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 from django.db import transaction
-from django.urls import reverse
+from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
 
 from survey import texts
@@ -33,6 +34,8 @@ from survey.models import (
 
 SCALES = ("holistic", "order")
 ACTIVITY_RESOLUTION = timedelta(minutes=1)
+#: How long a browser remembers the participation it holds in a study (see `held_by_browser`).
+BROWSER_MEMORY = timedelta(days=180)
 
 # Query parameter -> PlatformIdentity field. Prolific sends the first three; `pid` is generic.
 PLATFORM_PARAMETERS = {
@@ -88,13 +91,37 @@ def platform_fields(params) -> dict[str, str]:
     return fields
 
 
-def enter(study: Study, platform: dict[str, str], reading_mode: bool = False) -> Participant:
+def browser_cookie(study: Study) -> str:
+    """The cookie in which a browser keeps the token of its participation in a study."""
+    return f"wojdb-participation-{study.slug}"
+
+
+def held_by_browser(study: Study, cookies) -> Participant | None:
+    """The participation of `study` this browser holds (its cookie), if it still exists."""
+    participant = find(cookies.get(browser_cookie(study), ""))
+    if participant is None or participant.study_id != study.pk:
+        return None
+    return participant
+
+
+def enter(
+    study: Study,
+    platform: dict[str, str],
+    reading_mode: bool = False,
+    leaving: Participant | None = None,
+) -> Participant:
     """A new participant on the study's least-used questionnaire (raises StudyClosed).
 
     A crowd worker who opens the study link again within the same platform session gets their
-    existing participant back instead of a second questionnaire.
+    existing participant back instead of a second questionnaire. `leaving` is a participation
+    the browser held and chose to start afresh from: unless finished, it is marked abandoned,
+    which releases its slot as an idle participant's is (its answers stay).
     """
     with transaction.atomic():
+        if leaving is not None:
+            Participant.objects.filter(
+                pk=leaving.pk, status__in=("assigned", "in_progress")
+            ).update(status="abandoned")
         if platform.get("prolific_pid") and platform.get("session_id"):
             existing = Participant.objects.filter(
                 study=study,
@@ -342,6 +369,30 @@ def resume_url(participant: Participant) -> str:
     if position > 0 and position > pair_count(participant):
         return reverse("survey:review", args=[token])
     return reverse("survey:item", args=[token, position])
+
+
+def own_page(participant: Participant, address: str) -> str | None:
+    """`address` as a path to one of the participant's own pages, or None if it is not one.
+
+    Every `next=` a participant's page sends comes back through here. The path is decoded and
+    normalised as a browser would resolve it (`..` and `%2e%2e` segments, doubled slashes) before
+    it is matched against the URL patterns, so `/p/<own>/../<other>/item/1/` is refused.
+    """
+    parts = urlsplit(address)
+    if parts.scheme or parts.netloc or not parts.path.startswith("/"):
+        return None
+    path = unquote(parts.path)
+    if "\\" in path or any(ord(ch) < 32 for ch in path):
+        return None  # browsers read a backslash as a slash; no page has either
+    normal = posixpath.normpath(path).lstrip("/")
+    path = "/" + normal + ("/" if normal and path.endswith("/") else "")
+    try:
+        match = resolve(path)
+    except Resolver404:
+        return None
+    if match.namespace != "survey" or match.kwargs.get("token") != participant.token:
+        return None
+    return path
 
 
 def neighbour_url(participant: Participant, position: int, go: str) -> str:

@@ -10,11 +10,11 @@ from __future__ import annotations
 from functools import wraps
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.http import Http404, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware, get_token
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
@@ -93,9 +93,28 @@ def refuse(request, participant, message: str, status: int = 400, back: str = ""
     return page(request, "survey/refused.html", participant, status, message=message, back=back)
 
 
+def remember(response, participant):
+    """Let this browser hold the participation, so the study link brings it back here."""
+    response.set_cookie(
+        participation.browser_cookie(participant.study),
+        participant.token,
+        max_age=int(participation.BROWSER_MEMORY.total_seconds()),
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Lax",
+    )
+    return response
+
+
+def forget(response, study: Study):
+    response.delete_cookie(participation.browser_cookie(study), samesite="Lax")
+    return response
+
+
 def participant_page(*, on_expired=expired):
     """Look up the participant from the link's token, check CSRF on posts, and record the
-    activity (and the position, where a view moved the participant) once the view is done."""
+    activity (and the position, where a view moved the participant) once the view is done.
+    The browser is told to hold the participation, which the study link then resumes."""
 
     def decorate(view):
         @csrf_exempt  # checked below, so the participant's page can recover
@@ -109,8 +128,11 @@ def participant_page(*, on_expired=expired):
             if request.method == "POST" and csrf_rejection(request, view):
                 return on_expired(request, participant, *args, **kwargs)
             response = view(request, participant, *args, **kwargs)
-            if participant.pk is not None:  # not withdrawn or declined
-                participation.touch(participant)
+            if participant.pk is None:  # withdrawn or declined
+                return forget(response, participant.study)
+            participation.touch(participant)
+            if request.COOKIES.get(participation.browser_cookie(participant.study)) != token:
+                remember(response, participant)
             return response
 
         return wrapper
@@ -126,7 +148,10 @@ def home(request):
 @never_cache
 @require_http_methods(["GET", "POST"])
 def entry(request, slug):
-    """The study link: the information sheet, then a new participant on "Continue"."""
+    """The study link: the information sheet, then a new participant on "Continue".
+
+    A browser that holds a participation of the study resumes it; starting afresh is the
+    participant's explicit choice (`afresh` posted), which releases the one held."""
     study = get_object_or_404(Study, slug=slug)
     params = request.POST if request.method == "POST" else request.GET
     try:
@@ -135,15 +160,18 @@ def entry(request, slug):
         context = {"study": study, "problem": error}
         return render(request, "survey/bad_link.html", context, status=400)
     reading = params.get("reading") == "1"
-    context = {"study": study, "reading": reading}
-    if not study.is_open:
+    held = participation.held_by_browser(study, request.COOKIES)
+    context = {"study": study, "reading": reading, "held": held}
+    if request.method == "POST" and held is not None and "afresh" not in request.POST:
+        return redirect(participation.resume_url(held))
+    if not study.is_open and held is None:
         return render(request, "survey/closed.html", context, status=200)
     if request.method == "POST":
         try:
-            participant = participation.enter(study, platform, reading_mode=reading)
+            participant = participation.enter(study, platform, reading_mode=reading, leaving=held)
         except StudyClosed:
             return render(request, "survey/closed.html", context, status=409)
-        return redirect(participation.resume_url(participant))
+        return remember(redirect(participation.resume_url(participant)), participant)
     hidden = {p: request.GET[p] for p in participation.PLATFORM_PARAMETERS if request.GET.get(p)}
     toggle = urlencode(hidden | {"reading": "0" if reading else "1"})
     return render(
@@ -403,9 +431,5 @@ def reading(request, participant):
     if request.method == "POST":
         participant.reading_mode = not participant.reading_mode
         participant.save(update_fields=["reading_mode"])
-    back = request.POST.get("next", "")
-    own = f"/p/{participant.token}/"
-    safe = url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()})
-    if not (safe and back.startswith(own)):
-        back = participation.resume_url(participant)
-    return redirect(back)
+    back = participation.own_page(participant, request.POST.get("next", ""))
+    return redirect(back or participation.resume_url(participant))

@@ -1,4 +1,5 @@
-"""Readers for WMT's published files: plain-text test sets, DA scores and judgments, rankings.
+"""Readers for WMT's published DA scores and judgments, document ids and rankings (test sets:
+survey.formats).
 
 Pure functions over files: each returns plain records or raises `InputError` naming the file,
 line and field, so importers can validate everything before writing anything.
@@ -9,11 +10,11 @@ from __future__ import annotations
 import csv
 import gzip
 import math
+import os
 import re
-from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from survey.languages import LANGUAGE_NAMES
 
@@ -24,28 +25,31 @@ THREE_LETTER = {
     "est": "et", "zho": "zh", "chi": "zh", "jpn": "ja", "kaz": "kk", "lit": "lt", "guj": "gu",
 }  # fmt: skip
 
-# Judgment files name systems by submission ("UF.15") and sometimes differently from the
-# text files. These are the known differences in WMT21; anything else is reported unmatched.
+# Judgment and score files name systems by submission ("UF.15") and sometimes differently
+# from the text files. These are the known differences; anything else is reported unmatched.
 SYSTEM_ALIASES = {"Nemo": "NVIDIA-NeMo"}
-HUMAN_SYSTEMS = {"HUMAN"}  # WMT21: the second human reference (ref B), judged as a system
+# Human translations judged as systems are named after their reference: WMT21 calls its second
+# reference HUMAN, WMT22 HUMAN-B and HUMAN-C, the metrics task refB, ref-C.
+HUMAN_REFERENCE = re.compile(r"^(?:HUMAN(?:-(?P<human>[A-Z]))?|ref-?(?P<ref>[A-Z]))$")
+# Ranking and metrics files may wrap the name: newstest2016.uedin-nmt.4361.cs-en.
+WRAPPED_SYSTEM = re.compile(r"^(?:[a-z]+\d{4}\.)?(?P<name>.+?)(?:\.[a-z]{2,3}-[a-z]{2,3})?$")
+SUBMISSION_NUMBER = re.compile(r"\.\d+$")
 
-TEXT_FILE = re.compile(
-    r"^(?P<testset>[a-z]+(?P<year>\d{4}))\.(?P<src>[a-z]{2,3})-(?P<tgt>[a-z]{2,3})\."
-    r"(?:src\.(?P=src)|ref\.(?P<ref>[^.]+)\.(?P=tgt)|hyp\.(?P<system>.+)\.(?P=tgt))$"
-)
-SEG_SCORES_FILE = re.compile(r"^ad-seg-scores-(?P<src>[a-z]{2,3})-(?P<tgt>[a-z]{2,3})\.csv$")
 # Languages written without spaces: lengths are counted in characters.
 UNSPACED = {"zh", "ja", "th", "km", "my"}
 WORD = re.compile(r"\w+|[^\w\s]")
 MAX_INT = 2**31 - 1
-# Longest names the database stores (survey.models): test set, reference, system, rater, HIT.
-MAX_LENGTH = {"test set": 64, "reference": 16, "system": 128, "WorkerId": 64, "HITId": 64}
+# Longest names the database stores (survey.models).
+MAX_LENGTH = {
+    "test set": 64, "reference": 16, "system": 128, "WorkerId": 64, "HITId": 64, "document": 128,
+}  # fmt: skip
 
 
 class InputError(ValueError):
     """A problem in an input file, located by file, line and field."""
 
     def __init__(self, path, problem: str, line: int | None = None, field: str | None = None):
+        self.path, self.problem = path, problem
         where = (
             str(path) + (f", line {line}" if line else "") + (f", field {field}" if field else "")
         )
@@ -72,9 +76,49 @@ def text_length(text: str, lang: str) -> int:
     return len(WORD.findall(text))
 
 
+def open_input(path: Path) -> BinaryIO:
+    """An input file opened for reading in binary. Every command opens its input files here, so
+    a path that does not exist, a folder where a file is expected and a file the process may
+    not read are each one clear InputError naming the path."""
+    try:
+        return open(path, "rb")  # the caller closes it
+    except (FileNotFoundError, NotADirectoryError):
+        raise InputError(path, "does not exist") from None
+    except IsADirectoryError:
+        raise InputError(path, "is a folder, not a file") from None
+    except PermissionError:
+        raise InputError(path, "cannot be read: permission denied") from None
+    except OSError as e:
+        raise InputError(path, f"cannot be read: {e.strerror or e}") from None
+
+
+def read_input(path: Path) -> bytes:
+    """The bytes of an input file (see `open_input`)."""
+    with open_input(path) as handle:
+        try:
+            return handle.read()
+        except OSError as e:
+            raise InputError(path, f"cannot be read: {e.strerror or e}") from None
+
+
+def input_files(root: Path) -> list[Path]:
+    """Every file below a folder, sorted; a subfolder that cannot be listed is an InputError
+    (pathlib's rglob would skip it without a word)."""
+
+    def refuse(error: OSError):
+        raise InputError(error.filename, f"cannot be listed: {error.strerror or error}")
+
+    return sorted(
+        Path(folder, name)
+        for folder, _, names in os.walk(root, onerror=refuse)
+        for name in names
+        if Path(folder, name).is_file()
+    )
+
+
 def read_lines(path: Path) -> list[str]:
     """A file's lines as text (gzip-compressed when named .gz); bad bytes are reported by line."""
-    data = path.read_bytes()
+    data = read_input(path)
     if path.suffix == ".gz":
         try:
             data = gzip.decompress(data)
@@ -97,104 +141,77 @@ def read_lines(path: Path) -> list[str]:
     return [line.rstrip("\r") for line in lines]
 
 
+DOCIDS_FILE = re.compile(
+    r"^(?P<testset>[a-z]+(?P<year>\d{4}))\.(?P<src>[a-z]{2,3})-(?P<tgt>[a-z]{2,3})\.docids$"
+)
+
+
 @dataclass(frozen=True)
-class TestSet:
-    """One language pair of one year's test set in the WMT plain-text layout."""
+class Documents:
+    """The document id of each line of one test set's text files."""
 
     testset: str
-    year: int
     source_lang: str
     target_lang: str
-    source: Path
-    reference: Path
-    hypotheses: dict[str, Path]
-
-    @property
-    def lp(self) -> str:
-        return f"{self.source_lang}-{self.target_lang}"
+    ids: list[str]
 
 
-def find_test_sets(
-    root: Path,
-    *,
-    year: int | None = None,
-    lps: Iterable[str] | None = None,
-    ref: str = "A",
-    systems: Iterable[str] | None = None,
-) -> list[TestSet]:
-    """Find `newstestYYYY.LP.{src,ref,hyp}` files anywhere below `root`."""
-    if not root.is_dir():
-        raise InputError(root, "is not a directory")
-    wanted_lps, wanted_systems = set(lps or ()), set(systems or ())
-    groups: dict[tuple, dict] = defaultdict(lambda: {"src": None, "ref": None, "hyp": {}})
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        m = TEXT_FILE.match(path.name)
-        if not m or (year and int(m["year"]) != year):
-            continue
-        check_length(m["testset"], path, "test set")
-        check_length(m["ref"] or "", path, "reference")
-        check_length(m["system"] or "", path, "system")
-        key = (m["testset"], int(m["year"]), m["src"], m["tgt"])
-        if wanted_lps and f"{m['src']}-{m['tgt']}" not in wanted_lps:
-            continue
-        group = groups[key]
-        if m["system"]:
-            if not wanted_systems or m["system"] in wanted_systems:
-                group["hyp"][m["system"]] = path
-        elif m["ref"]:
-            if m["ref"] == ref:
-                group["ref"] = path
-        else:
-            group["src"] = path
-    found = []
-    for (testset, yr, src, tgt), g in sorted(groups.items()):
-        where = root / f"{testset}.{src}-{tgt}.*"
-        check_language(src, where)
-        check_language(tgt, where)
-        if not g["hyp"]:
-            continue
-        if g["src"] is None:
-            raise InputError(where, "no source file (.src.) for these hypotheses")
-        if g["ref"] is None:
-            raise InputError(where, f"no reference file .ref.{ref}.{tgt} for these hypotheses")
-        found.append(
-            TestSet(testset, yr, src, tgt, g["src"], g["ref"], dict(sorted(g["hyp"].items())))
-        )
-    if not found:
-        raise InputError(root, "no WMT hypothesis files (newstestYYYY.LP.hyp.SYSTEM.XX) found")
-    if wanted_lps - {t.lp for t in found}:
-        missing = ", ".join(sorted(wanted_lps - {t.lp for t in found}))
-        raise InputError(root, f"no files for language pair(s) {missing}")
-    return found
-
-
-def read_test_set(ts: TestSet) -> tuple[list[str], list[str], dict[str, list[str]]]:
-    """Sources, references and each system's hypotheses, checked to be line-aligned."""
-    sources, references = read_lines(ts.source), read_lines(ts.reference)
-    if len(references) != len(sources):
-        raise InputError(
-            ts.reference, f"has {len(references)} lines but the source has {len(sources)}"
-        )
-    hypotheses = {}
-    for system, path in ts.hypotheses.items():
-        lines = read_lines(path)
-        if len(lines) != len(sources):
-            raise InputError(path, f"has {len(lines)} lines but the source has {len(sources)}")
-        hypotheses[system] = lines
-    return sources, references, hypotheses
+def read_documents(path: Path, testset: str | None = None) -> Documents:
+    """`newstestYYYY.LP.docids`: one document id per line; each document one block of lines."""
+    m = DOCIDS_FILE.match(path.name)
+    if not m:
+        raise InputError(path, "file name is not TESTSET.XX-YY.docids", field="file name")
+    ids = read_lines(path)
+    first: dict[str, int] = {}
+    for no, doc in enumerate(ids, start=1):
+        if not doc.strip() or doc != doc.strip():
+            raise InputError(path, "empty or space-padded document id", line=no)
+        check_length(doc, path, "document", line=no)
+        if doc in first and ids[no - 2] != doc:
+            raise InputError(
+                path, f"document {doc!r} resumes after other documents (first at line "
+                f"{first[doc]}): a document must be one block of lines", line=no,
+            )  # fmt: skip
+        first.setdefault(doc, no)
+    if not ids:
+        raise InputError(path, "is empty")
+    return Documents(
+        testset or m["testset"],
+        check_language(m["src"], path),
+        check_language(m["tgt"], path),
+        ids,
+    )
 
 
 def canonical_system(name: str) -> str:
-    """`UF.15` → `UF`; `Nemo.7` → `NVIDIA-NeMo` (the submission number is dropped)."""
-    base = re.sub(r"\.\d+$", "", name)
+    """The one spelling of a system name every importer matches on.
+
+    `UF.15` → `UF` (the submission number is dropped), `Nemo.7` → `NVIDIA-NeMo` (SYSTEM_ALIASES),
+    `newstest2016.uedin-nmt.4361.cs-en` → `uedin-nmt`, and human references judged as systems
+    → `refB`/`refC` (`HUMAN.0` in WMT21 is its second reference, B).
+    """
+    base = SUBMISSION_NUMBER.sub("", WRAPPED_SYSTEM.match(name.strip())["name"])
+    human = HUMAN_REFERENCE.match(base)
+    if human:
+        return "ref" + (human["human"] or human["ref"] or "B")
     return SYSTEM_ALIASES.get(base, base)
 
 
+def human_reference(system: str) -> str | None:
+    """The reference letter of a human translation judged as a system, else None."""
+    m = re.fullmatch(r"ref([A-Z])", canonical_system(system))
+    return m[1] if m else None
+
+
+INTEGER = re.compile(r"^[+-]?\d+$")
+DECIMAL = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
+
+
 def _number(value: str, path, line: int, field: str, kind=float):
-    try:
-        number = kind(value)
-    except ValueError:
-        raise InputError(path, f"{value!r} is not a number", line=line, field=field) from None
+    # Python's int() and float() accept "1_0" as 10: only plain decimal notation is a number here.
+    if not (INTEGER if kind is int else DECIMAL).match(value):
+        raise InputError(path, f"{value!r} is not a number", line=line, field=field)
+    number = kind(value)
     if kind is float and not math.isfinite(number):
         raise InputError(path, f"{value!r} is not a finite number", line=line, field=field)
     # Counts and ids are stored in non-negative 32-bit database columns.
@@ -212,39 +229,11 @@ class SegmentScore:
     raw: float
     z: float
     n: int
+    line: int
 
 
-def read_segment_scores(path: Path) -> list[SegmentScore]:
-    """`ad-seg-scores-LP.csv`: space-separated `SYS SID RAW.SCR Z.SCR N`."""
-    m = SEG_SCORES_FILE.match(path.name)
-    if not m:
-        raise InputError(path, "file name is not ad-seg-scores-XX-YY.csv", field="file name")
-    src, tgt = check_language(m["src"], path), check_language(m["tgt"], path)
-    lines = read_lines(path)
-    header = lines[0].split() if lines else []
-    if header != ["SYS", "SID", "RAW.SCR", "Z.SCR", "N"]:
-        raise InputError(path, "header is not 'SYS SID RAW.SCR Z.SCR N'", line=1)
-    rows = []
-    for no, line in enumerate(lines[1:], start=2):
-        cols = line.split()
-        if not cols:
-            continue
-        if len(cols) != 5:
-            raise InputError(path, f"expected 5 columns, found {len(cols)}", line=no)
-        sid = _number(cols[1], path, no, "SID", int)
-        if sid < 1:
-            raise InputError(path, f"segment id {sid} is not 1-based", line=no, field="SID")
-        rows.append(
-            SegmentScore(
-                src, tgt, cols[0], sid,
-                _number(cols[2], path, no, "RAW.SCR"),
-                _number(cols[3], path, no, "Z.SCR"),
-                _number(cols[4], path, no, "N", int),
-            )
-        )  # fmt: skip
-    return rows
-
-
+SEGMENT_SCORES, JUDGMENTS = "WMT DA segment scores", "WMT DA judgments"
+SEG_SCORES_HEADER = ["SYS", "SID", "RAW.SCR", "Z.SCR", "N"]
 JUDGMENT_HEADER = [
     "HITId",
     "WorkerId",
@@ -259,6 +248,75 @@ JUDGMENT_HEADER = [
     "score",
     "time",
 ]
+# Segment-score rows do not name their language pair; the file name does: ad-seg-scores-de-en.csv.
+LP_IN_NAME = re.compile(r"(?:^|[^a-z])(?P<src>[a-z]{2,3})-(?P<tgt>[a-z]{2,3})(?:\.[a-z]+)*$")
+
+
+def _first_line(path: Path) -> list[str]:
+    with open_input(path) as f:
+        head = f.readline(4096)
+    return head.decode("utf-8", "replace").lstrip("\ufeff").split()
+
+
+def is_segment_scores(path: Path) -> bool:
+    """WMT DA segment scores, recognised by their header `SYS SID RAW.SCR Z.SCR N`."""
+    return _first_line(path) == SEG_SCORES_HEADER
+
+
+def is_judgments(path: Path) -> bool:
+    """WMT DA per-rater judgments, recognised by their header `HITId WorkerId … score time`."""
+    return _first_line(path) == JUDGMENT_HEADER
+
+
+def lp_from_name(path: Path, lp: str | None = None) -> tuple[str, str]:
+    """The language pair given, else the one that ends the file name (`…-de-en.csv`)."""
+    if lp:
+        src, _, tgt = lp.partition("-")
+    else:
+        m = LP_IN_NAME.search(path.name)
+        if not m:
+            raise InputError(
+                path, "the file does not name its language pair; give it (e.g. --lp de-en)"
+            )
+        src, tgt = m["src"], m["tgt"]
+    return check_language(src, path), check_language(tgt, path)
+
+
+def read_segment_scores(path: Path, lp: str | None = None) -> list[SegmentScore]:
+    """`ad-seg-scores-LP.csv`: space-separated `SYS SID RAW.SCR Z.SCR N`.
+
+    RAW.SCR is a mean of 0-100 ratings and N counts them; a (system, SID) pair appears once.
+    """
+    src, tgt = lp_from_name(path, lp)
+    lines = read_lines(path)
+    header = lines[0].split() if lines else []
+    if header != SEG_SCORES_HEADER:
+        raise InputError(path, "header is not 'SYS SID RAW.SCR Z.SCR N'", line=1)
+    rows, seen = [], {}
+    for no, line in enumerate(lines[1:], start=2):
+        cols = line.split()
+        if not cols:
+            continue
+        if len(cols) != 5:
+            raise InputError(path, f"expected 5 columns, found {len(cols)}", line=no)
+        check_length(cols[0], path, "system", line=no)
+        sid = _number(cols[1], path, no, "SID", int)
+        if sid < 1:
+            raise InputError(path, f"segment id {sid} is not 1-based", line=no, field="SID")
+        if (cols[0], sid) in seen:
+            raise InputError(
+                path, f"{cols[0]} {sid} repeats line {seen[cols[0], sid]}", line=no, field="SID"
+            )
+        seen[cols[0], sid] = no
+        raw = _number(cols[2], path, no, "RAW.SCR")
+        if not 0 <= raw <= 100:
+            raise InputError(path, f"{raw:g} is outside 0-100", line=no, field="RAW.SCR")
+        n = _number(cols[4], path, no, "N", int)
+        if n < 1:
+            raise InputError(path, "a mean of no judgments", line=no, field="N")
+        z = _number(cols[3], path, no, "Z.SCR")
+        rows.append(SegmentScore(src, tgt, cols[0], sid, raw, z, n, no))
+    return rows
 
 
 @dataclass(frozen=True)
@@ -275,12 +333,16 @@ class Judgment:
     line: int
 
 
-def read_judgments(path: Path) -> list[Judgment]:
-    """`ad-XXen-good-stnd.csv`: a space-separated header, then tab-separated judgments."""
+def read_judgments(path: Path, lp: str | None = None) -> list[Judgment]:
+    """`ad-XXen-good-stnd.csv`: a space-separated header, then tab-separated judgments.
+
+    One rater judges one (system, sid) once per HIT and type; `time` (the HIT's seconds) is
+    not negative. `lp`, when given, must be the rows' pair.
+    """
     lines = read_lines(path)
     if not lines or lines[0].split() != JUDGMENT_HEADER:
         raise InputError(path, "header is not '" + " ".join(JUDGMENT_HEADER) + "'", line=1)
-    rows = []
+    rows, seen = [], {}
     for no, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
@@ -290,17 +352,31 @@ def read_judgments(path: Path) -> list[Judgment]:
         f = dict(zip(JUDGMENT_HEADER, cols, strict=True))
         src = check_language(f["Input.src"], path, "Input.src")
         tgt = check_language(f["Input.trg"], path, "Input.trg")
+        if lp and f"{src}-{tgt}" != lp:
+            raise InputError(path, f"{src}-{tgt} is not {lp}", line=no, field="Input.src")
         if f["type"] not in {"SYSTEM", "REPEAT", "BAD_REF", "REF"}:
             raise InputError(path, f"unknown judgment type {f['type']!r}", line=no, field="type")
         sid = _number(f["sid"], path, no, "sid", int)
+        if sid < 1:
+            raise InputError(path, f"segment id {sid} is not 1-based", line=no, field="sid")
         for name, limit in (("sys_id", "system"), ("WorkerId", "WorkerId"), ("HITId", "HITId")):
             check_length(f[name], path, limit, line=no)
+        key = (f["HITId"], f["WorkerId"], f["sys_id"], f["type"], sid)
+        if key in seen:
+            raise InputError(
+                path, f"the same judgment as line {seen[key]} (HIT, rater, system, type, sid)",
+                line=no, field="sid",
+            )  # fmt: skip
+        seen[key] = no
+        seconds = None
+        if f["time"] not in ("", "NA"):
+            seconds = _number(f["time"], path, no, "time")
+            if seconds < 0:
+                raise InputError(path, f"negative time {seconds:g}", line=no, field="time")
         rows.append(
             Judgment(
                 src, tgt, f["sys_id"], sid, f["HITId"], f["WorkerId"], f["type"],
-                _number(f["score"], path, no, "score"),
-                _number(f["time"], path, no, "time") if f["time"] not in ("", "NA") else None,
-                no,
+                _number(f["score"], path, no, "score"), seconds, no,
             )
         )  # fmt: skip
     return rows
@@ -361,7 +437,12 @@ def read_rankings(path: Path) -> list[Ranking]:
     return rankings
 
 
-def rank_scores(slot_ranks: list[int]) -> list[float]:
-    """Eq. 6.1: score_s = 1 − (rank_s − 1)/|S| for each distinct output s in one ranking."""
-    size = len(slot_ranks)
-    return [1 - (rank - 1) / size for rank in slot_ranks]
+def rank_scores(ranks: list[float]) -> list[float]:
+    """Eq. 6.1, score_s = 1 − (rank_s − 1)/|S|, for the distinct outputs of one ranking.
+
+    `ranks` holds one rank per distinct output s ∈ S (identical outputs are one s, given the
+    mean of their ranks). rank_s is renumbered as 1 + the number of outputs ranked strictly
+    better, so ties share a rank and every score lies in [1/|S|, 1].
+    """
+    size = len(ranks)
+    return [1 - sum(other < rank for other in ranks) / size for rank in ranks]

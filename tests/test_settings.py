@@ -40,7 +40,7 @@ def run(args: list[str], env: dict[str, str], tmp_path) -> subprocess.CompletedP
     base.pop("SECRET_KEY", None)
     # Set by the browser fixture while chromium lives; a deployment never has it.
     base.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-    base["WOJDB_VAR_DIR"] = str(tmp_path)
+    base["WOJDB_HOME"] = str(tmp_path)
     return subprocess.run(
         [sys.executable, *args],
         cwd=ROOT,

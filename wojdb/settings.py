@@ -1,7 +1,9 @@
 """Settings, read from the environment (see docs/deployment.md).
 
-DATABASE_URL   default: SQLite file var/wojdb.sqlite3 (WAL mode, IMMEDIATE transactions)
-SECRET_KEY     default: generated once into var/secret_key
+WOJDB_HOME     data folder: the SQLite database, the secret key, the analysis report (default:
+               var/ in a clone; installed, the user's data folder, e.g. ~/.local/share/wojdb).
+DATABASE_URL   default: SQLite file wojdb.sqlite3 in WOJDB_HOME (WAL mode, IMMEDIATE transactions)
+SECRET_KEY     default: generated once into secret_key in WOJDB_HOME
 DEBUG          "1" to enable (off by default)
 ALLOWED_HOSTS  comma-separated (default: localhost,127.0.0.1,[::1])
 CSRF_TRUSTED_ORIGINS  comma-separated origins, e.g. https://study.example.org
@@ -17,19 +19,45 @@ WOJDB_ENTRY_RATE      requests per client address on a study link, "COUNT/SECOND
                       60/600); "off" disables the limit
 WOJDB_CACHE           "locmem" (default, per process) or "database" (shared by every app server;
                       run `manage.py createcachetable` once)
-WOJDB_STATIC_ROOT     where collectstatic writes (default staticfiles/)
+WOJDB_STATIC_ROOT     where collectstatic writes (default staticfiles/ in a clone, in WOJDB_HOME
+                      when installed)
 """
 
 import os
 import secrets
+import sys
 from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(os.environ.get("WOJDB_VAR_DIR", BASE_DIR / "var"))
+# A clone has manage.py beside wojdb/. An installed package does not: its BASE_DIR is
+# site-packages, where nothing may be written, so its data go to the user's data folder.
+CHECKOUT = (BASE_DIR / "manage.py").is_file()
+
+
+def _user_data_dir() -> Path:
+    """The platform's folder for a user's application data (what platformdirs would give)."""
+    if sys.platform == "win32":
+        return Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support"
+    xdg = os.environ.get("XDG_DATA_HOME", "")
+    # The XDG spec says to ignore a relative path.
+    return Path(xdg) if os.path.isabs(xdg) else Path.home() / ".local" / "share"
+
+
+def _home() -> Path:
+    if home := os.environ.get("WOJDB_HOME"):
+        return Path(home)
+    return BASE_DIR / "var" if CHECKOUT else _user_data_dir() / "wojdb"
+
+
+VAR_DIR = _home()
 VAR_DIR.mkdir(parents=True, exist_ok=True)
+# The demo's data: fixtures/ in a clone, installed as wojdb/fixtures (see setup.py).
+FIXTURES_DIR = BASE_DIR / "fixtures" if CHECKOUT else Path(__file__).resolve().parent / "fixtures"
 
 
 def _env_flag(name: str, default: bool = False) -> bool:
@@ -130,7 +158,9 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = Path(os.environ.get("WOJDB_STATIC_ROOT", BASE_DIR / "staticfiles"))
+STATIC_ROOT = Path(
+    os.environ.get("WOJDB_STATIC_ROOT", (BASE_DIR if CHECKOUT else VAR_DIR) / "staticfiles")
+)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},

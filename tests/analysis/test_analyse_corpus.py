@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 from scipy import stats
 
 from analysis.models import Metric
-from survey.importers import import_da, import_wmt
+from survey.importers import import_documents, import_judgments, import_wmt
 from survey.models import Triple
 
 SLICE = Path(__file__).resolve().parents[2] / "fixtures/wmt21-slice"
@@ -21,7 +21,8 @@ SLICE = Path(__file__).resolve().parents[2] / "fixtures/wmt21-slice"
 @pytest.fixture
 def corpus(db, tmp_path):
     import_wmt(SLICE / "txt")
-    import_da(sorted((SLICE / "humaneval").glob("*.csv")))
+    import_documents(sorted((SLICE / "documents").glob("*.docids")))
+    import_judgments(sorted((SLICE / "humaneval").glob("*.csv")))
     triples = Triple.objects.filter(corpus__source_lang="de").select_related("segment", "corpus")
     rows = []
     for t in triples:

@@ -155,6 +155,23 @@ def test_load_release_needs_no_django(release):
     assert ratings > 0 and scores > 0
 
 
+def test_wojdb_release_loads_a_release_without_importing_django(release):
+    """The package's entry point for researchers who only want the data."""
+    code = (
+        "import sys; from wojdb.release import load_release; "
+        "imported = any(m == 'django' or m.startswith('django.') for m in sys.modules); "
+        f"r, s = load_release({str(release)!r}); "
+        "loaded = any(m == 'django' or m.startswith('django.') for m in sys.modules); "
+        "print(imported, loaded, len(r), len(s))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    imported, loaded, ratings, scores = done.stdout.split()
+    assert (imported, loaded) == ("False", "False")
+    assert int(ratings) > 0 and int(scores) > 0
+
+
 def _broken(release, tmp_path, edits: dict[str, callable]) -> str:
     copy = tmp_path / "broken"
     shutil.copytree(release, copy)
@@ -237,6 +254,7 @@ def test_optional_tables_may_be_absent(release, tmp_path):
     (copy / "datapackage.json").write_text(json.dumps(package))
     for name in ("metrics", "metric_scores", "participant_languages"):
         (copy / f"{name}.csv").unlink()
+        (copy / "parquet" / f"{name}.parquet").unlink()
     ratings, scores = dataset.load_release(copy)
     assert set(scores["metric"]) == {dataset.WMT_METRIC, dataset.PERMUTATION_METRIC}
     assert len(ratings) == len(dataset.load_release(release)[0])

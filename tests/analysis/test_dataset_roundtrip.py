@@ -15,7 +15,7 @@ from analysis import dataset, export, frames
 from analysis.dataset import load_release
 from analysis.stats import columns as col
 from analysis.stats import correlation, mixed
-from survey.models import Participant, Rating, Study
+from survey.models import Participant, Rating, Segment, Study
 from tests.analysis.test_frames import build_rated_study
 from tests.factories import make_study
 
@@ -43,10 +43,12 @@ def _analyse(ratings, scores):
 def test_roundtrip_gives_the_same_frames_and_results(tmp_path):
     rated = build_rated_study()
     study = rated.study
+    Segment.objects.update(document="doc-7", domain="news")  # kept by the release
     ratings = frames.ratings_frame(study, include_practice=True, sharing_only=True)
     scored = frames.ratings_frame(study, sharing_only=True)
     _export(study, tmp_path / "release")
     release = dataset.read_release(tmp_path / "release")
+    assert set(release.tables["items"]["document"]) == {"doc-7"}
     scores = frames.scores_frame(release.tables["items"]["item"])
     assert (
         len(ratings)
@@ -74,6 +76,7 @@ def test_roundtrip_gives_the_same_frames_and_results(tmp_path):
     assert not Study.objects.exists()
     call_command("import_wojdb", str(tmp_path / "release"), verbosity=0)
     imported = Study.objects.get()
+    assert set(Segment.objects.values_list("document", "domain")) == {("doc-7", "news")}
     assert (imported.slug, imported.is_open) == (study.slug, False)
     assert set(imported.shared_items.all()) == {rated.shared}
     assert imported.sample_item_id == study.sample_item_id

@@ -101,7 +101,7 @@ def test_stored_alignments_of_a_named_aligner(rated):
 def test_bad_options():
     with pytest.raises(CommandError, match="unknown metric 'nope'"):
         run("--metrics", "nope")
-    with pytest.raises(CommandError, match="--jobs must be at least 1"):
+    with pytest.raises(CommandError, match="--jobs: 0 is outside the allowed range"):
         call_command("compute_metrics", "--jobs", "0", verbosity=0)
 
 

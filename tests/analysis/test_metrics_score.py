@@ -83,7 +83,7 @@ def test_pair_from_conllu_with_a_given_alignment(tmp_path):
         (("--permutation", "1,3"), "not a permutation of 1..2"),
         (("--permutation", "2,1", "--metrics", "bleu"), "unknown metric 'bleu'"),
         (("--conllu", str(DATA / "thesis_trees.conllu")), "has 4 sentences; it needs two"),
-        (("--conllu", str(DATA / "missing.conllu")), "No such file"),
+        (("--conllu", str(DATA / "missing.conllu")), "missing.conllu: does not exist"),
     ],
 )
 def test_errors(args, message):

@@ -84,7 +84,7 @@ def test_clear_errors():
     empty = Study.objects.create(name="Empty", slug="empty")
     with pytest.raises(CommandError, match="no active questionnaire"):
         simulate(empty, "--participants", "2")
-    with pytest.raises(CommandError, match="at least 1"):
+    with pytest.raises(CommandError, match="--participants: 0 is outside the allowed range"):
         simulate(study, "--participants", "0")
     with pytest.raises(CommandError, match="no study with slug"):
         call_command("simulate_responses", "--participants", "1", "--study", "nope")
@@ -138,10 +138,14 @@ def test_power_analysis_prints_power_per_number_of_participants():
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--difference", "0"], "positive"),
-        (["--difference", "0.2", "--r-a", "1.2"], "strictly in"),
-        (["--difference", "0.1", "--participants", "ten"], "whole numbers"),
-        (["--difference", "0.1", "--participants", "1"], "at least 2"),
+        (
+            ["--difference", "0"],
+            r"--difference: 0 is outside the allowed range: number in \(0, 2\)",
+        ),
+        (["--difference", "0.2", "--r-a", "1.2"], r"--r-a: 1.2 is outside .* in \(-1, 1\)"),
+        (["--difference", "0.8", "--r-a", "-0.5"], "minus --difference must be above -1"),
+        (["--difference", "0.1", "--participants", "ten"], "'ten' is not a whole number >= 2"),
+        (["--difference", "0.1", "--participants", "1"], "1 is outside .* whole number >= 2"),
         (["--difference", "0.1", "--shared-items", "30"], "fewer than"),
     ],
 )

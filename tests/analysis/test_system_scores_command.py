@@ -8,7 +8,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from analysis.stats import system
-from survey.importers import import_da, import_wmt
+from survey.importers import import_documents, import_judgments, import_wmt
 from survey.wmt import read_judgments
 
 SLICE = Path(__file__).resolve().parents[2] / "fixtures/wmt21-slice"
@@ -17,15 +17,16 @@ SLICE = Path(__file__).resolve().parents[2] / "fixtures/wmt21-slice"
 @pytest.fixture
 def imported(db):
     import_wmt(SLICE / "txt")
-    import_da(sorted((SLICE / "humaneval").glob("*.csv")))
+    import_documents(sorted((SLICE / "documents").glob("*.docids")))
+    import_judgments(sorted((SLICE / "humaneval").glob("*.csv")))
 
 
 def test_da_scores_of_imported_judgments(imported, tmp_path):
     out = tmp_path / "systems.csv"
-    call_command("system_scores", "--out", str(out), "--lp", "de-en", "cs-en", verbosity=0)
+    call_command("system_scores", "--out", str(out), "--lp", "de-en", "ru-en", verbosity=0)
     written = pd.read_csv(out)
     assert list(written.columns) == system.COLUMNS
-    assert set(written["lp"]) == {"de-en", "cs-en"}
+    assert set(written["lp"]) == {"de-en", "ru-en"}
     rows = read_judgments(SLICE / "humaneval" / "ad-deen-good-stnd.csv")
     expected = system.system_scores(system.wmt_judgments(rows))
     de_en = written[written["lp"] == "de-en"].reset_index(drop=True)

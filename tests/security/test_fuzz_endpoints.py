@@ -147,10 +147,10 @@ class EndpointFuzz(TestCase):
     @classmethod
     def setUpTestData(cls):
         cls.study = make_study(questionnaires=2, items=4)
-        client = Client()
-        cls.newcomer = enter(client, cls.study)
-        cls.alice = started(client, cls.study)
-        cls.bob = started(client, cls.study)
+        # Each its own browser: one browser entering again resumes its participation.
+        cls.newcomer = enter(Client(), cls.study)
+        cls.alice = started(Client(), cls.study)
+        cls.bob = started(Client(), cls.study)
         cls.item_ids = {
             position: (cls.alice.questionnaire.entries.get(position=position).item_id)
             for position in range(1, 5)

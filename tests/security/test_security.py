@@ -62,7 +62,7 @@ def state(participant: Participant) -> tuple:
 
 def test_an_item_of_another_questionnaire_is_refused_and_nothing_is_written(client):
     study = make_study(questionnaires=2, items=4)
-    alice, bob = started(client, study), started(client, study)
+    alice, bob = started(client, study), started(Client(), study)
     assert alice.questionnaire_id != bob.questionnaire_id
     before = state(alice), state(bob)
     response = client.post(
@@ -75,7 +75,7 @@ def test_an_item_of_another_questionnaire_is_refused_and_nothing_is_written(clie
 
 def test_a_personal_link_shows_only_its_own_answers(client):
     study = make_study(questionnaires=2, items=4)
-    alice, bob = started(client, study), started(client, study)
+    alice, bob = started(client, study), started(Client(), study)
     client.post(f"/p/{bob.token}/about/", about_data(nationality="Bobsland"))
     bob_item = Rating.objects.filter(participant=bob).values_list("item_id", flat=True)
     pages = [client.get(url, follow=True) for url in participant_urls(alice.token)[:7]]
@@ -88,7 +88,7 @@ def test_a_personal_link_shows_only_its_own_answers(client):
 
 def test_withdrawing_through_one_link_deletes_only_that_participant(client):
     study = make_study()
-    alice, bob = started(client, study), started(client, study)
+    alice, bob = started(client, study), started(Client(), study)
     client.post(f"/p/{alice.token}/withdraw/")
     assert not Participant.objects.filter(pk=alice.pk).exists()
     assert Participant.objects.filter(pk=bob.pk).exists()
@@ -307,8 +307,8 @@ def test_the_study_link_is_rate_limited_per_address(client, settings):
     study = make_study()
     for _ in range(3):
         assert client.get(f"/s/{study.slug}/").status_code == 200
-    enter(client, study)
-    enter(client, study)
+    enter(Client(), study)  # new browsers: one browser entering again resumes instead
+    enter(Client(), study)
     response = client.post(f"/s/{study.slug}/")
     assert response.status_code == 429
     assert 0 < int(response["Retry-After"]) <= 600
@@ -345,7 +345,7 @@ def test_personal_links_are_not_rate_limited(client, settings):
 
 def test_a_body_over_the_upload_limit_is_refused_and_writes_nothing(client, csrf_client, settings):
     study = make_study()
-    participant, newcomer = started(client, study), enter(client, study)
+    participant, newcomer = started(client, study), enter(Client(), study)
     before = state(participant), state(newcomer)
     # The CSRF check reads every post's body first, so even pages that take no input refuse.
     csrf_client.get(f"/s/{study.slug}/")  # sets the CSRF cookie

@@ -157,6 +157,83 @@ def test_the_same_platform_session_gets_its_participant_back(client):
 
 
 @pytest.mark.django_db
+def test_the_same_browser_opening_the_study_link_again_resumes_its_participation(client):
+    study = make_study()
+    first = started(client, study)
+    answer(client, first, 0, holistic=3, order=3, go="next")
+    client.get(item_url(first, 1))
+    page = text_of(client.get(f"/s/{study.slug}/"))
+    assert "You have already started this study" in page
+    assert f'href="/p/{first.token}/"' in client.get(f"/s/{study.slug}/").content.decode()
+    again = client.post(f"/s/{study.slug}/")
+    assert again["Location"] == item_url(first, 1)
+    assert Participant.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_the_participation_cookie_is_private_to_the_site(client, settings):
+    settings.SESSION_COOKIE_SECURE = True  # as WOJDB_HTTPS sets it
+    study = make_study()
+    response = client.post(f"/s/{study.slug}/")
+    cookie = response.cookies[f"wojdb-participation-{study.slug}"]
+    assert cookie.value == response["Location"].split("/")[2]
+    assert cookie["httponly"] and cookie["secure"] and cookie["samesite"] == "Lax"
+
+
+@pytest.mark.django_db
+def test_starting_afresh_is_an_explicit_choice_that_releases_the_earlier_slot(client):
+    study = make_study(questionnaires=2)
+    first = started(client, study)
+    answer(client, first, 0, holistic=2, order=4)
+    response = client.post(f"/s/{study.slug}/", {"afresh": "1"})
+    second = Participant.objects.get(token=response["Location"].split("/")[2])
+    first.refresh_from_db()
+    assert second != first and first.status == "abandoned"
+    assert Rating.objects.filter(participant=first, holistic=2, order=4).exists()
+    # The abandoned slot is free again: the next browser gets the other questionnaire.
+    third = enter(Client(), study)
+    assert third.questionnaire != second.questionnaire
+    # The earlier personal link still works, and carries on where it stopped.
+    assert client.get(f"/p/{first.token}/").status_code == 302
+    first.refresh_from_db()
+    assert first.status == "in_progress"
+
+
+@pytest.mark.django_db
+def test_a_personal_link_opened_in_another_browser_is_resumed_by_the_study_link(client):
+    study = make_study()
+    participant = started(client, study)
+    elsewhere = Client()
+    elsewhere.get(f"/p/{participant.token}/")
+    assert elsewhere.post(f"/s/{study.slug}/")["Location"] == item_url(participant, 0)
+    assert Participant.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_a_finished_participation_is_shown_and_afresh_keeps_it_finished(client):
+    study = make_study()
+    participant = started(client, study)
+    client.post(f"/p/{participant.token}/review/")
+    assert "You have already taken part in this study" in text_of(client.get(f"/s/{study.slug}/"))
+    assert client.post(f"/s/{study.slug}/")["Location"] == f"/p/{participant.token}/done/"
+    client.post(f"/s/{study.slug}/", {"afresh": "1"})
+    participant.refresh_from_db()
+    assert participant.status == "completed" and Participant.objects.count() == 2
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("leave", ["withdraw/", "consent/"])
+def test_a_withdrawn_or_declined_participation_is_forgotten_by_the_browser(client, leave):
+    study = make_study()
+    participant = enter(client, study)
+    data = {"decline": "1"} if leave == "consent/" else {}
+    client.post(f"/p/{participant.token}/{leave}", data)
+    assert not Participant.objects.filter(pk=participant.pk).exists()
+    assert "already started" not in text_of(client.get(f"/s/{study.slug}/"))
+    assert enter(client, study) != participant
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("value", ["{{%PROLIFIC_PID%}}", "a b", "x" * 65, "<script>"])
 def test_a_malformed_platform_id_is_refused(client, value):
     study = make_study()
@@ -900,6 +977,44 @@ def test_the_reading_option_never_redirects_elsewhere(client, target):
     participant = started(client, study)
     response = client.post(f"/p/{participant.token}/reading/", {"next": target})
     assert response["Location"] == item_url(participant, 0)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "target",
+    [
+        "/p/{own}/../{other}/item/1/",
+        "/p/{own}/%2e%2e/{other}/item/1/",
+        "/p/{own}/%2E%2E/{other}/item/1/",
+        "/p/{own}/.%2e/{other}/item/1/",
+        "/p/{own}/item/1/../../../{other}/item/1/",
+        "/p/{own}/..%2f{other}/item/1/",
+        "/p/{own}/..\\{other}/item/1/",
+        "/p/{own}/../../researcher/",
+        "/p/{own}/%0a/",
+    ],
+)
+def test_the_reading_option_normalises_the_path_before_checking_it(client, target):
+    study = make_study()
+    participant = started(client, study)
+    other = started(Client(), study)
+    address = target.format(own=participant.token, other=other.token)
+    response = client.post(f"/p/{participant.token}/reading/", {"next": address})
+    assert response["Location"] == item_url(participant, 0)
+
+
+@pytest.mark.django_db
+def test_the_reading_option_returns_to_an_own_page_however_it_is_written(client):
+    study = make_study()
+    participant = started(client, study)
+    own = participant.token
+    returns = {
+        f"/p/{own}/about/../item/1/": item_url(participant, 1),
+        f"/p/{own}//item/%31/": item_url(participant, 1),
+        f"/p/{own}/review/": f"/p/{own}/review/",
+    }
+    for address, location in returns.items():
+        assert client.post(f"/p/{own}/reading/", {"next": address})["Location"] == location
 
 
 @pytest.mark.django_db

@@ -1,14 +1,22 @@
 """Importing WMT texts, DA scores and judgments, and rankings; every bad input is refused whole."""
 
 import shutil
+from io import StringIO
 from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
 
-from survey import wmt
-from survey.importers import import_da, import_ranks, import_wmt, sample_pool
-from survey.models import Corpus, ExternalJudgment, Segment, Triple
+from survey import alignment, wmt
+from survey.importers import (
+    PoolError,
+    import_documents,
+    import_judgments,
+    import_ranks,
+    import_wmt,
+    sample_pool,
+)
+from survey.models import Corpus, ExternalJudgment, JudgmentImport, Segment, SystemScore, Triple
 from wojdb.bundled import wmt21_toen
 
 REPO = Path(__file__).resolve().parents[2]
@@ -58,15 +66,25 @@ def test_texts_are_stored_line_by_line():
     assert t.hypothesis_length == len(wmt.WORD.findall(t.hypothesis))
 
 
+def import_slice(lps=None):
+    import_wmt(SLICE / "txt", lps=lps)
+    docids = sorted((SLICE / "documents").glob("*.docids"))
+    import_documents([p for p in docids if not lps or p.name.split(".")[1] in lps])
+
+
 @pytest.mark.django_db
-def test_da_scores_and_judgments_join_with_explicit_system_mapping():
-    import_wmt(SLICE / "txt")
-    report = import_da(sorted((SLICE / "humaneval").glob("*.csv")))
+def test_da_scores_and_judgments_join_through_document_order_and_system_names():
+    import_slice()
+    report = import_judgments(sorted((SLICE / "humaneval").glob("*.csv")))
     judgment_rows = sum(line_count(p) - 1 for p in (SLICE / "humaneval").glob("*-good-stnd.csv"))
     assert ExternalJudgment.objects.count() == judgment_rows
+    # SID 1 is the first sentence of the alphabetically first document, not line 1.
+    docids = (SLICE / "documents/newstest2021.de-en.docids").read_text().split()
+    line = alignment.sid_lines(docids)[0]
+    assert line != 1 and docids[line - 1] == min(docids)
     # Nemo.7 in the judgments is NVIDIA-NeMo in the text files.
     nemo = Triple.objects.get(
-        corpus__system="NVIDIA-NeMo", corpus__source_lang="de", segment__number=1
+        corpus__system="NVIDIA-NeMo", corpus__source_lang="de", segment__number=line
     )
     row = next(
         r.split()
@@ -76,37 +94,65 @@ def test_da_scores_and_judgments_join_with_explicit_system_mapping():
     assert (
         nemo.da_raw == float(row[2]) and nemo.da_z == float(row[3]) and nemo.da_count == int(row[4])
     )
-    # HUMAN (reference B) is not a system: reported, stored unlinked.
-    assert any("HUMAN.0" in line and "second human reference" in line for line in report.lines())
+    lines = "\n".join(report.lines())
+    assert "Nemo.7 → NVIDIA-NeMo" in lines and "HUMAN.0 → refB" in lines
+    # HUMAN (reference B) is not a system: reported as the reference, stored unlinked.
+    assert "de-en HUMAN.0 (reference B, a human translation judged as a system)" in lines
     human = ExternalJudgment.objects.filter(system="HUMAN.0")
     assert human.exists() and not human.filter(triple__isnull=False).exists()
+    de_human = human.filter(source_lang="de").count()
+    assert f"ad-deen-good-stnd.csv: {de_human:,} judgments of systems not imported" in lines
     linked = ExternalJudgment.objects.exclude(system="HUMAN.0")
     assert not linked.filter(triple__isnull=True).exists()
+    assert lines.count("— passed") == 8
     before = db_counts()
-    import_da(sorted((SLICE / "humaneval").glob("*.csv")))
+    import_judgments(sorted((SLICE / "humaneval").glob("*.csv")))
     assert db_counts() == before
 
 
 @pytest.mark.django_db
 @pytest.mark.slow
-def test_full_wmt21_slice_counts_equal_the_files():
+def test_full_wmt21_data_imports_every_pair_with_its_alignment_checked():
     data = wmt21_toen()
-    import_wmt(data / "txt")
+    report = import_wmt(data / "txt")
+    # Four blank zh-en hypotheses (Online-W 515 and 1488, ZengHuiMT 434 and 1649) are stored,
+    # counted, and never drawn into the pool.
     assert Triple.objects.count() == 121_842
+    assert {
+        "zh-en Online-W blank hypotheses: 2 (stored, never drawn into the pool)",
+        "zh-en ZengHuiMT blank hypotheses: 2 (stored, never drawn into the pool)",
+    } <= set(report.lines())
     assert Corpus.objects.count() == 100
     assert Triple.objects.values("corpus__source_lang").distinct().count() == 7
     judgments = sorted((data / "humaneval").glob("*.csv"))
-    report = import_da(judgments)
+    # Without document ids, de-en's SIDs taken as line numbers fail the check.
+    de_en = data / "humaneval/ad-seg-scores-de-en.csv"
+    with pytest.raises(wmt.InputError, match="do not fit newstest2021 de-en"):
+        import_judgments([de_en], sid_mapping="lines")
+    import_documents(sorted((data / "documents").glob("*.docids")))
+    report = import_judgments(judgments)
     assert ExternalJudgment.objects.count() == 115_059
-    seg_rows = sum(line_count(p) - 1 for p in judgments if p.name.startswith("ad-seg-scores"))
-    human_seg_rows = sum(
+    checked = {
+        (r.source_lang, r.file_format): r for r in JudgmentImport.objects.filter(level="segment")
+    }
+    assert {lp for lp, _ in checked} == {"de", "is", "ja", "ru"}
+    assert all(r.check_passed and not r.accepted_unverified for r in checked.values())
+    de = checked["de", wmt.SEGMENT_SCORES]
+    assert de.check_r == pytest.approx(0.235, abs=0.001) and de.check_n == 18_409
+    assert de.check_identical_mean_z - de.check_mean_z > 0.9
+    # cs-en, ha-en and zh-en have no document ids: system-level scores only.
+    assert set(SystemScore.objects.values_list("source_lang", flat=True)) == {"cs", "ha", "zh"}
+    assert not Triple.objects.filter(
+        corpus__source_lang__in=["cs", "ha", "zh"], da_raw__isnull=False
+    ).exists()
+    seg_rows = sum(
         1
         for p in judgments
-        if p.name.startswith("ad-seg-scores")
+        if p.name.startswith("ad-seg-scores") and p.name[14:16] in {"de", "is", "ja", "ru"}
         for r in p.read_text().split("\n")[1:]
-        if r.startswith("HUMAN.")
+        if r.strip() and not r.startswith("HUMAN.")
     )
-    assert Triple.objects.filter(da_raw__isnull=False).count() == seg_rows - human_seg_rows
+    assert Triple.objects.filter(da_raw__isnull=False).count() == seg_rows
     assert "unmatched rows" in "\n".join(report.lines())
 
 
@@ -127,12 +173,12 @@ def refused(call, *fragments):
 def test_line_counts_that_differ_are_refused(slice_copy):
     hyp = slice_copy / "txt/newstest2021.ru-en.hyp.Online-B.en"
     hyp.write_text("\n".join(hyp.read_text().splitlines()[:57]) + "\n")
-    refused(lambda: import_wmt(slice_copy / "txt"), hyp.name, "57 lines", "60")
+    refused(lambda: import_wmt(slice_copy / "txt"), hyp.name, "57 lines", "105")
 
 
 @pytest.mark.django_db
 def test_undecodable_bytes_are_refused_with_their_line(slice_copy):
-    ref = slice_copy / "txt/newstest2021.zh-en.ref.A.en"
+    ref = slice_copy / "txt/newstest2021.ja-en.ref.A.en"
     lines = ref.read_bytes().split(b"\n")
     lines[4] = b"caf\xe9 au lait"
     ref.write_bytes(b"\n".join(lines))
@@ -140,10 +186,13 @@ def test_undecodable_bytes_are_refused_with_their_line(slice_copy):
 
 
 @pytest.mark.django_db
-def test_unknown_language_pair_is_refused(slice_copy):
-    for p in (slice_copy / "txt").glob("newstest2021.cs-en.*"):
-        p.rename(p.with_name(p.name.replace("cs-en", "xx-en").replace(".src.cs", ".src.xx")))
-    refused(lambda: import_wmt(slice_copy / "txt"), "unknown language 'xx'")
+def test_unknown_language_pair_is_skipped_and_reported_the_others_imported(slice_copy):
+    for p in (slice_copy / "txt").glob("newstest2021.is-en.*"):
+        p.rename(p.with_name(p.name.replace("is-en", "xx-en").replace(".src.is", ".src.xx")))
+    report = "\n".join(import_wmt(slice_copy / "txt").lines())
+    assert "skipped xx-en: not a pair of ISO 639 language codes" in report
+    assert not Corpus.objects.filter(source_lang__in=["xx", "is"]).exists()
+    assert Corpus.objects.filter(source_lang="de").exists()
 
 
 @pytest.mark.django_db
@@ -154,12 +203,12 @@ def test_missing_reference_is_refused(slice_copy):
 
 @pytest.mark.django_db
 def test_da_file_with_a_wrong_column_count_is_refused(slice_copy):
-    import_wmt(SLICE / "txt")
-    path = slice_copy / "humaneval/ad-seg-scores-cs-en.csv"
+    import_slice()
+    path = slice_copy / "humaneval/ad-seg-scores-is-en.csv"
     rows = path.read_text().split("\n")
     rows[7] = rows[7] + " 12"
     path.write_text("\n".join(rows))
-    refused(lambda: import_da([path]), path.name, "line 8", "expected 5 columns")
+    refused(lambda: import_judgments([path]), path.name, "line 8", "expected 5 columns")
     assert not Triple.objects.filter(da_raw__isnull=False).exists()
 
 
@@ -171,8 +220,8 @@ def test_da_file_with_a_non_number_is_refused_naming_the_field(slice_copy):
     cols[3] = "high"
     rows[3] = " ".join(cols)
     path.write_text("\n".join(rows))
-    good = slice_copy / "humaneval/ad-seg-scores-cs-en.csv"
-    refused(lambda: import_da([good, path]), "line 4", "field Z.SCR", "'high'")
+    good = slice_copy / "humaneval/ad-seg-scores-is-en.csv"
+    refused(lambda: import_judgments([good, path]), "line 4", "field Z.SCR", "'high'")
 
 
 @pytest.mark.django_db
@@ -183,7 +232,7 @@ def test_judgment_with_unknown_type_is_refused(slice_copy):
     cols[8] = "GOLD"
     rows[10] = "\t".join(cols)
     path.write_text("\n".join(rows))
-    refused(lambda: import_da([path]), path.name, "line 11", "field type", "'GOLD'")
+    refused(lambda: import_judgments([path]), path.name, "line 11", "field type", "'GOLD'")
 
 
 def test_rankings_with_a_rank_out_of_range_are_refused(tmp_path):
@@ -251,7 +300,142 @@ def test_commands_report_errors_and_exit_non_zero(slice_copy):
     (slice_copy / "txt/newstest2021.de-en.hyp.UEdin.en").write_bytes(b"\xff\xfe broken\n")
     with pytest.raises(CommandError, match="(?s)UEdin.*line 1.*Nothing was written"):
         call_command("import_wmt", str(slice_copy / "txt"), verbosity=0)
-    with pytest.raises(CommandError, match="fewer than 450 triples"):
+    with pytest.raises(CommandError, match="fewer than 450 non-blank triples"):
         call_command("import_wmt", str(SLICE / "txt"), verbosity=0)
         call_command("sample_pool", "--per-corpus", "450")
     assert Triple.objects.filter(in_pool=True).count() == 0
+
+
+# --- every layout, checked text (issue 15) ----------------------------------------------------
+
+WMT24 = DATA / "wmt24-news-systems/txt-ts"
+WMT22 = DATA / "wmt22-news-systems"
+
+
+@pytest.mark.django_db
+def test_mt_metrics_eval_import_stores_documents_and_leaves_the_canary_out():
+    report = "\n".join(import_wmt(WMT24).lines())
+    assert "layout: mt-metrics-eval" in report
+    assert "wmt24 en-cs: reference A, 3 systems, document ids kept" in report
+    assert "en-cs: 1 canary line(s) left out" in report
+    assert Segment.objects.count() == 39 and Triple.objects.count() == 3 * 39
+    seg = Segment.objects.get(testset="wmt24", number=2)
+    assert (seg.document, seg.domain) == ("test-en-news_beverly_press.3585", "news")
+    assert seg.source == (WMT24 / "sources/en-cs.txt").read_text().split("\n")[1]
+    before = db_counts()
+    import_wmt(WMT24)
+    assert db_counts() == before
+
+
+@pytest.mark.django_db
+def test_xml_import_stores_documents_and_domains():
+    import_wmt(WMT22 / "xml", systems=["Online-A", "SRPOL"])
+    assert Corpus.objects.count() == 2
+    docs = Segment.objects.order_by("number").values_list("document", "domain")
+    assert list(dict.fromkeys(docs)) == [
+        ("review_toys-and-games_21_5", "ecommerce"),
+        ("review_beauty_87_1", "ecommerce"),
+        ("bbc.381765", "news"),
+    ]
+
+
+@pytest.mark.django_db
+def test_document_ids_fill_in_segments_imported_without_them(tmp_path):
+    root = Path(shutil.copytree(WMT22 / "txt", tmp_path / "txt"))
+    import_wmt(root, lps=["cs-en"])
+    assert not Segment.objects.exclude(document="").exists()
+    (root / "generaltest2022.cs-en.docids").write_text("".join(f"d{n // 10}\n" for n in range(30)))
+    report = import_wmt(root, lps=["cs-en"])
+    assert report.created["segments given their document id"] == 30
+    assert Segment.objects.get(number=11).document == "d1"
+
+
+@pytest.mark.django_db
+def test_blank_hypotheses_are_stored_but_never_pooled_overlong_ones_kept_out(tmp_path):
+    root = Path(shutil.copytree(WMT24, tmp_path / "wmt24"))
+    hyp = root / "system-outputs/en-cs/Gemini-1.5-Pro.txt"
+    rows = hyp.read_text().split("\n")
+    rows[4] = "   "
+    rows[5] = "x " * 6_000
+    hyp.write_text("\n".join(rows))
+    report = import_wmt(root).lines()
+    assert "en-cs Gemini-1.5-Pro blank hypotheses: 1 (stored, never drawn into the pool)" in report
+    assert "en-cs Gemini-1.5-Pro hypotheses over 10,000 characters, kept out: 1" in report
+    gemini = Triple.objects.filter(corpus__system="Gemini-1.5-Pro")
+    assert gemini.count() == 39 - 1 and not gemini.filter(segment__number=6).exists()
+    sample_pool(37, seed=1)  # Gemini's 37 non-blank triples, all drawn; the blank one never
+    assert gemini.filter(in_pool=True).count() == 37
+    assert not gemini.get(segment__number=5).in_pool
+
+
+@pytest.mark.django_db
+def test_a_blank_source_line_keeps_its_triples_out_of_the_pool(tmp_path):
+    root = Path(shutil.copytree(WMT22 / "txt", tmp_path / "txt"))
+    src = root / "sources/generaltest2022.cs-en.src.cs"
+    rows = src.read_text().split("\n")
+    rows[2] = ""
+    src.write_text("\n".join(rows))
+    report = import_wmt(root, lps=["cs-en"]).lines()
+    assert "cs-en blank source lines: 1 (stored, never drawn into the pool)" in report
+    assert Triple.objects.count() == 2 * 30
+    with pytest.raises(PoolError, match="fewer than 30 non-blank triples"):
+        sample_pool(30, seed=1)
+    sample_pool(29, seed=1)
+    assert not Triple.objects.filter(segment__number=3, in_pool=True).exists()
+
+
+@pytest.mark.django_db
+def test_a_line_separator_inside_a_segment_is_refused_by_name(tmp_path):
+    root = Path(shutil.copytree(WMT22 / "txt", tmp_path / "txt"))
+    ref = root / "references/generaltest2022.cs-en.ref.B.en"
+    rows = ref.read_text().split("\n")
+    rows[6] = rows[6][:5] + "\u2028" + rows[6][5:]
+    ref.write_text("\n".join(rows))
+    refused(
+        lambda: import_wmt(root, lps=["cs-en"]),
+        ref.name, "line 7", "field reference", "U+2028 LINE SEPARATOR", "character 6",
+    )  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_changed_text_on_reimport_is_refused_not_dropped(tmp_path):
+    root = Path(shutil.copytree(WMT22 / "txt", tmp_path / "txt"))
+    import_wmt(root, lps=["cs-en"])
+    hyp = root / "system-outputs/generaltest2022.cs-en.hyp.Online-A.en"
+    rows = hyp.read_text().split("\n")
+    rows[3] = "A different translation."
+    hyp.write_text("\n".join(rows))
+    refused(lambda: import_wmt(root, lps=["cs-en"]), hyp.name, "line 4", "differs from the stored")
+    src = root / "sources/generaltest2022.cs-en.src.cs"
+    src.write_text(src.read_text().replace(src.read_text().split("\n")[0], "Jiná věta.", 1))
+    refused(lambda: import_wmt(root, lps=["cs-en"]), src.name, "line 1", "field source")
+
+
+@pytest.mark.django_db
+def test_empty_files_are_refused_not_imported_as_empty_corpora(tmp_path):
+    root = Path(shutil.copytree(WMT22 / "txt", tmp_path / "txt"))
+    for p in root.rglob("generaltest2022.cs-en.*"):
+        p.write_text("")
+    refused(lambda: import_wmt(root, lps=["cs-en"]), "generaltest2022.cs-en.src.cs", "is empty")
+
+
+@pytest.mark.django_db
+def test_command_says_the_layout_the_reference_and_the_unread_files(tmp_path):
+    root = Path(shutil.copytree(WMT22 / "txt", tmp_path / "txt"))
+    (root / "README.md").write_text("notes\n")
+    out = StringIO()
+    call_command("import_wmt", str(root), "--ref", "A", "C", "--lp", "cs-en", stdout=out)
+    text = out.getvalue()
+    assert "layout: WMT plain text" in text
+    assert "generaltest2022 cs-en: reference C, 2 systems" in text
+    assert "1 files match no WMT plain text name" in text and "README.md" in text
+    assert set(Segment.objects.values_list("ref_name", flat=True)) == {"C"}
+    with pytest.raises(CommandError, match="there are: B, C"):
+        call_command("import_wmt", str(root), "--ref", "D", stdout=StringIO())
+
+
+@pytest.mark.django_db
+def test_the_same_test_set_in_two_folders_is_refused(tmp_path):
+    shutil.copytree(WMT24, tmp_path / "wmt24/txt")
+    shutil.copytree(WMT24, tmp_path / "wmt24/txt-ts")
+    refused(lambda: import_wmt(tmp_path / "wmt24"), "wmt24 en-cs is here twice", "txt-ts")

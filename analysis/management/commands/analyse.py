@@ -13,6 +13,7 @@ import wojdb
 from analysis import dataset, frames, report
 from analysis.stats import columns as C
 from analysis.stats import correlation, system
+from survey.management.arguments import COUNT, SEED
 from survey.management.reporting import find_study
 from survey.models import Study
 from survey.wmt import canonical_system
@@ -35,6 +36,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--release", type=Path, help="analyse this exported release folder, not the database"
         )
+        parser.add_argument(
+            "--allow-extra-files",
+            action="store_true",
+            help="with --release: read it even if it holds files its datapackage.json does not "
+            "name",
+        )
         parser.add_argument("--pilot", help="slug of a pilot study, for Figure 6.4")
         parser.add_argument(
             "--no-simulated", action="store_true", help="leave out simulated participants"
@@ -45,11 +52,14 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--bootstrap",
-            type=int,
+            type=COUNT,
             default=correlation.N_BOOT,
-            help="bootstrap resamples for the 95%% intervals, 0 for none (default %(default)s)",
+            help="bootstrap resamples for the 95%% intervals, 0 for none (%(type)s; default "
+            "%(default)s)",
         )
-        parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+        parser.add_argument(
+            "--seed", type=SEED, default=0, help="bootstrap seed (%(type)s; default %(default)s)"
+        )
         parser.add_argument(
             "--corpus",
             action="store_true",
@@ -61,15 +71,15 @@ class Command(BaseCommand):
         parser.add_argument("--testset", help="with --corpus: this test set only")
 
     def handle(self, out, study, release, pilot, verbosity, **options):
-        if options["bootstrap"] < 0:
-            raise CommandError("--bootstrap must not be negative")
         started = time.monotonic()
         if options["corpus"]:
             return self.corpus(out, options["lp"], options["testset"], options["no_figures"])
         include_simulated = not options["no_simulated"]
         if release is not None:
             title, scale_ends = f"WOJ-DB analysis of the release in {release.name}", None
-            ratings, scores, languages = self.from_release(release, include_simulated)
+            ratings, scores, languages = self.from_release(
+                release, include_simulated, options["allow_extra_files"]
+            )
             systems = None  # a release's items do not name their systems
         else:
             chosen = find_study(study)
@@ -175,10 +185,14 @@ class Command(BaseCommand):
         return pd.concat(parts, ignore_index=True)
 
     @staticmethod
-    def from_release(folder: Path, include_simulated: bool):
+    def from_release(folder: Path, include_simulated: bool, allow_extra_files: bool):
         try:
-            ratings, scores = dataset.load_release(folder, include_simulated=include_simulated)
-            languages = dataset.read_release(folder).tables["participant_languages"]
+            ratings, scores = dataset.load_release(
+                folder, include_simulated=include_simulated, allow_extra_files=allow_extra_files
+            )
+            languages = dataset.read_release(folder, allow_extra_files=allow_extra_files).tables[
+                "participant_languages"
+            ]
         except (dataset.ReleaseError, OSError) as e:
             raise CommandError(f"cannot read the release in {folder}: {e}") from None
         return ratings, scores, languages

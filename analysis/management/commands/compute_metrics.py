@@ -14,6 +14,7 @@ from analysis.metrics.alignment import Alignment as WordAlignment
 from analysis.metrics.compute import PairInput, compute_many
 from analysis.metrics.registry import BY_KEY, BuiltinMetric, combined_parser, select
 from analysis.models import Alignment, Metric, MetricScore
+from survey.management.arguments import POSITIVE
 from survey.models import Item
 from survey.nlp import Parse, load_pipeline, parse_texts, parser_name
 
@@ -47,7 +48,10 @@ class Command(BaseCommand):
             help="metrics to compute, e.g. dted derp:f bleu (default: every built-in metric)",
         )
         parser.add_argument(
-            "--jobs", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)"
+            "--jobs",
+            type=POSITIVE,
+            default=os.cpu_count() or 1,
+            help="processes (%(type)s; default: all cores)",
         )
         parser.add_argument(
             "--aligner",
@@ -56,8 +60,6 @@ class Command(BaseCommand):
         )
 
     def handle(self, metrics, jobs, aligner, verbosity, **options):
-        if jobs < 1:
-            raise CommandError("--jobs must be at least 1")
         try:
             chosen = select(metrics)
         except ValueError as error:

@@ -5,15 +5,20 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from analysis import dataset, export
+from survey.wmt import InputError
 
 
 class Command(BaseCommand):
     help = (
         "Load a WOJ-DB release (a folder or its .zip) into an empty database. Every file is "
         "validated against the release's datapackage.json first (columns, types, required "
-        "values, keys between files); errors name the file, line and field. Then everything "
-        "is written in one transaction, keeping the release's item, questionnaire, "
-        "participant and metric ids."
+        "values, keys between files), then against the rules the live database keeps between "
+        "tables (each rating is of an item at its position in the participant's own "
+        "questionnaire, or of the study's practice item at position 0; positions run 1..n); "
+        "errors name the file, line and field. A zip holding more than one release, a release "
+        "of a later format than this WOJ-DB reads, and files the datapackage.json does not "
+        "name are refused. Then everything is written in one transaction, keeping the "
+        "release's item, questionnaire, participant and metric ids."
     )
 
     def add_arguments(self, parser):
@@ -21,21 +26,31 @@ class Command(BaseCommand):
         parser.add_argument(
             "--check", action="store_true", help="only validate the release; write nothing"
         )
+        parser.add_argument(
+            "--allow-extra-files",
+            action="store_true",
+            help="import even if the release holds files its datapackage.json does not name "
+            "(they are listed, and not read)",
+        )
 
-    def handle(self, release, check, verbosity, **_):
+    def handle(self, release, check, allow_extra_files, verbosity, **_):
         with tempfile.TemporaryDirectory() as unpacked:
             try:
                 if not check:
                     export.refuse_non_empty()  # before a long validation
-                folder = export.read_source(release, Path(unpacked))
-                loaded = dataset.read_release(folder)
+                folder = export.read_source(
+                    release, Path(unpacked), allow_extra_files=allow_extra_files
+                )
+                loaded = dataset.read_release(folder, allow_extra_files=allow_extra_files)
                 if check:
                     self.stdout.write(f"{release} is a valid release.")
+                    if note := dataset.newer_software_note(loaded.package):
+                        self.stdout.write(note)
                     return
                 total = export.import_steps(loaded)
                 with tqdm(total=total, unit="row", disable=verbosity == 0) as bar:
                     report = export.import_release(loaded, progress=bar.update)
-            except (dataset.ReleaseError, FileNotFoundError) as e:
+            except (dataset.ReleaseError, InputError, FileNotFoundError) as e:
                 raise CommandError(f"{e}\nNothing was written.") from None
             except export.ImportRefused as e:
                 raise CommandError(str(e)) from None

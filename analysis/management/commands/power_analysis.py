@@ -6,18 +6,16 @@ from django.core.management.base import BaseCommand, CommandError
 
 from analysis.stats import columns as C
 from analysis.stats import correlation, simulate
+from survey.management.arguments import (
+    POSITIVE,
+    SEED,
+    SPREAD,
+    IntList,
+    float_range,
+    int_range,
+)
 
-
-def _sizes(text: str) -> list[int]:
-    try:
-        sizes = sorted({int(part) for part in text.split(",") if part.strip()})
-    except ValueError:
-        raise CommandError(
-            f"--participants takes whole numbers separated by commas: {text!r}"
-        ) from None
-    if not sizes or sizes[0] < 2:
-        raise CommandError("--participants needs sizes of at least 2")
-    return sizes
+CORRELATION = float_range(-1, 1, low_open=True, high_open=True)
 
 
 class Command(BaseCommand):
@@ -33,30 +31,39 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument(
             "--difference",
-            type=float,
+            type=float_range(0, 2, low_open=True, high_open=True),
             required=True,
-            help="how much better metric A correlates than metric B, e.g. 0.1",
+            help="how much better metric A correlates than metric B, e.g. 0.1 (%(type)s)",
         )
         parser.add_argument(
             "--r-a",
-            type=float,
+            type=CORRELATION,
             default=0.5,
-            help="metric A's correlation with the items' quality (default %(default)s)",
+            help="metric A's correlation with the items' quality (%(type)s; default %(default)s)",
         )
         parser.add_argument(
             "--participants",
+            type=IntList(int_range(2)),
             default="12,24,36,48,72,96",
-            help="numbers of participants to try, comma-separated (default %(default)s)",
+            help="numbers of participants to try (%(type)s; default %(default)s)",
         )
         parser.add_argument(
             "--simulations",
-            type=int,
+            type=POSITIVE,
             default=200,
-            help="simulated studies per number of participants (default %(default)s)",
+            help="simulated studies per number of participants (%(type)s; default %(default)s)",
         )
-        parser.add_argument("--alpha", type=float, default=0.05, help="default %(default)s")
         parser.add_argument(
-            "--target", type=float, default=0.8, help="power wanted (default %(default)s)"
+            "--alpha",
+            type=float_range(0, 1, low_open=True, high_open=True),
+            default=0.05,
+            help="%(type)s; default %(default)s",
+        )
+        parser.add_argument(
+            "--target",
+            type=float_range(0, 1, low_open=True),
+            default=0.8,
+            help="power wanted (%(type)s; default %(default)s)",
         )
         parser.add_argument(
             "--judgment", choices=C.JUDGMENTS, default=C.ORDER, help="default %(default)s"
@@ -66,39 +73,38 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--items-per-participant",
-            type=int,
+            type=POSITIVE,
             default=25,
-            help="WMT hypotheses each participant rates (default %(default)s: half of 50)",
+            help="WMT hypotheses each participant rates (%(type)s; default %(default)s: half "
+            "of 50)",
         )
         parser.add_argument(
             "--shared-items",
-            type=int,
+            type=int_range(0),
             default=10,
-            help="of which shared by everyone (default %(default)s: 40%% of 25)",
+            help="of which shared by everyone (%(type)s; default %(default)s: 40%% of 25)",
         )
         defaults = simulate.SimulationModel()
-        parser.add_argument(
-            "--participant-sd", type=float, default=defaults.participant_sd, help="judge leniency"
-        )
-        parser.add_argument("--item-sd", type=float, default=defaults.item_sd, help="item effect")
-        parser.add_argument(
-            "--noise-sd", type=float, default=defaults.noise_sd, help="noise of each answer"
-        )
-        parser.add_argument("--seed", type=int, default=0, help="default %(default)s")
+        for name, what in (
+            ("participant_sd", "judge leniency"),
+            ("item_sd", "item effect"),
+            ("noise_sd", "noise of each answer"),
+        ):
+            parser.add_argument(
+                "--" + name.replace("_", "-"),
+                type=SPREAD,
+                default=getattr(defaults, name),
+                help=f"{what} (%(type)s; default %(default)s)",
+            )
+        parser.add_argument("--seed", type=SEED, default=0, help="%(type)s; default %(default)s")
 
     def handle(self, difference, r_a, **options):
         r_b = r_a - difference
-        if difference <= 0:
-            raise CommandError("--difference must be positive")
-        if not (-1 < r_b < r_a < 1):
-            raise CommandError("--r-a and --r-a minus --difference must lie strictly in (-1, 1)")
-        if options["simulations"] < 1:
-            raise CommandError("--simulations must be at least 1")
-        if not 0 < options["alpha"] < 1 or not 0 < options["target"] <= 1:
-            raise CommandError("--alpha must be in (0, 1) and --target in (0, 1]")
-        if not 0 <= options["shared_items"] < options["items_per_participant"]:
+        if r_b <= -1:
+            raise CommandError("--r-a minus --difference must be above -1")
+        if not options["shared_items"] < options["items_per_participant"]:
             raise CommandError("--shared-items must be fewer than --items-per-participant")
-        sizes = _sizes(options["participants"])
+        sizes = options["participants"]
         model = simulate.SimulationModel(
             participant_sd=options["participant_sd"],
             item_sd=options["item_sd"],

@@ -1,4 +1,5 @@
 import json
+from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
@@ -17,6 +18,7 @@ from analysis.metrics.registry import (
     select,
 )
 from survey.nlp import parse_texts, read_conllu
+from survey.wmt import read_input
 
 
 class Command(BaseCommand):
@@ -70,8 +72,11 @@ class Command(BaseCommand):
         if conllu is not None:
             if hyp is not None or ref is not None:
                 raise ValueError("give --conllu or --hyp and --ref, not both")
-            with open(conllu, encoding="utf-8") as handle:
-                parses = read_conllu(handle.read())
+            try:
+                text = read_input(Path(conllu)).decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise ValueError(f"{conllu}: bytes are not valid UTF-8 ({e.reason})") from None
+            parses = read_conllu(text)
             if len(parses) != 2:
                 raise ValueError(f"{conllu} has {len(parses)} sentences; it needs two")
         elif hyp is None or ref is None:

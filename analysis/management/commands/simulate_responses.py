@@ -15,6 +15,7 @@ from analysis import dataset, frames
 from analysis.stats import columns as C
 from analysis.stats import simulate
 from survey import assignment, participation
+from survey.management.arguments import POSITIVE, SEED, SPREAD, float_range
 from survey.management.reporting import find_study
 from survey.models import (
     Participant,
@@ -82,8 +83,12 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--participants", type=int, required=True, help="how many to add")
-        parser.add_argument("--seed", type=int, default=1, help="seed of every draw (default 1)")
+        parser.add_argument(
+            "--participants", type=POSITIVE, required=True, help="how many to add (%(type)s)"
+        )
+        parser.add_argument(
+            "--seed", type=SEED, default=1, help="seed of every draw (%(type)s; default 1)"
+        )
         parser.add_argument("--study", help="the study's slug (needed if there are several)")
         parser.add_argument(
             "--replace",
@@ -93,36 +98,30 @@ class Command(BaseCommand):
         defaults = simulate.SimulationModel()
         parser.add_argument(
             "--participant-sd",
-            type=float,
+            type=SPREAD,
             default=defaults.participant_sd,
-            help="spread of judges' leniency on the 1-5 scale (default %(default)s)",
+            help="spread of judges' leniency on the 1-5 scale (%(type)s; default %(default)s)",
         )
         parser.add_argument(
             "--item-sd",
-            type=float,
+            type=SPREAD,
             default=defaults.item_sd,
-            help="spread of items' quality beyond their score (default %(default)s)",
+            help="spread of items' quality beyond their score (%(type)s; default %(default)s)",
         )
         parser.add_argument(
             "--noise-sd",
-            type=float,
+            type=SPREAD,
             default=defaults.noise_sd,
-            help="spread of each answer's noise (default %(default)s)",
+            help="spread of each answer's noise (%(type)s; default %(default)s)",
         )
         parser.add_argument(
             "--blank-rate",
-            type=float,
+            type=float_range(0, 1, high_open=True),
             default=defaults.blank_rate,
-            help="share of answers left blank (default %(default)s)",
+            help="share of answers left blank (%(type)s; default %(default)s)",
         )
 
     def handle(self, participants, seed, study, replace, verbosity, **options):
-        if participants < 1:
-            raise CommandError("--participants must be at least 1")
-        if not 0 <= options["blank_rate"] < 1:
-            raise CommandError("--blank-rate must be in [0, 1)")
-        if min(options["participant_sd"], options["item_sd"], options["noise_sd"]) < 0:
-            raise CommandError("standard deviations must not be negative")
         model = simulate.SimulationModel(
             participant_sd=options["participant_sd"],
             item_sd=options["item_sd"],

@@ -2,6 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from survey.composition import CompositionError, ConfigurationError
+from survey.management.arguments import POSITIVE, SEED
 from survey.management.reporting import find_study
 from survey.questionnaires import QuestionnaireError, build_questionnaires, extend_questionnaires
 
@@ -16,18 +17,18 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--count", type=int, required=True, help="questionnaires to add")
-        parser.add_argument("--seed", type=int, required=True, help="seed of every random choice")
+        parser.add_argument(
+            "--count", type=POSITIVE, required=True, help="questionnaires to add (%(type)s)"
+        )
+        parser.add_argument(
+            "--seed", type=SEED, required=True, help="seed of every random choice (%(type)s)"
+        )
         parser.add_argument("--study", help="the study's slug (needed if there are several)")
         parser.add_argument(
             "--extend", action="store_true", help="add to a study that has questionnaires already"
         )
 
     def handle(self, count, seed, study, extend, verbosity, **options):
-        if count < 1:
-            raise CommandError("--count must be at least 1")
-        if not -(2**63) <= seed < 2**63:
-            raise CommandError("--seed must fit in 64 bits")
         study = find_study(study)
         build = extend_questionnaires if extend else build_questionnaires
         with tqdm(total=count, desc="questionnaires", unit="", disable=verbosity < 1) as bar:

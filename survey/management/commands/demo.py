@@ -1,4 +1,7 @@
+import argparse
+import os
 import secrets
+import sys
 from pathlib import Path
 
 from django.conf import settings
@@ -7,30 +10,56 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from survey import texts
+from survey.management.arguments import PORT, POSITIVE, SEED
 from survey.models import Study, Triple
 
-SLICE = Path(settings.BASE_DIR) / "fixtures" / "wmt21-slice"
+SLICE = Path(settings.FIXTURES_DIR) / "wmt21-slice"
 
 
 class Command(BaseCommand):
     help = (
-        "Build a ready demo study from the real WMT21 slice in fixtures/: import texts and DA "
-        "judgments, draw the pool, generate permutations, create the study, build 36 "
-        "questionnaires, add simulated participants, score the rated items with the "
-        "built-in metrics, analyse them into the dashboard's report, and create a researcher "
-        "login. Safe to re-run: finished steps are skipped."
+        "Build a ready demo study from the real WMT21 slice in fixtures/: migrate the database, "
+        "import texts, document ids and DA judgments, draw the pool, generate permutations, "
+        "create the study, build 36 questionnaires, add simulated participants, score the rated "
+        "items with the built-in metrics, analyse them into the dashboard's report, and create a "
+        "researcher login; with --serve, then serve it with gunicorn. Safe to re-run: finished "
+        "steps are skipped."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--url", default="http://127.0.0.1:8000", help="site address to print")
-        parser.add_argument("--per-corpus", type=int, default=40, help="pool triples per corpus")
-        parser.add_argument("--seed", type=int, default=1, help="seed of every random step")
+        parser.add_argument(
+            "--serve",
+            action=argparse.BooleanOptionalAction,
+            default=False,
+            help="then serve the site on 127.0.0.1:PORT (the default of `wojdb demo`)",
+        )
+        parser.add_argument("--port", type=PORT, default=8000, help="port to serve on (%(type)s)")
+        parser.add_argument("--url", help="site address to print (default: http://127.0.0.1:PORT)")
+        parser.add_argument(
+            "--per-corpus",
+            type=POSITIVE,
+            default=40,
+            help="pool triples per corpus (%(type)s; default %(default)s)",
+        )
+        parser.add_argument(
+            "--seed",
+            type=SEED,
+            default=1,
+            help="seed of every random step (%(type)s; default %(default)s)",
+        )
 
-    def handle(self, url, per_corpus, seed, verbosity, **options):
+    def handle(self, serve, port, url, per_corpus, seed, verbosity, **options):
+        url = url or f"http://127.0.0.1:{port}"
         quiet = {"verbosity": 0 if verbosity < 2 else verbosity}
+        call_command("migrate", interactive=False, **quiet)
         self.step("Importing the WMT21 slice")
         call_command("import_wmt", str(SLICE / "txt"), **quiet)
-        call_command("import_da", *map(str, sorted((SLICE / "humaneval").glob("*.csv"))), **quiet)
+        call_command(
+            "import_documents", *map(str, sorted((SLICE / "documents").glob("*.docids"))), **quiet
+        )
+        call_command(
+            "import_judgments", *map(str, sorted((SLICE / "humaneval").glob("*.csv"))), **quiet
+        )
         if not Triple.objects.filter(in_pool=True).exists():
             self.step("Drawing the pool")
             call_command(
@@ -76,6 +105,16 @@ class Command(BaseCommand):
         self.stdout.write(f"  Researcher pages:  {url}/researcher/  (admin: {url}/admin/)")
         self.stdout.write(f"  Analysis report:   {url}/researcher/report/")
         self.stdout.write(f"  Researcher login:  user 'researcher', password '{password}'")
+        if serve:
+            self.serve(port)
+
+    def serve(self, port: int):
+        """Serve as bin/demo does: static files collected, two sync gunicorn workers."""
+        call_command("collectstatic", interactive=False, verbosity=0)
+        self.stdout.write(f"  Serving on http://127.0.0.1:{port}/ (Ctrl-C stops)")
+        self.stdout.flush()
+        gunicorn = [sys.executable, "-m", "gunicorn", "wojdb.wsgi", "--bind", f"127.0.0.1:{port}"]
+        os.execv(sys.executable, [*gunicorn, "--workers", "2", "--access-logfile", "-"])
 
     def step(self, text):
         self.stdout.write(f"- {text} …")

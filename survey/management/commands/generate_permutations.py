@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from tqdm import tqdm
 
+from survey.management.arguments import POSITIVE, SEED
 from survey.models import Permutation, Segment, Triple
 from survey.nlp import Parse, parse_texts
 from survey.permutations import (
@@ -39,13 +40,18 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--max-degree",
-            type=int,
+            type=POSITIVE,
             default=MAX_DEGREE,
-            help="highest degree, also eq. 6.2's maximum (default: %(default)s)",
+            help="highest degree, also eq. 6.2's maximum (%(type)s; default: %(default)s)",
         )
-        parser.add_argument("--seed", type=int, default=1, help="seed of every random choice")
         parser.add_argument(
-            "--jobs", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)"
+            "--seed", type=SEED, default=1, help="seed of every random choice (%(type)s)"
+        )
+        parser.add_argument(
+            "--jobs",
+            type=POSITIVE,
+            default=os.cpu_count() or 1,
+            help="processes (%(type)s; default: all cores)",
         )
 
     def handle(self, types, max_degree, seed, jobs, verbosity, **options):
@@ -53,10 +59,6 @@ class Command(BaseCommand):
         unknown = sorted(set(types) - set(PERMUTATION_TYPES))
         if unknown or not types:
             raise CommandError(f"--types must name some of {', '.join(PERMUTATION_TYPES)}")
-        if max_degree < 1 or jobs < 1:
-            raise CommandError("--max-degree and --jobs must be at least 1")
-        if not -(2**63) <= seed < 2**63:
-            raise CommandError("--seed must fit in 64 bits")
         triples = list(Triple.objects.filter(in_pool=True).select_related("segment").order_by("pk"))
         if not triples:
             raise CommandError("the pool is empty: sample it first (sample_pool)")

@@ -3,34 +3,41 @@ from pathlib import Path
 from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
-from survey import wmt
-from survey.importers import import_wmt
+from survey.importers import prepare_wmt, write_wmt
+from survey.management.arguments import YEAR
 from survey.management.reporting import clear_errors, print_report
 
 
 class Command(BaseCommand):
     help = (
-        "Import WMT sources, references and system outputs from the plain-text layout "
-        "(newstestYYYY.LP.src.XX, newstestYYYY.LP.ref.A.en, newstestYYYY.LP.hyp.SYSTEM.en) "
-        "found anywhere below DIR. Validates every file before writing; re-running adds only "
-        "what is missing."
+        "Import WMT sources, references and system outputs from DIR, in whichever layout it "
+        "holds: WMT plain text (newstestYYYY.LP.src.XX, .ref.A.YY, .hyp.SYSTEM.YY, optional "
+        ".docids/.docs), mt-metrics-eval (sources/, references/, system-outputs/, documents/), "
+        "WMT XML (*.LP.all.xml) or SGML (.sgm). Says which layout it found and lists the files "
+        "it did not read. Validates every file before writing; re-running adds nothing."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("dir", type=Path, help="folder holding the WMT text files")
-        parser.add_argument("--year", type=int, help="only this year's test set")
+        parser.add_argument("dir", type=Path, help="folder holding the WMT test sets")
+        parser.add_argument("--year", type=YEAR, help="only this year's test set (%(type)s)")
         parser.add_argument(
             "--lp", nargs="+", metavar="LP", help="language pairs, e.g. cs-en de-en"
         )
-        parser.add_argument("--ref", default="A", help="which reference to use (default: A)")
+        parser.add_argument(
+            "--ref",
+            nargs="+",
+            metavar="REF",
+            help="references in order of preference, e.g. A refA B (default: the first present)",
+        )
         parser.add_argument("--systems", nargs="+", metavar="SYSTEM", help="only these systems")
+        parser.add_argument(
+            "--testset",
+            help="test-set name where the folder names do not give one (mt-metrics-eval)",
+        )
 
-    def handle(self, dir, year, lp, ref, systems, verbosity, **options):
+    def handle(self, dir, year, lp, ref, systems, testset, verbosity, **options):
         with clear_errors():
-            sets = wmt.find_test_sets(dir, year=year, lps=lp, ref=ref, systems=systems)
-            total = sum(len(wmt.read_lines(ts.source)) * len(ts.hypotheses) for ts in sets)
-            with tqdm(total=total, unit="triple", disable=verbosity == 0) as bar:
-                report = import_wmt(
-                    dir, year=year, lps=lp, ref=ref, systems=systems, progress=bar.update
-                )
+            plan = prepare_wmt(dir, year=year, lps=lp, refs=ref, systems=systems, testset=testset)
+            with tqdm(total=plan.triples, unit="line", disable=verbosity == 0) as bar:
+                report = write_wmt(plan, progress=bar.update)
         print_report(self, report, verbosity)

@@ -1,0 +1,24 @@
+"""What pyproject.toml cannot say: the packages found in the tree, plus the demo's data.
+
+The demo's WMT21 slice stays in fixtures/ for a clone (bin/demo, the tests) and is installed as
+`wojdb/fixtures`, where the installed `demo` command reads it (wojdb.settings.FIXTURES_DIR).
+Only the data files pyproject.toml's package-data names go in: neither the scripts that cut the
+slices nor the test archives beside them.
+"""
+
+from setuptools import find_packages, setup
+from setuptools.command.build_py import build_py
+
+FIXTURES = "wojdb.fixtures"
+
+
+class BuildPy(build_py):
+    def find_package_modules(self, package, package_dir):
+        return [] if package == FIXTURES else super().find_package_modules(package, package_dir)
+
+
+setup(
+    packages=[*find_packages(include=["wojdb*", "survey*", "analysis*"]), FIXTURES],
+    package_dir={FIXTURES: "fixtures"},
+    cmdclass={"build_py": BuildPy},
+)

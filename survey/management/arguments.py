@@ -1,0 +1,83 @@
+"""Argument types for every command's numeric options.
+
+The parser checks the range, so a bad value stops the command before it touches anything, with
+a message naming the option; the range reads as the type's name, which `--help` shows through
+`%(type)s` in each option's help.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+SEED_MAX = 2**63 - 1  # seeds are stored in 64-bit columns and fed to numpy, which needs >= 0
+
+
+class Number:
+    """An argparse type: an int or float within [low, high], each end optionally open."""
+
+    def __init__(self, kind, low=None, high=None, *, low_open=False, high_open=False):
+        self.kind, self.low, self.high = kind, low, high
+        self.low_open, self.high_open = low_open, high_open
+        noun = "whole number" if kind is int else "number"
+        if low is not None and high is not None:
+            if kind is int:
+                self.__name__ = f"{noun} from {low} to {high}"
+            else:
+                left, right = "(" if low_open else "[", ")" if high_open else "]"
+                self.__name__ = f"{noun} in {left}{low:g}, {high:g}{right}"
+        elif low is not None:
+            self.__name__ = f"{noun} {'>' if low_open else '>='} {low}"
+        elif high is not None:
+            self.__name__ = f"{noun} {'<' if high_open else '<='} {high}"
+        else:
+            self.__name__ = noun
+
+    def __call__(self, text: str):
+        try:
+            value = self.kind(text)
+        except (TypeError, ValueError):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {self}") from None
+        if self.kind is float and not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+        if not self.contains(value):
+            raise argparse.ArgumentTypeError(f"{text} is outside the allowed range: {self}")
+        return value
+
+    def contains(self, value) -> bool:
+        if self.low is not None and (value <= self.low if self.low_open else value < self.low):
+            return False
+        return self.high is None or (value < self.high if self.high_open else value <= self.high)
+
+    def __str__(self) -> str:
+        return self.__name__
+
+
+def int_range(low: int | None = None, high: int | None = None) -> Number:
+    return Number(int, low, high)
+
+
+def float_range(low=None, high=None, *, low_open=False, high_open=False) -> Number:
+    return Number(float, low, high, low_open=low_open, high_open=high_open)
+
+
+class IntList:
+    """An argparse type: comma-separated integers, each within a range; sorted, distinct."""
+
+    def __init__(self, item: Number):
+        self.item = item
+        self.__name__ = f"comma-separated, each a {item}"
+
+    def __call__(self, text: str) -> list[int]:
+        values = sorted({self.item(part.strip()) for part in text.split(",") if part.strip()})
+        if not values:
+            raise argparse.ArgumentTypeError(f"{text!r} names no number")
+        return values
+
+
+POSITIVE = int_range(1)
+COUNT = int_range(0)
+SEED = int_range(0, SEED_MAX)
+YEAR = int_range(1000, 9999)
+PORT = int_range(1, 65535)
+SPREAD = float_range(0)  # a standard deviation

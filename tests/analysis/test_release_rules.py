@@ -1,0 +1,185 @@
+"""What a release import checks beyond each file's schema: the links between tables the live
+database keeps, one release per zip, the release's format, and files nobody named."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import zipfile
+from io import StringIO
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import transaction
+
+import wojdb
+from analysis import dataset, export
+from tests.analysis.test_frames import build_rated_study
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def release(django_db_setup, django_db_blocker, tmp_path_factory):
+    """One exported release for every test here; the database is left as it was."""
+    out = tmp_path_factory.mktemp("release") / "wojdb"
+    with django_db_blocker.unblock(), transaction.atomic():
+        export.export_release(build_rated_study().study, out)
+        transaction.set_rollback(True)
+    return out
+
+
+@pytest.fixture
+def copy(release, tmp_path):
+    target = tmp_path / "copy"
+    shutil.copytree(release, target)
+    return target
+
+
+def table(folder: Path, name: str) -> pd.DataFrame:
+    return pd.read_csv(folder / name, dtype=str, keep_default_na=False)
+
+
+def write(folder: Path, name: str, frame: pd.DataFrame) -> None:
+    (folder / name).write_text(frame.to_csv(index=False, lineterminator="\n"), encoding="utf-8")
+
+
+def edit_package(folder: Path, **changes) -> None:
+    package = json.loads((folder / "datapackage.json").read_text())
+    (folder / "datapackage.json").write_text(json.dumps({**package, **changes}))
+
+
+def check(path: Path, *args: str) -> str:
+    out = StringIO()
+    call_command("import_wojdb", str(path), "--check", *args, stdout=out, verbosity=0)
+    return out.getvalue()
+
+
+def refusal(path: Path, *args: str) -> str:
+    with pytest.raises(CommandError) as error:
+        check(path, *args)
+    return str(error.value)
+
+
+def test_the_exported_release_passes_every_rule(release):
+    assert "is a valid release" in check(release)
+    assert json.loads((release / "datapackage.json").read_text())["format_version"] == 1
+
+
+def test_a_rating_of_an_item_outside_the_participants_questionnaire_is_refused(copy):
+    ratings, entries = table(copy, "ratings.csv"), table(copy, "questionnaires.csv")
+    people = table(copy, "participants.csv").set_index("participant")["questionnaire"]
+    row = ratings.index[ratings["position"] != "0"][0]
+    own = people[ratings.at[row, "participant"]]
+    mine = entries.loc[entries["questionnaire"] == own, "item"]
+    foreign = entries.loc[~entries["item"].isin(mine), "item"]
+    before = ratings.at[row, "item"]
+    ratings.at[row, "item"] = foreign.iloc[0]
+    write(copy, "ratings.csv", ratings)
+    found = refusal(copy)
+    position = ratings.at[row, "position"]
+    assert (
+        f"ratings.csv, line {row + 2}, field item: item {foreign.iloc[0]} is not in participant "
+        f"{ratings.at[row, 'participant']}'s questionnaire {own} at position {position} "
+        f"(item {before} is)"
+    ) in found
+    assert "Nothing was written" in found
+
+
+def test_the_practice_item_and_flag_must_agree_with_the_study(copy):
+    ratings = table(copy, "ratings.csv")
+    practice = ratings.index[ratings["position"] == "0"]
+    person = ratings.at[practice[0], "participant"]
+    theirs = ratings.loc[ratings["participant"] == person, "item"]
+    other = ratings.loc[~ratings["item"].isin(theirs), "item"].iloc[0]
+    ratings.at[practice[0], "item"] = other
+    ratings.at[practice[1], "practice"] = "false"
+    write(copy, "ratings.csv", ratings)
+    found = refusal(copy)
+    sample = json.loads((copy / "datapackage.json").read_text())["study"]["sample_item"]
+    assert (
+        f"line {practice[0] + 2}, field item: item {other} at position 0 is "
+        f"not the study's practice item ({sample})"
+    ) in found
+    assert f"line {practice[1] + 2}, field practice: practice is true at position 0" in found
+
+
+def test_questionnaire_positions_must_run_from_one(copy):
+    entries = table(copy, "questionnaires.csv")
+    last = entries.index[entries["questionnaire"] == entries.at[0, "questionnaire"]][-1]
+    gap = entries.at[last, "position"]
+    entries.at[last, "position"] = "99"
+    write(copy, "questionnaires.csv", entries)
+    found = refusal(copy)
+    questionnaire = entries.at[0, "questionnaire"]
+    assert (
+        f"questionnaires.csv, field position: questionnaire {questionnaire} has no position "
+        f"{gap}, "  # 99 leaves every position after the last open
+    ) in found
+    assert f"'s questionnaire {questionnaire} has no position {gap}" in found  # its ratings
+
+
+def test_a_zip_holding_two_releases_is_refused_naming_both(release, tmp_path):
+    archive = tmp_path / "two.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        for name in ("first", "second"):
+            for path in release.rglob("*"):
+                if path.is_file():
+                    out.write(path, f"{name}/{path.relative_to(release).as_posix()}")
+    found = refusal(archive)
+    assert "two.zip: holds 2 releases, first/, second/; import one at a time" in found
+
+
+def test_a_release_of_a_later_format_is_refused_naming_both_versions(copy):
+    edit_package(copy, format_version=2, software_version="9.0.0")
+    found = refusal(copy)
+    assert (
+        "datapackage.json, field format_version: the release is in format 2, written by WOJ-DB "
+        f"9.0.0; this WOJ-DB {wojdb.__version__} reads formats 1 to 1"
+    ) in found
+
+
+def test_a_newer_software_version_in_a_known_format_is_read_and_said(copy):
+    edit_package(copy, software_version="9.0.0")
+    out = check(copy)
+    assert "is a valid release" in out
+    assert f"written by WOJ-DB 9.0.0, newer than this {wojdb.__version__}" in out
+
+
+def test_a_release_without_a_format_version_is_format_one(copy):
+    package = json.loads((copy / "datapackage.json").read_text())
+    del package["format_version"]
+    (copy / "datapackage.json").write_text(json.dumps(package))
+    assert "is a valid release" in check(copy)
+
+
+def test_files_the_package_does_not_name_are_listed_and_refused_unless_allowed(copy, tmp_path):
+    (copy / "notes.txt").write_text("mine")
+    (copy / "parquet" / "old.parquet").write_bytes(b"PAR1")
+    found = refusal(copy)
+    assert (
+        "copy: 2 file(s) the release's datapackage.json does not name: notes.txt, "
+        "parquet/old.parquet"
+    ) in found
+    assert "is a valid release" in check(copy, "--allow-extra-files")
+    archive = tmp_path / "beside.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        out.writestr("README-first.txt", "read me")
+        for path in copy.rglob("*"):
+            if path.is_file() and path.name not in ("notes.txt", "old.parquet"):
+                out.write(path, f"wojdb/{path.relative_to(copy).as_posix()}")
+    found = refusal(archive)
+    assert (
+        "beside.zip: 1 file(s) the release's datapackage.json does not name: README-first.txt"
+    ) in found
+    assert "is a valid release" in check(archive, "--allow-extra-files")
+
+
+def test_load_release_refuses_extra_files_too(copy):
+    (copy / "notes.txt").write_text("mine")
+    with pytest.raises(dataset.ReleaseError, match="notes.txt"):
+        dataset.load_release(copy)
+    ratings, _ = dataset.load_release(copy, allow_extra_files=True)
+    assert len(ratings)

@@ -1,0 +1,90 @@
+"""Rules every WOJ-DB command follows for its arguments: numeric options are range-checked by
+the parser, and the range is shown in --help."""
+
+import argparse
+import re
+
+import pytest
+from django.core.management import CommandError, call_command, get_commands, load_command_class
+
+from survey.management.arguments import IntList, Number, float_range, int_range
+
+OURS = sorted(name for name, app in get_commands().items() if app in ("survey", "analysis"))
+
+
+def parser_of(name: str) -> argparse.ArgumentParser:
+    return load_command_class(get_commands()[name], name).create_parser("manage.py", name)
+
+
+def own_actions(parser: argparse.ArgumentParser):
+    """The options a command adds, not Django's shared ones (--verbosity, --traceback…)."""
+    shared = {
+        "verbosity",
+        "settings",
+        "pythonpath",
+        "traceback",
+        "no_color",
+        "force_color",
+        "skip_checks",
+        "version",
+        "help",
+    }
+    return [a for a in parser._actions if a.dest not in shared]
+
+
+def test_the_commands_are_found():
+    assert {"sample_pool", "simulate_responses", "power_analysis", "import_wmt"} <= set(OURS)
+
+
+@pytest.mark.parametrize("name", OURS)
+def test_every_numeric_option_is_range_checked_and_shows_its_range(name):
+    parser = parser_of(name)
+    text = " ".join(parser.format_help().split())
+    for action in own_actions(parser):
+        assert action.type not in (int, float), f"{name} {action.option_strings}: no range"
+        if isinstance(action.type, Number | IntList):
+            assert action.type.__name__ in text, f"{name} {action.option_strings}"
+
+
+def test_sample_pool_refuses_a_negative_count_before_touching_anything(db):
+    with pytest.raises(CommandError, match="--per-corpus: -1 is outside the allowed range"):
+        call_command("sample_pool", "--per-corpus", "-1", verbosity=0)
+    help_text = " ".join(parser_of("sample_pool").format_help().split())
+    assert "triples per corpus (whole number >= 1; default 450)" in help_text
+
+
+def test_from_the_command_line_a_bad_value_is_one_line_not_a_traceback(capsys):
+    command = load_command_class("survey", "sample_pool")
+    with pytest.raises(SystemExit) as exit:
+        command.run_from_argv(["manage.py", "sample_pool", "--per-corpus", "x"])
+    assert exit.value.code != 0
+    err = capsys.readouterr().err
+    assert "argument --per-corpus: 'x' is not a whole number >= 1" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "problem"),
+    [
+        (int_range(1), "0", "outside the allowed range: whole number >= 1"),
+        (int_range(0, 9), "10", "outside the allowed range: whole number from 0 to 9"),
+        (float_range(0, 1, high_open=True), "1", r"number in \[0, 1\)"),
+        (float_range(0, 1, low_open=True), "0", r"number in \(0, 1\]"),
+        (float_range(0), "nan", "not a finite number"),
+        (float_range(0), "-0.5", "number >= 0"),
+        (IntList(int_range(2)), "3,1", "whole number >= 2"),
+        (IntList(int_range(2)), ",", "names no number"),
+    ],
+)
+def test_range_types_refuse_values_outside(kind, text, problem):
+    with pytest.raises(argparse.ArgumentTypeError, match=problem):
+        kind(text)
+
+
+def test_range_types_accept_the_ends_they_include():
+    assert int_range(0, 9)("9") == 9
+    assert float_range(0, 1, low_open=True)("1") == 1.0
+    assert IntList(int_range(2))("12, 2,12") == [2, 12]
+    assert re.fullmatch(
+        r"number in \(-1, 1\)", str(float_range(-1, 1, low_open=True, high_open=True))
+    )
