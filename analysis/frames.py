@@ -33,6 +33,7 @@ from survey.models import (
     QuestionnaireEntry,
     Rating,
     Study,
+    SystemScore,
 )
 
 #: SQLite allows 999 variables in a statement on old builds; lists of ids go in chunks.
@@ -296,13 +297,13 @@ def da_judgments_frame(testset: str | None = None) -> pd.DataFrame:
     """Imported WMT direct-assessment judgments as `analysis.stats.system`'s judgments frame.
 
     ``raw`` is the segment's mean raw score (``ad-seg-scores``, on the linked triple), so a
-    system's raw score is WMT's mean over segments; NaN for unlinked judgments. With
-    ``testset``, only judgments linked to that test set's segments (unlinked ones, such as
-    WMT21's second human reference, belong to no test set here).
+    system's raw score is WMT's mean over segments; NaN for judgments not linked to a sentence
+    (systems not imported, or segment ids that could not be mapped). With ``testset``, only
+    judgments imported for that test set, linked or not.
     """
     rows = ExternalJudgment.objects.all()
     if testset:
-        rows = rows.filter(triple__segment__testset=testset)
+        rows = rows.filter(source__testset=testset)
     fields = ["system", "segment_id", "rater", "score", "item_type", "source_lang", "target_lang"]
     records = pd.DataFrame.from_records(
         rows.order_by("pk").values_list(*fields, "triple__da_raw"), columns=[*fields, "raw"]
@@ -369,3 +370,17 @@ def mqm_judgments_frame(testset: str | None = None) -> pd.DataFrame:
         rows.order_by("pk").values_list(*lookups.values()), columns=list(lookups)
     )
     return system.wmt_judgments(frame.assign(rater="", item_type="SYSTEM"))
+
+
+def da_system_raw(testset: str | None = None) -> pd.DataFrame:
+    """WMT's system-level raw DA scores kept where segment ids could not be mapped (lp, system,
+    raw)."""
+    rows = SystemScore.objects.all()
+    if testset:
+        rows = rows.filter(testset=testset)
+    frame = pd.DataFrame.from_records(
+        rows.values_list("source_lang", "target_lang", "system", "raw"),
+        columns=["source_lang", "target_lang", system.SYSTEM, system.RAW],
+    )
+    frame.insert(0, system.LP, frame.pop("source_lang") + "-" + frame.pop("target_lang"))
+    return frame

@@ -181,7 +181,10 @@ class Command(BaseCommand):
         ):
             external = external[external[system.LP].isin(set(study[system.LP]))]
             if not external.empty:
-                parts.append(system.system_scores(external).assign(source=source))
+                table = system.system_scores(external)
+                if source == "da":
+                    table = system.fill_raw(table, frames.da_system_raw())
+                parts.append(table.assign(source=source))
         return pd.concat(parts, ignore_index=True)
 
     @staticmethod

@@ -57,6 +57,8 @@ class Command(BaseCommand):
                 + ". Nothing was written."
             )
         table = system.system_scores(judgments)
+        if source == "da":
+            table = system.fill_raw(table, frames.da_system_raw(testset))
         out.parent.mkdir(parents=True, exist_ok=True)
         table.to_csv(out, index=False, float_format="%.6g")
         self.stdout.write(
