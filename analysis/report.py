@@ -458,17 +458,22 @@ def _variation_section(
         section.summaries.append((f"{judgment}: crossed model", model_summary(crossed, formula)))
         if note := _fit_note(crossed, f"{judgment} crossed model"):
             section.notes.append(note)
-        formula = f"{judgment} ~ 1 + (1 | participant)"
-        summary = clmm_summary(ordinal_fits[judgment], formula)
-        section.summaries.append((f"{judgment}: the thesis's model, ordinal", summary))
-        if note := _fit_note(ordinal_fits[judgment], f"{judgment} ordinal participant model"):
-            section.notes.append(note)
-        crossed = ordinal.crossed_model(adjusted, judgment)
-        formula = f"{judgment} ~ group + (1 | participant) + (1 | item)"
-        summary = clmm_summary(crossed, formula)
-        section.summaries.append((f"{judgment}: crossed model, ordinal", summary))
-        if note := _fit_note(crossed, f"{judgment} ordinal crossed model"):
-            section.notes.append(note)
+        if judgment in ordinal_fits:
+            formula = f"{judgment} ~ 1 + (1 | participant)"
+            summary = clmm_summary(ordinal_fits[judgment], formula)
+            section.summaries.append((f"{judgment}: the thesis's model, ordinal", summary))
+            if note := _fit_note(ordinal_fits[judgment], f"{judgment} ordinal participant model"):
+                section.notes.append(note)
+            try:
+                crossed = ordinal.crossed_model(adjusted, judgment)
+            except (ValueError, np.linalg.LinAlgError) as e:
+                section.notes.append(f"The {judgment} ordinal crossed model was not fitted: {e}")
+            else:
+                formula = f"{judgment} ~ group + (1 | participant) + (1 | item)"
+                summary = clmm_summary(crossed, formula)
+                section.summaries.append((f"{judgment}: crossed model, ordinal", summary))
+                if note := _fit_note(crossed, f"{judgment} ordinal crossed model"):
+                    section.notes.append(note)
         test = mixed.adjustment_ttest(adjusted, judgment)
         tests.append(
             {
@@ -688,7 +693,7 @@ def _correlation_section(
 
 
 def _hypotheses_section(
-    corr: pd.DataFrame, adjusted: pd.DataFrame, scores, ordinal_adjusted: pd.DataFrame
+    corr: pd.DataFrame, adjusted: pd.DataFrame, scores, ordinal_adjusted: pd.DataFrame | None
 ) -> Section:
     section = Section(
         "hypotheses",
@@ -710,26 +715,25 @@ def _hypotheses_section(
         section.notes.append("Table 7.4 not computed: no DTED or DERP scores were correlated.")
     else:
         table, threshold = hypotheses.hypotheses_table(corr, dted=dted, derp=derp)
-        ordinal_corr = correlation.correlation_table(
-            ordinal_adjusted, scores, adjusted=(True,), n_boot=0
-        )
-        under_ordinal, ordinal_threshold = hypotheses.hypotheses_table(
-            ordinal_corr, dted=dted, derp=derp
-        )
         table = table.rename(columns={"null_rejected": "H₀ rejected"})
-        table["H₀ rejected (ordinal)"] = under_ordinal["null_rejected"].to_numpy()
-        table["result (ordinal)"] = under_ordinal["result"].to_numpy()
-        section.tables.append(
-            Table(
-                "table_7_4",
-                "Table 7.4: hypotheses",
-                table,
-                f"Configuration threshold: {threshold:.3f} (one standard deviation of all "
-                "correlations of structured DTED and DERP variants; 0.122 in the thesis); "
-                f"{ordinal_threshold:.3f} under the ordinal model's adjustment, whose "
-                "columns are marked (ordinal).",
-            )
+        caption = (
+            f"Configuration threshold: {threshold:.3f} (one standard deviation of all "
+            "correlations of structured DTED and DERP variants; 0.122 in the thesis)"
         )
+        if ordinal_adjusted is not None:
+            ordinal_corr = correlation.correlation_table(
+                ordinal_adjusted, scores, adjusted=(True,), n_boot=0
+            )
+            under_ordinal, ordinal_threshold = hypotheses.hypotheses_table(
+                ordinal_corr, dted=dted, derp=derp
+            )
+            table["H₀ rejected (ordinal)"] = under_ordinal["null_rejected"].to_numpy()
+            table["result (ordinal)"] = under_ordinal["result"].to_numpy()
+            caption += (
+                f"; {ordinal_threshold:.3f} under the ordinal model's adjustment, whose "
+                "columns are marked (ordinal)"
+            )
+        section.tables.append(Table("table_7_4", "Table 7.4: hypotheses", table, caption + "."))
     pairs = correlation.williams_table(adjusted, scores)
     section.tables.append(
         Table(
@@ -829,8 +833,18 @@ def build_report(
     report.sections.append(_quality_section(answered))
     say("mixed models")
     adjusted, fits = mixed.adjust_scores(answered)
-    ordinal_adjusted, ordinal_fits = ordinal.adjust_scores(answered)
+    try:
+        ordinal_adjusted, ordinal_fits = ordinal.adjust_scores(answered)
+        ordinal_failure = None
+    except (ValueError, np.linalg.LinAlgError) as e:
+        # The linear analysis stands on its own; say why the ordinal one is missing.
+        ordinal_adjusted, ordinal_fits, ordinal_failure = None, {}, str(e)
     report.sections.append(_variation_section(answered, adjusted, fits, ordinal_fits))
+    if ordinal_failure:
+        report.sections[-1].notes.append(
+            f"The ordinal models were not fitted ({ordinal_failure}); Table 7.4 is decided on "
+            "the linear model's adjustment only."
+        )
     if systems is not None and not systems.empty:
         say("system level")
         report.sections.append(_systems_section(systems, figures))

@@ -322,3 +322,16 @@ def test_cells_are_formatted_for_reading():
         "–",
         "x",
     ]
+
+
+def test_an_ordinal_fit_that_fails_leaves_the_linear_analysis_with_a_note(frames, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise np.linalg.LinAlgError("Singular matrix")
+
+    monkeypatch.setattr(R.ordinal, "adjust_scores", refuse)
+    ratings, scores, _ = frames
+    report = R.build_report(ratings, scores, n_boot=0, figures=False, subsets={})
+    variation = next(s for s in report.sections if s.key == "variation")
+    assert not any("ordinal" in title for title, _ in variation.summaries)
+    assert any("ordinal models were not fitted (Singular matrix)" in n for n in variation.notes)
+    assert "result (ordinal)" not in table(report, "table_7_4").columns
