@@ -384,7 +384,7 @@ class _JudgmentPlan:
 
 
 def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return hashlib.sha256(wmt.read_input(path)).hexdigest()
 
 
 def import_judgments(

@@ -20,8 +20,6 @@ JUDGMENT_FORMATS: list[tuple[str, Callable[[Path], bool], Callable[..., list]]] 
 
 def read_judgment_file(path: Path, lp: str | None = None) -> tuple[str, list]:
     """(format name, rows) of a judgment file in any known format."""
-    if not path.is_file():
-        raise wmt.InputError(path, "is not a file")
     for name, recognise, read in JUDGMENT_FORMATS:
         if recognise(path):
             return name, read(path, lp)

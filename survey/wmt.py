@@ -253,7 +253,7 @@ LP_IN_NAME = re.compile(r"(?:^|[^a-z])(?P<src>[a-z]{2,3})-(?P<tgt>[a-z]{2,3})(?:
 
 
 def _first_line(path: Path) -> list[str]:
-    with path.open("rb") as f:
+    with open_input(path) as f:
         head = f.readline(4096)
     return head.decode("utf-8", "replace").lstrip("\ufeff").split()
 
