@@ -6,6 +6,7 @@ and pressing Enter stores it and opens the next answer to review.
 
 from __future__ import annotations
 
+from django.db.models import Case, When
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
@@ -26,8 +27,10 @@ def _next_pending(after: int | None = None):
 
 @staff_only
 def index(request):
-    answers = PaperAnswer.objects.select_related("copy__layout__study").order_by(
-        "status", "copy_id", "page", "id"
+    # Those to review first, each group in the order of the copies' pages.
+    to_review_first = Case(When(status="pending", then=0), default=1)
+    answers = PaperAnswer.objects.select_related("copy").order_by(
+        to_review_first, "copy_id", "page", "id"
     )
     return render(
         request,

@@ -204,6 +204,9 @@ def test_review_page_stores_typed_answers(printed, tmp_path, client, django_user
     client.force_login(django_user_model.objects.create_user("r", is_staff=True))
     page = client.get("/researcher/paper/")
     assert b"about.age" in page.content
+    assert f'src="/researcher/paper/{age.pk}.png"'.encode() in page.content
+    listed = [a.status for a in page.context["answers"]]
+    assert listed == sorted(listed, key=lambda status: status != "pending")
     assert client.get(f"/researcher/paper/{age.pk}.png")["Content-Type"] == "image/png"
     refused = client.post(f"/researcher/paper/{age.pk}/", {"value": "old"})
     assert refused.status_code == 400
