@@ -31,7 +31,7 @@ from scipy import linalg, optimize, sparse, special, stats
 
 from analysis.stats import columns as col
 from analysis.stats.mixed import design_matrix
-from analysis.stats.reml import SINGULAR_TOL, FitState
+from analysis.stats.reml import SINGULAR_TOL, FitState, factor_codes
 
 #: Newton's method on u stops when max |dg/du| is below this. Far tighter than clmm's 1e-4:
 #: the objective's gradient is exact only at the exact mode.
@@ -319,15 +319,7 @@ def fit_clmm(
     xm = np.asarray(x, dtype=float).reshape(len(codes_y), -1)
     if np.linalg.matrix_rank(np.column_stack([np.ones(len(xm)), xm])) <= xm.shape[1]:
         raise ValueError("fixed-effects design is rank deficient (or holds an intercept)")
-    names = list(factors)
-    codes, level_names = [], []
-    for name in names:
-        code, uniques = pd.factorize(pd.Series(np.asarray(factors[name])), sort=True)
-        if (code < 0).any():
-            raise ValueError(f"factor {name!r} has missing levels")
-        codes.append(code)
-        level_names.append(uniques)
-    order = sorted(range(len(names)), key=lambda i: -len(level_names[i]))
+    names, codes, level_names, order = factor_codes(factors)
     n_cat, p, k = len(levels), xm.shape[1], len(names)
     problem = _Problem(codes_y, xm, [codes[i] for i in order], n_cat)
     m_cut = n_cat - 1
