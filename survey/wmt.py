@@ -16,14 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from survey.languages import LANGUAGE_NAMES
-
-# ISO 639-2 codes used by older WMT ranking files.
-THREE_LETTER = {
-    "ces": "cs", "cze": "cs", "deu": "de", "ger": "de", "eng": "en", "fra": "fr", "fre": "fr",
-    "fin": "fi", "hin": "hi", "ron": "ro", "rum": "ro", "rus": "ru", "tur": "tr", "lav": "lv",
-    "est": "et", "zho": "zh", "chi": "zh", "jpn": "ja", "kaz": "kk", "lit": "lt", "guj": "gu",
-}  # fmt: skip
+from survey.languages import language
 
 # Judgment and score files name systems by submission ("UF.15") and sometimes differently
 # from the text files. These are the known differences; anything else is reported unmatched.
@@ -64,10 +57,12 @@ def check_length(value: str, path, field: str, line: int | None = None) -> str:
     return value
 
 
-def check_language(code: str, path, field: str = "language pair") -> str:
-    if code not in LANGUAGE_NAMES:
-        raise InputError(path, f"unknown language {code!r}", field=field)
-    return code
+def check_language(code: str, path, field: str = "language pair", line: int | None = None) -> str:
+    """The standard form of an ISO 639 code (survey.languages.language), or an InputError."""
+    standard = language(code)
+    if standard is None:
+        raise InputError(path, f"unknown language {code!r} (not an ISO 639 code)", line, field)
+    return standard
 
 
 def text_length(text: str, lang: str) -> int:
@@ -350,8 +345,8 @@ def read_judgments(path: Path, lp: str | None = None) -> list[Judgment]:
         if len(cols) != len(JUDGMENT_HEADER):
             raise InputError(path, f"expected 12 tab-separated columns, found {len(cols)}", no)
         f = dict(zip(JUDGMENT_HEADER, cols, strict=True))
-        src = check_language(f["Input.src"], path, "Input.src")
-        tgt = check_language(f["Input.trg"], path, "Input.trg")
+        src = check_language(f["Input.src"], path, "Input.src", no)
+        tgt = check_language(f["Input.trg"], path, "Input.trg", no)
         if lp and f"{src}-{tgt}" != lp:
             raise InputError(path, f"{src}-{tgt} is not {lp}", line=no, field="Input.src")
         if f["type"] not in {"SYSTEM", "REPEAT", "BAD_REF", "REF"}:
@@ -394,13 +389,6 @@ class Ranking:
     line: int
 
 
-def _lang(code: str, path, line: int, field: str) -> str:
-    code = THREE_LETTER.get(code.lower(), code.lower())
-    if code not in LANGUAGE_NAMES:
-        raise InputError(path, f"unknown language {code!r}", line=line, field=field)
-    return code
-
-
 def read_rankings(path: Path) -> list[Ranking]:
     """WMT relative-ranking CSV: srclang,trglang,srcIndex,documentId,segmentId,judgeId,
     system1Number,system1Id,…,system5Number,system5Id,system1rank,…,system5rank."""
@@ -419,8 +407,8 @@ def read_rankings(path: Path) -> list[Ranking]:
     for no, row in enumerate(rows, start=2):
         if None in row or any(v is None for v in row.values()):
             raise InputError(path, "wrong number of columns", line=no)
-        src = _lang(row["srclang"], path, no, "srclang")
-        tgt = _lang(row["trglang"], path, no, "trglang")
+        src = check_language(row["srclang"], path, "srclang", no)
+        tgt = check_language(row["trglang"], path, "trglang", no)
         slots = []
         for i in range(1, 6):
             system = row[f"system{i}Id"].strip()

@@ -430,3 +430,13 @@ def test_wmt22_scores_follow_the_same_rule_and_human_b_is_reference_b():
     report = "\n".join(import_judgments([scores]).lines())
     assert JudgmentImport.objects.get().check_passed
     assert "de-en HUMAN-B (reference B, a human translation judged as a system): 100" in report
+
+
+def test_any_iso_639_pair_is_read_in_its_standard_form(tmp_path):
+    # Livonian (WMT22 en-liv) was outside the old closed table of languages.
+    scores = tmp_path / "ad-seg-scores-en-liv.csv"
+    scores.write_text("SYS SID RAW.SCR Z.SCR N\nTartuNLP.1 3 71.0 0.2 1\n")
+    assert wmt.read_segment_scores(scores)[0].target_lang == "liv"
+    assert wmt.check_language("cze", "f") == "cs" and wmt.check_language("deu", "f") == "de"
+    with pytest.raises(wmt.InputError, match="f, line 4, field srclang: unknown language 'xx'"):
+        wmt.check_language("xx", "f", "srclang", 4)
