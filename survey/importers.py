@@ -16,9 +16,11 @@ from pathlib import Path
 from django.db import connection, transaction
 
 from survey import alignment, formats, wmt
-from survey.judgment_files import read_judgment_file
+from survey.formats.common import document_lines
+from survey.judgment_files import APPRAISE, MQM, read_judgment_file
 from survey.models import (
     Corpus,
+    ErrorAnnotation,
     ExternalJudgment,
     JudgmentImport,
     Questionnaire,
@@ -331,6 +333,7 @@ class _Sentences:
     systems: set[str]
     count: int
     documents: list[str] | None  # None unless every line has one
+    document_of: dict[int, str]  # the document of each line that has one
 
     @classmethod
     def load(cls, testset: str, src: str, tgt: str) -> _Sentences:
@@ -357,6 +360,7 @@ class _Sentences:
             {system for system, _ in triples},
             count,
             documents if all(documents) else None,
+            {n: d for n, d in docs.items() if d},
         )
 
 
@@ -370,6 +374,8 @@ class _JudgmentPlan:
     record: JudgmentImport
     da_updates: list[tuple] = field(default_factory=list)
     judgments: list[ExternalJudgment] = field(default_factory=list)
+    # the errors of each judgment (same order as `judgments`), for MQM and ESA
+    errors: list[tuple] = field(default_factory=list)
     systems: list[SystemScore] = field(default_factory=list)
 
     def write(self) -> None:
@@ -378,6 +384,17 @@ class _JudgmentPlan:
         for j in self.judgments:
             j.source = self.record
         ExternalJudgment.objects.bulk_create(self.judgments, batch_size=BATCH)
+        ErrorAnnotation.objects.bulk_create(
+            [
+                ErrorAnnotation(
+                    judgment_id=j.pk, category=a.category, severity=a.severity, side=a.side,
+                    start=a.start, end=a.end, span=a.span, weight=a.weight,
+                )
+                for j, annotations in zip(self.judgments, self.errors, strict=False)
+                for a in annotations
+            ],
+            batch_size=BATCH,
+        )  # fmt: skip
         for s in self.systems:
             s.source = self.record
         SystemScore.objects.bulk_create(self.systems, batch_size=BATCH)
@@ -411,7 +428,25 @@ def import_judgments(
         for row in records:
             by_lp[row.source_lang, row.target_lang].append(row)
         if not by_lp:
-            raise wmt.InputError(path, "holds no judgments")
+            raise wmt.InputError(path, "holds no judgments" + (f" of {lp}" if lp else ""))
+        if len(by_lp) > 1:  # an Appraise export of many pairs: pairs not imported are skipped
+            held = {
+                pair: rows
+                for pair, rows in by_lp.items()
+                if Segment.objects.filter(source_lang=pair[0], target_lang=pair[1]).exists()
+            }
+            if not held:
+                raise wmt.InputError(
+                    path, "no test set holds any of its language pairs ("
+                    + ", ".join(f"{s}-{t}" for s, t in sorted(by_lp))
+                    + "): import their texts first",
+                )  # fmt: skip
+            if skipped := sorted(set(by_lp) - set(held)):
+                report.notes.append(
+                    f"{path.name}: skipped {', '.join(f'{s}-{t}' for s, t in skipped)} "
+                    f"({sum(len(by_lp[p]) for p in skipped):,} rows): no test set holds them"
+                )
+            by_lp = held
         for (src, tgt), rows in sorted(by_lp.items()):
             ts = _testset_for(testset, src, tgt, path)
             key = (digest, ts, src, tgt)
@@ -426,8 +461,9 @@ def import_judgments(
                 continue
             if (ts, src, tgt) not in loaded:
                 loaded[ts, src, tgt] = _Sentences.load(ts, src, tgt)
+            plan = _plan_rater_judgments if file_format in (APPRAISE, MQM) else _plan_judgments
             plans.append(
-                _plan_judgments(
+                plan(
                     path, file_format, digest, ts, rows, loaded[ts, src, tgt],
                     sid_mapping, accept_unverified_alignment, report, chrf,
                 )
@@ -448,6 +484,7 @@ def import_judgments(
             for what, rows in (
                 ("triples with DA scores", plan.da_updates),
                 ("judgments", plan.judgments),
+                ("error annotations", [a for e in plan.errors for a in e]),
                 ("system-level scores", plan.systems),
             ):
                 if rows:
@@ -455,20 +492,10 @@ def import_judgments(
     return report
 
 
-def _plan_judgments(
-    path,
-    file_format,
-    digest,
-    testset,
-    rows,
-    sentences: _Sentences,
-    sid_mapping,
-    accept,
-    report,
-    chrf,
-) -> _JudgmentPlan:
-    src, tgt = rows[0].source_lang, rows[0].target_lang
-    lp = f"{src}-{tgt}"
+def _match_systems(path, rows, sentences: _Sentences, testset: str, report: Report):
+    """Each system name of the rows → its canonical name, and the names matching an imported
+    system; refused where two names are one system or none matches."""
+    lp = f"{rows[0].source_lang}-{rows[0].target_lang}"
     names: dict[str, str] = {}
     for row in rows:
         names.setdefault(row.system, wmt.canonical_system(row.system))
@@ -489,6 +516,24 @@ def _plan_judgments(
     for row in rows:
         if row.system not in matched:
             report.unmatched[_unmatched_label(lp, row.system)] += 1
+    return names, matched
+
+
+def _plan_judgments(
+    path,
+    file_format,
+    digest,
+    testset,
+    rows,
+    sentences: _Sentences,
+    sid_mapping,
+    accept,
+    report,
+    chrf,
+) -> _JudgmentPlan:
+    src, tgt = rows[0].source_lang, rows[0].target_lang
+    lp = f"{src}-{tgt}"
+    names, matched = _match_systems(path, rows, sentences, testset, report)
     if sid_mapping == "lines":
         lines = list(range(1, sentences.count + 1))
     elif sentences.documents:
@@ -557,26 +602,134 @@ def _plan_judgments(
     if lines is None:
         return plan
     scored = [(z, hyp, ref) for (_, hyp, ref), z in z_by_triple.items()]
+    _check(path, record, scored, testset, lp, sid_mapping, accept, report, chrf)
+    return plan
+
+
+def _check(path, record, scored, testset, lp, mapping, accept, report, chrf, wrong_document=0,
+           ids="SID"):  # fmt: skip
+    """The alignment check of one import (survey.alignment), its figures printed and stored on
+    the record; refused when it fails unless `accept` (then recorded). Items whose published
+    document is not the stored document of the line they map to fail it too."""
     check = alignment.check_alignment(scored, cache=chrf)
     record.check_n, record.check_r, record.check_mean_z = check.n, check.r, check.mean_z
     record.check_identical_n, record.check_identical_mean_z = (
         check.identical_n,
         check.identical_mean_z,
     )
-    record.check_passed = check.passed
-    verdict = "passed" if check.passed else "FAILED (" + "; ".join(check.problems) + ")"
+    problems = check.problems
+    if wrong_document:
+        problems.append(f"{wrong_document:,} items name another document than their line's")
+    record.check_passed = not problems
+    verdict = "passed" if not problems else "FAILED (" + "; ".join(problems) + ")"
     report.notes.append(
-        f"{path.name}: {testset} {lp}, SID by {sid_mapping}: {check.describe()} — {verdict}"
+        f"{path.name}: {testset} {lp}, {ids} by {mapping}: {check.describe()} — {verdict}"
     )
-    if not check.passed:
+    if problems:
         if not accept:
             raise wmt.InputError(
-                path, f"its segment ids do not fit {testset} {lp}'s sentences by {sid_mapping} "
-                f"({check.describe()}; {'; '.join(check.problems)}). If you are sure of the "
+                path, f"its segment ids do not fit {testset} {lp}'s sentences by {mapping} "
+                f"({check.describe()}; {'; '.join(problems)}). If you are sure of the "
                 "mapping, re-run with --accept-unverified-alignment (recorded with the import)",
             )  # fmt: skip
         record.accepted_unverified = True
         report.notes.append(f"{path.name}: imported although the check failed, as asked (recorded)")
+
+
+def _rater_z(rows, scores: dict) -> dict:
+    """Each row's score standardised within its rater (WMT's z), for the alignment check."""
+    by_rater = defaultdict(list)
+    for r in rows:
+        by_rater[r.rater].append(scores[r])
+    stats = {}
+    for rater, values in by_rater.items():
+        mean = sum(values) / len(values)
+        sd = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
+        stats[rater] = (mean, sd)
+    return {r: (scores[r] - stats[r.rater][0]) / stats[r.rater][1] if stats[r.rater][1] else 0.0
+            for r in rows}  # fmt: skip
+
+
+def _plan_rater_judgments(
+    path, file_format, digest, testset, rows, sentences: _Sentences, _sid_mapping, accept,
+    report, chrf,
+) -> _JudgmentPlan:  # fmt: skip
+    """Appraise CSV and MQM: per-rater judgments located by test-set line or by (document,
+    n-th segment), the latter through the stored document ids."""
+    src, tgt = rows[0].source_lang, rows[0].target_lang
+    lp = f"{src}-{tgt}"
+    names, matched = _match_systems(path, rows, sentences, testset, report)
+    by_document = any(r.doc_segment is not None for r in rows if r.system in matched)
+    doc_lines = document_lines(
+        [sentences.document_of.get(n, "") for n in range(1, sentences.count + 1)]
+    )
+    if by_document and not sentences.document_of:
+        raise wmt.InputError(
+            path, f"its segments are numbered within documents, but {testset} {lp} has no "
+            "document ids: import them first (import_documents, or a layout that names "
+            "documents)",
+        )  # fmt: skip
+    field_name = "doc_id" if file_format == MQM else "itemId"
+    line_of, wrong_document = {}, 0
+    for r in rows:
+        if file_format == APPRAISE and not 0 <= r.score <= 100:
+            raise wmt.InputError(path, f"{r.score:g} is outside 0-100", line=r.line, field="score")
+        if r.seconds is not None and r.seconds < 0:
+            raise wmt.InputError(path, "ends before it starts", line=r.line, field="timeEnd")
+        if r.system not in matched or r.document_score:
+            continue
+        if r.doc_segment is not None:
+            line = doc_lines.get((r.document, r.doc_segment))
+            if line is None:
+                raise wmt.InputError(
+                    path, f"{testset} {lp} has no segment {r.doc_segment} in document "
+                    f"{r.document!r}", line=r.line, field=field_name,
+                )  # fmt: skip
+        else:
+            line = r.test_set_line
+            if not 1 <= line <= sentences.count:
+                raise wmt.InputError(
+                    path, f"item {r.item_id} is beyond the {sentences.count} sentences of "
+                    f"{testset} {lp}", line=r.line, field=field_name,
+                )  # fmt: skip
+            known = sentences.document_of.get(line)
+            wrong_document += bool(r.document and known and known != r.document)
+        line_of[r] = line
+    triple_of = {r: sentences.triples.get((names[r.system], n)) for r, n in line_of.items()}
+    record = JudgmentImport(
+        sha256=digest, file_name=path.name, file_format=file_format, testset=testset,
+        source_lang=src, target_lang=tgt, mapping="documents" if by_document else "lines",
+        level=JudgmentImport.SEGMENT,
+    )  # fmt: skip
+    plan = _JudgmentPlan(record)
+    plan.judgments = [
+        ExternalJudgment(
+            source_lang=src, target_lang=tgt, system=r.system, segment_id=r.item_id,
+            document=r.document, document_score=r.document_score,
+            triple_id=triple_of[r][0][0] if triple_of.get(r) else None, rater=r.rater,
+            item_type=r.item_type, score=r.score, seconds=r.seconds, source_file=path.name,
+            line=r.line,
+        )
+        for r in rows
+    ]  # fmt: skip
+    plan.errors = [r.errors for r in rows]
+    unlinked = sum(j.triple_id is None and not j.document_score for j in plan.judgments)
+    if unlinked:
+        report.notes.append(
+            f"{path.name}: {testset} {lp}: {unlinked:,} judgments of systems or lines not "
+            "imported are kept without a link to a sentence"
+        )
+    # The check: real judgments (TGT; every MQM segment) standardised per rater, higher = better
+    # (MQM's score is minus its error weights, so already so), averaged per output.
+    judged = [r for r in rows if r.item_type in ("TGT", "MQM") and not r.document_score]
+    z = _rater_z(judged, {r: r.score for r in judged})
+    z_sets = defaultdict(list)
+    for r in judged:
+        if triple_of.get(r):
+            z_sets[triple_of[r][0]].append(z[r])
+    scored = [(sum(v) / len(v), hyp, ref) for (_, hyp, ref), v in z_sets.items()]
+    _check(path, record, scored, testset, lp, record.mapping, accept, report, chrf,
+           wrong_document=wrong_document, ids="item ids")  # fmt: skip
     return plan
 
 

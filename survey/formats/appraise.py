@@ -109,9 +109,10 @@ def sniff(path: Path) -> bool:
 
 
 def _system(name: str) -> str:
-    """WMT22 segment-level rows name the system by its file: `….hyp.NiuTrans.liv.txt`."""
-    if m := re.fullmatch(r"[^.]+\.[a-z]{2,3}-[a-z]{2,3}\.hyp\.(.+)\.[a-z]{2,3}\.txt", name):
-        return m[1]
+    """WMT22 segment-level rows name the system by its file: `….hyp.NiuTrans.liv.txt`, and
+    the reference judged as a system `….ref.A.liv.txt` (→ `refA`)."""
+    if m := re.fullmatch(r"[^.]+\.[a-z]{2,3}-[a-z]{2,3}\.(hyp|ref)\.(.+)\.[a-z]{2,3}\.txt", name):
+        return m[2] if m[1] == "hyp" else "ref" + m[2]
     return name
 
 
