@@ -16,6 +16,7 @@ from pathlib import Path
 from django.db import connection, transaction
 
 from survey import alignment, formats, wmt
+from survey.formats import pairwise
 from survey.formats.common import document_lines
 from survey.judgment_files import APPRAISE, MQM, read_judgment_file
 from survey.models import (
@@ -797,9 +798,12 @@ def import_ranks(path: Path, *, testset: str | None = None) -> Report:
     S is the set of distinct outputs a judge ranked: each slot is one output (systems joined by
     '+' share it), and outputs whose stored hypotheses are identical are one (thesis §6.1.1),
     given the mean of their ranks. Unmatched systems stay in S (they were ranked) but get no
-    score; wmt.rank_scores renumbers the ranks over S.
+    score; wmt.rank_scores renumbers the ranks over S. The file is recognised by content: WMT's
+    5-way ranking CSV, or WMT15-16's pairwise export (survey.formats.pairwise), whose rows are
+    grouped back into rankings.
     """
-    rankings = wmt.read_rankings(path)
+    pairwise_file = pairwise.sniff(path)
+    rankings = pairwise.read(path) if pairwise_file else wmt.read_rankings(path)
     if not rankings:
         raise wmt.InputError(path, "holds no rankings")
     index, texts = {}, {}
@@ -838,6 +842,14 @@ def import_ranks(path: Path, *, testset: str | None = None) -> Report:
     with transaction.atomic():
         updates = [(sum(s) / len(s), len(s), pk) for pk, s in totals.items()]
         _update_triples(["rank_score", "rank_count"], updates)
+    report.notes.append(
+        f"{path.name}: "
+        + (
+            "pairwise rankings (WMT15-16), grouped by rankingID"
+            if pairwise_file
+            else "5-way rankings"
+        )
+    )
     report.created["rankings"] = len(rankings)
     report.created["triples with rank scores"] = len(updates)
     return report

@@ -2,6 +2,7 @@
 
 import random
 import shutil
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -440,3 +441,51 @@ def test_any_iso_639_pair_is_read_in_its_standard_form(tmp_path):
     assert wmt.check_language("cze", "f") == "cs" and wmt.check_language("deu", "f") == "de"
     with pytest.raises(wmt.InputError, match="f, line 4, field srclang: unknown language 'xx'"):
         wmt.check_language("xx", "f", "srclang", 4)
+
+
+WMT16 = DATA / "wmt16"
+
+
+@pytest.fixture
+def newstest2016_de_en(tmp_path):
+    """A de-en test set for the WMT16 slice's rankings: one line per srcIndex up to 1024; a
+    system's output is the same text as every system the collapsed file joins to it."""
+    rows = [r.split(",") for r in WMT16.joinpath("wmt16.collapsed.deu-eng.csv").read_text().split()]
+    texts = defaultdict(dict)
+    for r in rows[1:]:
+        for slot in (r[5], r[7]):
+            names = [wmt.canonical_system(s) for s in slot.split("+")]
+            for name in names:
+                texts[int(r[2])][name] = f"output {'+'.join(names)}"
+    systems = sorted({s for by in texts.values() for s in by})
+    txt = tmp_path / "txt"
+    txt.mkdir()
+    lines = range(1, 1025)
+    (txt / "newstest2016.de-en.src.de").write_text("".join(f"Satz {n}\n" for n in lines))
+    (txt / "newstest2016.de-en.ref.A.en").write_text("".join(f"sentence {n}\n" for n in lines))
+    for s in systems:
+        out = "".join(texts[n].get(s, f"{s} {n}") + "\n" for n in lines)
+        (txt / f"newstest2016.de-en.hyp.{s}.en").write_text(out)
+    import_wmt(txt)
+
+
+@pytest.mark.django_db
+def test_pairwise_rankings_score_as_their_collapsed_rankings(newstest2016_de_en):
+    report = "\n".join(import_ranks(WMT16 / "wmt16.deu-eng.csv").lines())
+    assert "pairwise rankings (WMT15-16), grouped by rankingID" in report
+    assert "rankings: 4" in report
+    scores = dict(Triple.objects.filter(rank_count__gt=0).values_list("pk", "rank_score"))
+    # Ranking 181 (line 1020): online-A, -B, -G and uedin-nmt are one output ranked 1;
+    # S = 5 outputs; uedin-syntax 2nd, jhu-pbmt and uedin-pbmt 3rd, jhu-syntax last.
+    at_1020 = dict(
+        Triple.objects.filter(segment__number=1020, rank_count=1).values_list(
+            "corpus__system", "rank_score"
+        )
+    )
+    assert at_1020 == pytest.approx(
+        {"online-A": 1, "online-B": 1, "online-G": 1, "uedin-nmt": 1, "uedin-syntax": 0.8,
+         "jhu-pbmt": 0.6, "uedin-pbmt": 0.6, "jhu-syntax": 0.2}
+    )  # fmt: skip
+    Triple.objects.update(rank_score=None, rank_count=0)
+    import_ranks(WMT16 / "wmt16.collapsed.deu-eng.csv")
+    assert dict(Triple.objects.filter(rank_count__gt=0).values_list("pk", "rank_score")) == scores
