@@ -520,6 +520,18 @@ def _match_systems(path, rows, sentences: _Sentences, testset: str, report: Repo
     return names, matched
 
 
+def _document_sid_lines(rows, sentences: _Sentences) -> tuple[dict | None, str]:
+    """(document, n counted from 0) → line for document-style SIDs, through the stored document
+    ids; None, and why, where the test set's documents are not the ones the SIDs name."""
+    if not sentences.document_of:
+        return None, "has no document ids"
+    known = set(sentences.document_of.values())
+    if not {r.document for r in rows} & known:
+        return None, "has none of the documents its segment ids name"
+    ordered = [sentences.document_of.get(n, "") for n in range(1, sentences.count + 1)]
+    return {(doc, k - 1): line for (doc, k), line in document_lines(ordered).items()}, ""
+
+
 def _plan_judgments(
     path,
     file_format,
@@ -535,12 +547,24 @@ def _plan_judgments(
     src, tgt = rows[0].source_lang, rows[0].target_lang
     lp = f"{src}-{tgt}"
     names, matched = _match_systems(path, rows, sentences, testset, report)
-    if sid_mapping == "lines":
-        lines = list(range(1, sentences.count + 1))
+    by_document = {bool(r.document) for r in rows}
+    if len(by_document) > 1:
+        raise wmt.InputError(path, "mixes numbered and document-style (DOC_n) segment ids",
+                             field="SID")  # fmt: skip
+    if by_document == {True}:
+        if sid_mapping == "lines":
+            raise wmt.InputError(
+                "--sid-mapping", f"lines cannot apply to {path.name}: its segment ids name "
+                "documents (DOC_n)",
+            )  # fmt: skip
+        sid_mapping = "documents"
+        lines, unmapped = _document_sid_lines(rows, sentences)
+    elif sid_mapping == "lines":
+        lines, unmapped = dict(enumerate(range(1, sentences.count + 1), start=1)), ""
     elif sentences.documents:
-        lines = alignment.sid_lines(sentences.documents)
+        lines, unmapped = dict(enumerate(alignment.sid_lines(sentences.documents), start=1)), ""
     else:
-        lines = None
+        lines, unmapped = None, "has no document ids"
     record = JudgmentImport(
         sha256=digest,
         file_name=path.name,
@@ -559,19 +583,24 @@ def _plan_judgments(
             else "the judgments are kept without a link to a sentence"
         )
         report.notes.append(
-            f"{path.name}: {testset} {lp} has no document ids, so its segment ids cannot be "
+            f"{path.name}: {testset} {lp} {unmapped}, so its segment ids cannot be "
             f"mapped to sentences; {kept} (import the document ids with import_documents, or "
             "use --sid-mapping lines where SID is the line number)"
         )
     triple_of = {}
     for row in rows:
-        if lines is not None and row.segment_id > len(lines):
-            raise wmt.InputError(
-                path, f"segment id {row.segment_id} is beyond the {len(lines)} sentences of "
-                f"{testset} {lp}", line=row.line, field="SID",
-            )  # fmt: skip
+        key = (row.document, row.segment_id) if row.document else row.segment_id
+        if lines is not None and key not in lines:
+            problem = (
+                f"document {row.document!r} of {testset} {lp} has no segment {row.segment_id} "
+                "(counted from 0)"
+                if row.document
+                else f"segment id {row.segment_id} is beyond the {len(lines)} sentences of "
+                f"{testset} {lp}"
+            )
+            raise wmt.InputError(path, problem, line=row.line, field="SID")
         if lines is not None and row.system in matched:
-            triple_of[row] = sentences.triples.get((names[row.system], lines[row.segment_id - 1]))
+            triple_of[row] = sentences.triples.get((names[row.system], lines[key]))
     if file_format == wmt.SEGMENT_SCORES:
         z_by_triple = {triple_of[r][0]: r.z for r in rows if triple_of.get(r)}
         plan.da_updates = [

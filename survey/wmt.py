@@ -215,16 +215,34 @@ def _number(value: str, path, line: int, field: str, kind=float):
     return number
 
 
+# Source-based DA of WMT20 out of English and WMT21's Wikipedia pairs names segments by document:
+# `huffingtonpost.com.19334_10` is the document's segment 10, counted from 0. A plain number
+# is never one (`1_0` is refused as a malformed number).
+DOCUMENT_SID = re.compile(r"^(?P<document>.*[^\d_].*)_(?P<n>\d+)$")
+
+
+def _sid(value: str, path, line: int, field: str) -> tuple[int, str]:
+    """(segment id, document): (SID, "") for a numbered SID, (n, DOC) for `DOC_n`."""
+    if m := DOCUMENT_SID.match(value):
+        check_length(m["document"], path, "document", line=line)
+        return _number(m["n"], path, line, field, int), m["document"]
+    sid = _number(value, path, line, field, int)
+    if sid < 1:
+        raise InputError(path, f"segment id {sid} is not 1-based", line=line, field=field)
+    return sid, ""
+
+
 @dataclass(frozen=True)
 class SegmentScore:
     source_lang: str
     target_lang: str
     system: str
-    segment_id: int
+    segment_id: int  # the SID; for a document-style SID, n (0-based within `document`)
     raw: float
     z: float
     n: int
     line: int
+    document: str = ""  # set for a document-style SID (`DOC_n`)
 
 
 SEGMENT_SCORES, JUDGMENTS = "WMT DA segment scores", "WMT DA judgments"
@@ -295,14 +313,13 @@ def read_segment_scores(path: Path, lp: str | None = None) -> list[SegmentScore]
         if len(cols) != 5:
             raise InputError(path, f"expected 5 columns, found {len(cols)}", line=no)
         check_length(cols[0], path, "system", line=no)
-        sid = _number(cols[1], path, no, "SID", int)
-        if sid < 1:
-            raise InputError(path, f"segment id {sid} is not 1-based", line=no, field="SID")
-        if (cols[0], sid) in seen:
+        sid, document = _sid(cols[1], path, no, "SID")
+        if (cols[0], cols[1]) in seen:
             raise InputError(
-                path, f"{cols[0]} {sid} repeats line {seen[cols[0], sid]}", line=no, field="SID"
-            )
-        seen[cols[0], sid] = no
+                path, f"{cols[0]} {cols[1]} repeats line {seen[cols[0], cols[1]]}", line=no,
+                field="SID",
+            )  # fmt: skip
+        seen[cols[0], cols[1]] = no
         raw = _number(cols[2], path, no, "RAW.SCR")
         if not 0 <= raw <= 100:
             raise InputError(path, f"{raw:g} is outside 0-100", line=no, field="RAW.SCR")
@@ -310,7 +327,7 @@ def read_segment_scores(path: Path, lp: str | None = None) -> list[SegmentScore]
         if n < 1:
             raise InputError(path, "a mean of no judgments", line=no, field="N")
         z = _number(cols[3], path, no, "Z.SCR")
-        rows.append(SegmentScore(src, tgt, cols[0], sid, raw, z, n, no))
+        rows.append(SegmentScore(src, tgt, cols[0], sid, raw, z, n, no, document))
     return rows
 
 
@@ -326,6 +343,7 @@ class Judgment:
     score: float
     seconds: float | None
     line: int
+    document: str = ""  # set for a document-style SID (see SegmentScore)
 
 
 def read_judgments(path: Path, lp: str | None = None) -> list[Judgment]:
@@ -345,18 +363,17 @@ def read_judgments(path: Path, lp: str | None = None) -> list[Judgment]:
         if len(cols) != len(JUDGMENT_HEADER):
             raise InputError(path, f"expected 12 tab-separated columns, found {len(cols)}", no)
         f = dict(zip(JUDGMENT_HEADER, cols, strict=True))
+        f["sys_id"] = f["sys_id"].strip('"')  # WMT21's Wikipedia files quote it
         src = check_language(f["Input.src"], path, "Input.src", no)
         tgt = check_language(f["Input.trg"], path, "Input.trg", no)
         if lp and f"{src}-{tgt}" != lp:
             raise InputError(path, f"{src}-{tgt} is not {lp}", line=no, field="Input.src")
         if f["type"] not in {"SYSTEM", "REPEAT", "BAD_REF", "REF"}:
             raise InputError(path, f"unknown judgment type {f['type']!r}", line=no, field="type")
-        sid = _number(f["sid"], path, no, "sid", int)
-        if sid < 1:
-            raise InputError(path, f"segment id {sid} is not 1-based", line=no, field="sid")
+        sid, document = _sid(f["sid"], path, no, "sid")
         for name, limit in (("sys_id", "system"), ("WorkerId", "WorkerId"), ("HITId", "HITId")):
             check_length(f[name], path, limit, line=no)
-        key = (f["HITId"], f["WorkerId"], f["sys_id"], f["type"], sid)
+        key = (f["HITId"], f["WorkerId"], f["sys_id"], f["type"], f["sid"])
         if key in seen:
             raise InputError(
                 path, f"the same judgment as line {seen[key]} (HIT, rater, system, type, sid)",
@@ -371,7 +388,7 @@ def read_judgments(path: Path, lp: str | None = None) -> list[Judgment]:
         rows.append(
             Judgment(
                 src, tgt, f["sys_id"], sid, f["HITId"], f["WorkerId"], f["type"],
-                _number(f["score"], path, no, "score"), seconds, no,
+                _number(f["score"], path, no, "score"), seconds, no, document,
             )
         )  # fmt: skip
     return rows

@@ -489,3 +489,56 @@ def test_pairwise_rankings_score_as_their_collapsed_rankings(newstest2016_de_en)
     Triple.objects.update(rank_score=None, rank_count=0)
     import_ranks(WMT16 / "wmt16.collapsed.deu-eng.csv")
     assert dict(Triple.objects.filter(rank_count__gt=0).values_list("pk", "rank_score")) == scores
+
+
+# --- document-style segment ids (WMT20 out of English, WMT21 Wikipedia) --------------------------
+
+
+@pytest.fixture
+def newstest2020_en_de(tmp_path):
+    """newstest2020 en-de's first four documents (40 lines) with their real document ids; the
+    texts are not in the public repositories, so each line says which segment it is."""
+    txt = tmp_path / "txt"
+    txt.mkdir()
+    docs = (DATA / "wmt20-metrics/newstest2020.en-de.docids").read_text().split()
+    shutil.copy(DATA / "wmt20-metrics/newstest2020.en-de.docids", txt)
+    numbered = [f"{doc} {docs[:i].count(doc)}" for i, doc in enumerate(docs)]
+    for name in ("src.en", "ref.A.de", "hyp.PROMT_NMT.de", "hyp.OPPO.de"):
+        (txt / f"newstest2020.en-de.{name}").write_text("".join(t + "\n" for t in numbered))
+    import_wmt(txt)
+    return numbered
+
+
+@pytest.mark.django_db
+def test_document_style_sids_are_mapped_through_the_documents(tmp_path, newstest2020_en_de):
+    scores = DATA / "wmt20-metrics/ad-seg-scores-en-de.csv"
+    rows = [r.split() for r in scores.read_text().splitlines()[1:]]
+    # Each of the 130 documents of the full file is numbered from 0 to its length - 1.
+    assert {r[1] for r in rows} >= {"independent.281139_0", "independent.281139_12"}
+    refused(lambda: import_judgments([scores]), "only 34 scored sentences")
+    refused(lambda: import_judgments([scores], sid_mapping="lines"), "cannot apply")
+    import_judgments([scores], accept_unverified_alignment=True)
+    assert JudgmentImport.objects.get().mapping == "documents"
+    for system, sid, raw, z, _ in rows:
+        triple = Triple.objects.get(
+            corpus__system=wmt.canonical_system(system), hypothesis=sid.replace("_", " ")
+        )
+        assert (triple.da_raw, triple.da_z) == (float(raw), float(z))
+    beyond = tmp_path / "ad-seg-scores-en-de.csv"
+    beyond.write_text(
+        scores.read_text().replace("independent.281139_12 ", "independent.281139_13 ")
+    )
+    refused(lambda: import_judgments([beyond]), "field SID", "has no segment 13 (counted from 0)")
+
+
+@pytest.mark.django_db
+def test_wikipedia_sids_naming_no_known_document_are_kept_at_system_level():
+    data = DATA / "wmt21-wikipedia"
+    import_wmt(data / "txt")
+    report = "\n".join(import_judgments([data / "ad-seg-scores-bn-hi.csv"]).lines())
+    assert "has none of the documents its segment ids name" in report
+    # WMT's own system scores (ad-sys-scores-bn-hi.csv of the release).
+    assert dict(SystemScore.objects.values_list("system", "z")) == pytest.approx(
+        {"UEdin": 0.0540289353012561, "GTCOM": 0.202193985925346}
+    )
+    assert not Triple.objects.filter(da_raw__isnull=False).exists()
