@@ -229,18 +229,18 @@ def write_wmt(plan: WmtPlan, progress: Progress = _no_progress) -> Report:
                     Triple.objects.filter(corpus=corpus).values_list("segment_id", flat=True)
                 )
                 new = [
-                    Triple(
-                        corpus=corpus,
-                        segment_id=seg_pk,
-                        hypothesis=text,
-                        hypothesis_length=wmt.text_length(text, ts.target_lang),
-                    )
+                    {
+                        "corpus_id": corpus.pk,
+                        "segment_id": seg_pk,
+                        "hypothesis": text,
+                        "hypothesis_length": wmt.text_length(text, ts.target_lang),
+                    }
                     for seg_pk, text in zip(segments, lines, strict=True)
                     if seg_pk is not None
                     and seg_pk not in have
                     and len(text) <= formats.common.MAX_TEXT_CHARS
                 ]
-                Triple.objects.bulk_create(new, batch_size=BATCH)
+                _insert(Triple, new)
                 report.created["triples"] += len(new)
                 progress(len(lines))
     return report
@@ -263,27 +263,46 @@ def _update_triples(fields: list[str], rows: list[tuple]) -> None:
         cursor.executemany(f"UPDATE {Triple._meta.db_table} SET {columns} WHERE id = %s", rows)
 
 
+def _insert(model, rows: list[dict]) -> None:
+    """INSERT rows (attribute name → value; the fields not given take their defaults) with one
+    executemany per batch. Django's bulk_create spends most of an import building model
+    instances and SQL for hundreds of thousands of rows."""
+    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    quote = connection.ops.quote_name
+    sql = (
+        f"INSERT INTO {quote(model._meta.db_table)} "
+        f"({', '.join(quote(f.column) for f in fields)}) VALUES ({', '.join(['%s'] * len(fields))})"
+    )
+    defaults = [(f.attname, f.get_default()) for f in fields]
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), BATCH):
+            cursor.executemany(
+                sql,
+                [tuple(row.get(a, d) for a, d in defaults) for row in rows[start : start + BATCH]],
+            )
+
+
 def _segments(ts: formats.TestSetText, report: Report) -> list[int | None]:
     """Primary keys of the test set's segments in line order (None for a line kept out),
     creating the missing ones and filling in document ids where the stored ones are empty."""
     key = _segment_key(ts)
     existing = dict(Segment.objects.filter(**key).values_list("number", "pk"))
     new = [
-        Segment(
+        {
             **key,
-            year=ts.year,
-            number=n,
-            source=src,
-            reference=reference,
-            document=ts.documents[n - 1],
-            domain=ts.domains[n - 1],
-            source_length=wmt.text_length(src, ts.source_lang),
-            reference_length=wmt.text_length(reference, ts.target_lang),
-        )
+            "year": ts.year,
+            "number": n,
+            "source": src,
+            "reference": reference,
+            "document": ts.documents[n - 1],
+            "domain": ts.domains[n - 1],
+            "source_length": wmt.text_length(src, ts.source_lang),
+            "reference_length": wmt.text_length(reference, ts.target_lang),
+        }
         for n, (src, reference) in enumerate(zip(ts.sources, ts.references, strict=True), start=1)
         if n not in existing and n not in ts.skipped_lines
     ]
-    Segment.objects.bulk_create(new, batch_size=BATCH)
+    _insert(Segment, new)
     report.created["segments"] += len(new)
     if any(ts.documents) and existing:
         filled = Segment.objects.filter(**key, number__in=list(existing), document="")
@@ -374,7 +393,7 @@ class _JudgmentPlan:
 
     record: JudgmentImport
     da_updates: list[tuple] = field(default_factory=list)
-    judgments: list[ExternalJudgment] = field(default_factory=list)
+    judgments: list[dict] = field(default_factory=list)  # ExternalJudgment fields
     # the errors of each judgment (same order as `judgments`), for MQM and ESA
     errors: list[tuple] = field(default_factory=list)
     systems: list[SystemScore] = field(default_factory=list)
@@ -383,22 +402,24 @@ class _JudgmentPlan:
         self.record.save()
         _update_triples(["da_raw", "da_z", "da_count"], self.da_updates)
         for j in self.judgments:
-            j.source = self.record
-        ExternalJudgment.objects.bulk_create(self.judgments, batch_size=BATCH)
-        ErrorAnnotation.objects.bulk_create(
-            [
-                ErrorAnnotation(
-                    judgment_id=j.pk, category=a.category, severity=a.severity, side=a.side,
-                    start=a.start, end=a.end, span=a.span, weight=a.weight,
-                )
-                for j, annotations in zip(self.judgments, self.errors, strict=False)
-                for a in annotations
-            ],
-            batch_size=BATCH,
-        )  # fmt: skip
+            j["source_id"] = self.record.pk
+        _insert(ExternalJudgment, self.judgments)
         for s in self.systems:
             s.source = self.record
         SystemScore.objects.bulk_create(self.systems, batch_size=BATCH)
+        if not any(self.errors):
+            return
+        pks = dict(self.record.judgments.values_list("line", "pk"))
+        _insert(
+            ErrorAnnotation,
+            [
+                {"judgment_id": pks[j["line"]], "category": a.category, "severity": a.severity,
+                 "side": a.side, "start": a.start, "end": a.end, "span": a.span,
+                 "weight": a.weight}
+                for j, annotations in zip(self.judgments, self.errors, strict=True)
+                for a in annotations
+            ],
+        )  # fmt: skip
 
 
 def _sha256(path: Path) -> str:
@@ -615,7 +636,7 @@ def _plan_judgments(
                 z_sets[triple_of[r][0]].append(r.score)
         z_by_triple = {t: sum(v) / len(v) for t, v in z_sets.items()}
         plan.judgments = [
-            ExternalJudgment(
+            dict(
                 source_lang=src, target_lang=tgt, system=r.system, segment_id=r.segment_id,
                 triple_id=triple_of[r][0][0] if triple_of.get(r) else None, hit_id=r.hit_id,
                 rater=r.rater, item_type=r.item_type, score=r.score, seconds=r.seconds,
@@ -623,7 +644,7 @@ def _plan_judgments(
             )
             for r in rows
         ]  # fmt: skip
-        unlinked = sum(j.triple_id is None for j in plan.judgments)
+        unlinked = sum(j["triple_id"] is None for j in plan.judgments)
         if lines is not None and unlinked:
             report.notes.append(
                 f"{path.name}: {unlinked:,} judgments of systems not imported are kept without "
@@ -733,7 +754,7 @@ def _plan_rater_judgments(
     )  # fmt: skip
     plan = _JudgmentPlan(record)
     plan.judgments = [
-        ExternalJudgment(
+        dict(
             source_lang=src, target_lang=tgt, system=r.system, segment_id=r.item_id,
             document=r.document, document_score=r.document_score,
             triple_id=triple_of[r][0][0] if triple_of.get(r) else None, rater=r.rater,
@@ -743,7 +764,7 @@ def _plan_rater_judgments(
         for r in rows
     ]  # fmt: skip
     plan.errors = [r.errors for r in rows]
-    unlinked = sum(j.triple_id is None and not j.document_score for j in plan.judgments)
+    unlinked = sum(j["triple_id"] is None and not j["document_score"] for j in plan.judgments)
     if unlinked:
         report.notes.append(
             f"{path.name}: {testset} {lp}: {unlinked:,} judgments of systems or lines not "
