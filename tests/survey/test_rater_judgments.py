@@ -1,5 +1,7 @@
 """Appraise CSV and Google MQM judgments through import_judgments (slices of the real files)."""
 
+import csv
+import json
 from collections import defaultdict
 from pathlib import Path
 
@@ -182,3 +184,38 @@ def test_mqm_segment_not_in_its_document_is_refused(tmp_path):
         "line 2, field doc_id",
         "no segment 9 in document 'talk.1'",
     )
+
+
+# --- Appraise ESA (WMT24 en-cs) -----------------------------------------------------------------
+
+ESA = DATA / "wmt24-esa"
+
+
+def esa_rows():
+    return list(csv.reader((ESA / "esa_generalMT2024_wave2.csv").read_text().splitlines()))
+
+
+@pytest.mark.django_db
+def test_esa_items_must_name_the_document_of_their_line_and_spans_are_kept(tmp_path):
+    import_wmt(ESA / "wmt24")
+    path = ESA / "esa_generalMT2024_wave2.csv"
+    report = "\n".join(import_judgments([path]).lines())
+    assert "wmt24 en-cs: all 98 items name the document of their line" in report
+    assert JudgmentImport.objects.get().check_passed
+    # A name imported as it is is not normalised (Claude-3.5 is no submission number .5).
+    assert ExternalJudgment.objects.filter(system="Claude-3.5", triple__isnull=False).count() == 38
+    rows = esa_rows()
+    assert ErrorAnnotation.objects.count() == sum(len(json.loads(r[9])) for r in rows)
+    # Item n is line n + 1 (line 1 is the canary), in the document the item names.
+    for r in rows[:20]:
+        j = ExternalJudgment.objects.get(line=rows.index(r) + 1)
+        if j.triple:
+            assert (
+                j.triple.segment.number == int(r[2]) + 1
+                and j.triple.segment.document == r[7].partition("#")[0]
+            )
+    shifted = tmp_path / path.name
+    with shifted.open("w", newline="") as f:
+        csv.writer(f).writerows([*r[:2], str(int(r[2]) + 1), *r[3:]] for r in rows)
+    JudgmentImport.objects.all().delete()
+    refused(lambda: import_judgments([shifted]), "items name another document than their line's")
