@@ -1,10 +1,12 @@
 """Language codes: the one check of an ISO 639 code, and the names shown to participants."""
 
 import re
+from functools import lru_cache
 
 import langcodes
 
 
+@lru_cache(maxsize=1024)  # every row of a judgment file names its pair
 def language(code: str) -> str | None:
     """The standard form of an ISO 639 code (`ces` and `cze` → `cs`, `liv` stays), or None if
     unknown. Every reader checks codes here, through the maintained langcodes registry rather
