@@ -773,7 +773,7 @@ def _plan_rater_judgments(
     plan.judgments = [
         dict(
             source_lang=src, target_lang=tgt, system=r.system, segment_id=r.item_id,
-            document=r.document, document_score=r.document_score,
+            document=r.published_document, document_score=r.document_score,
             triple_id=triple_of[r][0][0] if triple_of.get(r) else None, rater=r.rater,
             item_type=r.item_type, score=r.score, seconds=r.seconds, source_file=path.name,
             line=r.line,

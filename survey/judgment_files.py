@@ -52,11 +52,23 @@ class RaterJudgment:
     doc_segment: int | None  # 1-based within `document`, where the id is document-relative
     errors: tuple[Annotation, ...]
     line: int
+    doc_tag: str = ""  # Appraise's `#bad`, `#dup`, `#3-13` after the document id
+
+    @property
+    def published_document(self) -> str:
+        return f"{self.document}#{self.doc_tag}" if self.doc_tag else self.document
 
 
 def read_appraise(path: Path, lp: str | None = None) -> list[RaterJudgment]:
+    """Appraise rows; document-relative item ids (11 fields) count from 1 (WMT23's
+    CSV-format.md) unless one segment's id is 0: WMT22's calibration HITs number each
+    document's segments 0 to its length - 1."""
+    judgments = appraise.read(path)
+    base = (
+        0 if any(j.fields == 11 and not j.is_doc_score and j.item_id == 0 for j in judgments) else 1
+    )
     rows = []
-    for j in appraise.read(path):
+    for j in judgments:
         if lp and f"{j.source_lang}-{j.target_lang}" != lp:
             continue  # an Appraise export holds many pairs; --lp picks one
         by_line = j.fields in (9, 12)
@@ -65,10 +77,10 @@ def read_appraise(path: Path, lp: str | None = None) -> list[RaterJudgment]:
                 j.source_lang, j.target_lang, j.system, j.rater, j.item_id, j.item_type, j.score,
                 j.seconds, j.document, j.is_doc_score,
                 j.test_set_line({}) if by_line and not j.is_doc_score else None,
-                j.item_id if not by_line and not j.is_doc_score else None,
+                j.item_id + 1 - base if not by_line and not j.is_doc_score else None,
                 tuple(Annotation(s.category, s.severity, "target" if s.start is not None else "",
                                  s.start, s.end) for s in j.spans),
-                j.line,
+                j.line, j.doc_tag,
             )
         )  # fmt: skip
     return rows

@@ -6,8 +6,9 @@ skipped if present). Three shapes, by field count:
 - 9 fields, WMT22 segment-level DA (`SegLvl*.csv`): username, system, itemId, itemType,
   srcLang, trgLang, score, timeStart, timeEnd;
 - 11 fields, WMT22 document-level DA+SQM (`DocLvl`, calibration HITs) and WMT23: ... score,
-  docId, isDocScore, timeStart, timeEnd; itemId is the 1-based segment within the document
-  (WMT23 `CSV-format.md`);
+  docId, isDocScore, timeStart, timeEnd; itemId is the segment within the document, 1-based
+  by WMT23's `CSV-format.md` but from 0 in WMT22's calibration HITs (survey.judgment_files
+  tells them apart);
 - 12 fields, WMT24 ESA (`esa_generalMT2024_wave*.csv`): ... docId, isDocScore, spans,
   timeStart, timeEnd, where spans is JSON `[{"start_i", "end_i", "severity", "error_type"}]`
   (character offsets into the hypothesis; "missing" for an error with no position, such as

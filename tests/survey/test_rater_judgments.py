@@ -2,6 +2,7 @@
 
 import csv
 import json
+import shutil
 from collections import defaultdict
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import pytest
 
 from survey import wmt
 from survey.formats import mqm
-from survey.importers import import_judgments, import_wmt
+from survey.importers import import_documents, import_judgments, import_wmt
 from survey.judgment_files import APPRAISE, MQM, read_judgment_file
 from survey.models import ErrorAnnotation, ExternalJudgment, JudgmentImport
 
@@ -219,3 +220,35 @@ def test_esa_items_must_name_the_document_of_their_line_and_spans_are_kept(tmp_p
         csv.writer(f).writerows([*r[:2], str(int(r[2]) + 1), *r[3:]] for r in rows)
     JudgmentImport.objects.all().delete()
     refused(lambda: import_judgments([shifted]), "items name another document than their line's")
+
+
+# --- Appraise document-level DA+SQM (WMT22 calibration HITs, en-hr) -----------------------------
+
+CALIBRATION = DATA / "wmt22-calibration"
+
+
+@pytest.mark.django_db
+def test_document_relative_items_are_mapped_through_the_documents(tmp_path):
+    path = CALIBRATION / "WMT22.Appraise.calibrationHITs.20221103.csv"
+    txt = Path(shutil.copytree(CALIBRATION / "txt", tmp_path / "txt"))
+    (txt / "generaltest2022.en-hr.docids").unlink()
+    import_wmt(txt)
+    refused(lambda: import_judgments([path]), "numbered within documents", "no document ids")
+    import_documents([CALIBRATION / "txt/generaltest2022.en-hr.docids"])
+    report = "\n".join(import_judgments([path]).lines())
+    # Each document's segments are numbered from 0 here (telegraph.405401: 11 segments, 0-10).
+    assert "generaltest2022 en-hr, item ids by documents: z vs sentence chrF r = 0.4" in report
+    assert JudgmentImport.objects.get().check_passed
+    rows = [r.split(",") for r in path.read_text().splitlines()]
+    first = next(r for r in rows if r[8] == "False" and r[2] == "0")
+    j = ExternalJudgment.objects.get(
+        rater=first[0], system=first[1], document=first[7], segment_id=0
+    )
+    assert j.triple.segment.document == first[7].partition("#")[0]
+    assert j.triple.segment.number == 1 + [
+        d for d in (CALIBRATION / "txt/generaltest2022.en-hr.docids").read_text().split()
+    ].index(first[7].partition("#")[0])
+    # Whole-document scores are kept, unlinked.
+    assert ExternalJudgment.objects.filter(document_score=True, triple__isnull=True).count() == sum(
+        r[8] == "True" for r in rows
+    )
