@@ -31,10 +31,17 @@ class TripleAdmin(admin.ModelAdmin):
 
 @admin.register(models.ExternalJudgment)
 class ExternalJudgmentAdmin(admin.ModelAdmin):
-    list_display = ["system", "segment_id", "rater", "item_type", "score", "triple"]
+    list_display = ["system", "segment_id", "document", "rater", "item_type", "score", "triple"]
     list_filter = ["item_type", "source_lang"]
     search_fields = ["rater", "system"]
     raw_id_fields = ["triple", "source"]
+
+
+@admin.register(models.ErrorAnnotation)
+class ErrorAnnotationAdmin(admin.ModelAdmin):
+    list_display = ["judgment", "severity", "category", "side", "start", "end", "weight"]
+    list_filter = ["severity"]
+    raw_id_fields = ["judgment"]
 
 
 @admin.register(models.JudgmentImport)

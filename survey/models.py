@@ -191,20 +191,36 @@ class SystemScore(models.Model):
 
 
 class ExternalJudgment(models.Model):
-    """One WMT direct-assessment judgment by an anonymous crowd rater, kept as published."""
+    """One published human judgment by one anonymous rater, kept as published.
 
-    TYPES = [(t, t) for t in ("SYSTEM", "REPEAT", "BAD_REF", "REF")]
+    WMT DA (per-rater files): `score` is the rater's z-score; Appraise (DA, DA+SQM, ESA): the
+    0-100 score; MQM: minus the sum of the rater's error weights for the segment
+    (survey.formats.mqm.MQM_WEIGHTS; the segment's MQM score is the mean over its raters).
+    `source.file_format` says which.
+    """
+
     source_lang = models.CharField(max_length=8)
     target_lang = models.CharField(max_length=8)
     system = models.CharField(max_length=128, help_text="system name as in the judgment file")
-    segment_id = models.PositiveIntegerField(help_text="SID as published, not a line number")
+    segment_id = models.PositiveIntegerField(
+        help_text="segment or item id as published (WMT SID, Appraise itemId, MQM seg_id), "
+        "not a line number"
+    )
+    document = models.CharField(
+        max_length=128, blank=True, help_text="document id as published (Appraise, MQM)"
+    )
+    document_score = models.BooleanField(
+        default=False, help_text="a score of the whole document (Appraise isDocScore)"
+    )
     triple = models.ForeignKey(
         Triple, null=True, blank=True, on_delete=models.CASCADE, related_name="judgments"
     )
-    hit_id = models.CharField(max_length=64)
+    hit_id = models.CharField(max_length=64, blank=True)
     rater = models.CharField(max_length=64)
-    item_type = models.CharField(max_length=8, choices=TYPES)
-    score = models.FloatField(help_text="the rater's z-score")
+    item_type = models.CharField(
+        max_length=8, help_text="WMT DA: SYSTEM, REPEAT, BAD_REF, REF; Appraise: TGT, BAD, …; MQM"
+    )
+    score = models.FloatField(help_text="z (WMT DA), 0-100 (Appraise) or MQM, as above")
     seconds = models.FloatField(null=True, blank=True)
     source = models.ForeignKey(
         JudgmentImport,
@@ -215,7 +231,7 @@ class ExternalJudgment(models.Model):
         help_text="empty for judgments imported before import records were kept",
     )
     source_file = models.CharField(max_length=255)
-    line = models.PositiveIntegerField()
+    line = models.PositiveIntegerField(help_text="the (first) line of the file it comes from")
 
     class Meta:
         constraints = [
@@ -224,6 +240,28 @@ class ExternalJudgment(models.Model):
 
     def __str__(self):
         return f"{self.rater} on {self.system} #{self.segment_id}: {self.score:.3f}"
+
+
+class ErrorAnnotation(models.Model):
+    """One error a rater marked: an MQM error or an ESA span."""
+
+    judgment = models.ForeignKey(ExternalJudgment, on_delete=models.CASCADE, related_name="errors")
+    category = models.CharField(
+        max_length=128, blank=True, help_text="e.g. Accuracy/Mistranslation"
+    )
+    severity = models.CharField(max_length=32, help_text="e.g. Major, Minor, Neutral")
+    side = models.CharField(
+        max_length=8, blank=True, help_text="target or source: the text the span is in"
+    )
+    start = models.PositiveIntegerField(
+        null=True, blank=True, help_text="character offset; empty where no position was marked"
+    )
+    end = models.PositiveIntegerField(null=True, blank=True)
+    span = models.TextField(blank=True, help_text="the marked text (MQM)")
+    weight = models.FloatField(null=True, blank=True, help_text="MQM weight (MQM_WEIGHTS)")
+
+    def __str__(self):
+        return f"{self.severity} {self.category} [{self.start}, {self.end})"
 
 
 class Permutation(models.Model):

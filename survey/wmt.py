@@ -16,14 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from survey.languages import LANGUAGE_NAMES
-
-# ISO 639-2 codes used by older WMT ranking files.
-THREE_LETTER = {
-    "ces": "cs", "cze": "cs", "deu": "de", "ger": "de", "eng": "en", "fra": "fr", "fre": "fr",
-    "fin": "fi", "hin": "hi", "ron": "ro", "rum": "ro", "rus": "ru", "tur": "tr", "lav": "lv",
-    "est": "et", "zho": "zh", "chi": "zh", "jpn": "ja", "kaz": "kk", "lit": "lt", "guj": "gu",
-}  # fmt: skip
+from survey.languages import language
 
 # Judgment and score files name systems by submission ("UF.15") and sometimes differently
 # from the text files. These are the known differences; anything else is reported unmatched.
@@ -64,10 +57,12 @@ def check_length(value: str, path, field: str, line: int | None = None) -> str:
     return value
 
 
-def check_language(code: str, path, field: str = "language pair") -> str:
-    if code not in LANGUAGE_NAMES:
-        raise InputError(path, f"unknown language {code!r}", field=field)
-    return code
+def check_language(code: str, path, field: str = "language pair", line: int | None = None) -> str:
+    """The standard form of an ISO 639 code (survey.languages.language), or an InputError."""
+    standard = language(code)
+    if standard is None:
+        raise InputError(path, f"unknown language {code!r} (not an ISO 639 code)", line, field)
+    return standard
 
 
 def text_length(text: str, lang: str) -> int:
@@ -220,16 +215,34 @@ def _number(value: str, path, line: int, field: str, kind=float):
     return number
 
 
+# Source-based DA of WMT20 out of English and WMT21's Wikipedia pairs names segments by document:
+# `huffingtonpost.com.19334_10` is the document's segment 10, counted from 0. A plain number
+# is never one (`1_0` is refused as a malformed number).
+DOCUMENT_SID = re.compile(r"^(?P<document>.*[^\d_].*)_(?P<n>\d+)$")
+
+
+def _sid(value: str, path, line: int, field: str) -> tuple[int, str]:
+    """(segment id, document): (SID, "") for a numbered SID, (n, DOC) for `DOC_n`."""
+    if m := DOCUMENT_SID.match(value):
+        check_length(m["document"], path, "document", line=line)
+        return _number(m["n"], path, line, field, int), m["document"]
+    sid = _number(value, path, line, field, int)
+    if sid < 1:
+        raise InputError(path, f"segment id {sid} is not 1-based", line=line, field=field)
+    return sid, ""
+
+
 @dataclass(frozen=True)
 class SegmentScore:
     source_lang: str
     target_lang: str
     system: str
-    segment_id: int
+    segment_id: int  # the SID; for a document-style SID, n (0-based within `document`)
     raw: float
     z: float
     n: int
     line: int
+    document: str = ""  # set for a document-style SID (`DOC_n`)
 
 
 SEGMENT_SCORES, JUDGMENTS = "WMT DA segment scores", "WMT DA judgments"
@@ -300,14 +313,13 @@ def read_segment_scores(path: Path, lp: str | None = None) -> list[SegmentScore]
         if len(cols) != 5:
             raise InputError(path, f"expected 5 columns, found {len(cols)}", line=no)
         check_length(cols[0], path, "system", line=no)
-        sid = _number(cols[1], path, no, "SID", int)
-        if sid < 1:
-            raise InputError(path, f"segment id {sid} is not 1-based", line=no, field="SID")
-        if (cols[0], sid) in seen:
+        sid, document = _sid(cols[1], path, no, "SID")
+        if (cols[0], cols[1]) in seen:
             raise InputError(
-                path, f"{cols[0]} {sid} repeats line {seen[cols[0], sid]}", line=no, field="SID"
-            )
-        seen[cols[0], sid] = no
+                path, f"{cols[0]} {cols[1]} repeats line {seen[cols[0], cols[1]]}", line=no,
+                field="SID",
+            )  # fmt: skip
+        seen[cols[0], cols[1]] = no
         raw = _number(cols[2], path, no, "RAW.SCR")
         if not 0 <= raw <= 100:
             raise InputError(path, f"{raw:g} is outside 0-100", line=no, field="RAW.SCR")
@@ -315,7 +327,7 @@ def read_segment_scores(path: Path, lp: str | None = None) -> list[SegmentScore]
         if n < 1:
             raise InputError(path, "a mean of no judgments", line=no, field="N")
         z = _number(cols[3], path, no, "Z.SCR")
-        rows.append(SegmentScore(src, tgt, cols[0], sid, raw, z, n, no))
+        rows.append(SegmentScore(src, tgt, cols[0], sid, raw, z, n, no, document))
     return rows
 
 
@@ -331,6 +343,7 @@ class Judgment:
     score: float
     seconds: float | None
     line: int
+    document: str = ""  # set for a document-style SID (see SegmentScore)
 
 
 def read_judgments(path: Path, lp: str | None = None) -> list[Judgment]:
@@ -350,18 +363,17 @@ def read_judgments(path: Path, lp: str | None = None) -> list[Judgment]:
         if len(cols) != len(JUDGMENT_HEADER):
             raise InputError(path, f"expected 12 tab-separated columns, found {len(cols)}", no)
         f = dict(zip(JUDGMENT_HEADER, cols, strict=True))
-        src = check_language(f["Input.src"], path, "Input.src")
-        tgt = check_language(f["Input.trg"], path, "Input.trg")
+        f["sys_id"] = f["sys_id"].strip('"')  # WMT21's Wikipedia files quote it
+        src = check_language(f["Input.src"], path, "Input.src", no)
+        tgt = check_language(f["Input.trg"], path, "Input.trg", no)
         if lp and f"{src}-{tgt}" != lp:
             raise InputError(path, f"{src}-{tgt} is not {lp}", line=no, field="Input.src")
         if f["type"] not in {"SYSTEM", "REPEAT", "BAD_REF", "REF"}:
             raise InputError(path, f"unknown judgment type {f['type']!r}", line=no, field="type")
-        sid = _number(f["sid"], path, no, "sid", int)
-        if sid < 1:
-            raise InputError(path, f"segment id {sid} is not 1-based", line=no, field="sid")
+        sid, document = _sid(f["sid"], path, no, "sid")
         for name, limit in (("sys_id", "system"), ("WorkerId", "WorkerId"), ("HITId", "HITId")):
             check_length(f[name], path, limit, line=no)
-        key = (f["HITId"], f["WorkerId"], f["sys_id"], f["type"], sid)
+        key = (f["HITId"], f["WorkerId"], f["sys_id"], f["type"], f["sid"])
         if key in seen:
             raise InputError(
                 path, f"the same judgment as line {seen[key]} (HIT, rater, system, type, sid)",
@@ -376,7 +388,7 @@ def read_judgments(path: Path, lp: str | None = None) -> list[Judgment]:
         rows.append(
             Judgment(
                 src, tgt, f["sys_id"], sid, f["HITId"], f["WorkerId"], f["type"],
-                _number(f["score"], path, no, "score"), seconds, no,
+                _number(f["score"], path, no, "score"), seconds, no, document,
             )
         )  # fmt: skip
     return rows
@@ -392,13 +404,6 @@ class Ranking:
     judge: str
     ranks: tuple[tuple[tuple[str, ...], int], ...]  # (systems sharing the slot, rank)
     line: int
-
-
-def _lang(code: str, path, line: int, field: str) -> str:
-    code = THREE_LETTER.get(code.lower(), code.lower())
-    if code not in LANGUAGE_NAMES:
-        raise InputError(path, f"unknown language {code!r}", line=line, field=field)
-    return code
 
 
 def read_rankings(path: Path) -> list[Ranking]:
@@ -419,8 +424,8 @@ def read_rankings(path: Path) -> list[Ranking]:
     for no, row in enumerate(rows, start=2):
         if None in row or any(v is None for v in row.values()):
             raise InputError(path, "wrong number of columns", line=no)
-        src = _lang(row["srclang"], path, no, "srclang")
-        tgt = _lang(row["trglang"], path, no, "trglang")
+        src = check_language(row["srclang"], path, "srclang", no)
+        tgt = check_language(row["trglang"], path, "trglang", no)
         slots = []
         for i in range(1, 6):
             system = row[f"system{i}Id"].strip()

@@ -2,6 +2,7 @@
 
 import random
 import shutil
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -430,3 +431,114 @@ def test_wmt22_scores_follow_the_same_rule_and_human_b_is_reference_b():
     report = "\n".join(import_judgments([scores]).lines())
     assert JudgmentImport.objects.get().check_passed
     assert "de-en HUMAN-B (reference B, a human translation judged as a system): 100" in report
+
+
+def test_any_iso_639_pair_is_read_in_its_standard_form(tmp_path):
+    # Livonian (WMT22 en-liv) was outside the old closed table of languages.
+    scores = tmp_path / "ad-seg-scores-en-liv.csv"
+    scores.write_text("SYS SID RAW.SCR Z.SCR N\nTartuNLP.1 3 71.0 0.2 1\n")
+    assert wmt.read_segment_scores(scores)[0].target_lang == "liv"
+    assert wmt.check_language("cze", "f") == "cs" and wmt.check_language("deu", "f") == "de"
+    with pytest.raises(wmt.InputError, match="f, line 4, field srclang: unknown language 'xx'"):
+        wmt.check_language("xx", "f", "srclang", 4)
+
+
+WMT16 = DATA / "wmt16"
+
+
+@pytest.fixture
+def newstest2016_de_en(tmp_path):
+    """A de-en test set for the WMT16 slice's rankings: one line per srcIndex up to 1024; a
+    system's output is the same text as every system the collapsed file joins to it."""
+    rows = [r.split(",") for r in WMT16.joinpath("wmt16.collapsed.deu-eng.csv").read_text().split()]
+    texts = defaultdict(dict)
+    for r in rows[1:]:
+        for slot in (r[5], r[7]):
+            names = [wmt.canonical_system(s) for s in slot.split("+")]
+            for name in names:
+                texts[int(r[2])][name] = f"output {'+'.join(names)}"
+    systems = sorted({s for by in texts.values() for s in by})
+    txt = tmp_path / "txt"
+    txt.mkdir()
+    lines = range(1, 1025)
+    (txt / "newstest2016.de-en.src.de").write_text("".join(f"Satz {n}\n" for n in lines))
+    (txt / "newstest2016.de-en.ref.A.en").write_text("".join(f"sentence {n}\n" for n in lines))
+    for s in systems:
+        out = "".join(texts[n].get(s, f"{s} {n}") + "\n" for n in lines)
+        (txt / f"newstest2016.de-en.hyp.{s}.en").write_text(out)
+    import_wmt(txt)
+
+
+@pytest.mark.django_db
+def test_pairwise_rankings_score_as_their_collapsed_rankings(newstest2016_de_en):
+    report = "\n".join(import_ranks(WMT16 / "wmt16.deu-eng.csv").lines())
+    assert "pairwise rankings (WMT15-16), grouped by rankingID" in report
+    assert "rankings: 4" in report
+    scores = dict(Triple.objects.filter(rank_count__gt=0).values_list("pk", "rank_score"))
+    # Ranking 181 (line 1020): online-A, -B, -G and uedin-nmt are one output ranked 1;
+    # S = 5 outputs; uedin-syntax 2nd, jhu-pbmt and uedin-pbmt 3rd, jhu-syntax last.
+    at_1020 = dict(
+        Triple.objects.filter(segment__number=1020, rank_count=1).values_list(
+            "corpus__system", "rank_score"
+        )
+    )
+    assert at_1020 == pytest.approx(
+        {"online-A": 1, "online-B": 1, "online-G": 1, "uedin-nmt": 1, "uedin-syntax": 0.8,
+         "jhu-pbmt": 0.6, "uedin-pbmt": 0.6, "jhu-syntax": 0.2}
+    )  # fmt: skip
+    Triple.objects.update(rank_score=None, rank_count=0)
+    import_ranks(WMT16 / "wmt16.collapsed.deu-eng.csv")
+    assert dict(Triple.objects.filter(rank_count__gt=0).values_list("pk", "rank_score")) == scores
+
+
+# --- document-style segment ids (WMT20 out of English, WMT21 Wikipedia) --------------------------
+
+
+@pytest.fixture
+def newstest2020_en_de(tmp_path):
+    """newstest2020 en-de's first four documents (40 lines) with their real document ids; the
+    texts are not in the public repositories, so each line says which segment it is."""
+    txt = tmp_path / "txt"
+    txt.mkdir()
+    docs = (DATA / "wmt20-metrics/newstest2020.en-de.docids").read_text().split()
+    shutil.copy(DATA / "wmt20-metrics/newstest2020.en-de.docids", txt)
+    numbered = [f"{doc} {docs[:i].count(doc)}" for i, doc in enumerate(docs)]
+    for name in ("src.en", "ref.A.de", "hyp.PROMT_NMT.de", "hyp.OPPO.de"):
+        (txt / f"newstest2020.en-de.{name}").write_text("".join(t + "\n" for t in numbered))
+    import_wmt(txt)
+    return numbered
+
+
+@pytest.mark.django_db
+def test_document_style_sids_are_mapped_through_the_documents(tmp_path, newstest2020_en_de):
+    scores = DATA / "wmt20-metrics/ad-seg-scores-en-de.csv"
+    rows = [r.split() for r in scores.read_text().splitlines()[1:]]
+    # Each of the 130 documents of the full file is numbered from 0 to its length - 1.
+    assert {r[1] for r in rows} >= {"independent.281139_0", "independent.281139_12"}
+    refused(lambda: import_judgments([scores]), "only 34 scored sentences")
+    refused(lambda: import_judgments([scores], sid_mapping="lines"), "cannot apply")
+    import_judgments([scores], accept_unverified_alignment=True)
+    assert JudgmentImport.objects.get().mapping == "documents"
+    for system, sid, raw, z, _ in rows:
+        triple = Triple.objects.get(
+            corpus__system=wmt.canonical_system(system), hypothesis=sid.replace("_", " ")
+        )
+        assert (triple.da_raw, triple.da_z) == (float(raw), float(z))
+    beyond = tmp_path / "ad-seg-scores-en-de.csv"
+    beyond.write_text(
+        scores.read_text().replace("independent.281139_12 ", "independent.281139_13 ")
+    )
+    refused(lambda: import_judgments([beyond]), "field SID", "has no segment 13 (counted from 0)")
+
+
+@pytest.mark.django_db
+def test_wikipedia_sids_naming_no_known_document_are_kept_at_system_level():
+    data = DATA / "wmt21-wikipedia"
+    import_wmt(data / "txt")
+    report = "\n".join(import_judgments([data / "ad-seg-scores-bn-hi.csv"]).lines())
+    assert "has none of the documents its segment ids name" in report
+    # WMT's own system scores (ad-sys-scores-bn-hi.csv of the release).
+    assert dict(SystemScore.objects.values_list("system", "z")) == pytest.approx(
+        {"UEdin": 0.0540289353012561, "GTCOM": 0.202193985925346}
+    )
+    assert not Triple.objects.filter(da_raw__isnull=False).exists()
