@@ -33,6 +33,7 @@ from pathlib import Path
 from django.db import transaction
 
 from analysis.models import Metric, MetricScore
+from survey.formats import mqm
 from survey.formats.common import LINE_BREAK, LINE_BREAKS, pair
 from survey.importers import Report
 from survey.models import Item, Segment, Triple
@@ -104,7 +105,6 @@ def _name(value: str, path, line: int, field: str) -> str:
     return value
 
 
-MQM_HEADER = ["system", "mqm_avg_score", "seg_id"]
 MQM_FILE = re.compile(r"mqm_(?P<testset>[a-z]+\d{4})_(?P<src>[a-z]{2,3})(?P<tgt>[a-z]{2,3})\.")
 
 
@@ -113,28 +113,19 @@ def _read_mqm(path: Path, lines: list[str]) -> list[ScoreRow]:
     if named is None:
         raise InputError(path, "an MQM file is named mqm_TESTSET_SRCTGT.avg_seg_scores.tsv")
     lp = _lp(f"{named['src']}-{named['tgt']}", path, 1)
-    rows = []
-    for no, line in enumerate(lines[1:], start=2):
-        if not line.strip():
-            continue
-        cols = line.split()
-        if len(cols) != 3:
-            raise InputError(path, f"expected 3 columns ({' '.join(MQM_HEADER)})", no)
-        if cols[1] == "None":
-            continue
-        rows.append(
-            ScoreRow(
-                metric="MQM",
-                variant="",
-                score=_float(cols[1], path, no, "mqm_avg_score"),
-                line=no,
-                lp=lp,
-                testset=named["testset"],
-                system=_name(cols[0], path, no, "system"),
-                segment=_int(cols[2], path, no, "seg_id"),
-            )
+    return [
+        ScoreRow(
+            metric="MQM",
+            variant="",
+            score=s.score,
+            line=s.line,
+            lp=lp,
+            testset=named["testset"],
+            system=_name(s.system, path, s.line, "system"),
+            segment=s.segment,
         )
-    return rows
+        for s in mqm.read_scores(path, lines)
+    ]
 
 
 def read_scores(path: Path) -> list[ScoreRow]:
@@ -144,7 +135,7 @@ def read_scores(path: Path) -> list[ScoreRow]:
     name = path.name.removesuffix(".gz")
     # A WMT file may be named like an mt-metrics-eval one (COMET-HTER.seg.score): its tabs tell.
     mtme = MTME_FILE.match(name)
-    if lines[0].split() == MQM_HEADER:
+    if lines[0].split() == mqm.SCORE_HEADER:
         rows = _read_mqm(path, lines)
     elif mtme and len(lines[0].split("\t")) <= 2:
         rows = _read_mtme(path, mtme, lines)

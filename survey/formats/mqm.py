@@ -173,8 +173,9 @@ def read(path: Path, lp: str | None = None) -> list[MqmError]:
     return errors
 
 
-def read_scores(path: Path) -> list[MqmSegmentScore]:
-    lines = read_lines(path)
+def read_scores(path: Path, lines: list[str] | None = None) -> list[MqmSegmentScore]:
+    """An `avg_seg_scores` file (its `lines`, where the caller has read them already)."""
+    lines = read_lines(path) if lines is None else lines
     if not lines or lines[0].split() != SCORE_HEADER:
         raise InputError(path, "header is not '" + " ".join(SCORE_HEADER) + "'", line=1)
     scores = []
@@ -184,6 +185,8 @@ def read_scores(path: Path) -> list[MqmSegmentScore]:
             continue
         if len(cols) != 3:
             raise InputError(path, f"expected 3 fields, found {len(cols)}", line=no)
+        if cols[1] == "None":  # a segment no rater scored, as some files write it
+            continue
         try:
             score = float(cols[1])
         except ValueError:
