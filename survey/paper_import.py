@@ -7,6 +7,7 @@ participant (`mode="paper"`) with ratings exactly like a web participant's.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import secrets
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -32,6 +34,7 @@ from survey.models import (
 )
 from survey.paper import printing, scanning
 from survey.paper.layout import MM, PAPER_SIZES, Layout, PageCode
+from survey.wmt import read_input
 
 SCALE_FIELDS = {"holistic": "holistic", "word_order": "order"}  # field suffix -> Rating field
 PAIR_FIELD = re.compile(r"(?:pair-(\d+)|practice)\.(holistic|word_order)")
@@ -260,7 +263,7 @@ def import_scans(
     """Read every page first; refuse (writing nothing) if any is bad, unless `skip_bad`."""
     thresholds = thresholds or scanning.Thresholds()
     copies = _Copies(study)
-    readings: list[tuple[str, scanning.PageReading, bytes]] = []
+    readings: list[tuple[str, scanning.PageReading, bytes, Path]] = []
     problems = []
     for path in paths:
         pages = scanning.iter_pages(path, dpi)
@@ -278,44 +281,71 @@ def import_scans(
                 problems.append(f"{label}: {e}")
             else:
                 # Only the compressed page is kept, so a long batch fits in memory.
-                readings.append((label, reading, _jpeg(reading.image)))
+                readings.append((label, reading, _jpeg(reading.image), path))
                 reading.image = None
             progress()
     if problems and not skip_bad:
         raise ScanRefused(problems)
     result = Imported(skipped=problems)
-    with transaction.atomic():
-        seen = {
-            (code, page)
-            for code, page in ScanPage.objects.filter(
-                copy__code__in={r.code.copy for _, r, _ in readings}
-            ).values_list("copy__code", "page")
-        }
-        touched = set()
-        for label, reading, image in readings:
-            key = (reading.code.copy, reading.code.page)
-            if key in seen:
-                result.duplicates.append(f"{label}: copy {key[0]} page {key[1]} is stored already")
-                continue
-            seen.add(key)
-            copy, _ = copies.cache[reading.code.copy]
-            _store_page(copy, label, reading, image)
-            touched.add(copy.code)
-            result.pages += 1
-        for code in sorted(touched):
-            copy, layout = copies.cache[code]
-            have = set(copy.pages.values_list("page", flat=True))
-            missing = [p for p in range(1, layout.pages + 1) if p not in have]
-            if missing:
-                result.waiting[code] = missing
-            elif copy.participant_id is None:
-                complete_copy(copy, layout)
-                result.completed.append(code)
-        result.flagged = PaperAnswer.objects.filter(
-            copy__code__in=touched, kind="box", status="pending"
-        ).count()
-        result.texts = PaperAnswer.objects.filter(copy__code__in=touched, kind="text").count()
+    kept, new_files = _keep_scans({path for *_, path in readings})
+    try:
+        with transaction.atomic():
+            _store_readings(readings, kept, copies, result)
+    except BaseException:
+        for made in new_files:  # a refused import leaves nothing behind
+            made.unlink(missing_ok=True)
+        raise
     return result
+
+
+def _keep_scans(paths: set[Path]) -> tuple[dict[Path, str], list[Path]]:
+    """Copy each scanned file into WOJDB_HOME/scans/, named by its SHA-256, so every answer can
+    be traced to the scan itself: (path -> kept name, files this call created)."""
+    folder = Path(settings.VAR_DIR) / "scans"
+    folder.mkdir(parents=True, exist_ok=True)
+    kept, created = {}, []
+    for path in sorted(paths):
+        data = read_input(path)
+        name = f"scans/{hashlib.sha256(data).hexdigest()}{path.suffix.lower()}"
+        target = Path(settings.VAR_DIR) / name
+        if not target.exists():
+            target.write_bytes(data)
+            created.append(target)
+        kept[path] = name
+    return kept, created
+
+
+def _store_readings(readings, kept: dict[Path, str], copies, result: Imported) -> None:
+    seen = {
+        (code, page)
+        for code, page in ScanPage.objects.filter(
+            copy__code__in={r.code.copy for _, r, _, _ in readings}
+        ).values_list("copy__code", "page")
+    }
+    touched = set()
+    for label, reading, image, path in readings:
+        key = (reading.code.copy, reading.code.page)
+        if key in seen:
+            result.duplicates.append(f"{label}: copy {key[0]} page {key[1]} is stored already")
+            continue
+        seen.add(key)
+        copy, _ = copies.cache[reading.code.copy]
+        _store_page(copy, f"{label}; kept as {kept[path]}", reading, image)
+        touched.add(copy.code)
+        result.pages += 1
+    for code in sorted(touched):
+        copy, layout = copies.cache[code]
+        have = set(copy.pages.values_list("page", flat=True))
+        missing = [p for p in range(1, layout.pages + 1) if p not in have]
+        if missing:
+            result.waiting[code] = missing
+        elif copy.participant_id is None:
+            complete_copy(copy, layout)
+            result.completed.append(code)
+    result.flagged = PaperAnswer.objects.filter(
+        copy__code__in=touched, kind="box", status="pending"
+    ).count()
+    result.texts = PaperAnswer.objects.filter(copy__code__in=touched, kind="text").count()
 
 
 def waiting_copies(study: Study | None = None) -> dict[str, list[int]]:

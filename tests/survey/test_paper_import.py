@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 
@@ -20,7 +21,8 @@ DPI = 150
 
 
 @pytest.fixture
-def printed(db, tmp_path):
+def printed(db, tmp_path, settings):
+    settings.VAR_DIR = tmp_path / "home"  # where import_scans keeps the scans
     study = make_study(questionnaires=1, items=50, researcher_name="A. Researcher")
     out = tmp_path / "print"
     call_command("print_questionnaires", "--study", study.slug, "--copies", "2", "--out", str(out))
@@ -83,6 +85,13 @@ def test_round_trip_stores_every_rating_by_content(printed, tmp_path):
     assert (person.consent_version is not None) is person.share_data
     assert ScanPage.objects.filter(copy__code=copy["id"]).count() == layout.pages
     assert PaperAnswer.objects.filter(kind="text").count() == len(layout.text_fields)
+    # Every scanned file is kept as it was, and each page names the file it came from.
+    for path in files:
+        data = path.read_bytes()
+        kept = f"scans/{hashlib.sha256(data).hexdigest()}{path.suffix}"
+        assert (tmp_path / "home" / kept).read_bytes() == data
+        assert ScanPage.objects.filter(source__startswith=f"{path.name} page ").exists()
+        assert ScanPage.objects.filter(source__endswith=f"kept as {kept}").exists()
 
     # Importing the same scans again adds nothing.
     call_command("import_scans", *map(str, files), "--dpi", str(DPI))
@@ -131,6 +140,7 @@ def test_bad_pages_refuse_the_import_and_write_nothing(printed, tmp_path):
     with pytest.raises(CommandError, match=f"copy {layout.copies[0]['id']} was never printed"):
         call_command("import_scans", str(good))
     assert ScanPage.objects.count() == 0
+    assert not list((tmp_path / "home" / "scans").glob("*"))  # no scan kept either
 
 
 def test_skip_bad_imports_the_good_pages(printed, tmp_path):
