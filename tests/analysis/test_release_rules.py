@@ -15,7 +15,8 @@ from django.core.management import CommandError, call_command
 from django.db import transaction
 
 import wojdb
-from analysis import dataset, export
+from analysis.release import database, load, read
+from tests.analysis.release_files import restamp
 from tests.analysis.test_frames import build_rated_study
 
 pytestmark = pytest.mark.django_db
@@ -26,7 +27,7 @@ def release(django_db_setup, django_db_blocker, tmp_path_factory):
     """One exported release for every test here; the database is left as it was."""
     out = tmp_path_factory.mktemp("release") / "wojdb"
     with django_db_blocker.unblock(), transaction.atomic():
-        export.export_release(build_rated_study().study, out)
+        database.export_release(build_rated_study().study, out)
         transaction.set_rollback(True)
     return out
 
@@ -44,6 +45,7 @@ def table(folder: Path, name: str) -> pd.DataFrame:
 
 def write(folder: Path, name: str, frame: pd.DataFrame) -> None:
     (folder / name).write_text(frame.to_csv(index=False, lineterminator="\n"), encoding="utf-8")
+    restamp(folder)
 
 
 def edit_package(folder: Path, **changes) -> None:
@@ -179,7 +181,7 @@ def test_files_the_package_does_not_name_are_listed_and_refused_unless_allowed(c
 
 def test_load_release_refuses_extra_files_too(copy):
     (copy / "notes.txt").write_text("mine")
-    with pytest.raises(dataset.ReleaseError, match="notes.txt"):
-        dataset.load_release(copy)
-    ratings, _ = dataset.load_release(copy, allow_extra_files=True)
+    with pytest.raises(read.ReleaseError, match="notes.txt"):
+        load.load_release(copy)
+    ratings, _ = load.load_release(copy, allow_extra_files=True)
     assert len(ratings)

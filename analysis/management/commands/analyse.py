@@ -9,7 +9,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 import wojdb
-from analysis import dataset, frames, report
+from analysis import frames, report
+from analysis import release as dataset
 from analysis.stats import correlation
 from survey.management.arguments import COUNT, SEED
 from survey.management.reporting import find_study

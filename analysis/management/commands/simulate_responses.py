@@ -11,7 +11,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.utils import timezone
 
-from analysis import dataset, frames
+from analysis import frames
+from analysis.release.derived import item_quality
 from analysis.stats import columns as C
 from analysis.stats import simulate
 from survey import assignment, participation
@@ -208,7 +209,7 @@ class Command(BaseCommand):
             rows = pd.concat([sample, rows], ignore_index=True)
         rows[C.PRACTICE] = rows[C.POSITION] == 0
         items = frames.items_frame(rows[C.ITEM].unique())
-        items = items.assign(**{C.QUALITY: dataset.item_quality(items)})
+        items = items.assign(**{C.QUALITY: item_quality(items)})
         attributes = items[[C.ITEM, C.KIND, C.PERM_TYPE, C.DEGREE, C.QUALITY, C.WMT_SCORE]]
         rows = rows.merge(attributes, on=C.ITEM, how="left")
         return rows.sort_values([C.PARTICIPANT, C.POSITION], ignore_index=True)
