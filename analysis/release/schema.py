@@ -222,6 +222,9 @@ QUESTIONNAIRES = Table(
     foreign_keys=(_fk("item", "items"),),
 )
 
+_LIKERT = dict(minimum=col.LIKERT_MIN, maximum=col.LIKERT_MAX)
+#: The about-you page's limit for ages and years of English (survey.forms.AboutForm).
+MAX_YEARS = 120
 PARTICIPANTS = Table(
     "participants",
     "One row per participant who consented to data sharing: a pseudonymous id and the "
@@ -239,7 +242,7 @@ PARTICIPANTS = Table(
         Field("simulated", "boolean", "Answers produced by a simulation, not a person.", True),
         Field("consent_version", "integer", "Version of the consent statements accepted."),
         Field("reading_mode", "boolean", "Chose larger, more widely spaced text.", True),
-        Field("age", "integer", "Age in years.", minimum=0),
+        Field("age", "integer", "Age in years.", minimum=0, maximum=MAX_YEARS),
         Field("gender", "string", "male, female, other or not_say.", enum=GENDERS),
         Field("nationality", "string", "Nationality, as written.", free_text=True),
         Field(
@@ -249,12 +252,13 @@ PARTICIPANTS = Table(
             enum=col.EDUCATION_LEVELS,
         ),
         Field("english_first", "boolean", "English is a first language."),
-        Field("english_years", "integer", "Years of fluent English.", minimum=0),
+        Field("english_years", "integer", "Years of fluent English.", minimum=0, maximum=MAX_YEARS),
         Field("reading_disability", "string", "Reading disability, as written.", free_text=True),
         Field(
             "grammar_attention",
             "integer",
             "How much attention the participant pays to grammar, 1-5.",
+            **_LIKERT,
         ),
         Field(
             "languages_score",
@@ -295,7 +299,6 @@ PARTICIPANT_LANGUAGES = Table(
     optional=True,
 )
 
-_LIKERT = dict(minimum=col.LIKERT_MIN, maximum=col.LIKERT_MAX)
 RATINGS = Table(
     "ratings",
     "One row per participant and item shown: the raw answers as given, their 0-1 values, "
