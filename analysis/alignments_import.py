@@ -248,7 +248,7 @@ def import_alignments(
         report.unmatched[f"{pairs_path.name}: item ids not in the database"] = unknown
     if replaced:
         report.notes.append(f"{replaced:,} stored alignment(s) of {aligner!r} were replaced.")
-        scored = Metric.objects.filter(config__endswith=f"aligner={aligner}", scores__isnull=False)
+        scored = Metric.objects.filter(config__contains=f"aligner={aligner};", scores__isnull=False)
         if scored.exists():
             report.notes.append(
                 f"Scores already computed with aligner={aligner} are kept by compute_metrics; "

@@ -1,4 +1,9 @@
-"""Scoring the rated items with the built-in metrics (`compute_metrics`), stored as MetricScore."""
+"""Scoring the rated items with the built-in metrics (`compute_metrics`), stored as MetricScore.
+
+A stored metric's identity is its name, variant and config; the config names the parser and
+aligner its input came from and the metric's software version, as sacrebleu's signatures do, so
+scores of two versions are never stored, or analysed, under one identity.
+"""
 
 from __future__ import annotations
 
@@ -34,9 +39,11 @@ class ScoringReport:
 
 
 def configuration(metric: BuiltinMetric, parser: str, aligner: str) -> str:
-    """The stored config: the parser and the aligner the metric's input comes from, if any."""
+    """The stored config: the parser and aligner the metric's input comes from, if any, and
+    the metric's version."""
     parts = [f"parser={parser}"] if metric.uses_parser else []
     parts += [f"aligner={aligner}"] if metric.uses_aligner else []
+    parts.append(f"version={metric.version}")
     return "; ".join(parts)
 
 
@@ -176,7 +183,7 @@ def _metric(builtin: BuiltinMetric, config: str, label: str) -> Metric:
     description = builtin.description
     if builtin.uses_aligner:
         description += f"; hypotheses aligned by {label}, permuted references by word mapping"
-    metric, _ = Metric.objects.update_or_create(
+    metric, _ = Metric.objects.get_or_create(
         name=builtin.name,
         variant=builtin.variant,
         config=config,

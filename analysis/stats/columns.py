@@ -36,7 +36,8 @@ Further demographic columns may be present; demographic subsets can use any colu
 item        item id, as in the ratings frame
 metric      tool name: ``DTED``, ``DERP``, ``BLEU``, ``Meteor``, ``BEER`` ...
 variant     flags or variant of the tool (``c``, ``fco``; ``""`` when the tool has none)
-config      optional: third-party tools used (parser/tagger/aligner), ``""`` when none
+config      optional: third-party tools used (parser/tagger/aligner) and a built-in metric's
+            version, ``""`` when none
 score       the score; higher means better unless the caller says otherwise
 ==========  ===============================================================================
 

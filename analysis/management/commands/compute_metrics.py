@@ -17,7 +17,8 @@ class Command(BaseCommand):
         "mapping. References and hypotheses without a stored parse are parsed (pipeline "
         "WOJDB_SPACY_PIPELINE) and the parses kept; permuted references are parsed afresh. A "
         "metric whose input comes from a parser or an aligner is stored once per configuration, "
-        "its config naming both ('parser=...; aligner=...'). Scores already stored "
+        "its config naming both and the metric's version ('parser=...; aligner=...; version=...'), "
+        "so scores of two versions are never stored under one identity. Scores already stored "
         "are kept, so the command can be run again after an interruption or with more metrics."
     )
 
