@@ -350,16 +350,6 @@ RATING_COLUMNS = {
         )
     },
 }
-METRIC_COLUMNS = {
-    "metric_id": "pk",
-    "metric": "name",
-    "variant": "variant",
-    "config": "config",
-    "version": "version",
-    "higher_is_better": "higher_is_better",
-    "builtin": "builtin",
-    "description": "description",
-}
 SCORE_COLUMNS = {"item": "item_id", "metric_id": "metric_id", "score": "score"}
 
 
@@ -459,7 +449,7 @@ def import_release(release: Release, progress=_no_progress) -> ImportReport:
         )
         _create(ParticipantLanguage, t["participant_languages"], frames.LANGUAGE_LOOKUPS, progress)
         _create(Rating, t["ratings"], RATING_COLUMNS, progress)
-        _create(Metric, t["metrics"], METRIC_COLUMNS, progress)
+        _create(Metric, t["metrics"], frames.METRIC_LOOKUPS, progress)
         _create(MetricScore, t["metric_scores"], SCORE_COLUMNS, progress)
         _reset_sequences()
     counts = {

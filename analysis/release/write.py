@@ -187,8 +187,9 @@ def codebook(package: dict, tables: dict[str, pd.DataFrame]) -> str:
     absent = [t.path for t in TABLES if t.name not in tables]
     present = [t for t in TABLES if t.name in tables]
     free_text = [f"`{t.path}` {f.name}" for t in TABLES for f in t.fields if f.free_text]
+    # The study's questions and scale labels fill their placeholders by name.
     return CODEBOOK.substitute(
-        package,
+        {**study, **package},
         licence=package["licenses"][0]["name"]
         if package.get("licenses")
         else "not stated; ask the study's researchers",
@@ -204,17 +205,6 @@ def codebook(package: dict, tables: dict[str, pd.DataFrame]) -> str:
         settings="\n".join(
             f"| {key} | {_cell(value)} |" for key, value in study.items() if key not in DOCUMENTS
         ),
-        **{
-            key: study.get(key)
-            for key in (
-                "holistic_question",
-                "holistic_low",
-                "holistic_high",
-                "order_question",
-                "order_low",
-                "order_high",
-            )
-        },
         adjustment_model=adjustment["model"],
         adjustment_method=adjustment["fitted_by"],
         fits="\n".join(_fit_line(j, fit) for j, fit in adjustment["fits"].items()),

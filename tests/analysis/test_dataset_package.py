@@ -16,12 +16,10 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from django.db import transaction
 
 import wojdb
-from analysis.release import database, load, read, schema
-from tests.analysis.release_files import restamp
-from tests.analysis.test_frames import build_rated_study
+from analysis.release import load, read, schema
+from tests.analysis.release_files import exported, restamp
 
 ROOT = Path(__file__).resolve().parents[2]
 # Marked so the test database is set up; the tests themselves only read files.
@@ -31,12 +29,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(scope="module")
 def release(django_db_setup, django_db_blocker, tmp_path_factory):
     """One exported release for every test here; the database is left as it was."""
-    out = tmp_path_factory.mktemp("release") / "wojdb"
-    with django_db_blocker.unblock(), transaction.atomic():
-        rated = build_rated_study()
-        database.export_release(rated.study, out, license="CC-BY-4.0")
-        transaction.set_rollback(True)
-    return out
+    return exported(django_db_blocker, tmp_path_factory)
 
 
 def _cell_ok(value: str, field: dict) -> bool:

@@ -4,7 +4,6 @@ database keeps, one release per zip, the release's format, and files nobody name
 from __future__ import annotations
 
 import json
-import shutil
 import zipfile
 from io import StringIO
 from pathlib import Path
@@ -12,12 +11,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import transaction
 
 import wojdb
-from analysis.release import database, load, read
-from tests.analysis.release_files import restamp
-from tests.analysis.test_frames import build_rated_study
+from analysis.release import load, read
+from tests.analysis.release_files import copied, exported, restamp
 
 pytestmark = pytest.mark.django_db
 
@@ -25,18 +22,12 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(scope="module")
 def release(django_db_setup, django_db_blocker, tmp_path_factory):
     """One exported release for every test here; the database is left as it was."""
-    out = tmp_path_factory.mktemp("release") / "wojdb"
-    with django_db_blocker.unblock(), transaction.atomic():
-        database.export_release(build_rated_study().study, out)
-        transaction.set_rollback(True)
-    return out
+    return exported(django_db_blocker, tmp_path_factory)
 
 
 @pytest.fixture
 def copy(release, tmp_path):
-    target = tmp_path / "copy"
-    shutil.copytree(release, target)
-    return target
+    return copied(release, tmp_path)
 
 
 def table(folder: Path, name: str) -> pd.DataFrame:

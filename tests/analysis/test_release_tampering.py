@@ -5,7 +5,6 @@ writes nothing. A written release passes the Frictionless validator."""
 from __future__ import annotations
 
 import json
-import shutil
 import zipfile
 from pathlib import Path
 
@@ -14,13 +13,11 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import transaction
 
 from analysis.models import Metric
-from analysis.release import database, load, read
+from analysis.release import load, read
 from survey.models import Participant, Rating, Study
-from tests.analysis.release_files import restamp
-from tests.analysis.test_frames import build_rated_study
+from tests.analysis.release_files import copied, exported, restamp
 
 pytestmark = pytest.mark.django_db
 INJECTION = '=HYPERLINK("http://example.org/x","click")'
@@ -30,20 +27,16 @@ INJECTION = '=HYPERLINK("http://example.org/x","click")'
 def release(django_db_setup, django_db_blocker, tmp_path_factory):
     """One exported release, a participant's nationality a spreadsheet formula; the database is
     left as it was."""
-    out = tmp_path_factory.mktemp("release") / "wojdb"
-    with django_db_blocker.unblock(), transaction.atomic():
-        rated = build_rated_study()
+
+    def inject(rated):
         Participant.objects.filter(pk=rated.people["full"].pk).update(nationality=INJECTION)
-        database.export_release(rated.study, out, license="CC-BY-4.0")
-        transaction.set_rollback(True)
-    return out
+
+    return exported(django_db_blocker, tmp_path_factory, inject)
 
 
 @pytest.fixture
 def copy(release, tmp_path):
-    target = tmp_path / "copy"
-    shutil.copytree(release, target)
-    return target
+    return copied(release, tmp_path)
 
 
 def csv(folder: Path, name: str) -> pd.DataFrame:
