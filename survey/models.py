@@ -14,8 +14,7 @@ from django.db import models
 
 from survey import composition, texts
 from survey.languages import LANGUAGE_NAMES
-
-PERMUTATION_TYPES = ("order", "swap", "phrase", "choice", "both")
+from survey.vocabulary import PARTICIPANT_STATUSES, PERMUTATION_TYPES
 
 
 class Segment(models.Model):
@@ -366,7 +365,7 @@ def new_token() -> str:
 
 
 class Participant(models.Model):
-    STATUSES = [(s, s) for s in ("assigned", "in_progress", "completed", "abandoned", "withdrawn")]
+    STATUSES = [(s, s) for s in PARTICIPANT_STATUSES]
     GENDERS = [
         ("male", "Male"),
         ("female", "Female"),

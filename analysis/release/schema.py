@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from analysis.stats import columns as col
+from survey.vocabulary import PARTICIPANT_STATUSES, WITHDRAWN
 
 PACKAGE_FILE = "datapackage.json"
 PARQUET_DIR = "parquet"
@@ -27,7 +28,8 @@ FALSE_VALUES = ("False", "false", "FALSE", "0")
 WMT_METRIC = "WMT"
 PERMUTATION_METRIC = "Permutation degree"
 
-STATUSES = ("assigned", "in_progress", "completed", "abandoned")
+#: Withdrawn participants are never released.
+STATUSES = tuple(s for s in PARTICIPANT_STATUSES if s != WITHDRAWN)
 GENDERS = ("male", "female", "other", "not_say")
 
 

@@ -49,6 +49,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from survey import vocabulary
+
 PARTICIPANT = "participant"
 ITEM = "item"
 QUESTIONNAIRE = "questionnaire"
@@ -75,9 +77,8 @@ VARIANT = "variant"
 CONFIG = "config"
 SCORE = "score"
 
-HYPOTHESIS = "hypothesis"
-PERMUTATION = "permutation"
-PERM_TYPES = ("order", "swap", "phrase", "choice", "both")
+HYPOTHESIS, PERMUTATION = vocabulary.HYPOTHESIS, vocabulary.PERMUTATION
+PERM_TYPES = vocabulary.PERMUTATION_TYPES
 JUDGMENTS = (HOLISTIC, ORDER)
 LIKERT_MIN, LIKERT_MAX = 1, 5
 EDUCATION_LEVELS = ("school", "college", "undergraduate", "masters", "phd")
