@@ -1,9 +1,9 @@
-"""Participants' free text in a release's CSV: escaped against formula injection, read back
-exactly."""
+"""The release schema in pure terms: participants' free text escaped in CSV against formula
+injection and read back exactly; a schema for every format read."""
 
 import pandas as pd
 
-from analysis.release.schema import TABLES, escape_text, unescape_text
+from analysis.release.schema import FORMAT_VERSION, SCHEMAS, TABLES, escape_text, unescape_text
 
 TEXTS = ["=1+1", "+44 7700", "-3", "@SUM(A1)", "\tx", "\rx", "'quoted", "''=x", "plain", "a=b", ""]
 
@@ -28,3 +28,7 @@ def test_only_participants_text_columns_are_free_text():
         ("participant_languages", "language"),
         ("participant_languages", "qualifications"),
     }
+
+
+def test_every_format_this_software_reads_has_its_schema():
+    assert set(SCHEMAS) == set(range(1, FORMAT_VERSION + 1))
