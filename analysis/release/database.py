@@ -56,11 +56,12 @@ from survey.models import (
     Study,
     Triple,
 )
+from survey.study_file import study_fields
 
 DEFAULT_RELEASE_VERSION = "1.0"
-#: Study fields left out of a release: contact details and how the live study is run.
-PRIVATE_STUDY_FIELDS = ("id", "researcher_email", "supervisor_email", "platform_return_url")
-OPERATIONAL_STUDY_FIELDS = ("is_open", "created")
+#: Study fields (of a study file's, survey.study_file) left out of a release: contact details
+#: and whether the live study is open.
+LEFT_OUT_STUDY_FIELDS = ("researcher_email", "supervisor_email", "platform_return_url", "is_open")
 #: Models that must be empty before an import, in the order their rows are counted.
 IMPORT_TARGETS = (Study, Segment, Corpus, Triple, Item, Participant, Rating, Metric)
 #: Rows inserted per statement batch on import.
@@ -80,13 +81,13 @@ class ImportRefused(Exception):
 # --- export ------------------------------------------------------------------------------------
 
 
+def released_study_fields() -> list:
+    return [f for f in study_fields() if f.name not in LEFT_OUT_STUDY_FIELDS]
+
+
 def study_configuration(study: Study) -> dict:
     """The study's settings and participant documents, without contact details."""
-    config = {}
-    for f in Study._meta.concrete_fields:
-        if f.name in PRIVATE_STUDY_FIELDS + OPERATIONAL_STUDY_FIELDS or f.is_relation:
-            continue
-        config[f.name] = f.value_from_object(study)
+    config = {f.name: f.value_from_object(study) for f in released_study_fields()}
     config["sample_item"] = study.sample_item_id
     config["shared_items"] = sorted(study.shared_items.values_list("pk", flat=True))
     config["consent_texts"] = [
@@ -256,12 +257,8 @@ def _with_ids(frame: pd.DataFrame, queryset, key: dict[str, str], name: str) -> 
 
 
 def _study(config: dict) -> Study:
-    names = {f.name for f in Study._meta.concrete_fields if not f.is_relation}
-    fields = {
-        k: v
-        for k, v in config.items()
-        if k in names and k not in PRIVATE_STUDY_FIELDS + OPERATIONAL_STUDY_FIELDS
-    }
+    names = {f.name for f in released_study_fields()}
+    fields = {k: v for k, v in config.items() if k in names}
     study = Study(**fields, is_open=False)
     try:
         study.full_clean(exclude=["sample_item"], validate_unique=False)
