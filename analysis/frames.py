@@ -24,13 +24,16 @@ from django.db.models.functions import Cast, Coalesce
 from analysis.models import Metric, MetricScore
 from analysis.release import derived, load, schema
 from analysis.stats import columns as col
+from analysis.stats import system
 from survey.models import (
+    ExternalJudgment,
     Item,
     Participant,
     ParticipantLanguage,
     QuestionnaireEntry,
     Rating,
     Study,
+    SystemScore,
 )
 
 #: SQLite allows 999 variables in a statement on old builds; lists of ids go in chunks.
@@ -168,8 +171,11 @@ def _study(study: Study | str | None) -> Study | None:
 def select_participants(
     study: Study | str | None = None, *, sharing_only: bool = False, include_simulated: bool = True
 ) -> QuerySet:
-    """Participants to analyse; withdrawn ones never (they are deleted, this is a safeguard)."""
-    people = Participant.objects.exclude(status="withdrawn")
+    """Participants to analyse; withdrawn ones never (they are deleted, this is a safeguard),
+    nor paper participants whose consent is incomplete (on the web they could not take part)."""
+    people = Participant.objects.exclude(status="withdrawn").exclude(
+        mode="paper", consent_version__isnull=True
+    )
     if (study := _study(study)) is not None:
         people = people.filter(study=study)
     if sharing_only:
@@ -286,4 +292,98 @@ def scores_frame(items: Iterable[int] | None = None, *, builtin: bool = True) ->
     """
     items = None if items is None else sorted(set(int(i) for i in items))
     scores = metric_scores_table(items)
-    return load.tidy_scores(scores, items_frame(items) if builtin else None)
+    metrics = metrics_table(scores["metric_id"].unique())
+    return load.tidy_scores(scores, items_frame(items) if builtin else None, metrics)
+
+
+def da_judgments_frame(testset: str | None = None) -> pd.DataFrame:
+    """Imported WMT direct-assessment judgments as `analysis.stats.system`'s judgments frame.
+
+    ``raw`` is the segment's mean raw score (``ad-seg-scores``, on the linked triple), so a
+    system's raw score is WMT's mean over segments; NaN for judgments not linked to a sentence
+    (systems not imported, or segment ids that could not be mapped). With ``testset``, only
+    judgments imported for that test set, linked or not.
+    """
+    rows = ExternalJudgment.objects.all()
+    if testset:
+        rows = rows.filter(source__testset=testset)
+    fields = ["system", "segment_id", "rater", "score", "item_type", "source_lang", "target_lang"]
+    records = pd.DataFrame.from_records(
+        rows.order_by("pk").values_list(*fields, "triple__da_raw"), columns=[*fields, "raw"]
+    )
+    return system.wmt_judgments(records)
+
+
+def study_judgments_frame(
+    ratings: pd.DataFrame, testset: str | None = None, judgment: str = col.HOLISTIC
+) -> pd.DataFrame:
+    """The study's ratings of WMT hypotheses as a judgments frame (see `system.study_judgments`)."""
+    if ratings.empty:
+        return system.wmt_judgments(())
+    items = items_frame(ratings[col.ITEM].unique())
+    if testset:
+        items = items[items["testset"] == testset]
+    return system.study_judgments(ratings, items, judgment)
+
+
+def corpus_segments_frame(testset: str | None = None, lps=None) -> pd.DataFrame:
+    """Hypothesis items of imported triples with their WMT segment DA (`stats.corpus` frame).
+
+    Only items that exist (``import_scores`` makes them for the triples it scores) count;
+    system names are the corpus's (``UF``, not the judgment file's ``UF.15``).
+    """
+    items = Item.objects.filter(permutation=None)
+    if testset:
+        items = items.filter(triple__segment__testset=testset)
+    lookups = {
+        "item": "pk",
+        "source_lang": "triple__segment__source_lang",
+        "target_lang": "triple__segment__target_lang",
+        "system": "triple__corpus__system",
+        "segment": "triple__segment__number",
+        "da_z": "triple__da_z",
+        "da_raw": "triple__da_raw",
+    }
+    frame = pd.DataFrame.from_records(
+        items.order_by("pk").values_list(*lookups.values()), columns=list(lookups)
+    )
+    frame.insert(1, system.LP, frame.pop("source_lang") + "-" + frame.pop("target_lang"))
+    if lps:
+        frame = frame[frame[system.LP].isin(lps)]
+    return frame.astype({"da_z": float, "da_raw": float}).reset_index(drop=True)
+
+
+def mqm_judgments_frame(testset: str | None = None) -> pd.DataFrame:
+    """Imported MQM segment scores (metric ``MQM``) as a judgments frame, one row per segment.
+
+    MQM files give one score per system and segment, averaged over raters; ``score`` is that
+    (negative error weight: higher is better).
+    """
+    rows = MetricScore.objects.filter(metric__name="MQM", item__permutation=None)
+    if testset:
+        rows = rows.filter(item__triple__segment__testset=testset)
+    lookups = {
+        "system": "item__triple__corpus__system",
+        "segment_id": "item__triple__segment__number",
+        "score": "score",
+        "source_lang": "item__triple__segment__source_lang",
+        "target_lang": "item__triple__segment__target_lang",
+    }
+    frame = pd.DataFrame.from_records(
+        rows.order_by("pk").values_list(*lookups.values()), columns=list(lookups)
+    )
+    return system.wmt_judgments(frame.assign(rater="", item_type="SYSTEM"))
+
+
+def da_system_raw(testset: str | None = None) -> pd.DataFrame:
+    """WMT's system-level raw DA scores kept where segment ids could not be mapped (lp, system,
+    raw)."""
+    rows = SystemScore.objects.all()
+    if testset:
+        rows = rows.filter(testset=testset)
+    frame = pd.DataFrame.from_records(
+        rows.values_list("source_lang", "target_lang", "system", "raw"),
+        columns=["source_lang", "target_lang", system.SYSTEM, system.RAW],
+    )
+    frame.insert(0, system.LP, frame.pop("source_lang") + "-" + frame.pop("target_lang"))
+    return frame

@@ -67,6 +67,8 @@ def index(request):
         completed_count=Count(
             "participants", filter=Q(participants__status="completed"), distinct=True
         ),
+        web_count=Count("participants", filter=Q(participants__mode="web"), distinct=True),
+        paper_count=Count("participants", filter=Q(participants__mode="paper"), distinct=True),
     ).order_by("name")
     return render(request, "survey/dashboard/index.html", {"studies": studies})
 
@@ -97,6 +99,7 @@ def study(request, slug):
         "form": BuildForm(initial={"seed": secrets.randbelow(10**6)}),
         "extending": not entries.empty,
         "abandon_after": study.abandon_after_minutes,
+        "modes": dict(study.participants.values_list("mode").annotate(n=Count("pk"))),
     }
     return render(request, "survey/dashboard/study.html", context)
 

@@ -1,5 +1,5 @@
 """Names the whole project shares, each defined once: permutation types (thesis §6.2.3), item
-kinds and participant statuses. Imports nothing (the pure core and the models both use it)."""
+kinds, participant statuses and modes. Imports nothing (the pure core and the models use it)."""
 
 #: Algorithms 3-5's types; `both` (choice, then order) is the pilot's.
 PERMUTATION_TYPES = ("order", "swap", "phrase", "choice", "both")
@@ -9,3 +9,6 @@ HYPOTHESIS, PERMUTATION = "hypothesis", "permutation"
 #: their data to be deleted (never analysed or released).
 PARTICIPANT_STATUSES = ("assigned", "in_progress", "completed", "abandoned", "withdrawn")
 WITHDRAWN = "withdrawn"
+#: How a participant answered: in the browser, or on a printed questionnaire scanned back.
+WEB, PAPER = "web", "paper"
+PARTICIPATION_MODES = (WEB, PAPER)

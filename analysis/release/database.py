@@ -411,7 +411,7 @@ def _study_items(config: dict, items: pd.DataFrame) -> list[int]:
 
 
 def import_release(release: Release, progress=_no_progress) -> ImportReport:
-    """Load a validated release (dataset.read_release) into an empty database, keeping its
+    """Load a validated release (read.read_release) into an empty database, keeping its
     item, questionnaire, participant and metric ids."""
     refuse_non_empty()
     config = release.study

@@ -90,6 +90,7 @@ def builtin_scores(items: pd.DataFrame) -> pd.DataFrame:
                 col.VARIANT: "",
                 col.CONFIG: "",
                 col.SCORE: subset[column],
+                col.HIGHER_IS_BETTER: True,  # eq. 6.1 and eq. 6.2 both score quality
             }
         ).dropna(subset=[col.SCORE])
         for metric, subset, column in parts
@@ -97,11 +98,21 @@ def builtin_scores(items: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def tidy_scores(metric_scores: pd.DataFrame, items: pd.DataFrame | None = None) -> pd.DataFrame:
+def tidy_scores(
+    metric_scores: pd.DataFrame,
+    items: pd.DataFrame | None = None,
+    metrics: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """The scores frame: stored metric scores, plus the built-in sources of `items` if given.
 
-    Sorted by metric, variant, config and item; ``variant`` and ``config`` are "" when none.
+    ``metrics`` (metrics.csv) gives each configuration's ``higher_is_better``; without it, or
+    for a configuration it lacks, higher is taken as better. Sorted by metric, variant, config
+    and item; ``variant`` and ``config`` are "" when none.
     """
+    better = pd.Series(True, index=metric_scores.index)
+    if metrics is not None and len(metrics):
+        by_id = metrics.set_index("metric_id")[col.HIGHER_IS_BETTER].astype(bool)
+        better = metric_scores["metric_id"].map(by_id).fillna(True).astype(bool)
     stored = pd.DataFrame(
         {
             col.ITEM: metric_scores[col.ITEM],
@@ -109,6 +120,7 @@ def tidy_scores(metric_scores: pd.DataFrame, items: pd.DataFrame | None = None) 
             col.VARIANT: metric_scores[col.VARIANT].fillna(""),
             col.CONFIG: metric_scores[col.CONFIG].fillna(""),
             col.SCORE: metric_scores[col.SCORE],
+            col.HIGHER_IS_BETTER: better,
         }
     )
     parts = [stored] if items is None else [stored, builtin_scores(items)]
@@ -135,4 +147,4 @@ def load_release(
         include_practice=include_practice,
         include_simulated=include_simulated,
     )
-    return ratings, tidy_scores(t["metric_scores"], t["items"])
+    return ratings, tidy_scores(t["metric_scores"], t["items"], t.get("metrics"))

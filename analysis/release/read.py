@@ -35,6 +35,7 @@ from analysis.release.schema import (
     RELEASE_FILES,
     SCHEMAS,
     SEGMENT_FIELDS,
+    TABLES,
     TRIPLE_FIELDS,
     TRIPLE_KEY,
     TRUE_VALUES,
@@ -42,6 +43,7 @@ from analysis.release.schema import (
     Table,
     empty_table,
     unescape_text,
+    upgraded,
 )
 from analysis.stats import columns as col
 from survey.wmt import InputError, input_files, open_input, read_input
@@ -616,6 +618,8 @@ def read_release(folder: str | Path, *, allow_extra_files: bool = False) -> Rele
 
     Raises ReleaseError listing every problem found (file, line, field), up to MAX_PROBLEMS.
     Files the package does not name are refused unless `allow_extra_files`; they are never read.
+    The tables come back as the current format has them: columns an earlier format lacks are
+    filled with what it meant (schema.ADDED_FIELDS).
     """
     folder = Path(folder)
     package = read_package(folder)
@@ -625,7 +629,8 @@ def read_release(folder: str | Path, *, allow_extra_files: bool = False) -> Rele
     extra = extra_files(folder, package, problems)
     if extra and not allow_extra_files:
         problems.add(extra_files_problem(folder.name, extra))
-    present = check_package(package, SCHEMAS[package.get("format_version", 1)], problems)
+    version = package.get("format_version", 1)
+    present = check_package(package, SCHEMAS[version], problems)
     problems.raise_any()
     check_files(folder, package, problems)
     problems.raise_any()
@@ -639,7 +644,8 @@ def read_release(folder: str | Path, *, allow_extra_files: bool = False) -> Rele
     _check_keys(tables, {t.name: t for t in present}, problems)
     _check_domain(tables, problems)
     problems.raise_any()
-    for table in SCHEMAS[package.get("format_version", 1)]:
+    tables = upgraded(tables, version)
+    for table in TABLES:
         if table.name not in tables:
             tables[table.name] = empty_table(table)
     check_links(tables, package.get("study", {}), problems)

@@ -4,19 +4,20 @@ A release is a folder with one CSV file per table below, typed Parquet copies in
 a ``README.md`` codebook and a ``datapackage.json`` (a Frictionless Data Package whose table
 schemas are written from the tables here). Only the tables marked optional may be absent: they
 are left out when they would be empty. Adding a column is adding its :class:`Field` here: the
-export, the readers, the import, the codebook and the descriptor follow.
+export, the readers, the import, the codebook and the descriptor follow; a column added to a
+released format also needs a new FORMAT_VERSION and its ADDED_FIELDS entry.
 
 Imports nothing from Django.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
 from analysis.stats import columns as col
-from survey.vocabulary import PARTICIPANT_STATUSES, WITHDRAWN
+from survey.vocabulary import PARTICIPANT_STATUSES, PARTICIPATION_MODES, WEB, WITHDRAWN
 
 PACKAGE_FILE = "datapackage.json"
 PARQUET_DIR = "parquet"
@@ -242,6 +243,12 @@ PARTICIPANTS = Table(
             enum=STATUSES,
         ),
         Field("simulated", "boolean", "Answers produced by a simulation, not a person.", True),
+        Field(
+            "mode",
+            "string",
+            "web (in the browser) or paper (a scanned questionnaire).",
+            enum=PARTICIPATION_MODES,
+        ),
         Field("consent_version", "integer", "Version of the consent statements accepted."),
         Field("reading_mode", "boolean", "Chose larger, more widely spaced text.", True),
         Field("age", "integer", "Age in years.", minimum=0, maximum=MAX_YEARS),
@@ -442,6 +449,7 @@ SCORES_FRAME_TYPES = {
     col.VARIANT: "str",
     col.CONFIG: "str",
     col.SCORE: "float64",
+    col.HIGHER_IS_BETTER: "bool",
 }
 
 
@@ -531,10 +539,38 @@ TRIPLE_FIELDS = (
 
 #: The release format this software writes. It reads formats 1 to FORMAT_VERSION, whichever WOJ-DB
 #: version wrote them; a release without `format_version` is format 1 (written before the field
-#: existed). A later format is refused, naming both versions.
-FORMAT_VERSION = 1
+#: existed). A later format is refused, naming both versions. Format 2 added participants.mode.
+FORMAT_VERSION = 2
+#: (table, field) -> (the format that added it, what an earlier release means by its absence):
+#: before paper questionnaires every participant answered on the web.
+ADDED_FIELDS = {("participants", "mode"): (2, WEB)}
 #: Files of a release besides those its datapackage.json resources name.
 RELEASE_FILES = (PACKAGE_FILE, "README.md")
+
+
+def in_format(table: str, field: str, version: int) -> bool:
+    """Whether release format `version` has the column (ADDED_FIELDS)."""
+    return ADDED_FIELDS.get((table, field), (1, None))[0] <= version
+
+
+def format_tables(version: int) -> tuple[Table, ...]:
+    """The tables as release format `version` has them: without the columns added later."""
+    return tuple(
+        replace(t, fields=tuple(f for f in t.fields if in_format(t.name, f.name, version)))
+        for t in TABLES
+    )
+
+
 #: The tables of each format this software reads. A release is checked against these, never
 #: against the limits or allowed values its own datapackage.json states.
-SCHEMAS = {1: TABLES}
+SCHEMAS = {version: format_tables(version) for version in range(1, FORMAT_VERSION + 1)}
+
+
+def upgraded(tables: dict[str, pd.DataFrame], version: int) -> dict[str, pd.DataFrame]:
+    """The tables of a format-`version` release with the columns added since filled by what
+    the release meant by their absence, typed as this format has them."""
+    out = dict(tables)
+    for (name, added), (since, meaning) in ADDED_FIELDS.items():
+        if version < since and name in out:
+            out[name] = typed(out[name].assign(**{added: meaning}), TABLES_BY_NAME[name])
+    return out

@@ -38,7 +38,9 @@ metric      tool name: ``DTED``, ``DERP``, ``BLEU``, ``Meteor``, ``BEER`` ...
 variant     flags or variant of the tool (``c``, ``fco``; ``""`` when the tool has none)
 config      optional: third-party tools used (parser/tagger/aligner) and a built-in metric's
             version, ``""`` when none
-score       the score; higher means better unless the caller says otherwise
+score       the score
+higher_is_  optional bool: higher scores mean better translations (True when absent); TER
+better      and other error counts are False
 ==========  ===============================================================================
 
 A *score source* is one (metric, variant, config) triple.
@@ -76,6 +78,7 @@ METRIC = "metric"
 VARIANT = "variant"
 CONFIG = "config"
 SCORE = "score"
+HIGHER_IS_BETTER = "higher_is_better"
 
 HYPOTHESIS, PERMUTATION = vocabulary.HYPOTHESIS, vocabulary.PERMUTATION
 PERM_TYPES = vocabulary.PERMUTATION_TYPES

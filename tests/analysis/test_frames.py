@@ -199,7 +199,9 @@ def test_scores_frame_holds_stored_and_builtin_sources(rated):
     ids = [i.pk for i in rated.items]
     scores = frames.scores_frame(ids)
     col.check_scores(scores)
-    assert list(scores.columns) == [col.ITEM, col.METRIC, col.VARIANT, col.CONFIG, col.SCORE]
+    assert list(scores.columns) == [
+        col.ITEM, col.METRIC, col.VARIANT, col.CONFIG, col.SCORE, col.HIGHER_IS_BETTER
+    ]  # fmt: skip
     sources = scores.groupby([col.METRIC, col.VARIANT, col.CONFIG]).size().to_dict()
     hypotheses = [i for i in rated.items if i.permutation_id is None]
     permutations = [i for i in rated.items if i.permutation_id]
@@ -215,6 +217,11 @@ def test_scores_frame_holds_stored_and_builtin_sources(rated):
     assert wmt[hypotheses[0].pk] == 0.70  # DA 70 / 100
     perm = scores[scores[col.METRIC] == schema.PERMUTATION_METRIC].set_index(col.ITEM)
     assert perm.loc[permutations[0].pk, col.SCORE] == permutations[0].permutation.quality
+    assert scores[col.HIGHER_IS_BETTER].all()
+    Metric.objects.filter(name="BLEU").update(higher_is_better=False)
+    oriented = frames.scores_frame(ids)
+    lower = oriented[~oriented[col.HIGHER_IS_BETTER]]
+    assert set(lower[col.METRIC]) == {"BLEU"} and len(lower) == len(hypotheses)
     stored_only = frames.scores_frame(ids, builtin=False)
     assert set(stored_only[col.METRIC]) == {"BLEU", "DTED"}
     assert len(frames.scores_frame()) >= len(scores)

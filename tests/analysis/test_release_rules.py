@@ -3,6 +3,7 @@ database keeps, one release per zip, the release's format, and files nobody name
 
 from __future__ import annotations
 
+import csv
 import json
 import zipfile
 from io import StringIO
@@ -58,7 +59,7 @@ def refusal(path: Path, *args: str) -> str:
 
 def test_the_exported_release_passes_every_rule(release):
     assert "is a valid release" in check(release)
-    assert json.loads((release / "datapackage.json").read_text())["format_version"] == 1
+    assert json.loads((release / "datapackage.json").read_text())["format_version"] == 2
 
 
 def test_a_rating_of_an_item_outside_the_participants_questionnaire_is_refused(copy):
@@ -126,11 +127,11 @@ def test_a_zip_holding_two_releases_is_refused_naming_both(release, tmp_path):
 
 
 def test_a_release_of_a_later_format_is_refused_naming_both_versions(copy):
-    edit_package(copy, format_version=2, software_version="9.0.0")
+    edit_package(copy, format_version=3, software_version="9.0.0")
     found = refusal(copy)
     assert (
-        "datapackage.json, field format_version: the release is in format 2, written by WOJ-DB "
-        f"9.0.0; this WOJ-DB {wojdb.__version__} reads formats 1 to 1"
+        "datapackage.json, field format_version: the release is in format 3, written by WOJ-DB "
+        f"9.0.0; this WOJ-DB {wojdb.__version__} reads formats 1 to 2"
     ) in found
 
 
@@ -145,7 +146,42 @@ def test_a_release_without_a_format_version_is_format_one(copy):
     package = json.loads((copy / "datapackage.json").read_text())
     del package["format_version"]
     (copy / "datapackage.json").write_text(json.dumps(package))
+    # Format 1 had no participants.mode: a release that has it is not format 1.
+    assert (
+        "the schema of resource participants differs from the participants.csv of release format 1"
+    ) in refusal(copy)
+    drop_participant_mode(copy)
     assert "is a valid release" in check(copy)
+
+
+def test_a_format_one_release_without_hashes_is_refused(copy):
+    """Format 1 is read against its own schema, and its files' hashes are required as for any
+    format: a release that states none cannot show it is whole."""
+    drop_participant_mode(copy)
+    package = json.loads((copy / "datapackage.json").read_text())
+    package["format_version"] = 1
+    for resource in package["resources"]:
+        del resource["bytes"], resource["hash"]
+    (copy / "datapackage.json").write_text(json.dumps(package))
+    assert "resource participants states no bytes and sha256: hash" in refusal(copy)
+
+
+def drop_participant_mode(release: Path) -> None:
+    """Make a format-2 release's participants what format 1 wrote: no mode column."""
+    people = release / "participants.csv"
+    rows = list(csv.reader(people.open(encoding="utf-8", newline="")))
+    at = rows[0].index("mode")
+    with people.open("w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle, quoting=csv.QUOTE_NONNUMERIC).writerows(
+            row[:at] + row[at + 1 :] for row in rows
+        )
+    package = json.loads((release / "datapackage.json").read_text())
+    for resource in package["resources"]:
+        if resource["name"] == "participants":
+            fields = resource["schema"]["fields"]
+            resource["schema"]["fields"] = [f for f in fields if f["name"] != "mode"]
+    (release / "datapackage.json").write_text(json.dumps(package))
+    restamp(release)
 
 
 def test_files_the_package_does_not_name_are_listed_and_refused_unless_allowed(copy, tmp_path):

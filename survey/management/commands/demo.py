@@ -20,11 +20,11 @@ STUDY_FILE = Path(settings.FIXTURES_DIR) / "demo-study.toml"
 class Command(BaseCommand):
     help = (
         "Build a ready demo study from the real WMT21 slice in fixtures/: migrate the database, "
-        "import texts and DA judgments, draw the pool, generate permutations, create the study, "
-        "build 36 questionnaires, add simulated participants, score the rated items with the "
-        "built-in metrics, analyse them into the dashboard's report, and create a researcher "
-        "login; with --serve, then serve it with gunicorn. Safe to re-run: finished steps are "
-        "skipped."
+        "import texts, document ids and DA judgments, draw the pool, generate permutations, "
+        "create the study, build 36 questionnaires, add simulated participants, score the rated "
+        "items with the built-in metrics, analyse them into the dashboard's report, and create a "
+        "researcher login; with --serve, then serve it with gunicorn. Safe to re-run: finished "
+        "steps are skipped."
     )
 
     def add_arguments(self, parser):
@@ -55,7 +55,12 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, **quiet)
         self.step("Importing the WMT21 slice")
         call_command("import_wmt", str(SLICE / "txt"), **quiet)
-        call_command("import_da", *map(str, sorted((SLICE / "humaneval").glob("*.csv"))), **quiet)
+        call_command(
+            "import_documents", *map(str, sorted((SLICE / "documents").glob("*.docids"))), **quiet
+        )
+        call_command(
+            "import_judgments", *map(str, sorted((SLICE / "humaneval").glob("*.csv"))), **quiet
+        )
         if not Triple.objects.filter(in_pool=True).exists():
             self.step("Drawing the pool")
             call_command(
