@@ -14,8 +14,7 @@ from django.db import models
 
 from survey import composition, texts
 from survey.languages import LANGUAGE_NAMES
-
-PERMUTATION_TYPES = ("order", "swap", "phrase", "choice", "both")
+from survey.vocabulary import PARTICIPANT_STATUSES, PARTICIPATION_MODES, PERMUTATION_TYPES, WEB
 
 
 class Segment(models.Model):
@@ -482,7 +481,7 @@ def new_token() -> str:
 
 
 class Participant(models.Model):
-    STATUSES = [(s, s) for s in ("assigned", "in_progress", "completed", "abandoned", "withdrawn")]
+    STATUSES = [(s, s) for s in PARTICIPANT_STATUSES]
     GENDERS = [
         ("male", "Male"),
         ("female", "Female"),
@@ -505,8 +504,8 @@ class Participant(models.Model):
     simulated = models.BooleanField(default=False)
     mode = models.CharField(
         max_length=5,
-        choices=[("web", "web"), ("paper", "paper")],
-        default="web",
+        choices=[(m, m) for m in PARTICIPATION_MODES],
+        default=WEB,
         help_text="answered in the browser or on a printed questionnaire",
     )
     created = models.DateTimeField(auto_now_add=True)

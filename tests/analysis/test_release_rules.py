@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import json
-import shutil
 import zipfile
 from io import StringIO
 from pathlib import Path
@@ -13,11 +12,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import transaction
 
 import wojdb
-from analysis import dataset, export
-from tests.analysis.test_frames import build_rated_study
+from analysis.release import load, read
+from tests.analysis.release_files import copied, exported, restamp
 
 pytestmark = pytest.mark.django_db
 
@@ -25,18 +23,12 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(scope="module")
 def release(django_db_setup, django_db_blocker, tmp_path_factory):
     """One exported release for every test here; the database is left as it was."""
-    out = tmp_path_factory.mktemp("release") / "wojdb"
-    with django_db_blocker.unblock(), transaction.atomic():
-        export.export_release(build_rated_study().study, out)
-        transaction.set_rollback(True)
-    return out
+    return exported(django_db_blocker, tmp_path_factory)
 
 
 @pytest.fixture
 def copy(release, tmp_path):
-    target = tmp_path / "copy"
-    shutil.copytree(release, target)
-    return target
+    return copied(release, tmp_path)
 
 
 def table(folder: Path, name: str) -> pd.DataFrame:
@@ -45,6 +37,7 @@ def table(folder: Path, name: str) -> pd.DataFrame:
 
 def write(folder: Path, name: str, frame: pd.DataFrame) -> None:
     (folder / name).write_text(frame.to_csv(index=False, lineterminator="\n"), encoding="utf-8")
+    restamp(folder)
 
 
 def edit_package(folder: Path, **changes) -> None:
@@ -154,9 +147,23 @@ def test_a_release_without_a_format_version_is_format_one(copy):
     del package["format_version"]
     (copy / "datapackage.json").write_text(json.dumps(package))
     # Format 1 had no participants.mode: a release that has it is not format 1.
-    assert "resource participants has fields" in refusal(copy)
+    assert (
+        "the schema of resource participants differs from the participants.csv of release format 1"
+    ) in refusal(copy)
     drop_participant_mode(copy)
     assert "is a valid release" in check(copy)
+
+
+def test_a_format_one_release_without_hashes_is_refused(copy):
+    """Format 1 is read against its own schema, and its files' hashes are required as for any
+    format: a release that states none cannot show it is whole."""
+    drop_participant_mode(copy)
+    package = json.loads((copy / "datapackage.json").read_text())
+    package["format_version"] = 1
+    for resource in package["resources"]:
+        del resource["bytes"], resource["hash"]
+    (copy / "datapackage.json").write_text(json.dumps(package))
+    assert "resource participants states no bytes and sha256: hash" in refusal(copy)
 
 
 def drop_participant_mode(release: Path) -> None:
@@ -174,6 +181,7 @@ def drop_participant_mode(release: Path) -> None:
             fields = resource["schema"]["fields"]
             resource["schema"]["fields"] = [f for f in fields if f["name"] != "mode"]
     (release / "datapackage.json").write_text(json.dumps(package))
+    restamp(release)
 
 
 def test_files_the_package_does_not_name_are_listed_and_refused_unless_allowed(copy, tmp_path):
@@ -200,7 +208,7 @@ def test_files_the_package_does_not_name_are_listed_and_refused_unless_allowed(c
 
 def test_load_release_refuses_extra_files_too(copy):
     (copy / "notes.txt").write_text("mine")
-    with pytest.raises(dataset.ReleaseError, match="notes.txt"):
-        dataset.load_release(copy)
-    ratings, _ = dataset.load_release(copy, allow_extra_files=True)
+    with pytest.raises(read.ReleaseError, match="notes.txt"):
+        load.load_release(copy)
+    ratings, _ = load.load_release(copy, allow_extra_files=True)
     assert len(ratings)

@@ -10,7 +10,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 import wojdb
-from analysis import dataset, frames, report
+from analysis import frames, report
+from analysis import release as dataset
 from analysis.stats import columns as C
 from analysis.stats import correlation, system
 from survey.management.arguments import COUNT, SEED

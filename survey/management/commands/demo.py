@@ -9,11 +9,12 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from survey import texts
 from survey.management.arguments import PORT, POSITIVE, SEED
 from survey.models import Study, Triple
+from survey.study_file import apply_study_file, read_study_file
 
 SLICE = Path(settings.FIXTURES_DIR) / "wmt21-slice"
+STUDY_FILE = Path(settings.FIXTURES_DIR) / "demo-study.toml"
 
 
 class Command(BaseCommand):
@@ -120,17 +121,11 @@ class Command(BaseCommand):
         self.stdout.write(f"- {text} …")
 
     def study(self) -> Study:
-        study, created = Study.objects.get_or_create(
-            slug="demo",
-            defaults={
-                "name": "WOJ-DB demo",
-                "researcher_name": "The WOJ-DB demo team",
-                "researcher_email": "researcher@example.org",
-            },
+        """The study of fixtures/demo-study.toml, created on the first run."""
+        return (
+            Study.objects.filter(slug="demo").first()
+            or apply_study_file(read_study_file(STUDY_FILE))[0]
         )
-        if created:
-            study.consent_texts.create(version=1, statements=texts.CONSENT_STATEMENTS)
-        return study
 
     def researcher(self) -> str:
         """A staff account for the dashboard; a fresh password each run, printed once."""

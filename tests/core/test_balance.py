@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from survey import balance
+from survey.balance import ENTRY_COLUMNS
 from survey.composition import make_layout
-from survey.questionnaires import ENTRY_COLUMNS
 
 # 10 items: 5 hypotheses (2 shared, 3 unique) and 5 permutations (2 shared, 3 unique), every
 # permutation of a random type: Table 6.3's derivation at this size.

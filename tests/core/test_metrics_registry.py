@@ -16,7 +16,7 @@ from analysis.metrics.registry import (
 )
 from survey.nlp import Parse, read_conllu
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "analysis" / "data"
 PERMUTATION_METRICS = select(kind="permutation")
 # Metrics whose least possible score is the inverted permutation's. Not Hamming (an odd
 # reversal keeps its middle word), the flat PET (rescaled below 0) and the PET-shape metrics

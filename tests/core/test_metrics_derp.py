@@ -22,9 +22,9 @@ from analysis.metrics.derp import (
 )
 from analysis.metrics.ted import flattened
 from survey.nlp import read_conllu
-from tests.analysis.test_metrics_ted import trees
+from tests.core.test_metrics_ted import trees
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "analysis" / "data"
 REF_WORDS = ["the", "detective", "is", "becoming", "a", "Sherlock"]
 
 ALPHA, BETA = "α", "β"

@@ -20,7 +20,7 @@ from analysis.metrics.dted import (
 from analysis.metrics.ted import flattened, sequence_edit_distance
 from survey.nlp import read_conllu
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "analysis" / "data"
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from survey import figures
-from survey.questionnaires import ENTRY_COLUMNS
-from tests.survey.test_balance import BALANCED
+from survey.balance import ENTRY_COLUMNS
+from tests.core.test_balance import BALANCED
 
 EMPTY = pd.DataFrame(columns=ENTRY_COLUMNS)
 DRAW = {
