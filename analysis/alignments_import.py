@@ -29,9 +29,11 @@ from analysis.metrics.alignment import (
     parse_links,
 )
 from analysis.models import Alignment, Metric
+from analysis.scoring import item_parses
 from survey.importers import Progress, Report
 from survey.models import Item
 from survey.nlp import Parse
+from survey.parsing import Bars, no_bars
 from survey.wmt import InputError, read_lines
 
 PAIRS_COLUMNS = ("item_id", "hypothesis", "reference")
@@ -79,6 +81,22 @@ def pairs_table(rows: Iterable[tuple[int, Parse, Parse]]) -> str:
 
 
 # --- in: the pairs file and the i-j file -------------------------------------------------------
+
+
+def write_pairs(path: Path, bars: Bars = no_bars) -> int:
+    """Write the tokenised pairs of every hypothesis item to `path` for an external aligner
+    (parsing and keeping the parses not stored yet); returns how many."""
+    items = list(
+        Item.objects.filter(permutation=None).select_related("triple__segment").order_by("pk")
+    )
+    if not items:
+        raise ValueError("there are no hypothesis items yet; nothing to align")
+    references, hypotheses = item_parses(items, bars)
+    rows = (
+        (item.pk, hypotheses[item.triple_id], references[item.triple.segment_id]) for item in items
+    )
+    path.write_text(pairs_table(rows), encoding="utf-8")
+    return len(items)
 
 
 def read_pairs(path: Path) -> list[PairRow]:
@@ -230,7 +248,7 @@ def import_alignments(
         report.unmatched[f"{pairs_path.name}: item ids not in the database"] = unknown
     if replaced:
         report.notes.append(f"{replaced:,} stored alignment(s) of {aligner!r} were replaced.")
-        scored = Metric.objects.filter(config__endswith=f"aligner={aligner}", scores__isnull=False)
+        scored = Metric.objects.filter(config__contains=f"aligner={aligner};", scores__isnull=False)
         if scored.exists():
             report.notes.append(
                 f"Scores already computed with aligner={aligner} are kept by compute_metrics; "

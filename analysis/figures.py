@@ -555,3 +555,32 @@ def _bar_legend(fig: Figure, bars: pd.DataFrame, markers: dict[str, str]) -> Non
         for config, m in markers.items()
     ]
     fig.legend(handles=handles, loc="outside lower center", ncols=2)
+
+
+def system_scores(table: pd.DataFrame) -> Figure:
+    """System-level human z per language pair and source, best first; dashed lines end clusters.
+
+    ``table`` is `analysis.stats.system.system_scores` output, with a ``source`` column when
+    several sources are drawn.
+    """
+    table = table if "source" in table.columns else table.assign(source="")
+    panels = list(table.groupby(["source", "lp"], sort=True))
+    rows = max((len(part) for _, part in panels), default=1)
+    with _style():
+        fig = _figure(0.6 + 0.16 * rows * math.ceil(len(panels) / 2))
+        grid = fig.subplots(math.ceil(len(panels) / 2) or 1, 2, squeeze=False)
+        for ax, ((source, lp), part) in zip(grid.flat, panels, strict=False):
+            part = part.sort_values("rank")
+            y = np.arange(len(part))
+            colours = [(BLUE, ORANGE)[c % 2] for c in part["cluster"]]
+            ax.scatter(part["z"], y, c=colours, s=14, zorder=3)
+            ax.axvline(0, color=GREY, linewidth=0.5)
+            for k in np.flatnonzero(np.diff(part["cluster"].to_numpy()) != 0):
+                ax.axhline(k + 0.5, color=GREY, linewidth=0.6, linestyle="--")
+            ax.set_yticks(y, part["system"])
+            ax.invert_yaxis()
+            ax.set_xlabel("mean z (segments)")
+            ax.set_title(" ".join(filter(None, [lp, f"({source})" if source else ""])))
+        for ax in list(grid.flat)[len(panels) :]:
+            ax.set_visible(False)
+    return fig

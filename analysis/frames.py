@@ -1,12 +1,12 @@
 """The database as the tidy DataFrames of analysis.stats.columns: the one place that reads it.
 
 Every table comes from one ``values_list`` query (a few for long lists of ids; never one per
-row) and is typed by the release schema of :mod:`analysis.dataset`; the frames are then joined by
-the same pure functions that load an exported release, so the live database and its release
-analyse identically.
+row) and is typed by the release schema (:mod:`analysis.release.schema`); the frames are then
+joined by the same pure functions that load an exported release, so the live database and its
+release analyse identically.
 
 Score sources (:func:`scores_frame`): the stored ``MetricScore`` rows, plus two built-in sources
-that live on the items rather than in ``MetricScore`` (see :func:`analysis.dataset.builtin_scores`):
+that live on the items rather than in ``MetricScore`` (``analysis.release.load.builtin_scores``):
 ``WMT`` (the WMT score of hypothesis items: eq. 6.1 rank score, else DA raw / 100) and
 ``Permutation degree`` (eq. 6.2 of permutation items). They are metric rows like any other so
 correlations treat every source alike; ``builtin=False`` leaves them out.
@@ -21,16 +21,19 @@ from django.db import connections
 from django.db.models import QuerySet, Sum, TextField
 from django.db.models.functions import Cast, Coalesce
 
-from analysis import dataset
 from analysis.models import Metric, MetricScore
+from analysis.release import derived, load, schema
 from analysis.stats import columns as col
+from analysis.stats import system
 from survey.models import (
+    ExternalJudgment,
     Item,
     Participant,
     ParticipantLanguage,
     QuestionnaireEntry,
     Rating,
     Study,
+    SystemScore,
 )
 
 #: SQLite allows 999 variables in a statement on old builds; lists of ids go in chunks.
@@ -75,7 +78,7 @@ PARTICIPANT_LOOKUPS = {
     "questionnaire": "questionnaire_id",
     **{
         f.name: f.name
-        for f in dataset.PARTICIPANTS.fields
+        for f in schema.PARTICIPANTS.fields
         if f.name not in ("participant", "questionnaire", "languages_score")
     },
     "languages_score": "languages_score",
@@ -140,7 +143,7 @@ def _bulk_frame(queryset: QuerySet, columns: dict[str, str]) -> pd.DataFrame:
     """For a big table: the queryset's SQL run on a plain cursor, columns found by name.
 
     The ORM's per-value converters cost more than the query itself at a million rows;
-    dataset.typed() converts whole columns at once instead.
+    schema.typed() converts whole columns at once instead.
     """
     sql, params = queryset.values_list(*columns.values()).query.sql_with_params()
     with connections[queryset.db].cursor() as cursor:
@@ -170,8 +173,11 @@ def _study(study: Study | str | None) -> Study | None:
 def select_participants(
     study: Study | str | None = None, *, sharing_only: bool = False, include_simulated: bool = True
 ) -> QuerySet:
-    """Participants to analyse; withdrawn ones never (they are deleted, this is a safeguard)."""
-    people = Participant.objects.exclude(status="withdrawn")
+    """Participants to analyse; withdrawn ones never (they are deleted, this is a safeguard),
+    nor paper participants whose consent is incomplete (on the web they could not take part)."""
+    people = Participant.objects.exclude(status="withdrawn").exclude(
+        mode="paper", consent_version__isnull=True
+    )
     if (study := _study(study)) is not None:
         people = people.filter(study=study)
     if sharing_only:
@@ -187,10 +193,10 @@ def items_frame(items: Iterable[int] | None = None) -> pd.DataFrame:
     is_perm = frame["permutation_id"].notna()
     frame["kind"] = is_perm.map({True: col.PERMUTATION, False: col.HYPOTHESIS})
     frame["text"] = frame["permutation_text"].where(is_perm, frame["hypothesis"])
-    frame["wmt_score"] = dataset.wmt_score(
+    frame["wmt_score"] = derived.wmt_score(
         frame["wmt_rank_score"].astype("float64"), frame["wmt_da_raw"].astype("float64")
     )
-    return dataset.typed(frame.sort_values("item"), dataset.ITEMS)
+    return schema.typed(frame.sort_values("item"), schema.ITEMS)
 
 
 def participants_table(participants: QuerySet) -> pd.DataFrame:
@@ -198,21 +204,21 @@ def participants_table(participants: QuerySet) -> pd.DataFrame:
     annotated = participants.annotate(
         languages_score=Coalesce(Sum("languages__fluency"), 0)
     ).order_by("pk")
-    return dataset.typed(_frame(annotated, PARTICIPANT_LOOKUPS), dataset.PARTICIPANTS)
+    return schema.typed(_frame(annotated, PARTICIPANT_LOOKUPS), schema.PARTICIPANTS)
 
 
 def participant_languages_table(participants: QuerySet) -> pd.DataFrame:
     """participant_languages.csv: every language the participants listed."""
     languages = ParticipantLanguage.objects.filter(participant__in=participants)
     frame = _frame(languages.order_by("participant_id", "pk"), LANGUAGE_LOOKUPS)
-    return dataset.typed(frame, dataset.PARTICIPANT_LANGUAGES)
+    return schema.typed(frame, schema.PARTICIPANT_LANGUAGES)
 
 
 def ratings_table(participants: QuerySet, *, include_practice: bool = True) -> pd.DataFrame:
     """ratings.csv: the answers as given, their 0-1 values, position and times.
 
     The adjusted columns stay empty here: they depend on which ratings are analysed together
-    (see analysis.export.adjust).
+    (see analysis.release.write.adjust).
     """
     ratings = Rating.objects.filter(participant__in=participants).annotate(
         # As text: SQLite's datetime converter is the slowest part of reading a million rows.
@@ -224,10 +230,10 @@ def ratings_table(participants: QuerySet, *, include_practice: bool = True) -> p
     # Sorted here rather than by the database, which would sort a million rows more slowly.
     frame = _bulk_frame(ratings.order_by(), RATING_COLUMNS)
     frame = frame.sort_values(["participant", "position", "item"], kind="stable")
-    typed = dataset.typed(frame, dataset.RATINGS)
+    typed = schema.typed(frame, schema.RATINGS)
     for judgment in col.JUDGMENTS:
         typed[col.unit(judgment)] = col.to_unit(typed[judgment].astype("float64"))
-    typed[col.SECONDS] = dataset.rating_seconds(
+    typed[col.SECONDS] = derived.rating_seconds(
         typed["client_ms"], typed["shown_at"], typed["answered_at"]
     )
     return typed
@@ -239,20 +245,20 @@ def questionnaires_table(study: Study | str | None = None) -> pd.DataFrame:
     if (study := _study(study)) is not None:
         entries = entries.filter(questionnaire__study=study)
     frame = _frame(entries.order_by("questionnaire_id", "position"), ENTRY_LOOKUPS)
-    return dataset.typed(frame, dataset.QUESTIONNAIRES)
+    return schema.typed(frame, schema.QUESTIONNAIRES)
 
 
 def metric_scores_table(items: Iterable[int] | None = None) -> pd.DataFrame:
     """metric_scores.csv: stored scores of the given items (all if None), long format."""
     frame = _chunked(MetricScore.objects.all(), items, SCORE_LOOKUPS, lookup="item_id__in")
     frame = frame.sort_values(["metric_id", "item"], kind="stable")
-    return dataset.typed(frame, dataset.METRIC_SCORES)
+    return schema.typed(frame, schema.METRIC_SCORES)
 
 
 def metrics_table(metric_ids: Iterable[int] | None = None) -> pd.DataFrame:
     """metrics.csv: the given metric configurations (all if None)."""
     frame = _chunked(Metric.objects.all(), metric_ids, METRIC_LOOKUPS)
-    return dataset.typed(frame.sort_values("metric_id"), dataset.METRICS)
+    return schema.typed(frame.sort_values("metric_id"), schema.METRICS)
 
 
 def ratings_frame(
@@ -271,7 +277,7 @@ def ratings_frame(
         study, sharing_only=sharing_only, include_simulated=include_simulated
     )
     ratings = ratings_table(people, include_practice=include_practice)
-    return dataset.tidy_ratings(
+    return load.tidy_ratings(
         ratings,
         participants_table(people),
         items_frame(ratings[col.ITEM].unique()),
@@ -288,4 +294,98 @@ def scores_frame(items: Iterable[int] | None = None, *, builtin: bool = True) ->
     """
     items = None if items is None else sorted(set(int(i) for i in items))
     scores = metric_scores_table(items)
-    return dataset.tidy_scores(scores, items_frame(items) if builtin else None)
+    metrics = metrics_table(scores["metric_id"].unique())
+    return load.tidy_scores(scores, items_frame(items) if builtin else None, metrics)
+
+
+def da_judgments_frame(testset: str | None = None) -> pd.DataFrame:
+    """Imported WMT direct-assessment judgments as `analysis.stats.system`'s judgments frame.
+
+    ``raw`` is the segment's mean raw score (``ad-seg-scores``, on the linked triple), so a
+    system's raw score is WMT's mean over segments; NaN for judgments not linked to a sentence
+    (systems not imported, or segment ids that could not be mapped). With ``testset``, only
+    judgments imported for that test set, linked or not.
+    """
+    rows = ExternalJudgment.objects.all()
+    if testset:
+        rows = rows.filter(source__testset=testset)
+    fields = ["system", "segment_id", "rater", "score", "item_type", "source_lang", "target_lang"]
+    records = pd.DataFrame.from_records(
+        rows.order_by("pk").values_list(*fields, "triple__da_raw"), columns=[*fields, "raw"]
+    )
+    return system.wmt_judgments(records)
+
+
+def study_judgments_frame(
+    ratings: pd.DataFrame, testset: str | None = None, judgment: str = col.HOLISTIC
+) -> pd.DataFrame:
+    """The study's ratings of WMT hypotheses as a judgments frame (see `system.study_judgments`)."""
+    if ratings.empty:
+        return system.wmt_judgments(())
+    items = items_frame(ratings[col.ITEM].unique())
+    if testset:
+        items = items[items["testset"] == testset]
+    return system.study_judgments(ratings, items, judgment)
+
+
+def corpus_segments_frame(testset: str | None = None, lps=None) -> pd.DataFrame:
+    """Hypothesis items of imported triples with their WMT segment DA (`stats.corpus` frame).
+
+    Only items that exist (``import_scores`` makes them for the triples it scores) count;
+    system names are the corpus's (``UF``, not the judgment file's ``UF.15``).
+    """
+    items = Item.objects.filter(permutation=None)
+    if testset:
+        items = items.filter(triple__segment__testset=testset)
+    lookups = {
+        "item": "pk",
+        "source_lang": "triple__segment__source_lang",
+        "target_lang": "triple__segment__target_lang",
+        "system": "triple__corpus__system",
+        "segment": "triple__segment__number",
+        "da_z": "triple__da_z",
+        "da_raw": "triple__da_raw",
+    }
+    frame = pd.DataFrame.from_records(
+        items.order_by("pk").values_list(*lookups.values()), columns=list(lookups)
+    )
+    frame.insert(1, system.LP, frame.pop("source_lang") + "-" + frame.pop("target_lang"))
+    if lps:
+        frame = frame[frame[system.LP].isin(lps)]
+    return frame.astype({"da_z": float, "da_raw": float}).reset_index(drop=True)
+
+
+def mqm_judgments_frame(testset: str | None = None) -> pd.DataFrame:
+    """Imported MQM segment scores (metric ``MQM``) as a judgments frame, one row per segment.
+
+    MQM files give one score per system and segment, averaged over raters; ``score`` is that
+    (negative error weight: higher is better).
+    """
+    rows = MetricScore.objects.filter(metric__name="MQM", item__permutation=None)
+    if testset:
+        rows = rows.filter(item__triple__segment__testset=testset)
+    lookups = {
+        "system": "item__triple__corpus__system",
+        "segment_id": "item__triple__segment__number",
+        "score": "score",
+        "source_lang": "item__triple__segment__source_lang",
+        "target_lang": "item__triple__segment__target_lang",
+    }
+    frame = pd.DataFrame.from_records(
+        rows.order_by("pk").values_list(*lookups.values()), columns=list(lookups)
+    )
+    return system.wmt_judgments(frame.assign(rater="", item_type="SYSTEM"))
+
+
+def da_system_raw(testset: str | None = None) -> pd.DataFrame:
+    """WMT's system-level raw DA scores kept where segment ids could not be mapped (lp, system,
+    raw)."""
+    rows = SystemScore.objects.all()
+    if testset:
+        rows = rows.filter(testset=testset)
+    frame = pd.DataFrame.from_records(
+        rows.values_list("source_lang", "target_lang", "system", "raw"),
+        columns=["source_lang", "target_lang", system.SYSTEM, system.RAW],
+    )
+    frame.insert(0, system.LP, frame.pop("source_lang") + "-" + frame.pop("target_lang"))
+    return frame

@@ -25,7 +25,8 @@ from matplotlib.figure import Figure
 
 from analysis import figures as F
 from analysis.stats import columns as C
-from analysis.stats import correlation, hypotheses, mixed, quality
+from analysis.stats import corpus, correlation, hypotheses, mixed, ordinal, quality
+from analysis.stats.ordinal import ClmmFit
 from analysis.stats.reml import LmmFit
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -172,7 +173,9 @@ def bar_table(
             ],
             "category": chosen["category"],
             "config": chosen[C.CONFIG],
-            "rho": chosen["r"],
+            # Bars compare agreement with the participants: a lower-is-better source's sign
+            # is flipped (the tables keep the raw sign).
+            "rho": chosen[hypotheses.compared(chosen)],
             "significant": chosen["significant"].astype(bool),
         }
     ).reset_index(drop=True)
@@ -388,7 +391,32 @@ def model_summary(fit: LmmFit, formula: str) -> str:
     return "\n".join(lines)
 
 
-def _fit_note(fit: LmmFit, what: str) -> str | None:
+def clmm_summary(fit: ClmmFit, formula: str) -> str:
+    """An ordinal fit as ordinal's summary.clmm() prints its essentials."""
+    lines = [f"{formula}    (cumulative logit, Laplace, {fit.n_obs} observations)"]
+    lines.append(f"log-likelihood: {fit.loglik:.2f}   AIC: {fit.aic:.2f}")
+    lines.append("Random effects:")
+    for name, variance in fit.variances.items():
+        lines.append(f"  {name:<14} variance {variance:.5f}   std. dev. {math.sqrt(variance):.4f}")
+    counts = ", ".join(f"{name} {len(levels)}" for name, levels in fit.random.items())
+    lines.append(f"  number of groups: {counts}")
+    for title, table in (("Coefficients:", fit.fixed), ("Threshold coefficients:", fit.thresholds)):
+        if table.empty:
+            continue
+        lines.append(title)
+        lines.append(f"  {'':<22}{'estimate':>10}{'std. error':>12}{'z value':>9}")
+        for term, row in table.iterrows():
+            lines.append(f"  {term:<22}{row['estimate']:>10.4f}{row['se']:>12.4f}{row['z']:>9.2f}")
+    state = fit.state
+    verdict = "converged" if state.converged else "DID NOT CONVERGE"
+    lines.append(
+        f"Optimiser: {state.optimizer}, {state.evaluations} evaluations: {verdict}"
+        f"{'; a variance is zero' if state.singular else ''}"
+    )
+    return "\n".join(lines)
+
+
+def _fit_note(fit: LmmFit | ClmmFit, what: str) -> str | None:
     if not fit.state.converged:
         return f"The {what} did not converge: {fit.state.message}"
     if fit.state.singular:
@@ -397,7 +425,10 @@ def _fit_note(fit: LmmFit, what: str) -> str | None:
 
 
 def _variation_section(
-    ratings: pd.DataFrame, adjusted: pd.DataFrame, fits: Mapping[str, LmmFit]
+    ratings: pd.DataFrame,
+    adjusted: pd.DataFrame,
+    fits: Mapping[str, LmmFit],
+    ordinal_fits: Mapping[str, ClmmFit],
 ) -> Section:
     section = Section(
         "variation",
@@ -408,7 +439,12 @@ def _variation_section(
             "subtracted from their scores to give adjusted scores, which the correlations use. "
             "A two-tailed Student's t-test compares original and adjusted scores (the thesis "
             "found p = 0.118). The crossed model, with item intercepts and a fixed effect per "
-            "sentence group, is shown for comparison."
+            "sentence group, is shown for comparison.",
+            "The answers are ordinal, not interval, so each model is also fitted as a "
+            "cumulative link mixed model (logit link, flexible thresholds, Laplace "
+            "approximation, as R's ordinal::clmm) on the 1–5 answers. Its participant-adjusted "
+            "score of an answer is the mean latent logit over the answer's interval with the "
+            "participant's shift taken out; Table 7.4 is decided under both adjustments.",
         ],
     )
     tests, effects = [], {}
@@ -422,6 +458,22 @@ def _variation_section(
         section.summaries.append((f"{judgment}: crossed model", model_summary(crossed, formula)))
         if note := _fit_note(crossed, f"{judgment} crossed model"):
             section.notes.append(note)
+        if judgment in ordinal_fits:
+            formula = f"{judgment} ~ 1 + (1 | participant)"
+            summary = clmm_summary(ordinal_fits[judgment], formula)
+            section.summaries.append((f"{judgment}: the thesis's model, ordinal", summary))
+            if note := _fit_note(ordinal_fits[judgment], f"{judgment} ordinal participant model"):
+                section.notes.append(note)
+            try:
+                crossed = ordinal.crossed_model(adjusted, judgment)
+            except (ValueError, np.linalg.LinAlgError) as e:
+                section.notes.append(f"The {judgment} ordinal crossed model was not fitted: {e}")
+            else:
+                formula = f"{judgment} ~ group + (1 | participant) + (1 | item)"
+                summary = clmm_summary(crossed, formula)
+                section.summaries.append((f"{judgment}: crossed model, ordinal", summary))
+                if note := _fit_note(crossed, f"{judgment} ordinal crossed model"):
+                    section.notes.append(note)
         test = mixed.adjustment_ttest(adjusted, judgment)
         tests.append(
             {
@@ -448,6 +500,33 @@ def _variation_section(
     return section
 
 
+def _systems_section(systems: pd.DataFrame, draw: bool) -> Section:
+    section = Section(
+        "systems",
+        "System-level human scores",
+        [
+            "Per system and language pair, as WMT's findings compute them: z is the mean over "
+            "segments of each segment's mean rater-standardised score (raw: the same on 0–100), "
+            "n the segments and judgments the judgments counted. Systems are ordered by z; a "
+            "cluster ends where every system above beats every system below by a one-sided "
+            "Wilcoxon rank-sum test on segment means (p < 0.05). Source 'study' is this "
+            "study's ratings of WMT hypotheses (holistic answers standardised per participant), "
+            "'da' the imported WMT direct-assessment judgments of the same language pairs, "
+            "'mqm' their imported MQM segment scores (z is then the mean MQM score)."
+        ],
+    )
+    section.tables.append(Table("system_scores", "System-level human scores", systems))
+    if draw:
+        section.figures.append(
+            FigureEntry(
+                "system_scores",
+                "System-level z per language pair and source; dashed lines end a cluster",
+                F.system_scores(systems),
+            )
+        )
+    return section
+
+
 def correlation_overview(corr: pd.DataFrame, group: str) -> pd.DataFrame:
     """One row per source for a sentence group: n, then adjusted and unadjusted rho and
     significance per judgment (order first, as the thesis's figures put it)."""
@@ -457,6 +536,8 @@ def correlation_overview(corr: pd.DataFrame, group: str) -> pd.DataFrame:
     keys = [*correlation.SOURCE, "category"]
     rows = part.groupby(keys, sort=False)
     table = rows["n"].max().rename("n").to_frame()
+    if "higher_is_better" in part.columns:
+        table["higher is better"] = rows["higher_is_better"].first()
     for judgment in (C.ORDER, C.HOLISTIC):
         for adjusted, name in ((True, "adjusted"), (False, "unadjusted")):
             chosen = part[(part["judgment"] == judgment) & (part["adjusted"] == adjusted)]
@@ -514,7 +595,8 @@ FIGURE_SPECS = (
 NEEDS = {"figure_7_5": "partial", "figure_7_6": ("dted", "derp"), "figure_7_8": ("dted", "derp")}
 
 BAR_CAPTION = (
-    "Spearman's ρ per score source{adjusted}. A bar reaches the highest correlation among a "
+    "Spearman's ρ per score source{adjusted}, with the sign of lower-is-better sources such as "
+    "TER flipped. A bar reaches the highest correlation among a "
     "source's configurations, each marked; * marks sources whose correlations are all "
     "significant at the 0.05 level (tested on unadjusted scores). Colours as the thesis's "
     "Table 7.2: purple other evaluation methods, green third-party metrics scoring every "
@@ -561,9 +643,10 @@ def _correlation_section(
             "item, for WMT hypotheses and for each permutation type (§7.2.2–7.3.4). Correlations "
             "use adjusted scores; significance is tested on unadjusted ones, as in the thesis. "
             f"Sources scoring fewer than {correlation.MIN_ITEMS} judged items are left out; "
-            "intervals are 95% percentile bootstraps over items. Coefficients keep their sign, "
-            "as in the thesis: a source where lower is better, such as TER or the permutation "
-            "degree, agrees with the participants when its ρ is negative."
+            "intervals are 95% percentile bootstraps over items. Tables keep each coefficient's "
+            "sign, as in the thesis: a source where lower is better, such as TER, agrees with "
+            "the participants when its ρ is negative (column 'higher is better'). Figures and "
+            "Table 7.4 compare orientation-corrected coefficients, with that sign flipped."
         ],
     )
     corr = correlation.correlation_table(adjusted, scores, n_boot=n_boot, seed=seed)
@@ -609,7 +692,9 @@ def _correlation_section(
     return section, corr
 
 
-def _hypotheses_section(corr: pd.DataFrame, adjusted: pd.DataFrame, scores) -> Section:
+def _hypotheses_section(
+    corr: pd.DataFrame, adjusted: pd.DataFrame, scores, ordinal_adjusted: pd.DataFrame | None
+) -> Section:
     section = Section(
         "hypotheses",
         "Hypotheses",
@@ -617,7 +702,9 @@ def _hypotheses_section(corr: pd.DataFrame, adjusted: pd.DataFrame, scores) -> S
             "The thesis's hypotheses (§7.1, Table 7.4), decided from the ranges of adjusted "
             "order correlations on WMT hypotheses over each tool's configurations: a tool is "
             "more reliable than another only if every configuration beats every configuration "
-            "of the other. Williams's test compares pairs of sources on the same items."
+            "of the other. Williams's test compares pairs of sources on the same items. "
+            "Each hypothesis is decided twice: on scores adjusted by the linear model, as in "
+            "the thesis, and on scores adjusted by the ordinal model."
         ],
     )
     # The metric names as stored (the registry writes them in lower case).
@@ -629,15 +716,24 @@ def _hypotheses_section(corr: pd.DataFrame, adjusted: pd.DataFrame, scores) -> S
     else:
         table, threshold = hypotheses.hypotheses_table(corr, dted=dted, derp=derp)
         table = table.rename(columns={"null_rejected": "H₀ rejected"})
-        section.tables.append(
-            Table(
-                "table_7_4",
-                "Table 7.4: hypotheses",
-                table,
-                f"Configuration threshold: {threshold:.3f} (one standard deviation of all "
-                "correlations of structured DTED and DERP variants; 0.122 in the thesis).",
-            )
+        caption = (
+            f"Configuration threshold: {threshold:.3f} (one standard deviation of all "
+            "correlations of structured DTED and DERP variants; 0.122 in the thesis)"
         )
+        if ordinal_adjusted is not None:
+            ordinal_corr = correlation.correlation_table(
+                ordinal_adjusted, scores, adjusted=(True,), n_boot=0
+            )
+            under_ordinal, ordinal_threshold = hypotheses.hypotheses_table(
+                ordinal_corr, dted=dted, derp=derp
+            )
+            table["H₀ rejected (ordinal)"] = under_ordinal["null_rejected"].to_numpy()
+            table["result (ordinal)"] = under_ordinal["result"].to_numpy()
+            caption += (
+                f"; {ordinal_threshold:.3f} under the ordinal model's adjustment, whose "
+                "columns are marked (ordinal)"
+            )
+        section.tables.append(Table("table_7_4", "Table 7.4: hypotheses", table, caption + "."))
     pairs = correlation.williams_table(adjusted, scores)
     section.tables.append(
         Table(
@@ -707,6 +803,7 @@ def build_report(
     n_boot: int = correlation.N_BOOT,
     seed: int = 0,
     subsets: Mapping[str, str] = correlation.THESIS_SUBSETS,
+    systems: pd.DataFrame | None = None,
     progress: Progress | None = None,
 ) -> Report:
     """Run the analysis of chapter 7 on the frames and gather it as a :class:`Report`.
@@ -715,6 +812,8 @@ def build_report(
     frame (None: no correlations). ``languages`` (participant, language, fluency rows) counts
     languages for Figure 6.7; ``pilot`` is a pilot's ratings frame for Figure 6.4.
     ``generated`` is the time stamp shown (the caller's clock keeps this function pure).
+    ``systems`` is a system-level table (`analysis.stats.system.system_scores` rows with a
+    ``source`` column), shown with its figure when given.
     Raises ValueError when there is nothing to analyse.
     """
     say = progress or (lambda _: None)
@@ -734,7 +833,21 @@ def build_report(
     report.sections.append(_quality_section(answered))
     say("mixed models")
     adjusted, fits = mixed.adjust_scores(answered)
-    report.sections.append(_variation_section(answered, adjusted, fits))
+    try:
+        ordinal_adjusted, ordinal_fits = ordinal.adjust_scores(answered)
+        ordinal_failure = None
+    except (ValueError, np.linalg.LinAlgError) as e:
+        # The linear analysis stands on its own; say why the ordinal one is missing.
+        ordinal_adjusted, ordinal_fits, ordinal_failure = None, {}, str(e)
+    report.sections.append(_variation_section(answered, adjusted, fits, ordinal_fits))
+    if ordinal_failure:
+        report.sections[-1].notes.append(
+            f"The ordinal models were not fitted ({ordinal_failure}); Table 7.4 is decided on "
+            "the linear model's adjustment only."
+        )
+    if systems is not None and not systems.empty:
+        say("system level")
+        report.sections.append(_systems_section(systems, figures))
     if scores is None or scores.empty:
         report.sections[-1].notes.append("No scores were given: correlations are left out.")
         return report
@@ -743,10 +856,70 @@ def build_report(
     report.sections.append(section)
     if not corr.empty:
         say("hypotheses")
-        report.sections.append(_hypotheses_section(corr, adjusted, scores))
+        report.sections.append(_hypotheses_section(corr, adjusted, scores, ordinal_adjusted))
     if subsets and people > 1 and not corr.empty:
         say("participant subsets")
         report.sections.append(_subsets_section(adjusted, scores, subsets, seed))
+    return report
+
+
+def build_corpus_report(
+    segments: pd.DataFrame,
+    systems: pd.DataFrame,
+    scores: pd.DataFrame,
+    *,
+    title: str = "WOJ-DB corpus analysis",
+    generated: str = "",
+    figures: bool = True,
+) -> Report:
+    """Which score source tracks WMT's human judgments on an imported corpus, without a study.
+
+    ``segments`` is `analysis.stats.corpus`'s segments frame, ``systems`` the corpus's
+    system-level human scores (`system.system_scores`, names as in ``segments``), ``scores``
+    the scores frame of the segments' items. Raises ValueError when nothing can be compared.
+    """
+    if segments.empty or scores.empty:
+        raise ValueError("no imported hypotheses with metric scores to compare")
+    facts = [
+        ("Language pairs", ", ".join(sorted(segments["lp"].unique()))),
+        ("Hypotheses", f"{len(segments):,} ({segments['da_z'].notna().sum():,} with DA)"),
+        ("Score sources", str(len(correlation.score_sources(scores)))),
+    ]
+    report = Report(title, generated, facts, [])
+    if not systems.empty:
+        report.sections.append(_systems_section(systems.assign(source="da"), figures))
+    seg = corpus.segment_correlations(segments, scores)
+    sys_table = corpus.system_correlations(segments, systems, scores)
+    section = Section(
+        "corpus_correlations",
+        "Score sources against WMT's human judgments",
+        [
+            "Segment level: each hypothesis's score against its segment's mean WMT direct "
+            "assessment (z, and raw 0–100), per language pair. System level: each system's "
+            "mean score over its hypotheses against its WMT system z, with Kocmi et al.'s "
+            "pairwise accuracy (share of system pairs ordered as the humans order them). "
+            "Coefficients keep their sign; 'higher_is_better' says which way a source points "
+            "and the '_oriented' columns flip the sign of lower-is-better sources such as TER."
+        ],
+    )
+    if seg.empty and sys_table.empty:
+        section.notes.append(
+            f"Nothing to correlate: no score source scores {corpus.MIN_SEGMENTS} or more "
+            "hypotheses with DA, or three systems."
+        )
+    section.tables += [
+        Table("segment_correlations", "Segment level", seg),
+        Table("system_correlations", "System level", sys_table),
+        Table(
+            "system_permutation_tests",
+            "System level: is the better source significantly better?",
+            corpus.system_permutation_tests(segments, systems, scores),
+            "PERM-BOTH permutation test of the difference in Pearson's r with the WMT system "
+            "z (1,000 resamples, as mt-metrics-eval), scores oriented; p for 'better "
+            "correlates better than worse'.",
+        ),
+    ]
+    report.sections.append(section)
     return report
 
 

@@ -9,7 +9,11 @@ Formats (tab-separated WMT files may be gzip-compressed, `.gz`):
 - mt-metrics-eval `metric-scores/LP/METRIC-REF.seg.score` (or `LP.METRIC-REF.seg.score`):
   `SYSTEM SCORE` lines, one block per system, one line per segment in test-set order;
 - CSV with a header `lp,system,segment,metric,score` (optionally `testset`, `variant`);
-- CSV with a header `item_id,metric,score` (optionally `variant`) for WOJ-DB item ids.
+- CSV with a header `item_id,metric,score` (optionally `variant`) for WOJ-DB item ids;
+- MQM segment scores as google/wmt-mqm-human-evaluation publishes them,
+  `mqm_TESTSET_SRCTGT.avg_seg_scores.tsv` (header `system mqm_avg_score seg_id`; the language
+  pair and test set come from the file name; `None` marks an unrated segment), stored as the
+  metric ``MQM`` (higher is better: the scores are negative error weights).
 System-level files (WMT `.sys.score`, 6 columns; mt-metrics-eval `.sys.score`) are recognised
 and refused: scores are stored per rated item. System names go through
 `survey.wmt.canonical_system` (`Online-A.1570` → `Online-A`) unless the name itself is a corpus.
@@ -29,6 +33,7 @@ from pathlib import Path
 from django.db import transaction
 
 from analysis.models import Metric, MetricScore
+from survey.formats import mqm
 from survey.formats.common import LINE_BREAK, LINE_BREAKS, pair
 from survey.importers import Report
 from survey.models import Item, Segment, Triple
@@ -54,6 +59,11 @@ class ScoreRow:
     document: str | None = None  # set when `segment` counts within this document
     item_id: int | None = None
     path: Path | None = None
+
+
+#: Imported metrics whose lower scores are better (error rates and edit distances, as named in
+#: WMT metrics-task files); every other imported metric is taken as higher-is-better.
+LOWER_IS_BETTER = frozenset({"ter", "character", "eed", "wer", "per", "cder"})
 
 
 def _float(value: str, path, line: int, field: str) -> float:
@@ -95,6 +105,29 @@ def _name(value: str, path, line: int, field: str) -> str:
     return value
 
 
+MQM_FILE = re.compile(r"mqm_(?P<testset>[a-z]+\d{4})_(?P<src>[a-z]{2,3})(?P<tgt>[a-z]{2,3})\.")
+
+
+def _read_mqm(path: Path, lines: list[str]) -> list[ScoreRow]:
+    named = MQM_FILE.match(path.name)
+    if named is None:
+        raise InputError(path, "an MQM file is named mqm_TESTSET_SRCTGT.avg_seg_scores.tsv")
+    lp = _lp(f"{named['src']}-{named['tgt']}", path, 1)
+    return [
+        ScoreRow(
+            metric="MQM",
+            variant="",
+            score=s.score,
+            line=s.line,
+            lp=lp,
+            testset=named["testset"],
+            system=_name(s.system, path, s.line, "system"),
+            segment=s.segment,
+        )
+        for s in mqm.read_scores(path, lines)
+    ]
+
+
 def read_scores(path: Path) -> list[ScoreRow]:
     lines = read_lines(path)
     if not lines:
@@ -102,7 +135,9 @@ def read_scores(path: Path) -> list[ScoreRow]:
     name = path.name.removesuffix(".gz")
     # A WMT file may be named like an mt-metrics-eval one (COMET-HTER.seg.score): its tabs tell.
     mtme = MTME_FILE.match(name)
-    if mtme and len(lines[0].split("\t")) <= 2:
+    if lines[0].split() == mqm.SCORE_HEADER:
+        rows = _read_mqm(path, lines)
+    elif mtme and len(lines[0].split("\t")) <= 2:
         rows = _read_mtme(path, mtme, lines)
     elif "\t" in lines[0]:
         rows = _read_wmt(path, lines)
@@ -385,7 +420,11 @@ def import_scores(paths: list[Path], *, aggregate: str | None = None) -> Report:
             scores.setdefault((row.metric, row.variant), {}).setdefault(item, []).append(row)
         _check_repeats(scores, aggregate, report)
         for (name, variant), by_item in scores.items():
-            metric, created = Metric.objects.get_or_create(name=name, variant=variant)
+            metric, created = Metric.objects.get_or_create(
+                name=name,
+                variant=variant,
+                defaults={"higher_is_better": name.lower() not in LOWER_IS_BETTER},
+            )
             report.created["metrics"] += created
             combine = AGGREGATIONS[aggregate] if aggregate else lambda s: s[0]
             stored = set(metric.scores.values_list("item_id", flat=True))

@@ -7,7 +7,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.http import FileResponse, HttpResponse
 from django.shortcuts import get_object_or_404
 
-from analysis import export
+from analysis.release import database, write
 from survey.models import Study
 
 
@@ -16,13 +16,13 @@ def download_release(request, slug):
     """The study's WOJ-DB release as a zip archive, built on request and streamed."""
     study = get_object_or_404(Study, slug=slug)
     try:
-        built = export.build(study)
-    except export.ExportError as e:
+        built = database.build(study)
+    except database.ExportError as e:
         return HttpResponse(str(e), status=404, content_type="text/plain; charset=utf-8")
     # Unnamed and deleted when closed; FileResponse closes it once sent.
     archive = tempfile.TemporaryFile()  # noqa: SIM115
     with tempfile.TemporaryDirectory() as folder:
-        export.save(built, Path(folder))
-        export.write_zip(Path(folder), archive, built.name)
+        write.save(built, Path(folder))
+        write.write_zip(Path(folder), archive, built.name)
     archive.seek(0)
     return FileResponse(archive, as_attachment=True, filename=f"{built.name}.zip")

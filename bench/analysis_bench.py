@@ -6,6 +6,10 @@
    and participant checks.
 2. A crossed participant + item fit on 50,000 ratings from 500 participants and 5,000 items;
    with R and lme4 installed, lme4 fits the same data for comparison.
+3. The same ratings as 1-5 answers in a cumulative link mixed model (Laplace); with R and
+   ordinal installed, ordinal::clmm fits the same data for comparison (it takes minutes).
+4. Every WMT21 into-English per-rater DA judgment (SYSTEM and REPEAT, 93,294) in one crossed
+   fit, z ~ 1 + (1 | rater) + (1 | system-segment) (target 2 s); beside lme4 when R is there.
 
 Run: .venv/bin/python bench/analysis_bench.py
 """
@@ -38,8 +42,13 @@ from analysis.stats.correlation import (  # noqa: E402
 )
 from analysis.stats.hypotheses import hypotheses_table  # noqa: E402
 from analysis.stats.mixed import adjust_scores, adjustment_ttest, crossed_model  # noqa: E402
+from analysis.stats.ordinal import clmm  # noqa: E402
 from analysis.stats.quality import agreement, participant_checks  # noqa: E402
+from analysis.stats.reml import fit_reml  # noqa: E402
 from analysis.stats.simulate import simulate_responses  # noqa: E402
+from analysis.stats.system import COUNTED_TYPES, wmt_judgments  # noqa: E402
+from survey.wmt import read_judgments  # noqa: E402
+from wojdb import bundled  # noqa: E402
 
 MAX_DEGREE = 18
 TYPES = ("order", "swap", "phrase", "choice")
@@ -245,16 +254,31 @@ cat(toJSON(list(seconds = t[["elapsed"]], cpu = t[["user.self"]] + t[["sys.self"
 """
 
 
-def lme4_fit(data: pd.DataFrame) -> dict | None:
+CLMM_SCRIPT = """
+suppressPackageStartupMessages({library(ordinal); library(jsonlite)})
+d <- read.csv(commandArgs(TRUE)[1])
+d$group <- factor(d$group, levels = c("hypothesis", "order", "swap", "phrase", "choice"))
+d$participant <- factor(d$participant); d$item <- factor(d$item)
+d$order <- factor(d$order, ordered = TRUE)
+t <- system.time(fit <- clmm(order ~ group + (1 | participant) + (1 | item), data = d))
+cat(toJSON(list(seconds = t[["elapsed"]], cpu = t[["user.self"]] + t[["sys.self"]],
+                fixef = as.list(fit$beta), thresholds = as.list(fit$alpha),
+                variances = lapply(VarCorr(fit), function(v) v[1, 1]),
+                loglik = as.numeric(logLik(fit))),
+           auto_unbox = TRUE, digits = NA))
+"""
+
+
+def r_fit(data: pd.DataFrame, script_text: str = LME4_SCRIPT) -> dict | None:
     if shutil.which("Rscript") is None:
         return None
     with tempfile.TemporaryDirectory() as folder:
         csv, script = Path(folder, "ratings.csv"), Path(folder, "fit.R")
         data.to_csv(csv, index=False)
-        script.write_text(LME4_SCRIPT)
+        script.write_text(script_text)
         done = subprocess.run(["Rscript", str(script), str(csv)], capture_output=True, text=True)
     if done.returncode != 0:
-        print(f"  lme4 not run: {done.stderr.strip().splitlines()[-1:]}")
+        print(f"  R not run: {done.stderr.strip().splitlines()[-1:]}")
         return None
     return json.loads(done.stdout)
 
@@ -274,7 +298,7 @@ def crossed_benchmark() -> None:
         f"{fit.variances['item']:.6f} residual {fit.variances['residual']:.6f}; "
         f"converged {fit.state.converged}, {fit.state.evaluations} evaluations"
     )
-    reference = lme4_fit(data)
+    reference = r_fit(data)
     if reference is None:
         print("  lme4: Rscript with lme4 not available")
         return
@@ -288,7 +312,105 @@ def crossed_benchmark() -> None:
     )
 
 
+def ordinal_benchmark() -> None:
+    data = crossed_data(np.random.default_rng(5))
+    data[col.ORDER] = (data.pop(col.unit(col.ORDER)) * 4 + 1).astype(int)
+    print(f"Crossed ordinal fit: the same {len(data):,} ratings as 1-5 answers")
+    started, cpu = time.perf_counter(), time.process_time()
+    fit = clmm(data, col.ORDER, fixed=(col.GROUP,), random=(col.PARTICIPANT, col.ITEM))
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    print(f"  analysis.stats (clmm, Laplace)  {seconds:6.2f} s wall, {cpu:.2f} s CPU")
+    print(
+        f"    variances participant {fit.variances['participant']:.6f} item "
+        f"{fit.variances['item']:.6f}; log-likelihood {fit.loglik:.4f}; "
+        f"converged {fit.state.converged}, {fit.state.evaluations} evaluations"
+    )
+    reference = r_fit(data, CLMM_SCRIPT)
+    if reference is None:
+        print("  ordinal::clmm: Rscript with ordinal not available")
+        return
+    print(
+        f"  ordinal::clmm                   {reference['seconds']:6.2f} s wall, "
+        f"{reference['cpu']:.2f} s CPU"
+    )
+
+    def relative(ours, theirs):
+        ours, theirs = np.asarray(ours, dtype=float), np.asarray(theirs, dtype=float)
+        return float(np.max(np.abs(ours - theirs) / np.abs(theirs)))
+
+    gaps = {
+        "thresholds": relative(fit.thresholds["estimate"], list(reference["thresholds"].values())),
+        "fixed effects": relative(fit.fixed["estimate"], list(reference["fixef"].values())),
+        "variances": relative(
+            [fit.variances[k] for k in reference["variances"]],
+            list(reference["variances"].values()),
+        ),
+        "log-likelihood": relative([fit.loglik], [reference["loglik"]]),
+    }
+    print(
+        "    largest relative difference from clmm: "
+        + ", ".join(f"{name} {gap:.1e}" for name, gap in gaps.items())
+    )
+
+
+WMT_SCRIPT = """
+suppressPackageStartupMessages({library(lme4); library(jsonlite)})
+d <- read.csv(commandArgs(TRUE)[1])
+d$rater <- factor(d$rater); d$item <- factor(d$item)
+t <- system.time(fit <- lmer(score ~ 1 + (1 | rater) + (1 | item), data = d))
+vc <- as.data.frame(VarCorr(fit))
+cat(toJSON(list(seconds = t[["elapsed"]], cpu = t[["user.self"]] + t[["sys.self"]],
+                fixef = as.list(fixef(fit)),
+                variances = as.list(setNames(vc$vcov, ifelse(is.na(vc$var1), "residual", vc$grp)))),
+           auto_unbox = TRUE, digits = NA))
+"""
+
+
+def wmt_benchmark() -> None:
+    folder = bundled.wmt21_toen() / "humaneval"
+    rows = [j for path in sorted(folder.glob("ad-*-good-stnd.csv")) for j in read_judgments(path)]
+    judgments = wmt_judgments(rows)
+    judgments = judgments[judgments["type"].isin(COUNTED_TYPES)]
+    data = pd.DataFrame(
+        {
+            "score": judgments["score"].to_numpy(),
+            "rater": judgments["rater"].to_numpy(),
+            "item": (judgments["lp"] + "|" + judgments["system"] + "|")
+            + judgments["segment"].astype(str),
+        }
+    )
+    print(
+        f"WMT21 into-English DA: {len(data):,} judgments, {data['rater'].nunique()} raters, "
+        f"{data['item'].nunique():,} system-segments"
+    )
+    started, cpu = time.perf_counter(), time.process_time()
+    intercept = pd.DataFrame({"Intercept": np.ones(len(data))})
+    fit = fit_reml(
+        data["score"].to_numpy(), intercept, {"rater": data["rater"], "item": data["item"]}
+    )
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    print(f"  analysis.stats (REML)  {seconds:6.2f} s wall, {cpu:.2f} s CPU   (target < 2 s)")
+    print(
+        "    variances "
+        + ", ".join(f"{k} {v:.6f}" for k, v in fit.variances.items())
+        + f"; converged {fit.state.converged}"
+    )
+    reference = r_fit(data, WMT_SCRIPT)
+    if reference is None:
+        print("  lme4: Rscript with lme4 not available")
+        return
+    print(
+        f"  lme4 lmer (REML)       {reference['seconds']:6.2f} s wall, {reference['cpu']:.2f} s CPU"
+    )
+    gap = max(abs(fit.variances[k] - v) for k, v in reference["variances"].items())
+    print(f"    largest difference from lme4: variances {gap:.1e}")
+
+
 if __name__ == "__main__":
     full_analysis()
     print()
     crossed_benchmark()
+    print()
+    ordinal_benchmark()
+    print()
+    wmt_benchmark()

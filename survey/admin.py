@@ -31,10 +31,34 @@ class TripleAdmin(admin.ModelAdmin):
 
 @admin.register(models.ExternalJudgment)
 class ExternalJudgmentAdmin(admin.ModelAdmin):
-    list_display = ["system", "segment_id", "rater", "item_type", "score", "triple"]
+    list_display = ["system", "segment_id", "document", "rater", "item_type", "score", "triple"]
     list_filter = ["item_type", "source_lang"]
     search_fields = ["rater", "system"]
-    raw_id_fields = ["triple"]
+    raw_id_fields = ["triple", "source"]
+
+
+@admin.register(models.ErrorAnnotation)
+class ErrorAnnotationAdmin(admin.ModelAdmin):
+    list_display = ["judgment", "severity", "category", "side", "start", "end", "weight"]
+    list_filter = ["severity"]
+    raw_id_fields = ["judgment"]
+
+
+@admin.register(models.JudgmentImport)
+class JudgmentImportAdmin(admin.ModelAdmin):
+    list_display = [
+        "file_name", "testset", "source_lang", "level", "mapping", "check_r", "check_passed",
+        "accepted_unverified", "imported_at",
+    ]  # fmt: skip
+    list_filter = ["level", "check_passed", "accepted_unverified", "source_lang"]
+    search_fields = ["file_name", "sha256"]
+
+
+@admin.register(models.SystemScore)
+class SystemScoreAdmin(admin.ModelAdmin):
+    list_display = ["testset", "source_lang", "system", "raw", "z", "n", "judgments"]
+    list_filter = ["testset", "source_lang"]
+    raw_id_fields = ["source"]
 
 
 @admin.register(models.Permutation)
@@ -106,11 +130,12 @@ class ParticipantAdmin(admin.ModelAdmin):
         "study",
         "questionnaire",
         "status",
+        "mode",
         "simulated",
         "created",
         "last_activity",
     ]
-    list_filter = ["study", "status", "simulated", "education", "gender"]
+    list_filter = ["study", "status", "mode", "simulated", "education", "gender"]
     readonly_fields = ["token"]
     inlines = [LanguageInline, RatingInline]
 
@@ -165,3 +190,32 @@ class PlatformIdentityAdmin(admin.ModelAdmin):
     list_display = ["participant", "prolific_pid", "study_id", "session_id", "pid"]
     search_fields = ["prolific_pid", "pid"]
     raw_id_fields = ["participant"]
+
+
+@admin.register(models.PaperLayout)
+class PaperLayoutAdmin(admin.ModelAdmin):
+    list_display = ["pk", "study", "questionnaire", "created"]
+    list_filter = ["study"]
+    readonly_fields = ["study", "questionnaire", "layout"]
+
+
+@admin.register(models.PaperCopy)
+class PaperCopyAdmin(admin.ModelAdmin):
+    list_display = ["code", "layout", "participant", "created"]
+    search_fields = ["code"]
+    readonly_fields = ["code", "layout", "participant"]
+
+
+@admin.register(models.ScanPage)
+class ScanPageAdmin(admin.ModelAdmin):
+    list_display = ["copy", "page", "source", "created"]
+    search_fields = ["copy__code", "source"]
+    readonly_fields = ["copy", "page", "source", "boxes"]
+
+
+@admin.register(models.PaperAnswer)
+class PaperAnswerAdmin(admin.ModelAdmin):
+    list_display = ["copy", "page", "field", "kind", "status", "value", "reviewed_by"]
+    list_filter = ["status", "kind"]
+    search_fields = ["copy__code", "field"]
+    readonly_fields = ["copy", "page", "field", "kind", "reason"]

@@ -28,6 +28,7 @@ from survey.questionnaires import (
     extend_questionnaires,
     is_frozen,
 )
+from survey.vocabulary import ASSIGNED, COMPLETED, PAPER, WEB
 
 STATUSES = [s for s, _ in Participant.STATUSES]
 STATUS_LABELS = [s.replace("_", " ").capitalize() for s in STATUSES]
@@ -68,11 +69,21 @@ def index(request):
         ),
         completed_count=Count(
             "participants",
-            filter=Q(participants__status="completed", participants__simulated=False),
+            filter=Q(participants__status=COMPLETED, participants__simulated=False),
             distinct=True,
         ),
         simulated_count=Count(
             "participants", filter=Q(participants__simulated=True), distinct=True
+        ),
+        web_count=Count(
+            "participants",
+            filter=Q(participants__mode=WEB, participants__simulated=False),
+            distinct=True,
+        ),
+        paper_count=Count(
+            "participants",
+            filter=Q(participants__mode=PAPER, participants__simulated=False),
+            distinct=True,
         ),
     ).order_by("name")
     return render(request, "survey/dashboard/index.html", {"studies": studies})
@@ -107,6 +118,10 @@ def study(request, slug):
         "people": _people(study),
         "unfilled": study.unfilled(),
         "remarks": _remarks(study),
+        # Real participants only, as every other count on the page.
+        "modes": dict(
+            study.participants.filter(simulated=False).values_list("mode").annotate(n=Count("pk"))
+        ),
     }
     return render(request, "survey/dashboard/study.html", context)
 
@@ -283,7 +298,7 @@ def _status_counts(study: Study) -> pd.DataFrame:
 def _minutes_to_complete(study: Study) -> dict[int, float]:
     durations: dict[int, list[float]] = {}
     for number, created, consented, completed in Participant.objects.filter(
-        study=study, status="completed", completed_at__isnull=False, simulated=False
+        study=study, status=COMPLETED, completed_at__isnull=False, simulated=False
     ).values_list("questionnaire__number", "created", "consented_at", "completed_at"):
         started = consented or created
         durations.setdefault(number, []).append((completed - started).total_seconds() / 60)
@@ -319,7 +334,7 @@ def _questionnaire_rows(
     newest = {q.number: q for q in study.questionnaires.order_by("number", "version")}
     started = set(
         Participant.objects.filter(study=study)
-        .exclude(status="assigned")
+        .exclude(status=ASSIGNED)
         .values_list("questionnaire_id", flat=True)
     )
     rows = []

@@ -6,6 +6,7 @@ file, line and field), then writes in one transaction; re-importing the same fil
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
@@ -14,8 +15,20 @@ from pathlib import Path
 
 from django.db import connection, transaction
 
-from survey import formats, wmt
-from survey.models import Corpus, ExternalJudgment, Questionnaire, Segment, Triple
+from survey import alignment, formats, wmt
+from survey.formats import pairwise
+from survey.formats.common import document_lines
+from survey.judgment_files import APPRAISE, MQM, read_judgment_file
+from survey.models import (
+    Corpus,
+    ErrorAnnotation,
+    ExternalJudgment,
+    JudgmentImport,
+    Questionnaire,
+    Segment,
+    SystemScore,
+    Triple,
+)
 
 BATCH = 5000
 Progress = Callable[[int], None]
@@ -32,9 +45,15 @@ class Report:
     created: Counter = field(default_factory=Counter)
     unmatched: Counter = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
+    mapped: dict[str, str] = field(default_factory=dict)  # system name as given → canonical
 
     def lines(self) -> list[str]:
         out = [f"{what}: {n:,}" for what, n in self.created.items()]
+        if self.mapped:
+            out.append(
+                "system names mapped: "
+                + ", ".join(f"{a} → {b}" for a, b in sorted(self.mapped.items()))
+            )
         if self.unmatched:
             total = sum(self.unmatched.values())
             out.append(f"unmatched rows: {total:,} (kept out of the pool's scores)")
@@ -210,18 +229,18 @@ def write_wmt(plan: WmtPlan, progress: Progress = _no_progress) -> Report:
                     Triple.objects.filter(corpus=corpus).values_list("segment_id", flat=True)
                 )
                 new = [
-                    Triple(
-                        corpus=corpus,
-                        segment_id=seg_pk,
-                        hypothesis=text,
-                        hypothesis_length=wmt.text_length(text, ts.target_lang),
-                    )
+                    {
+                        "corpus_id": corpus.pk,
+                        "segment_id": seg_pk,
+                        "hypothesis": text,
+                        "hypothesis_length": wmt.text_length(text, ts.target_lang),
+                    }
                     for seg_pk, text in zip(segments, lines, strict=True)
                     if seg_pk is not None
                     and seg_pk not in have
                     and len(text) <= formats.common.MAX_TEXT_CHARS
                 ]
-                Triple.objects.bulk_create(new, batch_size=BATCH)
+                _insert(Triple, new)
                 report.created["triples"] += len(new)
                 progress(len(lines))
     return report
@@ -244,27 +263,46 @@ def _update_triples(fields: list[str], rows: list[tuple]) -> None:
         cursor.executemany(f"UPDATE {Triple._meta.db_table} SET {columns} WHERE id = %s", rows)
 
 
+def _insert(model, rows: list[dict]) -> None:
+    """INSERT rows (attribute name → value; the fields not given take their defaults) with one
+    executemany per batch. Django's bulk_create spends most of an import building model
+    instances and SQL for hundreds of thousands of rows."""
+    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    quote = connection.ops.quote_name
+    sql = (
+        f"INSERT INTO {quote(model._meta.db_table)} "
+        f"({', '.join(quote(f.column) for f in fields)}) VALUES ({', '.join(['%s'] * len(fields))})"
+    )
+    defaults = [(f.attname, f.get_default()) for f in fields]
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), BATCH):
+            cursor.executemany(
+                sql,
+                [tuple(row.get(a, d) for a, d in defaults) for row in rows[start : start + BATCH]],
+            )
+
+
 def _segments(ts: formats.TestSetText, report: Report) -> list[int | None]:
     """Primary keys of the test set's segments in line order (None for a line kept out),
     creating the missing ones and filling in document ids where the stored ones are empty."""
     key = _segment_key(ts)
     existing = dict(Segment.objects.filter(**key).values_list("number", "pk"))
     new = [
-        Segment(
+        {
             **key,
-            year=ts.year,
-            number=n,
-            source=src,
-            reference=reference,
-            document=ts.documents[n - 1],
-            domain=ts.domains[n - 1],
-            source_length=wmt.text_length(src, ts.source_lang),
-            reference_length=wmt.text_length(reference, ts.target_lang),
-        )
+            "year": ts.year,
+            "number": n,
+            "source": src,
+            "reference": reference,
+            "document": ts.documents[n - 1],
+            "domain": ts.domains[n - 1],
+            "source_length": wmt.text_length(src, ts.source_lang),
+            "reference_length": wmt.text_length(reference, ts.target_lang),
+        }
         for n, (src, reference) in enumerate(zip(ts.sources, ts.references, strict=True), start=1)
         if n not in existing and n not in ts.skipped_lines
     ]
-    Segment.objects.bulk_create(new, batch_size=BATCH)
+    _insert(Segment, new)
     report.created["segments"] += len(new)
     if any(ts.documents) and existing:
         filled = Segment.objects.filter(**key, number__in=list(existing), document="")
@@ -278,159 +316,610 @@ def _segments(ts: formats.TestSetText, report: Report) -> list[int | None]:
     return [existing.get(n) for n in range(1, len(ts.sources) + 1)]
 
 
-def _triple_index(testset: str | None, lps: set[tuple[str, str]]) -> dict[tuple, int]:
-    """(source, target, system, segment id) → triple pk, for the test set of each pair."""
-    rows = Triple.objects.filter(
-        corpus__source_lang__in={s for s, _ in lps}, corpus__target_lang__in={t for _, t in lps}
+def _testset_for(testset: str | None, src: str, tgt: str, where) -> str:
+    """The test set whose sentences of the pair a judgment file refers to, checked to exist."""
+    held = set(
+        Segment.objects.filter(source_lang=src, target_lang=tgt)
+        .values_list("testset", flat=True)
+        .distinct()
     )
     if testset:
-        if not Corpus.objects.filter(testset=testset).exists():
-            known = sorted(set(Corpus.objects.values_list("testset", flat=True)))
+        if testset in held:
+            return testset
+        known = sorted(set(Segment.objects.values_list("testset", flat=True).distinct()))
+        if testset not in known:
             raise wmt.InputError(
-                "--testset", f"no imported test set {testset!r} (there are {', '.join(known)})"
+                "--testset",
+                f"unknown test set {testset!r} (imported: {', '.join(known) or 'none'})",
             )
-        rows = rows.filter(corpus__testset=testset)
-    found = rows.values_list(
-        "corpus__testset",
-        "corpus__source_lang",
-        "corpus__target_lang",
-        "corpus__system",
-        "segment__number",
-        "pk",
-    )
-    index, testsets = {}, defaultdict(set)
-    for ts, src, tgt, system, sid, pk in found.iterator(chunk_size=BATCH):
-        testsets[(src, tgt)].add(ts)
-        index[(src, tgt, system, sid)] = pk
-    ambiguous = {f"{s}-{t}": sorted(v) for (s, t), v in testsets.items() if len(v) > 1}
-    if ambiguous:
+        raise wmt.InputError(where, f"test set {testset} has no {src}-{tgt} sentences")
+    if not held:
+        raise wmt.InputError(where, f"no test set holds {src}-{tgt}: import its texts first")
+    if len(held) > 1:
         raise wmt.InputError(
-            "--testset", f"several test sets hold these pairs, name one: {ambiguous}"
+            where, f"several test sets hold {src}-{tgt} ({', '.join(sorted(held))}): name one "
+            "with --testset",
+        )  # fmt: skip
+    return held.pop()
+
+
+@dataclass
+class _Sentences:
+    """One test set's pair as stored: triples by (system, line), document ids by line."""
+
+    # (pk, hypothesis, reference) of each triple; more than one where several references are
+    # imported, the first by reference name used for the check.
+    triples: dict[tuple[str, int], list[tuple[int, str, str]]]
+    systems: set[str]
+    count: int
+    documents: list[str] | None  # None unless every line has one
+    document_of: dict[int, str]  # the document of each line that has one
+
+    @classmethod
+    def load(cls, testset: str, src: str, tgt: str) -> _Sentences:
+        rows = (
+            Triple.objects.filter(
+                corpus__testset=testset, corpus__source_lang=src, corpus__target_lang=tgt
+            )
+            .order_by("segment__ref_name", "pk")
+            .values_list(
+                "corpus__system", "segment__number", "pk", "hypothesis", "segment__reference"
+            )
         )
-    return index
+        triples = defaultdict(list)
+        for system, number, pk, hypothesis, reference in rows.iterator(chunk_size=BATCH):
+            triples[system, number].append((pk, hypothesis, reference))
+        docs: dict[int, str] = {}
+        segments = Segment.objects.filter(testset=testset, source_lang=src, target_lang=tgt)
+        for number, document in segments.values_list("number", "document"):
+            docs[number] = docs.get(number) or document
+        count = max(docs, default=0)
+        documents = [docs.get(n, "") for n in range(1, count + 1)]
+        return cls(
+            dict(triples),
+            {system for system, _ in triples},
+            count,
+            documents if all(documents) else None,
+            {n: d for n, d in docs.items() if d},
+        )
+
+
+SID_MAPPINGS = ("documents", "lines")
+
+
+@dataclass
+class _JudgmentPlan:
+    """One file's rows of one pair, validated and mapped, ready to be written."""
+
+    record: JudgmentImport
+    da_updates: list[tuple] = field(default_factory=list)
+    judgments: list[dict] = field(default_factory=list)  # ExternalJudgment fields
+    # the errors of each judgment (same order as `judgments`), for MQM and ESA
+    errors: list[tuple] = field(default_factory=list)
+    systems: list[SystemScore] = field(default_factory=list)
+
+    def write(self) -> None:
+        self.record.save()
+        _update_triples(["da_raw", "da_z", "da_count"], self.da_updates)
+        for j in self.judgments:
+            j["source_id"] = self.record.pk
+        _insert(ExternalJudgment, self.judgments)
+        for s in self.systems:
+            s.source = self.record
+        SystemScore.objects.bulk_create(self.systems, batch_size=BATCH)
+        if not any(self.errors):
+            return
+        pks = dict(self.record.judgments.values_list("line", "pk"))
+        _insert(
+            ErrorAnnotation,
+            [
+                {"judgment_id": pks[j["line"]], "category": a.category, "severity": a.severity,
+                 "side": a.side, "start": a.start, "end": a.end, "span": a.span,
+                 "weight": a.weight}
+                for j, annotations in zip(self.judgments, self.errors, strict=True)
+                for a in annotations
+            ],
+        )  # fmt: skip
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(wmt.read_input(path)).hexdigest()
+
+
+def import_judgments(
+    paths: Iterable[Path],
+    *,
+    testset: str | None = None,
+    lp: str | None = None,
+    sid_mapping: str = "documents",
+    accept_unverified_alignment: bool = False,
+) -> Report:
+    """Import human-judgment files of any known format (JUDGMENT_FORMATS), recognised by content.
+
+    Segment ids are mapped to lines by the test set's document ids (`sid_mapping="documents"`,
+    survey.alignment) or taken as line numbers (`"lines"`); every mapping is checked by content
+    and refused when it fails, unless `accept_unverified_alignment` (recorded on the import).
+    Without document ids, segment scores are kept as system-level scores only.
+    """
+    if sid_mapping not in SID_MAPPINGS:
+        raise wmt.InputError("--sid-mapping", f"must be one of {', '.join(SID_MAPPINGS)}")
+    report, plans, seen, loaded, chrf = Report(), [], {}, {}, {}
+    files = [(path, *read_judgment_file(path, lp), _sha256(path)) for path in paths]
+    for path, file_format, records, digest in files:
+        by_lp = defaultdict(list)
+        for row in records:
+            by_lp[row.source_lang, row.target_lang].append(row)
+        if not by_lp:
+            raise wmt.InputError(path, "holds no judgments" + (f" of {lp}" if lp else ""))
+        if len(by_lp) > 1:  # an Appraise export of many pairs: pairs not imported are skipped
+            held = {
+                pair: rows
+                for pair, rows in by_lp.items()
+                if Segment.objects.filter(source_lang=pair[0], target_lang=pair[1]).exists()
+            }
+            if not held:
+                raise wmt.InputError(
+                    path, "no test set holds any of its language pairs ("
+                    + ", ".join(f"{s}-{t}" for s, t in sorted(by_lp))
+                    + "): import their texts first",
+                )  # fmt: skip
+            if skipped := sorted(set(by_lp) - set(held)):
+                report.notes.append(
+                    f"{path.name}: skipped {', '.join(f'{s}-{t}' for s, t in skipped)} "
+                    f"({sum(len(by_lp[p]) for p in skipped):,} rows): no test set holds them"
+                )
+            by_lp = held
+        for (src, tgt), rows in sorted(by_lp.items()):
+            ts = _testset_for(testset, src, tgt, path)
+            key = (digest, ts, src, tgt)
+            if key in seen:
+                report.notes.append(f"{path.name}: the same content as {seen[key]}, read once")
+                continue
+            seen[key] = path.name
+            if JudgmentImport.objects.filter(
+                sha256=digest, testset=ts, source_lang=src, target_lang=tgt
+            ).exists():
+                report.notes.append(f"{path.name}: {ts} {src}-{tgt} already imported")
+                continue
+            if (ts, src, tgt) not in loaded:
+                loaded[ts, src, tgt] = _Sentences.load(ts, src, tgt)
+            plan = _plan_rater_judgments if file_format in (APPRAISE, MQM) else _plan_judgments
+            plans.append(
+                plan(
+                    path, file_format, digest, ts, rows, loaded[ts, src, tgt],
+                    sid_mapping, accept_unverified_alignment, report, chrf,
+                )
+            )  # fmt: skip
+    scored = Counter(
+        (p.record.testset, p.record.source_lang, p.record.target_lang)
+        for p in plans
+        if p.record.file_format == wmt.SEGMENT_SCORES
+    )
+    for (ts, src, tgt), n in scored.items():
+        if n > 1:
+            raise wmt.InputError(
+                "FILE", f"{n} different segment-score files for {ts} {src}-{tgt}: import one"
+            )
+    with transaction.atomic():
+        for plan in plans:
+            plan.write()
+            for what, rows in (
+                ("triples with DA scores", plan.da_updates),
+                ("judgments", plan.judgments),
+                ("error annotations", [a for e in plan.errors for a in e]),
+                ("system-level scores", plan.systems),
+            ):
+                if rows:
+                    report.created[what] += len(rows)
+    return report
+
+
+def _match_systems(path, rows, sentences: _Sentences, testset: str, report: Report):
+    """Each system name of the rows → its canonical name, and the names matching an imported
+    system; refused where two names are one system or none matches."""
+    lp = f"{rows[0].source_lang}-{rows[0].target_lang}"
+    names: dict[str, str] = {}
+    for row in rows:
+        if row.system not in names:  # a name imported as it is stays (WMT24's Claude-3.5)
+            names[row.system] = (
+                row.system if row.system in sentences.systems else wmt.canonical_system(row.system)
+            )
+    by_canonical = defaultdict(set)
+    for raw, name in names.items():
+        by_canonical[name].add(raw)
+        if raw != name:
+            report.mapped[raw] = name
+    for name, raws in by_canonical.items():
+        if len(raws) > 1:
+            raise wmt.InputError(path, f"{' and '.join(sorted(raws))} are both {name}", field="SYS")
+    matched = {raw for raw, name in names.items() if name in sentences.systems}
+    if not matched:
+        raise wmt.InputError(
+            path, f"none of its systems ({', '.join(sorted(names))}) is imported for "
+            f"{testset} {lp} (imported: {', '.join(sorted(sentences.systems))})",
+        )  # fmt: skip
+    for row in rows:
+        if row.system not in matched:
+            report.unmatched[_unmatched_label(lp, row.system)] += 1
+    return names, matched
+
+
+def _document_sid_lines(rows, sentences: _Sentences) -> tuple[dict | None, str]:
+    """(document, n counted from 0) → line for document-style SIDs, through the stored document
+    ids; None, and why, where the test set's documents are not the ones the SIDs name."""
+    if not sentences.document_of:
+        return None, "has no document ids"
+    known = set(sentences.document_of.values())
+    if not {r.document for r in rows} & known:
+        return None, "has none of the documents its segment ids name"
+    ordered = [sentences.document_of.get(n, "") for n in range(1, sentences.count + 1)]
+    return {(doc, k - 1): line for (doc, k), line in document_lines(ordered).items()}, ""
+
+
+def _plan_judgments(
+    path,
+    file_format,
+    digest,
+    testset,
+    rows,
+    sentences: _Sentences,
+    sid_mapping,
+    accept,
+    report,
+    chrf,
+) -> _JudgmentPlan:
+    src, tgt = rows[0].source_lang, rows[0].target_lang
+    lp = f"{src}-{tgt}"
+    names, matched = _match_systems(path, rows, sentences, testset, report)
+    by_document = {bool(r.document) for r in rows}
+    if len(by_document) > 1:
+        raise wmt.InputError(path, "mixes numbered and document-style (DOC_n) segment ids",
+                             field="SID")  # fmt: skip
+    if by_document == {True}:
+        if sid_mapping == "lines":
+            raise wmt.InputError(
+                "--sid-mapping", f"lines cannot apply to {path.name}: its segment ids name "
+                "documents (DOC_n)",
+            )  # fmt: skip
+        sid_mapping = "documents"
+        lines, unmapped = _document_sid_lines(rows, sentences)
+    elif sid_mapping == "lines":
+        lines, unmapped = dict(enumerate(range(1, sentences.count + 1), start=1)), ""
+    elif sentences.documents:
+        lines, unmapped = dict(enumerate(alignment.sid_lines(sentences.documents), start=1)), ""
+    else:
+        lines, unmapped = None, "has no document ids"
+    record = JudgmentImport(
+        sha256=digest,
+        file_name=path.name,
+        file_format=file_format,
+        testset=testset,
+        source_lang=src,
+        target_lang=tgt,
+        mapping="none" if lines is None else sid_mapping,
+        level=JudgmentImport.SYSTEM if lines is None else JudgmentImport.SEGMENT,
+    )
+    plan = _JudgmentPlan(record)
+    if lines is None:
+        kept = (
+            "only system-level scores are kept"
+            if file_format == wmt.SEGMENT_SCORES
+            else "the judgments are kept without a link to a sentence"
+        )
+        report.notes.append(
+            f"{path.name}: {testset} {lp} {unmapped}, so its segment ids cannot be "
+            f"mapped to sentences; {kept} (import the document ids with import_documents, or "
+            "use --sid-mapping lines where SID is the line number)"
+        )
+    triple_of = {}
+    for row in rows:
+        key = (row.document, row.segment_id) if row.document else row.segment_id
+        if lines is not None and key not in lines:
+            problem = (
+                f"document {row.document!r} of {testset} {lp} has no segment {row.segment_id} "
+                "(counted from 0)"
+                if row.document
+                else f"segment id {row.segment_id} is beyond the {len(lines)} sentences of "
+                f"{testset} {lp}"
+            )
+            raise wmt.InputError(path, problem, line=row.line, field="SID")
+        if lines is not None and row.system in matched:
+            triple_of[row] = sentences.triples.get((names[row.system], lines[key]))
+    if file_format == wmt.SEGMENT_SCORES:
+        z_by_triple = {triple_of[r][0]: r.z for r in rows if triple_of.get(r)}
+        plan.da_updates = [
+            (r.raw, r.z, r.n, pk) for r in rows if triple_of.get(r) for pk, _, _ in triple_of[r]
+        ]
+        if lines is None:
+            plan.systems = _system_scores(testset, src, tgt, rows, names)
+    else:
+        z_sets = defaultdict(list)
+        for r in rows:  # the segment z of WMT: mean of a system's SYSTEM and REPEAT judgments
+            if triple_of.get(r) and r.item_type in ("SYSTEM", "REPEAT"):
+                z_sets[triple_of[r][0]].append(r.score)
+        z_by_triple = {t: sum(v) / len(v) for t, v in z_sets.items()}
+        plan.judgments = [
+            dict(
+                source_lang=src, target_lang=tgt, system=r.system, segment_id=r.segment_id,
+                triple_id=triple_of[r][0][0] if triple_of.get(r) else None, hit_id=r.hit_id,
+                rater=r.rater, item_type=r.item_type, score=r.score, seconds=r.seconds,
+                source_file=path.name, line=r.line,
+            )
+            for r in rows
+        ]  # fmt: skip
+        unlinked = sum(j["triple_id"] is None for j in plan.judgments)
+        if lines is not None and unlinked:
+            report.notes.append(
+                f"{path.name}: {unlinked:,} judgments of systems not imported are kept without "
+                "a link to a sentence"
+            )
+    if lines is None:
+        return plan
+    scored = [(z, hyp, ref) for (_, hyp, ref), z in z_by_triple.items()]
+    _check(path, record, scored, testset, lp, sid_mapping, accept, report, chrf)
+    return plan
+
+
+def _check(path, record, scored, testset, lp, mapping, accept, report, chrf, documents=(0, 0),
+           ids="SID"):  # fmt: skip
+    """The alignment check of one import (survey.alignment), its figures printed and stored on
+    the record; refused when it fails unless `accept` (then recorded).
+
+    `documents` is (items that name a document, of them naming another than their line's).
+    Where items name their document, that is the stronger test: one wrong document fails the
+    check, and agreement over at least MIN_SEGMENTS items passes it whatever the chrF figures
+    (source-based ESA follows chrF with the reference only loosely: WMT24 en-hi r = 0.12, its
+    lines shifted by one 0.05-0.07 with a quarter of the documents wrong)."""
+    check = alignment.check_alignment(scored, cache=chrf)
+    record.check_n, record.check_r, record.check_mean_z = check.n, check.r, check.mean_z
+    record.check_identical_n, record.check_identical_mean_z = (
+        check.identical_n,
+        check.identical_mean_z,
+    )
+    problems = check.problems
+    compared, wrong_document = documents
+    if wrong_document:
+        problems.append(f"{wrong_document:,} of {compared:,} items name another document than "
+                        "their line's")  # fmt: skip
+    elif compared >= alignment.MIN_SEGMENTS:
+        report.notes.append(
+            f"{path.name}: {testset} {lp}: all {compared:,} items name the document of their line"
+        )
+        problems = []
+    record.check_passed = not problems
+    verdict = "passed" if not problems else "FAILED (" + "; ".join(problems) + ")"
+    report.notes.append(
+        f"{path.name}: {testset} {lp}, {ids} by {mapping}: {check.describe()} — {verdict}"
+    )
+    if problems:
+        if not accept:
+            raise wmt.InputError(
+                path, f"its segment ids do not fit {testset} {lp}'s sentences by {mapping} "
+                f"({check.describe()}; {'; '.join(problems)}). If you are sure of the "
+                "mapping, re-run with --accept-unverified-alignment (recorded with the import)",
+            )  # fmt: skip
+        record.accepted_unverified = True
+        report.notes.append(f"{path.name}: imported although the check failed, as asked (recorded)")
+
+
+def _rater_z(rows, scores: dict) -> dict:
+    """Each row's score standardised within its rater (WMT's z), for the alignment check."""
+    by_rater = defaultdict(list)
+    for r in rows:
+        by_rater[r.rater].append(scores[r])
+    stats = {}
+    for rater, values in by_rater.items():
+        mean = sum(values) / len(values)
+        sd = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
+        stats[rater] = (mean, sd)
+    return {r: (scores[r] - stats[r.rater][0]) / stats[r.rater][1] if stats[r.rater][1] else 0.0
+            for r in rows}  # fmt: skip
+
+
+def _plan_rater_judgments(
+    path, file_format, digest, testset, rows, sentences: _Sentences, _sid_mapping, accept,
+    report, chrf,
+) -> _JudgmentPlan:  # fmt: skip
+    """Appraise CSV and MQM: per-rater judgments located by test-set line or by (document,
+    n-th segment), the latter through the stored document ids."""
+    src, tgt = rows[0].source_lang, rows[0].target_lang
+    lp = f"{src}-{tgt}"
+    names, matched = _match_systems(path, rows, sentences, testset, report)
+    by_document = any(r.doc_segment is not None for r in rows if r.system in matched)
+    doc_lines = document_lines(
+        [sentences.document_of.get(n, "") for n in range(1, sentences.count + 1)]
+    )
+    if by_document and not sentences.document_of:
+        raise wmt.InputError(
+            path, f"its segments are numbered within documents, but {testset} {lp} has no "
+            "document ids: import them first (import_documents, or a layout that names "
+            "documents)",
+        )  # fmt: skip
+    field_name = "doc_id" if file_format == MQM else "itemId"
+    line_of, compared, wrong_document = {}, 0, 0
+    for r in rows:
+        if file_format == APPRAISE and not 0 <= r.score <= 100:
+            raise wmt.InputError(path, f"{r.score:g} is outside 0-100", line=r.line, field="score")
+        if r.seconds is not None and r.seconds < 0:
+            raise wmt.InputError(path, "ends before it starts", line=r.line, field="timeEnd")
+        if r.system not in matched or r.document_score:
+            continue
+        if r.doc_segment is not None:
+            line = doc_lines.get((r.document, r.doc_segment))
+            if line is None:
+                raise wmt.InputError(
+                    path, f"{testset} {lp} has no segment {r.doc_segment} in document "
+                    f"{r.document!r}", line=r.line, field=field_name,
+                )  # fmt: skip
+        else:
+            line = r.test_set_line
+            if not 1 <= line <= sentences.count:
+                raise wmt.InputError(
+                    path, f"item {r.item_id} is beyond the {sentences.count} sentences of "
+                    f"{testset} {lp}", line=r.line, field=field_name,
+                )  # fmt: skip
+            known = sentences.document_of.get(line)
+            if r.document and known:
+                compared += 1
+                wrong_document += known != r.document
+        line_of[r] = line
+    triple_of = {r: sentences.triples.get((names[r.system], n)) for r, n in line_of.items()}
+    record = JudgmentImport(
+        sha256=digest, file_name=path.name, file_format=file_format, testset=testset,
+        source_lang=src, target_lang=tgt, mapping="documents" if by_document else "lines",
+        level=JudgmentImport.SEGMENT,
+    )  # fmt: skip
+    plan = _JudgmentPlan(record)
+    plan.judgments = [
+        dict(
+            source_lang=src, target_lang=tgt, system=r.system, segment_id=r.item_id,
+            document=r.published_document, document_score=r.document_score,
+            triple_id=triple_of[r][0][0] if triple_of.get(r) else None, rater=r.rater,
+            item_type=r.item_type, score=r.score, seconds=r.seconds, source_file=path.name,
+            line=r.line,
+        )
+        for r in rows
+    ]  # fmt: skip
+    plan.errors = [r.errors for r in rows]
+    unlinked = sum(j["triple_id"] is None and not j["document_score"] for j in plan.judgments)
+    if unlinked:
+        report.notes.append(
+            f"{path.name}: {testset} {lp}: {unlinked:,} judgments of systems or lines not "
+            "imported are kept without a link to a sentence"
+        )
+    # The check: real judgments (TGT; every MQM segment) standardised per rater, higher = better
+    # (MQM's score is minus its error weights, so already so), averaged per output.
+    judged = [r for r in rows if r.item_type in ("TGT", "MQM") and not r.document_score]
+    z = _rater_z(judged, {r: r.score for r in judged})
+    z_sets = defaultdict(list)
+    for r in judged:
+        if triple_of.get(r):
+            z_sets[triple_of[r][0]].append(z[r])
+    scored = [(sum(v) / len(v), hyp, ref) for (_, hyp, ref), v in z_sets.items()]
+    _check(path, record, scored, testset, lp, record.mapping, accept, report, chrf,
+           documents=(compared, wrong_document), ids="item ids")  # fmt: skip
+    return plan
+
+
+def _system_scores(testset, src, tgt, rows, names) -> list[SystemScore]:
+    """WMT's system score: the mean over the system's segments of their mean scores."""
+    per_system = defaultdict(list)
+    for r in rows:
+        per_system[names[r.system]].append(r)
+    return [
+        SystemScore(
+            testset=testset, source_lang=src, target_lang=tgt, system=system,
+            raw=sum(r.raw for r in scores) / len(scores),
+            z=sum(r.z for r in scores) / len(scores),
+            n=len(scores), judgments=sum(r.n for r in scores),
+        )
+        for system, scores in sorted(per_system.items())
+    ]  # fmt: skip
 
 
 def _unmatched_label(lp: str, system: str) -> str:
-    name = wmt.canonical_system(system)
-    if name in wmt.HUMAN_SYSTEMS:
-        return f"{lp} {system} (the second human reference, not a system in the pool)"
+    letter = wmt.human_reference(system)
+    if letter:
+        return f"{lp} {system} (reference {letter}, a human translation judged as a system)"
     return f"{lp} {system} (no such system imported)"
 
 
-def import_da(paths: Iterable[Path], *, testset: str | None = None) -> Report:
-    """Import DA segment scores (ad-seg-scores-LP.csv) and judgments (ad-XXen-good-stnd.csv)."""
-    scores, judgments = [], []
-    for path in paths:
-        if wmt.SEG_SCORES_FILE.match(path.name):
-            scores += wmt.read_segment_scores(path)
-        elif path.name.endswith("-good-stnd.csv"):
-            judgments += [(path, j) for j in wmt.read_judgments(path)]
-        else:
+def import_documents(paths: Iterable[Path], *, testset: str | None = None) -> Report:
+    """Document ids of each line (`TESTSET.LP.docids`) into the test set's segments."""
+    files = [(path, wmt.read_documents(path, testset)) for path in paths]
+    report, updates = Report(), []
+    for path, docs in files:
+        ts = _testset_for(docs.testset, docs.source_lang, docs.target_lang, path)
+        segments = list(
+            Segment.objects.filter(
+                testset=ts, source_lang=docs.source_lang, target_lang=docs.target_lang
+            ).values_list("pk", "number", "document")
+        )
+        count = max(number for _, number, _ in segments)
+        if count != len(docs.ids):
             raise wmt.InputError(
-                path, "not a DA file (ad-seg-scores-LP.csv or ad-XXen-good-stnd.csv)", field="name"
-            )
-    lps = {(s.source_lang, s.target_lang) for s in scores}
-    lps |= {(j.source_lang, j.target_lang) for _, j in judgments}
-    index = _triple_index(testset, lps)
-    report = Report()
-    with transaction.atomic():
-        updates = []
-        for s in scores:
-            key = (s.source_lang, s.target_lang, wmt.canonical_system(s.system), s.segment_id)
-            pk = index.get(key)
-            if pk is None:
-                report.unmatched[
-                    _unmatched_label(f"{s.source_lang}-{s.target_lang}", s.system)
-                ] += 1
-                continue
-            updates.append((s.raw, s.z, s.n, pk))
-        _update_triples(["da_raw", "da_z", "da_count"], updates)
-        report.created["triples with DA scores"] += len(updates)
-        report.created["judgments"] += _store_judgments(judgments, index, report)
+                path, f"has {len(docs.ids)} lines but {ts} {docs.source_lang}-{docs.target_lang} "
+                f"has {count} sentences",
+            )  # fmt: skip
+        for pk, number, document in segments:
+            new = docs.ids[number - 1]
+            if document and document != new:
+                raise wmt.InputError(
+                    path, f"gives {new!r}, but the sentence already belongs to {document!r}",
+                    line=number,
+                )  # fmt: skip
+            if not document:
+                updates.append((new, pk))
+    with transaction.atomic(), connection.cursor() as cursor:
+        column = Segment._meta.get_field("document").column
+        cursor.executemany(
+            f"UPDATE {Segment._meta.db_table} SET {column} = %s WHERE id = %s", updates
+        )
+    report.created["segments given a document id"] = len(updates)
     return report
-
-
-def _store_judgments(judgments, index, report: Report) -> int:
-    by_file = defaultdict(list)
-    for path, j in judgments:
-        by_file[path.name].append(j)
-    stored = 0
-    for name, rows in by_file.items():
-        have = set(ExternalJudgment.objects.filter(source_file=name).values_list("line", flat=True))
-        new = []
-        for j in rows:
-            if j.line in have:
-                continue
-            key = (j.source_lang, j.target_lang, wmt.canonical_system(j.system), j.segment_id)
-            pk = index.get(key)
-            if pk is None:
-                report.unmatched[
-                    _unmatched_label(f"{j.source_lang}-{j.target_lang}", j.system)
-                ] += 1
-            new.append(
-                ExternalJudgment(
-                    source_lang=j.source_lang,
-                    target_lang=j.target_lang,
-                    system=j.system,
-                    segment_id=j.segment_id,
-                    triple_id=pk,
-                    hit_id=j.hit_id,
-                    rater=j.rater,
-                    item_type=j.item_type,
-                    score=j.score,
-                    seconds=j.seconds,
-                    source_file=name,
-                    line=j.line,
-                )
-            )
-        ExternalJudgment.objects.bulk_create(new, batch_size=BATCH)
-        stored += len(new)
-    if report.unmatched:
-        report.notes.append("unmatched judgments are stored with no link to a triple")
-    return stored
 
 
 def import_ranks(path: Path, *, testset: str | None = None) -> Report:
-    """WMT relative rankings → eq. 6.1 scores, averaged per triple over its rankings."""
-    rankings = wmt.read_rankings(path)
-    index = _triple_index(testset, {(r.source_lang, r.target_lang) for r in rankings})
-    texts = dict(Triple.objects.filter(pk__in=set(index.values())).values_list("pk", "hypothesis"))
+    """WMT relative rankings → eq. 6.1 scores, averaged per triple over its rankings.
+
+    S is the set of distinct outputs a judge ranked: each slot is one output (systems joined by
+    '+' share it), and outputs whose stored hypotheses are identical are one (thesis §6.1.1),
+    given the mean of their ranks. Unmatched systems stay in S (they were ranked) but get no
+    score; wmt.rank_scores renumbers the ranks over S. The file is recognised by content: WMT's
+    5-way ranking CSV, or WMT15-16's pairwise export (survey.formats.pairwise), whose rows are
+    grouped back into rankings.
+    """
+    pairwise_file = pairwise.sniff(path)
+    rankings = pairwise.read(path) if pairwise_file else wmt.read_rankings(path)
+    if not rankings:
+        raise wmt.InputError(path, "holds no rankings")
+    index, texts = {}, {}
+    for src, tgt in sorted({(r.source_lang, r.target_lang) for r in rankings}):
+        ts = _testset_for(testset, src, tgt, path)
+        rows = Triple.objects.filter(
+            corpus__testset=ts, corpus__source_lang=src, corpus__target_lang=tgt
+        ).values_list("corpus__system", "segment__number", "pk", "hypothesis")
+        for system, number, pk, hypothesis in rows.iterator(chunk_size=BATCH):
+            index[src, tgt, system, number] = pk
+            texts[pk] = hypothesis.strip()
     report, totals = Report(), defaultdict(list)
     for r in rankings:
         lp = f"{r.source_lang}-{r.target_lang}"
-        # Identical outputs are one s ∈ S (thesis §6.1.1): group slots by hypothesis text.
-        groups: dict[str, tuple[set[int], list[int]]] = {}
-        for systems, rank in r.ranks:
+        outputs: dict[object, tuple[set[int], list[float]]] = {}
+        for slot, (systems, rank) in enumerate(r.ranks):
+            pks = []
             for system in systems:
-                pk = index.get((r.source_lang, r.target_lang, _ranked_system(system), r.segment_id))
+                name = wmt.canonical_system(system)
+                if name != system:
+                    report.mapped[system] = name
+                pk = index.get((r.source_lang, r.target_lang, name, r.segment_id))
                 if pk is None:
-                    report.unmatched[f"{lp} {system}"] += 1
-                    continue
-                members, ranks = groups.setdefault(texts[pk].strip(), (set(), []))
-                members.add(pk)
-                ranks.append(rank)
-        if not groups:
-            continue
-        group_ranks = [sum(ranks) / len(ranks) for _, ranks in groups.values()]
-        for (members, _), score in zip(groups.values(), wmt.rank_scores(group_ranks), strict=True):
+                    report.unmatched[_unmatched_label(lp, system)] += 1
+                else:
+                    pks.append(pk)
+            members, ranks = outputs.setdefault(texts[pks[0]] if pks else slot, (set(), []))
+            members.update(pks)
+            ranks.append(rank)
+        mean_ranks = [sum(ranks) / len(ranks) for _, ranks in outputs.values()]
+        for (members, _), score in zip(outputs.values(), wmt.rank_scores(mean_ranks), strict=True):
             for pk in members:
                 totals[pk].append(score)
+    if not totals:
+        raise wmt.InputError(path, "none of the ranked systems is imported for its test set")
     with transaction.atomic():
         updates = [(sum(s) / len(s), len(s), pk) for pk, s in totals.items()]
         _update_triples(["rank_score", "rank_count"], updates)
+    report.notes.append(
+        f"{path.name}: "
+        + (
+            "pairwise rankings (WMT15-16), grouped by rankingID"
+            if pairwise_file
+            else "5-way rankings"
+        )
+    )
     report.created["rankings"] = len(rankings)
     report.created["triples with rank scores"] = len(updates)
     return report
-
-
-def _ranked_system(name: str) -> str:
-    """Ranking files may name systems `newstest2016.uedin-nmt.4361.cs-en`: keep the system."""
-    parts = name.split(".")
-    if parts[0].startswith("newstest"):
-        parts = parts[1:]
-    if parts and len(parts[-1]) == 5 and parts[-1][2] == "-":
-        parts = parts[:-1]
-    return wmt.canonical_system(".".join(parts))
 
 
 class PoolError(ValueError):

@@ -1,4 +1,22 @@
-"""Language codes WOJ-DB knows, with the names shown to participants."""
+"""Language codes: the one check of an ISO 639 code, and the names shown to participants."""
+
+import re
+from functools import lru_cache
+
+import langcodes
+
+
+@lru_cache(maxsize=1024)  # every row of a judgment file names its pair
+def language(code: str) -> str | None:
+    """The standard form of an ISO 639 code (`ces` and `cze` → `cs`, `liv` stays), or None if
+    unknown. Every reader checks codes here, through the maintained langcodes registry rather
+    than a closed table, so any language WMT adds is read."""
+    if not re.fullmatch(r"[A-Za-z]{2,3}", code) or not langcodes.tag_is_valid(code):
+        return None
+    return langcodes.standardize_tag(code)
+
+
+# Names of the languages of the WMT test sets; other codes are shown as they are.
 
 LANGUAGE_NAMES = {
     "ar": "Arabic",

@@ -14,8 +14,7 @@ from django.db import models
 
 from survey import composition, texts
 from survey.languages import LANGUAGE_NAMES
-
-PERMUTATION_TYPES = ("order", "swap", "phrase", "choice", "both")
+from survey.vocabulary import PARTICIPANT_STATUSES, PARTICIPATION_MODES, PERMUTATION_TYPES, WEB
 
 
 class Segment(models.Model):
@@ -27,7 +26,7 @@ class Segment(models.Model):
     target_lang = models.CharField(max_length=8)
     ref_name = models.CharField(max_length=16, default="A")
     number = models.PositiveIntegerField(
-        verbose_name="segment id", help_text="1-based line number in the test set"
+        verbose_name="line", help_text="1-based line number in the test set's text files"
     )
     document = models.CharField(
         max_length=128, blank=True, help_text="the test set's document id; empty where unknown"
@@ -120,32 +119,148 @@ class Triple(models.Model):
         return None if self.da_raw is None else self.da_raw / 100
 
 
-class ExternalJudgment(models.Model):
-    """One WMT direct-assessment judgment by an anonymous crowd rater, kept as published."""
+class JudgmentImport(models.Model):
+    """One imported file of human judgments for one language pair of one test set.
 
-    TYPES = [(t, t) for t in ("SYSTEM", "REPEAT", "BAD_REF", "REF")]
+    A file is known by its content (SHA-256) and test set, not its name. The alignment check's
+    figures are kept, and whether the user accepted an alignment that failed it.
+    """
+
+    SEGMENT, SYSTEM = "segment", "system"
+    sha256 = models.CharField(max_length=64)
+    file_name = models.CharField(max_length=255)
+    file_format = models.CharField(max_length=64, help_text="e.g. WMT DA segment scores")
+    testset = models.CharField(max_length=64)
     source_lang = models.CharField(max_length=8)
     target_lang = models.CharField(max_length=8)
-    system = models.CharField(max_length=128, help_text="system name as in the judgment file")
-    segment_id = models.PositiveIntegerField()
-    triple = models.ForeignKey(
-        Triple, null=True, blank=True, on_delete=models.CASCADE, related_name="judgments"
+    mapping = models.CharField(
+        max_length=16, help_text="how segment ids were mapped to lines: documents, lines or none"
     )
-    hit_id = models.CharField(max_length=64)
-    rater = models.CharField(max_length=64)
-    item_type = models.CharField(max_length=8, choices=TYPES)
-    score = models.FloatField(help_text="the rater's z-score")
-    seconds = models.FloatField(null=True, blank=True)
-    source_file = models.CharField(max_length=255)
-    line = models.PositiveIntegerField()
+    level = models.CharField(
+        max_length=8,
+        choices=[(SEGMENT, SEGMENT), (SYSTEM, SYSTEM)],
+        help_text="system: the segment ids could not be mapped, only system scores were kept",
+    )
+    check_n = models.PositiveIntegerField(default=0)
+    check_r = models.FloatField(null=True, blank=True, help_text="Pearson r of z with chrF")
+    check_mean_z = models.FloatField(null=True, blank=True)
+    check_identical_n = models.PositiveIntegerField(default=0)
+    check_identical_mean_z = models.FloatField(null=True, blank=True)
+    check_passed = models.BooleanField(null=True, help_text="empty where no check was made")
+    accepted_unverified = models.BooleanField(
+        default=False, help_text="imported with --accept-unverified-alignment despite the check"
+    )
+    imported_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["source_file", "line"], name="unique_judgment_row")
+            models.UniqueConstraint(
+                fields=["sha256", "testset", "source_lang", "target_lang"],
+                name="unique_judgment_import",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.file_name} ({self.testset} {self.source_lang}-{self.target_lang})"
+
+
+class SystemScore(models.Model):
+    """WMT DA scores of one system kept at system level: mean of its segment scores.
+
+    Used where the segment ids cannot be mapped to sentences (no document ids known).
+    """
+
+    source = models.ForeignKey(JudgmentImport, on_delete=models.CASCADE, related_name="systems")
+    testset = models.CharField(max_length=64)
+    source_lang = models.CharField(max_length=8)
+    target_lang = models.CharField(max_length=8)
+    system = models.CharField(max_length=128, help_text="canonical name (survey.wmt)")
+    raw = models.FloatField(help_text="mean of the segments' mean raw scores (0-100)")
+    z = models.FloatField(help_text="mean of the segments' mean z-scores")
+    n = models.PositiveIntegerField(help_text="segments scored")
+    judgments = models.PositiveIntegerField(help_text="judgments behind them")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "system"], name="unique_system_score")
+        ]
+
+    def __str__(self):
+        return f"{self.testset} {self.source_lang}-{self.target_lang} {self.system}: {self.z:+.3f}"
+
+
+class ExternalJudgment(models.Model):
+    """One published human judgment by one anonymous rater, kept as published.
+
+    WMT DA (per-rater files): `score` is the rater's z-score; Appraise (DA, DA+SQM, ESA): the
+    0-100 score; MQM: minus the sum of the rater's error weights for the segment
+    (survey.formats.mqm.MQM_WEIGHTS; the segment's MQM score is the mean over its raters).
+    `source.file_format` says which.
+    """
+
+    source_lang = models.CharField(max_length=8)
+    target_lang = models.CharField(max_length=8)
+    system = models.CharField(max_length=128, help_text="system name as in the judgment file")
+    segment_id = models.PositiveIntegerField(
+        help_text="segment or item id as published (WMT SID, Appraise itemId, MQM seg_id), "
+        "not a line number"
+    )
+    document = models.CharField(
+        max_length=128, blank=True, help_text="document id as published (Appraise, MQM)"
+    )
+    document_score = models.BooleanField(
+        default=False, help_text="a score of the whole document (Appraise isDocScore)"
+    )
+    triple = models.ForeignKey(
+        Triple, null=True, blank=True, on_delete=models.CASCADE, related_name="judgments"
+    )
+    hit_id = models.CharField(max_length=64, blank=True)
+    rater = models.CharField(max_length=64)
+    item_type = models.CharField(
+        max_length=8, help_text="WMT DA: SYSTEM, REPEAT, BAD_REF, REF; Appraise: TGT, BAD, …; MQM"
+    )
+    score = models.FloatField(help_text="z (WMT DA), 0-100 (Appraise) or MQM, as above")
+    seconds = models.FloatField(null=True, blank=True)
+    source = models.ForeignKey(
+        JudgmentImport,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="judgments",
+        help_text="empty for judgments imported before import records were kept",
+    )
+    source_file = models.CharField(max_length=255)
+    line = models.PositiveIntegerField(help_text="the (first) line of the file it comes from")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "line"], name="unique_judgment_line")
         ]
 
     def __str__(self):
         return f"{self.rater} on {self.system} #{self.segment_id}: {self.score:.3f}"
+
+
+class ErrorAnnotation(models.Model):
+    """One error a rater marked: an MQM error or an ESA span."""
+
+    judgment = models.ForeignKey(ExternalJudgment, on_delete=models.CASCADE, related_name="errors")
+    category = models.CharField(
+        max_length=128, blank=True, help_text="e.g. Accuracy/Mistranslation"
+    )
+    severity = models.CharField(max_length=32, help_text="e.g. Major, Minor, Neutral")
+    side = models.CharField(
+        max_length=8, blank=True, help_text="target or source: the text the span is in"
+    )
+    start = models.PositiveIntegerField(
+        null=True, blank=True, help_text="character offset; empty where no position was marked"
+    )
+    end = models.PositiveIntegerField(null=True, blank=True)
+    span = models.TextField(blank=True, help_text="the marked text (MQM)")
+    weight = models.FloatField(null=True, blank=True, help_text="MQM weight (MQM_WEIGHTS)")
+
+    def __str__(self):
+        return f"{self.severity} {self.category} [{self.start}, {self.end})"
 
 
 class Permutation(models.Model):
@@ -428,7 +543,7 @@ def new_token() -> str:
 
 
 class Participant(models.Model):
-    STATUSES = [(s, s) for s in ("assigned", "in_progress", "completed", "abandoned", "withdrawn")]
+    STATUSES = [(s, s) for s in PARTICIPANT_STATUSES]
     GENDERS = [
         ("male", "Male"),
         ("female", "Female"),
@@ -449,6 +564,12 @@ class Participant(models.Model):
     token = models.CharField(max_length=64, unique=True, default=new_token, editable=False)
     status = models.CharField(max_length=12, choices=STATUSES, default="assigned", db_index=True)
     simulated = models.BooleanField(default=False)
+    mode = models.CharField(
+        max_length=5,
+        choices=[(m, m) for m in PARTICIPATION_MODES],
+        default=WEB,
+        help_text="answered in the browser or on a printed questionnaire",
+    )
     created = models.DateTimeField(auto_now_add=True)
     last_activity = models.DateTimeField(auto_now_add=True)
     completed_at = models.DateTimeField(null=True, blank=True)
@@ -581,3 +702,84 @@ class Rating(models.Model):
 
     def __str__(self):
         return f"participant {self.participant_id}, position {self.position}"
+
+
+class PaperLayout(models.Model):
+    """One print run of a questionnaire: the layout.json of its copies (survey/paper/layout.py)."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="paper_layouts")
+    questionnaire = models.ForeignKey(
+        Questionnaire, on_delete=models.PROTECT, related_name="paper_layouts"
+    )
+    layout = models.JSONField()
+    consent_version = models.PositiveIntegerField(help_text="the consent statements printed")
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"{self.questionnaire} printed {self.created:%Y-%m-%d}"
+
+
+class PaperCopy(models.Model):
+    """A printed copy handed out; its code is on every page. Once all its pages are scanned,
+    its answers become one paper participant."""
+
+    code = models.CharField(max_length=16, unique=True)
+    layout = models.ForeignKey(PaperLayout, on_delete=models.CASCADE, related_name="copies")
+    participant = models.OneToOneField(
+        Participant, null=True, blank=True, on_delete=models.SET_NULL, related_name="paper_copy"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "paper copies"
+
+    def __str__(self):
+        return f"copy {self.code}"
+
+
+class ScanPage(models.Model):
+    """A scanned page, registered onto the layout's raster and kept as the evidence for its
+    answers, with what was read from it."""
+
+    copy = models.ForeignKey(PaperCopy, on_delete=models.CASCADE, related_name="pages")
+    page = models.PositiveSmallIntegerField(help_text="1-based within the copy")
+    image = models.BinaryField(help_text="the registered page, grey JPEG at 150 dpi")
+    source = models.CharField(max_length=300, help_text="file and page it was read from")
+    boxes = models.JSONField(help_text="every box read: field, value, coverage, state")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["copy", "page"], name="unique_scan_page")]
+        ordering = ["copy", "page"]
+
+    def __str__(self):
+        return f"{self.copy} page {self.page}"
+
+
+class PaperAnswer(models.Model):
+    """An answer a person has to look at: a flagged box question or a write-in area."""
+
+    STATUSES = [
+        ("pending", "to review"),
+        ("blank", "looks blank"),
+        ("resolved", "decided by a researcher"),
+    ]
+    copy = models.ForeignKey(PaperCopy, on_delete=models.CASCADE, related_name="answers")
+    page = models.PositiveSmallIntegerField()
+    field = models.CharField(max_length=64)
+    kind = models.CharField(max_length=4, choices=[("box", "box"), ("text", "text")])
+    reason = models.CharField(max_length=200, blank=True)
+    crop = models.BinaryField(help_text="PNG of the question's area on the scan")
+    status = models.CharField(max_length=8, choices=STATUSES, default="pending", db_index=True)
+    value = models.CharField(max_length=300, blank=True, help_text="as decided or typed")
+    reviewed_by = models.CharField(max_length=150, blank=True)
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["copy", "field"], name="unique_paper_answer")
+        ]
+        ordering = ["copy", "page", "id"]
+
+    def __str__(self):
+        return f"{self.copy} {self.field} ({self.status})"

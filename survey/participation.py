@@ -33,6 +33,7 @@ from survey.models import (
     Study,
     Withdrawal,
 )
+from survey.vocabulary import COMPLETED
 
 logger = logging.getLogger(__name__)
 
@@ -313,7 +314,7 @@ def save_answer(
     erases an answer. When the page's basis differs from what is stored and the submission
     would change it, nothing is written and the caller is told of the conflict.
     """
-    if participant.status == "completed":
+    if participant.status == COMPLETED:
         raise Refused("the study is already finished")
     if item_id_at(participant, position) != item_id:
         raise Refused("this item is not in your questionnaire at this position")
@@ -381,10 +382,10 @@ def finish(participant: Participant, now=None) -> None:
     """Mark the participant completed and give them a completion code (once): the study's
     fixed code where it has one (Prolific), else their own. Fewer answered pairs than the
     study's minimum earn no code."""
-    if participant.status == "completed":
+    if participant.status == COMPLETED:
         return
     study = participant.study
-    participant.status = "completed"
+    participant.status = COMPLETED
     participant.completed_at = now or timezone.now()
     if progress(participant).answered < study.min_answered_pairs:
         participant.completion_code = ""
@@ -403,7 +404,7 @@ def return_url(participant: Participant) -> str:
     address (for those who came with Prolific's ids), or the generic platform's return address
     with the code; "" for none (MTurk posts a form instead, see `mturk_submit`), or when they
     earned no code."""
-    if participant.status != "completed" or not participant.completion_code:
+    if participant.status != COMPLETED or not participant.completion_code:
         return ""
     platform = participant.study.platform
     identity = PlatformIdentity.objects.filter(participant=participant).first()
@@ -442,7 +443,7 @@ def leaving_url(study: Study) -> str:
 def resume_url(participant: Participant) -> str:
     """Where the personal link takes the participant: the step where they stopped."""
     token = participant.token
-    if participant.status == "completed":
+    if participant.status == COMPLETED:
         return reverse("survey:done", args=[token])
     if participant.consent_version is None:
         return reverse("survey:consent", args=[token])

@@ -15,6 +15,7 @@ from django.db import transaction
 from django.db.models import Max
 
 from survey import composition
+from survey.balance import ENTRY_COLUMNS
 from survey.models import (
     Item,
     Permutation,
@@ -236,24 +237,6 @@ def revise(questionnaire: Questionnaire, entries: Sequence[tuple[Item, bool]]) -
 
 
 # --- the questionnaires as one table ----------------------------------------------------------
-
-ENTRY_COLUMNS = [
-    "questionnaire",
-    "version",
-    "position",
-    "item",
-    "kind",
-    "perm_type",
-    "degree",
-    "shared",
-    "quality",
-    "source_lang",
-    "source_length",
-    "reference_length",
-    "hypothesis_length",
-    "triple",
-    "segment",
-]
 
 
 def entries_frame(study: Study) -> pd.DataFrame:

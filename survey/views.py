@@ -24,6 +24,7 @@ from survey.assignment import StudyClosed
 from survey.forms import AboutForm, AnswerForm, ConsentForm, language_formset, save_about
 from survey.models import Study
 from survey.participation import Refused, StartedElsewhere
+from survey.vocabulary import COMPLETED
 
 # HEAD answers as GET does (link checkers and chat previews use it).
 READ_AND_POST = ["GET", "HEAD", "POST"]
@@ -200,7 +201,7 @@ def resume(request, participant):
 @participant_page()
 def instructions(request, participant):
     """What the two questions and the ends of their scales mean, before the practice pair."""
-    if participant.consent_version is None or participant.status == "completed":
+    if participant.consent_version is None or participant.status == COMPLETED:
         return redirect(participation.resume_url(participant))
     study = participant.study
     first = participation.first_position(participant)
@@ -264,7 +265,7 @@ def declined(request):
 
 @participant_page()
 def about(request, participant):
-    if participant.consent_version is None or participant.status == "completed":
+    if participant.consent_version is None or participant.status == COMPLETED:
         return redirect(participation.resume_url(participant))
     adding = "add_language" in request.POST
     if request.method == "POST":
@@ -375,7 +376,7 @@ def item(request, participant, position):
         return redirect(participation.resume_url(participant))
     if request.method == "POST":
         return save_item(request, participant, position)
-    if participant.status == "completed":
+    if participant.status == COMPLETED:
         return redirect("survey:done", participant.token)
     try:
         item, rating = participation.show(participant, position)
@@ -388,7 +389,7 @@ def item(request, participant, position):
 
 def save_item(request, participant, position):
     done = reverse("survey:done", args=[participant.token])
-    if participant.status == "completed":
+    if participant.status == COMPLETED:
         if wants_json(request):
             return JsonResponse(
                 {"saved": False, "reason": "completed", "message": FINISHED, "next": done},
@@ -436,7 +437,7 @@ def save_item(request, participant, position):
 @participant_page()
 def review(request, participant):
     """The final check: unanswered questions listed, then "Finish"."""
-    if participant.consent_version is None or participant.status == "completed":
+    if participant.consent_version is None or participant.status == COMPLETED:
         return redirect(participation.resume_url(participant))
     if request.method == "POST":
         participation.finish(participant)
@@ -449,7 +450,7 @@ def review(request, participant):
 @participant_page()
 def done(request, participant):
     """The debriefing with the completion code, and the way back to a crowd platform."""
-    if participant.status != "completed":
+    if participant.status != COMPLETED:
         return redirect(participation.resume_url(participant))
     study = participant.study
     return page(

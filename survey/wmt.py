@@ -1,4 +1,5 @@
-"""Readers for WMT's published DA scores and judgments and rankings (test sets: survey.formats).
+"""Readers for WMT's published DA scores and judgments, document ids and rankings (test sets:
+survey.formats).
 
 Pure functions over files: each returns plain records or raises `InputError` naming the file,
 line and field, so importers can validate everything before writing anything.
@@ -15,27 +16,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from survey.languages import LANGUAGE_NAMES
+from survey.languages import language
 
-# ISO 639-2 codes used by older WMT ranking files.
-THREE_LETTER = {
-    "ces": "cs", "cze": "cs", "deu": "de", "ger": "de", "eng": "en", "fra": "fr", "fre": "fr",
-    "fin": "fi", "hin": "hi", "ron": "ro", "rum": "ro", "rus": "ru", "tur": "tr", "lav": "lv",
-    "est": "et", "zho": "zh", "chi": "zh", "jpn": "ja", "kaz": "kk", "lit": "lt", "guj": "gu",
-}  # fmt: skip
-
-# Judgment files name systems by submission ("UF.15") and sometimes differently from the
-# text files. These are the known differences in WMT21; anything else is reported unmatched.
+# Judgment and score files name systems by submission ("UF.15") and sometimes differently
+# from the text files. These are the known differences; anything else is reported unmatched.
 SYSTEM_ALIASES = {"Nemo": "NVIDIA-NeMo"}
-HUMAN_SYSTEMS = {"HUMAN"}  # WMT21: the second human reference (ref B), judged as a system
+# Human translations judged as systems are named after their reference: WMT21 calls its second
+# reference HUMAN, WMT22 HUMAN-B and HUMAN-C, the metrics task refB, ref-C.
+HUMAN_REFERENCE = re.compile(r"^(?:HUMAN(?:-(?P<human>[A-Z]))?|ref-?(?P<ref>[A-Z]))$")
+# Ranking and metrics files may wrap the name: newstest2016.uedin-nmt.4361.cs-en.
+WRAPPED_SYSTEM = re.compile(r"^(?:[a-z]+\d{4}\.)?(?P<name>.+?)(?:\.[a-z]{2,3}-[a-z]{2,3})?$")
+SUBMISSION_NUMBER = re.compile(r"\.\d+$")
 
-SEG_SCORES_FILE = re.compile(r"^ad-seg-scores-(?P<src>[a-z]{2,3})-(?P<tgt>[a-z]{2,3})\.csv$")
 # Languages written without spaces: lengths are counted in characters.
 UNSPACED = {"zh", "ja", "th", "km", "my"}
 WORD = re.compile(r"\w+|[^\w\s]")
 MAX_INT = 2**31 - 1
-# Longest names the database stores (survey.models): test set, reference, system, rater, HIT.
-MAX_LENGTH = {"test set": 64, "reference": 16, "system": 128, "WorkerId": 64, "HITId": 64}
+# Longest names the database stores (survey.models).
+MAX_LENGTH = {
+    "test set": 64, "reference": 16, "system": 128, "WorkerId": 64, "HITId": 64, "document": 128,
+}  # fmt: skip
 
 
 class InputError(ValueError):
@@ -57,10 +57,12 @@ def check_length(value: str, path, field: str, line: int | None = None) -> str:
     return value
 
 
-def check_language(code: str, path, field: str = "language pair") -> str:
-    if code not in LANGUAGE_NAMES:
-        raise InputError(path, f"unknown language {code!r}", field=field)
-    return code
+def check_language(code: str, path, field: str = "language pair", line: int | None = None) -> str:
+    """The standard form of an ISO 639 code (survey.languages.language), or an InputError."""
+    standard = language(code)
+    if standard is None:
+        raise InputError(path, f"unknown language {code!r} (not an ISO 639 code)", line, field)
+    return standard
 
 
 def text_length(text: str, lang: str) -> int:
@@ -134,17 +136,77 @@ def read_lines(path: Path) -> list[str]:
     return [line.rstrip("\r") for line in lines]
 
 
+DOCIDS_FILE = re.compile(
+    r"^(?P<testset>[a-z]+(?P<year>\d{4}))\.(?P<src>[a-z]{2,3})-(?P<tgt>[a-z]{2,3})\.docids$"
+)
+
+
+@dataclass(frozen=True)
+class Documents:
+    """The document id of each line of one test set's text files."""
+
+    testset: str
+    source_lang: str
+    target_lang: str
+    ids: list[str]
+
+
+def read_documents(path: Path, testset: str | None = None) -> Documents:
+    """`newstestYYYY.LP.docids`: one document id per line; each document one block of lines."""
+    m = DOCIDS_FILE.match(path.name)
+    if not m:
+        raise InputError(path, "file name is not TESTSET.XX-YY.docids", field="file name")
+    ids = read_lines(path)
+    first: dict[str, int] = {}
+    for no, doc in enumerate(ids, start=1):
+        if not doc.strip() or doc != doc.strip():
+            raise InputError(path, "empty or space-padded document id", line=no)
+        check_length(doc, path, "document", line=no)
+        if doc in first and ids[no - 2] != doc:
+            raise InputError(
+                path, f"document {doc!r} resumes after other documents (first at line "
+                f"{first[doc]}): a document must be one block of lines", line=no,
+            )  # fmt: skip
+        first.setdefault(doc, no)
+    if not ids:
+        raise InputError(path, "is empty")
+    return Documents(
+        testset or m["testset"],
+        check_language(m["src"], path),
+        check_language(m["tgt"], path),
+        ids,
+    )
+
+
 def canonical_system(name: str) -> str:
-    """`UF.15` → `UF`; `Nemo.7` → `NVIDIA-NeMo` (the submission number is dropped)."""
-    base = re.sub(r"\.\d+$", "", name)
+    """The one spelling of a system name every importer matches on.
+
+    `UF.15` → `UF` (the submission number is dropped), `Nemo.7` → `NVIDIA-NeMo` (SYSTEM_ALIASES),
+    `newstest2016.uedin-nmt.4361.cs-en` → `uedin-nmt`, and human references judged as systems
+    → `refB`/`refC` (`HUMAN.0` in WMT21 is its second reference, B).
+    """
+    base = SUBMISSION_NUMBER.sub("", WRAPPED_SYSTEM.match(name.strip())["name"])
+    human = HUMAN_REFERENCE.match(base)
+    if human:
+        return "ref" + (human["human"] or human["ref"] or "B")
     return SYSTEM_ALIASES.get(base, base)
 
 
+def human_reference(system: str) -> str | None:
+    """The reference letter of a human translation judged as a system, else None."""
+    m = re.fullmatch(r"ref([A-Z])", canonical_system(system))
+    return m[1] if m else None
+
+
+INTEGER = re.compile(r"^[+-]?\d+$")
+DECIMAL = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
+
+
 def _number(value: str, path, line: int, field: str, kind=float):
-    try:
-        number = kind(value)
-    except ValueError:
-        raise InputError(path, f"{value!r} is not a number", line=line, field=field) from None
+    # Python's int() and float() accept "1_0" as 10: only plain decimal notation is a number here.
+    if not (INTEGER if kind is int else DECIMAL).match(value):
+        raise InputError(path, f"{value!r} is not a number", line=line, field=field)
+    number = kind(value)
     if kind is float and not math.isfinite(number):
         raise InputError(path, f"{value!r} is not a finite number", line=line, field=field)
     # Counts and ids are stored in non-negative 32-bit database columns.
@@ -153,48 +215,38 @@ def _number(value: str, path, line: int, field: str, kind=float):
     return number
 
 
+# Source-based DA of WMT20 out of English and WMT21's Wikipedia pairs names segments by document:
+# `huffingtonpost.com.19334_10` is the document's segment 10, counted from 0. A plain number
+# is never one (`1_0` is refused as a malformed number).
+DOCUMENT_SID = re.compile(r"^(?P<document>.*[^\d_].*)_(?P<n>\d+)$")
+
+
+def _sid(value: str, path, line: int, field: str) -> tuple[int, str]:
+    """(segment id, document): (SID, "") for a numbered SID, (n, DOC) for `DOC_n`."""
+    if m := DOCUMENT_SID.match(value):
+        check_length(m["document"], path, "document", line=line)
+        return _number(m["n"], path, line, field, int), m["document"]
+    sid = _number(value, path, line, field, int)
+    if sid < 1:
+        raise InputError(path, f"segment id {sid} is not 1-based", line=line, field=field)
+    return sid, ""
+
+
 @dataclass(frozen=True)
 class SegmentScore:
     source_lang: str
     target_lang: str
     system: str
-    segment_id: int
+    segment_id: int  # the SID; for a document-style SID, n (0-based within `document`)
     raw: float
     z: float
     n: int
+    line: int
+    document: str = ""  # set for a document-style SID (`DOC_n`)
 
 
-def read_segment_scores(path: Path) -> list[SegmentScore]:
-    """`ad-seg-scores-LP.csv`: space-separated `SYS SID RAW.SCR Z.SCR N`."""
-    m = SEG_SCORES_FILE.match(path.name)
-    if not m:
-        raise InputError(path, "file name is not ad-seg-scores-XX-YY.csv", field="file name")
-    src, tgt = check_language(m["src"], path), check_language(m["tgt"], path)
-    lines = read_lines(path)
-    header = lines[0].split() if lines else []
-    if header != ["SYS", "SID", "RAW.SCR", "Z.SCR", "N"]:
-        raise InputError(path, "header is not 'SYS SID RAW.SCR Z.SCR N'", line=1)
-    rows = []
-    for no, line in enumerate(lines[1:], start=2):
-        cols = line.split()
-        if not cols:
-            continue
-        if len(cols) != 5:
-            raise InputError(path, f"expected 5 columns, found {len(cols)}", line=no)
-        sid = _number(cols[1], path, no, "SID", int)
-        if sid < 1:
-            raise InputError(path, f"segment id {sid} is not 1-based", line=no, field="SID")
-        rows.append(
-            SegmentScore(
-                src, tgt, cols[0], sid,
-                _number(cols[2], path, no, "RAW.SCR"),
-                _number(cols[3], path, no, "Z.SCR"),
-                _number(cols[4], path, no, "N", int),
-            )
-        )  # fmt: skip
-    return rows
-
-
+SEGMENT_SCORES, JUDGMENTS = "WMT DA segment scores", "WMT DA judgments"
+SEG_SCORES_HEADER = ["SYS", "SID", "RAW.SCR", "Z.SCR", "N"]
 JUDGMENT_HEADER = [
     "HITId",
     "WorkerId",
@@ -209,6 +261,74 @@ JUDGMENT_HEADER = [
     "score",
     "time",
 ]
+# Segment-score rows do not name their language pair; the file name does: ad-seg-scores-de-en.csv.
+LP_IN_NAME = re.compile(r"(?:^|[^a-z])(?P<src>[a-z]{2,3})-(?P<tgt>[a-z]{2,3})(?:\.[a-z]+)*$")
+
+
+def _first_line(path: Path) -> list[str]:
+    with open_input(path) as f:
+        head = f.readline(4096)
+    return head.decode("utf-8", "replace").lstrip("\ufeff").split()
+
+
+def is_segment_scores(path: Path) -> bool:
+    """WMT DA segment scores, recognised by their header `SYS SID RAW.SCR Z.SCR N`."""
+    return _first_line(path) == SEG_SCORES_HEADER
+
+
+def is_judgments(path: Path) -> bool:
+    """WMT DA per-rater judgments, recognised by their header `HITId WorkerId … score time`."""
+    return _first_line(path) == JUDGMENT_HEADER
+
+
+def lp_from_name(path: Path, lp: str | None = None) -> tuple[str, str]:
+    """The language pair given, else the one that ends the file name (`…-de-en.csv`)."""
+    if lp:
+        src, _, tgt = lp.partition("-")
+    else:
+        m = LP_IN_NAME.search(path.name)
+        if not m:
+            raise InputError(
+                path, "the file does not name its language pair; give it (e.g. --lp de-en)"
+            )
+        src, tgt = m["src"], m["tgt"]
+    return check_language(src, path), check_language(tgt, path)
+
+
+def read_segment_scores(path: Path, lp: str | None = None) -> list[SegmentScore]:
+    """`ad-seg-scores-LP.csv`: space-separated `SYS SID RAW.SCR Z.SCR N`.
+
+    RAW.SCR is a mean of 0-100 ratings and N counts them; a (system, SID) pair appears once.
+    """
+    src, tgt = lp_from_name(path, lp)
+    lines = read_lines(path)
+    header = lines[0].split() if lines else []
+    if header != SEG_SCORES_HEADER:
+        raise InputError(path, "header is not 'SYS SID RAW.SCR Z.SCR N'", line=1)
+    rows, seen = [], {}
+    for no, line in enumerate(lines[1:], start=2):
+        cols = line.split()
+        if not cols:
+            continue
+        if len(cols) != 5:
+            raise InputError(path, f"expected 5 columns, found {len(cols)}", line=no)
+        check_length(cols[0], path, "system", line=no)
+        sid, document = _sid(cols[1], path, no, "SID")
+        if (cols[0], cols[1]) in seen:
+            raise InputError(
+                path, f"{cols[0]} {cols[1]} repeats line {seen[cols[0], cols[1]]}", line=no,
+                field="SID",
+            )  # fmt: skip
+        seen[cols[0], cols[1]] = no
+        raw = _number(cols[2], path, no, "RAW.SCR")
+        if not 0 <= raw <= 100:
+            raise InputError(path, f"{raw:g} is outside 0-100", line=no, field="RAW.SCR")
+        n = _number(cols[4], path, no, "N", int)
+        if n < 1:
+            raise InputError(path, "a mean of no judgments", line=no, field="N")
+        z = _number(cols[3], path, no, "Z.SCR")
+        rows.append(SegmentScore(src, tgt, cols[0], sid, raw, z, n, no, document))
+    return rows
 
 
 @dataclass(frozen=True)
@@ -223,14 +343,19 @@ class Judgment:
     score: float
     seconds: float | None
     line: int
+    document: str = ""  # set for a document-style SID (see SegmentScore)
 
 
-def read_judgments(path: Path) -> list[Judgment]:
-    """`ad-XXen-good-stnd.csv`: a space-separated header, then tab-separated judgments."""
+def read_judgments(path: Path, lp: str | None = None) -> list[Judgment]:
+    """`ad-XXen-good-stnd.csv`: a space-separated header, then tab-separated judgments.
+
+    One rater judges one (system, sid) once per HIT and type; `time` (the HIT's seconds) is
+    not negative. `lp`, when given, must be the rows' pair.
+    """
     lines = read_lines(path)
     if not lines or lines[0].split() != JUDGMENT_HEADER:
         raise InputError(path, "header is not '" + " ".join(JUDGMENT_HEADER) + "'", line=1)
-    rows = []
+    rows, seen = [], {}
     for no, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
@@ -238,19 +363,32 @@ def read_judgments(path: Path) -> list[Judgment]:
         if len(cols) != len(JUDGMENT_HEADER):
             raise InputError(path, f"expected 12 tab-separated columns, found {len(cols)}", no)
         f = dict(zip(JUDGMENT_HEADER, cols, strict=True))
-        src = check_language(f["Input.src"], path, "Input.src")
-        tgt = check_language(f["Input.trg"], path, "Input.trg")
+        f["sys_id"] = f["sys_id"].strip('"')  # WMT21's Wikipedia files quote it
+        src = check_language(f["Input.src"], path, "Input.src", no)
+        tgt = check_language(f["Input.trg"], path, "Input.trg", no)
+        if lp and f"{src}-{tgt}" != lp:
+            raise InputError(path, f"{src}-{tgt} is not {lp}", line=no, field="Input.src")
         if f["type"] not in {"SYSTEM", "REPEAT", "BAD_REF", "REF"}:
             raise InputError(path, f"unknown judgment type {f['type']!r}", line=no, field="type")
-        sid = _number(f["sid"], path, no, "sid", int)
+        sid, document = _sid(f["sid"], path, no, "sid")
         for name, limit in (("sys_id", "system"), ("WorkerId", "WorkerId"), ("HITId", "HITId")):
             check_length(f[name], path, limit, line=no)
+        key = (f["HITId"], f["WorkerId"], f["sys_id"], f["type"], f["sid"])
+        if key in seen:
+            raise InputError(
+                path, f"the same judgment as line {seen[key]} (HIT, rater, system, type, sid)",
+                line=no, field="sid",
+            )  # fmt: skip
+        seen[key] = no
+        seconds = None
+        if f["time"] not in ("", "NA"):
+            seconds = _number(f["time"], path, no, "time")
+            if seconds < 0:
+                raise InputError(path, f"negative time {seconds:g}", line=no, field="time")
         rows.append(
             Judgment(
                 src, tgt, f["sys_id"], sid, f["HITId"], f["WorkerId"], f["type"],
-                _number(f["score"], path, no, "score"),
-                _number(f["time"], path, no, "time") if f["time"] not in ("", "NA") else None,
-                no,
+                _number(f["score"], path, no, "score"), seconds, no, document,
             )
         )  # fmt: skip
     return rows
@@ -266,13 +404,6 @@ class Ranking:
     judge: str
     ranks: tuple[tuple[tuple[str, ...], int], ...]  # (systems sharing the slot, rank)
     line: int
-
-
-def _lang(code: str, path, line: int, field: str) -> str:
-    code = THREE_LETTER.get(code.lower(), code.lower())
-    if code not in LANGUAGE_NAMES:
-        raise InputError(path, f"unknown language {code!r}", line=line, field=field)
-    return code
 
 
 def read_rankings(path: Path) -> list[Ranking]:
@@ -293,8 +424,8 @@ def read_rankings(path: Path) -> list[Ranking]:
     for no, row in enumerate(rows, start=2):
         if None in row or any(v is None for v in row.values()):
             raise InputError(path, "wrong number of columns", line=no)
-        src = _lang(row["srclang"], path, no, "srclang")
-        tgt = _lang(row["trglang"], path, no, "trglang")
+        src = check_language(row["srclang"], path, "srclang", no)
+        tgt = check_language(row["trglang"], path, "trglang", no)
         slots = []
         for i in range(1, 6):
             system = row[f"system{i}Id"].strip()
@@ -311,7 +442,12 @@ def read_rankings(path: Path) -> list[Ranking]:
     return rankings
 
 
-def rank_scores(slot_ranks: list[int]) -> list[float]:
-    """Eq. 6.1: score_s = 1 − (rank_s − 1)/|S| for each distinct output s in one ranking."""
-    size = len(slot_ranks)
-    return [1 - (rank - 1) / size for rank in slot_ranks]
+def rank_scores(ranks: list[float]) -> list[float]:
+    """Eq. 6.1, score_s = 1 − (rank_s − 1)/|S|, for the distinct outputs of one ranking.
+
+    `ranks` holds one rank per distinct output s ∈ S (identical outputs are one s, given the
+    mean of their ranks). rank_s is renumbered as 1 + the number of outputs ranked strictly
+    better, so ties share a rank and every score lies in [1/|S|, 1].
+    """
+    size = len(ranks)
+    return [1 - sum(other < rank for other in ranks) / size for rank in ranks]

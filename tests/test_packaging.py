@@ -121,7 +121,11 @@ def _expected_files() -> set[str]:
             if path.is_file() and "__pycache__" not in path.parts:
                 files.add(path.relative_to(ROOT).as_posix())
     fixtures = ROOT / "fixtures"
-    for path in [fixtures / "README.md", *(fixtures / "wmt21-slice").rglob("*")]:
+    for path in [
+        fixtures / "README.md",
+        fixtures / "demo-study.toml",
+        *(fixtures / "wmt21-slice").rglob("*"),
+    ]:
         if path.is_file():
             files.add("wojdb/" + path.relative_to(ROOT).as_posix())
     return files

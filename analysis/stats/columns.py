@@ -36,8 +36,11 @@ Further demographic columns may be present; demographic subsets can use any colu
 item        item id, as in the ratings frame
 metric      tool name: ``DTED``, ``DERP``, ``BLEU``, ``Meteor``, ``BEER`` ...
 variant     flags or variant of the tool (``c``, ``fco``; ``""`` when the tool has none)
-config      optional: third-party tools used (parser/tagger/aligner), ``""`` when none
-score       the score; higher means better unless the caller says otherwise
+config      optional: third-party tools used (parser/tagger/aligner) and a built-in metric's
+            version, ``""`` when none
+score       the score
+higher_is_  optional bool: higher scores mean better translations (True when absent); TER
+better      and other error counts are False
 ==========  ===============================================================================
 
 A *score source* is one (metric, variant, config) triple.
@@ -47,6 +50,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+
+from survey import vocabulary
 
 PARTICIPANT = "participant"
 ITEM = "item"
@@ -73,10 +78,10 @@ METRIC = "metric"
 VARIANT = "variant"
 CONFIG = "config"
 SCORE = "score"
+HIGHER_IS_BETTER = "higher_is_better"
 
-HYPOTHESIS = "hypothesis"
-PERMUTATION = "permutation"
-PERM_TYPES = ("order", "swap", "phrase", "choice", "both")
+HYPOTHESIS, PERMUTATION = vocabulary.HYPOTHESIS, vocabulary.PERMUTATION
+PERM_TYPES = vocabulary.PERMUTATION_TYPES
 JUDGMENTS = (HOLISTIC, ORDER)
 LIKERT_MIN, LIKERT_MAX = 1, 5
 EDUCATION_LEVELS = ("school", "college", "undergraduate", "masters", "phd")

@@ -194,6 +194,15 @@ def human_scores(ratings: pd.DataFrame, judgment: str, adjusted: bool, unit: str
     raise ValueError(f"unit must be one of {UNITS}")
 
 
+def orientations(scores: pd.DataFrame) -> dict[tuple[str, str, str], bool]:
+    """Each source's ``higher_is_better`` (True where the scores frame does not say)."""
+    frame = col.with_config(scores)
+    if col.HIGHER_IS_BETTER not in frame.columns:
+        return {}
+    first = frame.groupby(list(SOURCE), sort=False)[col.HIGHER_IS_BETTER].first()
+    return {tuple(key): bool(value) for key, value in first.items()}
+
+
 def score_sources(scores: pd.DataFrame) -> dict[tuple[str, str, str], pd.Series]:
     """Each (metric, variant, config) source as a Series of scores indexed by item."""
     col.check_scores(scores)
@@ -228,13 +237,16 @@ def correlation_table(
 
     ``ratings`` is a scored frame with a ``group`` column (as adjust_scores() returns).
     Columns: judgment, adjusted, group, metric, variant, config, method, n, coverage (share of
-    the group's judged items the source scores), r, p, ci_low, ci_high, p_unadjusted and
-    significant (p_unadjusted < alpha). Sources scoring fewer than ``min_items`` are left out.
+    the group's judged items the source scores), r, p, ci_low, ci_high, p_unadjusted,
+    significant (p_unadjusted < alpha), higher_is_better (the source's orientation) and
+    r_oriented (r with the sign of a lower-is-better source flipped, so that higher always
+    means closer to the participants). Sources scoring fewer than ``min_items`` are left out.
     The interval of each row is what correlate() gives on the same pairs with the same seed.
     """
     if col.GROUP not in ratings.columns:
         ratings = col.scored(ratings)
     sources = score_sources(scores)
+    better = orientations(scores)
     boots: dict[int, Bootstrap] = {}
 
     def bootstrap(n: int) -> Bootstrap:
@@ -297,6 +309,8 @@ def correlation_table(
                             "ci_high": high,
                             "p_unadjusted": plain[1],
                             "significant": plain[1] < alpha,
+                            "higher_is_better": better.get(key, True),
+                            "r_oriented": r if better.get(key, True) else -r,
                         }
                     )
     return pd.DataFrame(rows)

@@ -27,9 +27,18 @@ DTED, DERP = "DTED", "DERP"
 NOT_TOOLS = ("WMT", "Permutation degree")
 
 
+def compared(correlations: pd.DataFrame) -> str:
+    """The coefficient compared: orientation-corrected r where the table has it.
+
+    A lower-is-better source such as TER agrees with the participants when its r is negative;
+    comparing raw r would make it look worst for the wrong reason.
+    """
+    return "r_oriented" if "r_oriented" in correlations.columns else "r"
+
+
 def tool_ranges(correlations: pd.DataFrame) -> pd.DataFrame:
     """Per (metric, variant): lowest and highest r over its configurations, and how many."""
-    grouped = correlations.groupby([col.METRIC, col.VARIANT], sort=True)["r"]
+    grouped = correlations.groupby([col.METRIC, col.VARIANT], sort=True)[compared(correlations)]
     return grouped.agg(low="min", high="max", configs="count").reset_index()
 
 
@@ -56,14 +65,14 @@ def _select(table: pd.DataFrame, judgment: str, group: str, adjusted: bool) -> p
         & (table[col.GROUP] == group)
         & (table["adjusted"] == adjusted)
     ]
-    return chosen.dropna(subset=["r"])
+    return chosen.dropna(subset=[compared(chosen)])
 
 
 def configuration_threshold(correlations: pd.DataFrame, own: Sequence[str] = (DTED, DERP)) -> float:
     """Sample SD of every correlation of a structured variant of the own tools."""
     mine = correlations[correlations[col.METRIC].isin(own)]
     structured = mine[mine[col.VARIANT].map(flattened_counterpart).isna()]
-    return float(structured["r"].std(ddof=1))
+    return float(structured[compared(structured)].std(ddof=1))
 
 
 def hypotheses_table(

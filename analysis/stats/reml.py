@@ -181,6 +181,21 @@ class _Problem:
             return np.inf
 
 
+def factor_codes(factors) -> tuple[list[str], list[np.ndarray], list[pd.Index], list[int]]:
+    """Each grouping factor's name, integer codes and sorted levels, and the factors' order with
+    the one of more levels first: it is the one eliminated by division."""
+    names = list(factors)
+    codes, levels = [], []
+    for name in names:
+        code, uniques = pd.factorize(pd.Series(np.asarray(factors[name])), sort=True)
+        if (code < 0).any():
+            raise ValueError(f"factor {name!r} has missing levels")
+        codes.append(code)
+        levels.append(uniques)
+    order = sorted(range(len(names)), key=lambda i: -len(levels[i]))
+    return names, codes, levels, order
+
+
 def _gradient(f, theta: np.ndarray) -> np.ndarray:
     """Central differences; one-sided into the feasible side at the boundary theta = 0."""
     grad = np.empty_like(theta)
@@ -272,16 +287,7 @@ def fit_reml(
     xm = np.asarray(x, dtype=float)
     if np.linalg.matrix_rank(xm) < xm.shape[1]:
         raise ValueError("fixed-effects design is rank deficient")
-    names = list(factors)
-    levels, codes = [], []
-    for name in names:
-        code, uniques = pd.factorize(pd.Series(np.asarray(factors[name])), sort=True)
-        if (code < 0).any():
-            raise ValueError(f"factor {name!r} has missing levels")
-        codes.append(code)
-        levels.append(uniques)
-    # The factor with more levels goes first: it is the one eliminated by division.
-    order = sorted(range(len(names)), key=lambda i: -len(levels[i]))
+    names, codes, levels, order = factor_codes(factors)
     problem = _Problem(y, xm, [codes[i] for i in order])
     theta_internal, state = _optimise(problem.deviance, len(names))
     sol = problem.solve(theta_internal)

@@ -29,6 +29,7 @@ def find(root: Path, selection: Selection) -> Found:
     """The test sets of the first layout that fits `root`."""
     if not root.is_dir():
         raise InputError(root, "is not a directory")
+    input_files(root)  # a subfolder that cannot be listed is named before any layout looks in
     for _, detect, read in LAYOUTS:
         if detect(root):
             found = read(root, selection)

@@ -6,8 +6,9 @@ skipped if present). Three shapes, by field count:
 - 9 fields, WMT22 segment-level DA (`SegLvl*.csv`): username, system, itemId, itemType,
   srcLang, trgLang, score, timeStart, timeEnd;
 - 11 fields, WMT22 document-level DA+SQM (`DocLvl`, calibration HITs) and WMT23: ... score,
-  docId, isDocScore, timeStart, timeEnd; itemId is the 1-based segment within the document
-  (WMT23 `CSV-format.md`);
+  docId, isDocScore, timeStart, timeEnd; itemId is the segment within the document, 1-based
+  by WMT23's `CSV-format.md` but from 0 in WMT22's calibration HITs (survey.judgment_files
+  tells them apart);
 - 12 fields, WMT24 ESA (`esa_generalMT2024_wave*.csv`): ... docId, isDocScore, spans,
   timeStart, timeEnd, where spans is JSON `[{"start_i", "end_i", "severity", "error_type"}]`
   (character offsets into the hypothesis; "missing" for an error with no position, such as
@@ -109,9 +110,10 @@ def sniff(path: Path) -> bool:
 
 
 def _system(name: str) -> str:
-    """WMT22 segment-level rows name the system by its file: `….hyp.NiuTrans.liv.txt`."""
-    if m := re.fullmatch(r"[^.]+\.[a-z]{2,3}-[a-z]{2,3}\.hyp\.(.+)\.[a-z]{2,3}\.txt", name):
-        return m[1]
+    """WMT22 segment-level rows name the system by its file: `….hyp.NiuTrans.liv.txt`, and
+    the reference judged as a system `….ref.A.liv.txt` (→ `refA`)."""
+    if m := re.fullmatch(r"[^.]+\.[a-z]{2,3}-[a-z]{2,3}\.(hyp|ref)\.(.+)\.[a-z]{2,3}\.txt", name):
+        return m[2] if m[1] == "hyp" else "ref" + m[2]
     return name
 
 

@@ -7,8 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import langcodes
-
+from survey.languages import language
 from survey.wmt import InputError
 
 # Longest segment or hypothesis kept, in characters. The longest line of the WMT22-24 releases'
@@ -98,13 +97,6 @@ class Selection:
 
     def wants_system(self, system: str) -> bool:
         return self.systems is None or system in self.systems
-
-
-def language(code: str) -> str | None:
-    """The standard form of an ISO 639 code (`ces` → `cs`, `liv` stays), or None if unknown."""
-    if not re.fullmatch(r"[A-Za-z]{2,3}", code) or not langcodes.tag_is_valid(code):
-        return None
-    return langcodes.standardize_tag(code)
 
 
 def pair(src: str, tgt: str) -> tuple[str, str] | None:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from survey.formats.common import check_text
-from survey.wmt import MAX_INT, InputError, read_lines
+from survey.wmt import MAX_INT, InputError, check_language, read_lines
 
 # mt-metrics-eval score_mqm.py's default weights (Freitag et al., 2021): Major 5, Minor 1,
 # Neutral 0, a Major Non-translation 25, a Minor Fluency/Punctuation error 0.1.
@@ -39,6 +39,8 @@ MQM_WEIGHTS = {
 HEADER = ["system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity"]
 SCORE_HEADER = ["system", "mqm_avg_score", "seg_id"]
 SPAN = re.compile(r"<v>(.*?)</v>", re.DOTALL)
+# The release names the pair in the file name only: mqm_generalMT2022_ende.tsv.
+LP_IN_NAME = re.compile(r"_(?P<src>[a-z]{2})(?P<tgt>[a-z]{2})(?:\.avg_seg_scores)?\.tsv$")
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,8 @@ class MqmError:
     end: int | None
     span: str
     line: int
+    source_lang: str
+    target_lang: str
 
 
 @dataclass(frozen=True)
@@ -123,7 +127,21 @@ def _span(text: str, path, line: int, field: str) -> tuple[int, int, str] | None
     return start, start + len(m[1]), m[1]
 
 
-def read(path: Path) -> list[MqmError]:
+def language_pair(path: Path, lp: str | None = None) -> tuple[str, str]:
+    """The pair given (`en-de`), else the one the file name ends with (`…_ende.tsv`)."""
+    if lp:
+        src, _, tgt = lp.partition("-")
+    elif m := LP_IN_NAME.search(path.name):
+        src, tgt = m["src"], m["tgt"]
+    else:
+        raise InputError(path, "the file name does not end with its language pair "
+                         "(mqm_…_ende.tsv); give it (e.g. --lp en-de)")  # fmt: skip
+    return check_language(src, path), check_language(tgt, path)
+
+
+def read(path: Path, lp: str | None = None) -> list[MqmError]:
+    """Every error row; the language pair from `lp` or the file name (`language_pair`)."""
+    src, tgt = language_pair(path, lp)
     lines = read_lines(path)
     if not lines or lines[0].split("\t")[: len(HEADER)] != HEADER:
         raise InputError(path, "header is not '" + " ".join(HEADER) + " [comment]'", line=1)
@@ -149,14 +167,15 @@ def read(path: Path) -> list[MqmError]:
             MqmError(
                 f["system"], f["doc"], _int(f["doc_id"], path, no, "doc_id"),
                 _int(f["seg_id"], path, no, "seg_id"), f["rater"], f["category"], f["severity"],
-                side, start, end, text, no,
+                side, start, end, text, no, src, tgt,
             )
         )  # fmt: skip
     return errors
 
 
-def read_scores(path: Path) -> list[MqmSegmentScore]:
-    lines = read_lines(path)
+def read_scores(path: Path, lines: list[str] | None = None) -> list[MqmSegmentScore]:
+    """An `avg_seg_scores` file (its `lines`, where the caller has read them already)."""
+    lines = read_lines(path) if lines is None else lines
     if not lines or lines[0].split() != SCORE_HEADER:
         raise InputError(path, "header is not '" + " ".join(SCORE_HEADER) + "'", line=1)
     scores = []
@@ -166,6 +185,8 @@ def read_scores(path: Path) -> list[MqmSegmentScore]:
             continue
         if len(cols) != 3:
             raise InputError(path, f"expected 3 fields, found {len(cols)}", line=no)
+        if cols[1] == "None":  # a segment no rater scored, as some files write it
+            continue
         try:
             score = float(cols[1])
         except ValueError:

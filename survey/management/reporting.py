@@ -36,7 +36,7 @@ def find_study(slug: str | None) -> Study:
     if len(studies) == 1:
         return studies[0]
     if not studies:
-        raise CommandError("there is no study yet; create one in the admin first")
+        raise CommandError("there is no study yet; create one with `create_study FILE` first")
     raise CommandError(
         f"several studies exist; choose one with --study ({', '.join(s.slug for s in studies)})"
     )

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from survey.permutations.sentence import Sentence
+from survey.vocabulary import PERMUTATION_TYPES
 
-PERMUTATION_TYPES = ("order", "swap", "phrase", "choice", "both")
 MAX_PHRASE_SIZE = 9  # Algorithm 4, line 5
 # A drawn set of phrases can leave one of them nowhere to go; a few fresh draws usually do.
 PHRASE_ATTEMPTS = 10

@@ -62,6 +62,7 @@ def test_analyse_writes_the_html_report_tables_and_figures(tmp_path):
         "figure_6_7",
         "figure_7_1",
         "figure_7_2",
+        "system_scores",
         "figure_7_3",
         "figure_7_4",
         "figure_7_7",
@@ -69,6 +70,10 @@ def test_analyse_writes_the_html_report_tables_and_figures(tmp_path):
     for name in figures:
         assert (folder / "figures" / f"{name}.png").stat().st_size > 1000
         assert (folder / "figures" / f"{name}.svg").exists()
+    systems = pd.read_csv(folder / "tables" / "system_scores.csv")
+    assert set(systems["source"]) == {"study"}  # no DA judgments were imported
+    expected = set(Triple.objects.values_list("corpus__system", flat=True))
+    assert set(systems["system"]) == expected and (systems["cluster"] >= 1).all()
     correlations = pd.read_csv(folder / "tables" / "correlations.csv")
     assert {"BLEU", "WMT"} <= set(correlations["metric"])
     html = (folder / "report.html").read_text()

@@ -11,11 +11,12 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import reverse
 
-from analysis import dataset, export, frames
-from analysis.dataset import load_release
+from analysis import frames
+from analysis.release import load_release, read
 from analysis.stats import columns as col
 from analysis.stats import correlation, mixed
 from survey.models import Participant, Rating, Segment, Study
+from tests.analysis.release_files import restamp
 from tests.analysis.test_frames import build_rated_study
 from tests.factories import make_study
 
@@ -47,7 +48,7 @@ def test_roundtrip_gives_the_same_frames_and_results(tmp_path):
     ratings = frames.ratings_frame(study, include_practice=True, sharing_only=True)
     scored = frames.ratings_frame(study, sharing_only=True)
     _export(study, tmp_path / "release")
-    release = dataset.read_release(tmp_path / "release")
+    release = read.read_release(tmp_path / "release")
     assert set(release.tables["items"]["document"]) == {"doc-7"}
     scores = frames.scores_frame(release.tables["items"]["item"])
     assert (
@@ -88,7 +89,7 @@ def test_roundtrip_gives_the_same_frames_and_results(tmp_path):
     pd.testing.assert_frame_equal(again_correlations, correlations)
 
     _export(imported, tmp_path / "again")
-    again = dataset.read_release(tmp_path / "again")
+    again = read.read_release(tmp_path / "again")
     for name, table in release.tables.items():
         pd.testing.assert_frame_equal(again.tables[name], table, obj=name)
     unstamped = [{k: v for k, v in r.package.items() if k != "created"} for r in (release, again)]
@@ -103,7 +104,7 @@ def test_release_leaves_out_private_and_withdrawn_data(tmp_path):
     rated.study.researcher_email = "someone@example.org"
     rated.study.save()
     _export(rated.study, tmp_path / "r")
-    release = dataset.read_release(tmp_path / "r")
+    release = read.read_release(tmp_path / "r")
     exported = set(release.tables["participants"]["participant"])
     people = rated.people
     assert exported == {people[n].pk for n in ("full", "simulated", "abandoned", "active")}
@@ -118,8 +119,8 @@ def test_release_leaves_out_private_and_withdrawn_data(tmp_path):
     assert set(metrics["metric"]) == {"DTED", "BLEU"}  # "Unused" scores no exported item
 
     _export(rated.study, tmp_path / "real", "--no-simulated", "--zip")
-    folder = export.read_source(tmp_path / "real.zip", tmp_path / "unpacked")
-    real = dataset.read_release(folder).tables["participants"]
+    folder = read.read_source(tmp_path / "real.zip", tmp_path / "unpacked")
+    real = read.read_release(folder).tables["participants"]
     assert set(real["participant"]) == exported - {people["simulated"].pk}
 
 
@@ -162,6 +163,7 @@ def test_import_validates_every_file_before_writing(tmp_path):
     cells[4] = "7"  # holistic
     ratings[3] = ",".join(cells)
     (broken / "ratings.csv").write_text("\n".join(ratings) + "\n")
+    restamp(broken)
     with pytest.raises(CommandError) as error:
         call_command("import_wojdb", str(broken), verbosity=0)
     assert "ratings.csv, line 4, field holistic: 7 is above the maximum 5" in str(error.value)
@@ -181,9 +183,9 @@ def test_researchers_download_the_release(client, tmp_path):
     assert response["Content-Disposition"].startswith("attachment")
     archive = tmp_path / "download.zip"
     archive.write_bytes(b"".join(response.streaming_content))
-    folder = export.read_source(archive, tmp_path / "unpacked")
+    folder = read.read_source(archive, tmp_path / "unpacked")
     assert folder.name == f"wojdb-{rated.study.slug}-1.0"
-    assert len(dataset.read_release(folder).tables["ratings"]) > 0
+    assert len(read.read_release(folder).tables["ratings"]) > 0
     empty = make_study()
     response = client.get(reverse("analysis:download_release", args=[empty.slug]))
     assert response.status_code == 404 and b"Nothing to export" in response.content
@@ -194,7 +196,7 @@ def test_release_carries_each_pairs_flag_and_comment(tmp_path):
     rating = Rating.objects.filter(participant=rated.people["full"], practice=False).first()
     Rating.objects.filter(pk=rating.pk).update(flagged=True, comment="Odd reference.")
     _export(rated.study, tmp_path / "r")
-    ratings = dataset.read_release(tmp_path / "r").tables["ratings"]
+    ratings = read.read_release(tmp_path / "r").tables["ratings"]
     row = ratings[
         (ratings["participant"] == rating.participant_id) & (ratings["item"] == rating.item_id)
     ]

@@ -10,8 +10,9 @@ import pandas as pd
 import pytest
 from django.db import transaction
 
-from analysis import dataset, frames
+from analysis import frames
 from analysis.models import Metric, MetricScore
+from analysis.release import schema
 from analysis.stats import columns as col
 from survey.models import (
     Participant,
@@ -134,9 +135,9 @@ def _ids(frame, *names, people):
 def test_ratings_frame_follows_the_column_schema(rated):
     frame = frames.ratings_frame(rated.study)
     col.check_ratings(frame)
-    assert list(frame.columns) == list(dataset.RATINGS_FRAME_TYPES)
+    assert list(frame.columns) == list(schema.RATINGS_FRAME_TYPES)
     assert {c: str(t) for c, t in frame.dtypes.items()} == {
-        c: str(pd.Series(dtype=t).dtype) for c, t in dataset.RATINGS_FRAME_TYPES.items()
+        c: str(pd.Series(dtype=t).dtype) for c, t in schema.RATINGS_FRAME_TYPES.items()
     }
     assert frame.index.equals(pd.RangeIndex(len(frame)))
     assert frame.equals(frame.sort_values([col.PARTICIPANT, col.POSITION]).reset_index(drop=True))
@@ -198,7 +199,9 @@ def test_scores_frame_holds_stored_and_builtin_sources(rated):
     ids = [i.pk for i in rated.items]
     scores = frames.scores_frame(ids)
     col.check_scores(scores)
-    assert list(scores.columns) == [col.ITEM, col.METRIC, col.VARIANT, col.CONFIG, col.SCORE]
+    assert list(scores.columns) == [
+        col.ITEM, col.METRIC, col.VARIANT, col.CONFIG, col.SCORE, col.HIGHER_IS_BETTER
+    ]  # fmt: skip
     sources = scores.groupby([col.METRIC, col.VARIANT, col.CONFIG]).size().to_dict()
     hypotheses = [i for i in rated.items if i.permutation_id is None]
     permutations = [i for i in rated.items if i.permutation_id]
@@ -206,14 +209,19 @@ def test_scores_frame_holds_stored_and_builtin_sources(rated):
         ("BLEU", "", ""): len(hypotheses),
         ("DTED", "fco", "Stanford, Meteor"): 4,
         ("DTED", "fco", "spaCy, fast_align"): len(ids) - 1,
-        (dataset.WMT_METRIC, "", ""): len(hypotheses),
-        (dataset.PERMUTATION_METRIC, "", ""): len(permutations),
+        (schema.WMT_METRIC, "", ""): len(hypotheses),
+        (schema.PERMUTATION_METRIC, "", ""): len(permutations),
     }
-    wmt = scores[scores[col.METRIC] == dataset.WMT_METRIC].set_index(col.ITEM)[col.SCORE]
+    wmt = scores[scores[col.METRIC] == schema.WMT_METRIC].set_index(col.ITEM)[col.SCORE]
     assert wmt[rated.shared.pk] == 0.75  # eq. 6.1 rank score
     assert wmt[hypotheses[0].pk] == 0.70  # DA 70 / 100
-    perm = scores[scores[col.METRIC] == dataset.PERMUTATION_METRIC].set_index(col.ITEM)
+    perm = scores[scores[col.METRIC] == schema.PERMUTATION_METRIC].set_index(col.ITEM)
     assert perm.loc[permutations[0].pk, col.SCORE] == permutations[0].permutation.quality
+    assert scores[col.HIGHER_IS_BETTER].all()
+    Metric.objects.filter(name="BLEU").update(higher_is_better=False)
+    oriented = frames.scores_frame(ids)
+    lower = oriented[~oriented[col.HIGHER_IS_BETTER]]
+    assert set(lower[col.METRIC]) == {"BLEU"} and len(lower) == len(hypotheses)
     stored_only = frames.scores_frame(ids, builtin=False)
     assert set(stored_only[col.METRIC]) == {"BLEU", "DTED"}
     assert len(frames.scores_frame()) >= len(scores)
@@ -222,7 +230,7 @@ def test_scores_frame_holds_stored_and_builtin_sources(rated):
 def test_items_frame_has_one_row_per_item(rated):
     ids = [i.pk for i in rated.items]
     items = frames.items_frame(ids)
-    assert list(items.columns) == dataset.ITEMS.names
+    assert list(items.columns) == schema.ITEMS.names
     assert list(items["item"]) == sorted(ids)
     perm = rated.items[1].permutation
     row = items.set_index("item").loc[rated.items[1].pk]
@@ -262,4 +270,4 @@ def test_tables_keep_the_order_they_are_sorted_in(rated):
         {"metric_id": [2, 1], "metric": ["B", "A"], "higher_is_better": True, "builtin": False},
         index=[7, 3],
     )
-    assert list(dataset.typed(shuffled, dataset.METRICS)["metric"]) == ["B", "A"]
+    assert list(schema.typed(shuffled, schema.METRICS)["metric"]) == ["B", "A"]

@@ -1,11 +1,13 @@
 """The compute_metrics command: every rated item scored once, with its configuration recorded."""
 
+import dataclasses
 from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
 
 from analysis.management.commands.compute_metrics import Command
+from analysis.metrics import registry
 from analysis.models import Alignment, Metric, MetricScore
 from survey.models import Item, Participant, Rating
 from survey.nlp import Parse
@@ -47,13 +49,16 @@ def test_scores_every_rated_item_once_with_its_configuration(rated):
     dted = Metric.objects.get(name="dted")
     assert dted.variant == "co"
     assert dted.config.startswith("parser=spacy-")
-    assert dted.config.endswith(f"; aligner={BUILT_IN_ALIGNER}")
+    assert dted.config.endswith(f"; aligner={BUILT_IN_ALIGNER}; version={dted.version}")
     assert dted.builtin and dted.higher_is_better and dted.version
     assert "permuted references by word mapping" in dted.description
     derp = Metric.objects.get(name="derp")
-    assert (derp.variant, derp.config) == ("f", f"aligner={BUILT_IN_ALIGNER}")
+    assert (derp.variant, derp.config) == (
+        "f",
+        f"aligner={BUILT_IN_ALIGNER}; version={derp.version}",
+    )
     bleu = Metric.objects.get(name="bleu")
-    assert (bleu.variant, bleu.config) == ("sacrebleu", "")
+    assert (bleu.variant, bleu.config) == ("sacrebleu", f"version={bleu.version}")
     # Hypotheses and permutations share one row per configuration.
     assert Metric.objects.count() == 4
 
@@ -90,7 +95,7 @@ def test_stored_alignments_of_a_named_aligner(rated):
         Alignment.objects.create(triple=item.triple, aligner="giza", pairs=[[0, 0]])
         assert len(hyp) > 1
     run("--aligner", "giza", "--metrics", "aligned_pct")
-    metric = Metric.objects.get(name="aligned_pct", config="aligner=giza")
+    metric = Metric.objects.get(name="aligned_pct", config__startswith="aligner=giza; version=")
     assert metric.variant == "thesis"
     for score in MetricScore.objects.filter(metric=metric, item__permutation=None):
         triple = score.item.triple
@@ -109,3 +114,21 @@ def test_help_names_the_options():
     text = Command().create_parser("manage.py", "compute_metrics").format_help()
     for option in ("--metrics", "--jobs", "--aligner", "word"):
         assert option in text
+
+
+def test_after_a_version_bump_old_and_new_scores_are_never_stored_under_one_identity(
+    rated, monkeypatch
+):
+    items, _ = rated
+    run("--metrics", "kendall")
+    old = Metric.objects.get(name="kendall")
+    kendall = registry.BY_KEY["kendall", old.variant]
+    bumped = dataclasses.replace(kendall, version="bumped")
+    monkeypatch.setitem(registry.BY_KEY, kendall.key, bumped)
+    monkeypatch.setattr(registry, "METRICS", [registry.BY_KEY[m.key] for m in registry.METRICS])
+    assert f"Stored {len(items)} score(s)" in run("--metrics", "kendall")
+    new = Metric.objects.exclude(pk=old.pk).get(name="kendall")
+    assert new.version == "bumped" and new.config.endswith("version=bumped")
+    old.refresh_from_db()
+    assert old.version == kendall.version and old.config.endswith(f"version={kendall.version}")
+    assert old.scores.count() == new.scores.count() == len(items)

@@ -3,8 +3,8 @@ database keeps, one release per zip, the release's format, and files nobody name
 
 from __future__ import annotations
 
+import csv
 import json
-import shutil
 import zipfile
 from io import StringIO
 from pathlib import Path
@@ -12,11 +12,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import transaction
 
 import wojdb
-from analysis import dataset, export
-from tests.analysis.test_frames import build_rated_study
+from analysis.release import load, read, schema
+from tests.analysis.release_files import copied, exported, restamp
 
 pytestmark = pytest.mark.django_db
 
@@ -24,18 +23,12 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(scope="module")
 def release(django_db_setup, django_db_blocker, tmp_path_factory):
     """One exported release for every test here; the database is left as it was."""
-    out = tmp_path_factory.mktemp("release") / "wojdb"
-    with django_db_blocker.unblock(), transaction.atomic():
-        export.export_release(build_rated_study().study, out)
-        transaction.set_rollback(True)
-    return out
+    return exported(django_db_blocker, tmp_path_factory)
 
 
 @pytest.fixture
 def copy(release, tmp_path):
-    target = tmp_path / "copy"
-    shutil.copytree(release, target)
-    return target
+    return copied(release, tmp_path)
 
 
 def table(folder: Path, name: str) -> pd.DataFrame:
@@ -44,6 +37,7 @@ def table(folder: Path, name: str) -> pd.DataFrame:
 
 def write(folder: Path, name: str, frame: pd.DataFrame) -> None:
     (folder / name).write_text(frame.to_csv(index=False, lineterminator="\n"), encoding="utf-8")
+    restamp(folder)
 
 
 def edit_package(folder: Path, **changes) -> None:
@@ -65,7 +59,7 @@ def refusal(path: Path, *args: str) -> str:
 
 def test_the_exported_release_passes_every_rule(release):
     assert "is a valid release" in check(release)
-    assert json.loads((release / "datapackage.json").read_text())["format_version"] == 1
+    assert json.loads((release / "datapackage.json").read_text())["format_version"] == 2
 
 
 def test_a_rating_of_an_item_outside_the_participants_questionnaire_is_refused(copy):
@@ -133,11 +127,11 @@ def test_a_zip_holding_two_releases_is_refused_naming_both(release, tmp_path):
 
 
 def test_a_release_of_a_later_format_is_refused_naming_both_versions(copy):
-    edit_package(copy, format_version=2, software_version="9.0.0")
+    edit_package(copy, format_version=3, software_version="9.0.0")
     found = refusal(copy)
     assert (
-        "datapackage.json, field format_version: the release is in format 2, written by WOJ-DB "
-        f"9.0.0; this WOJ-DB {wojdb.__version__} reads formats 1 to 1"
+        "datapackage.json, field format_version: the release is in format 3, written by WOJ-DB "
+        f"9.0.0; this WOJ-DB {wojdb.__version__} reads formats 1 to 2"
     ) in found
 
 
@@ -152,7 +146,45 @@ def test_a_release_without_a_format_version_is_format_one(copy):
     package = json.loads((copy / "datapackage.json").read_text())
     del package["format_version"]
     (copy / "datapackage.json").write_text(json.dumps(package))
+    # Format 1 had no participants.mode: a release that has it is not format 1.
+    assert (
+        "the schema of resource participants differs from the participants.csv of release format 1"
+    ) in refusal(copy)
+    as_format_one(copy)
     assert "is a valid release" in check(copy)
+
+
+def test_a_format_one_release_without_hashes_is_refused(copy):
+    """Format 1 is read against its own schema, and its files' hashes are required as for any
+    format: a release that states none cannot show it is whole."""
+    as_format_one(copy)
+    package = json.loads((copy / "datapackage.json").read_text())
+    package["format_version"] = 1
+    for resource in package["resources"]:
+        del resource["bytes"], resource["hash"]
+    (copy / "datapackage.json").write_text(json.dumps(package))
+    assert "resource participants states no bytes and sha256: hash" in refusal(copy)
+
+
+def as_format_one(release: Path) -> None:
+    """Make a format-2 release's tables what format 1 wrote: without the columns format 2
+    added (schema.ADDED_FIELDS)."""
+    package = json.loads((release / "datapackage.json").read_text())
+    for (table, name), (since, _) in schema.ADDED_FIELDS.items():
+        assert since == 2
+        path = release / f"{table}.csv"
+        rows = list(csv.reader(path.open(encoding="utf-8", newline="")))
+        at = rows[0].index(name)
+        with path.open("w", encoding="utf-8", newline="") as handle:
+            csv.writer(handle, quoting=csv.QUOTE_NONNUMERIC).writerows(
+                row[:at] + row[at + 1 :] for row in rows
+            )
+        for resource in package["resources"]:
+            if resource["name"] == table:
+                fields = resource["schema"]["fields"]
+                resource["schema"]["fields"] = [f for f in fields if f["name"] != name]
+    (release / "datapackage.json").write_text(json.dumps(package))
+    restamp(release)
 
 
 def test_files_the_package_does_not_name_are_listed_and_refused_unless_allowed(copy, tmp_path):
@@ -179,7 +211,7 @@ def test_files_the_package_does_not_name_are_listed_and_refused_unless_allowed(c
 
 def test_load_release_refuses_extra_files_too(copy):
     (copy / "notes.txt").write_text("mine")
-    with pytest.raises(dataset.ReleaseError, match="notes.txt"):
-        dataset.load_release(copy)
-    ratings, _ = dataset.load_release(copy, allow_extra_files=True)
+    with pytest.raises(read.ReleaseError, match="notes.txt"):
+        load.load_release(copy)
+    ratings, _ = load.load_release(copy, allow_extra_files=True)
     assert len(ratings)

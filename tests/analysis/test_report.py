@@ -195,14 +195,21 @@ def test_mixed_model_summaries_and_convergence_are_reported(built):
     assert titles == [
         "holistic: the thesis's model",
         "holistic: crossed model",
+        "holistic: the thesis's model, ordinal",
+        "holistic: crossed model, ordinal",
         "order: the thesis's model",
         "order: crossed model",
+        "order: the thesis's model, ordinal",
+        "order: crossed model, ordinal",
     ]
     text = variation.summaries[0][1]
     assert (
         "holistic01 ~ 1 + (1 | participant)" in text and "number of groups: participant 18" in text
     )
     assert "Optimiser:" in text
+    ordinal_text = variation.summaries[3][1]
+    assert "holistic ~ group + (1 | participant) + (1 | item)" in ordinal_text
+    assert "Threshold coefficients:" in ordinal_text and "4|5" in ordinal_text
     ttest = table(built[0], "adjustment_ttest")
     assert list(ttest["judgment"]) == ["holistic", "order"] and ttest["p"].between(0, 1).all()
 
@@ -257,6 +264,10 @@ def test_hypotheses_and_subsets(built):
     report = built[0]
     hypotheses = table(report, "table_7_4")
     assert list(hypotheses["hypothesis"])[:3] == ["EVAL", "STRUC", "ORD"]
+    # Decided again on the ordinal model's adjustment, with its own configuration threshold.
+    assert {"H₀ rejected (ordinal)", "result (ordinal)"} <= set(hypotheses.columns)
+    conf = hypotheses.set_index("hypothesis").loc["CONF EVAL"]
+    assert conf["result"] != conf["result (ordinal)"]
     subsets = table(report, "subsets")
     assert any(c.startswith("over-30s (") and c.endswith("): order") for c in subsets.columns)
     assert any(c.startswith("women (9): ") for c in subsets.columns)
@@ -311,3 +322,16 @@ def test_cells_are_formatted_for_reading():
         "–",
         "x",
     ]
+
+
+def test_an_ordinal_fit_that_fails_leaves_the_linear_analysis_with_a_note(frames, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise np.linalg.LinAlgError("Singular matrix")
+
+    monkeypatch.setattr(R.ordinal, "adjust_scores", refuse)
+    ratings, scores, _ = frames
+    report = R.build_report(ratings, scores, n_boot=0, figures=False, subsets={})
+    variation = next(s for s in report.sections if s.key == "variation")
+    assert not any("ordinal" in title for title, _ in variation.summaries)
+    assert any("ordinal models were not fitted (Singular matrix)" in n for n in variation.notes)
+    assert "result (ordinal)" not in table(report, "table_7_4").columns

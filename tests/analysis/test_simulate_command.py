@@ -8,7 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from analysis.management.commands.simulate_responses import simulated_about_you
+from analysis.simulation import simulated_about_you
 from survey.models import Participant, Questionnaire, Rating, Study
 from tests.factories import make_study
 

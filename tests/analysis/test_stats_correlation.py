@@ -228,3 +228,33 @@ def test_adjusted_rows_need_adjusted_columns():
     ratings, scores = make_ratings()
     with pytest.raises(ValueError, match="adjust_scores"):
         correlation_table(ratings.drop(columns=["order01_adjusted"]), scores, judgments=("order",))
+
+
+def test_lower_is_better_sources_keep_their_sign_and_are_oriented_beside_it():
+    rng = np.random.default_rng(4)
+    items = np.arange(40)
+    quality = rng.normal(size=40)
+    ratings = pd.DataFrame(
+        {
+            col.PARTICIPANT: np.repeat([1, 2], 40),
+            col.ITEM: np.tile(items, 2),
+            col.KIND: col.HYPOTHESIS,
+            col.PERM_TYPE: None,
+            col.PRACTICE: False,
+            col.ORDER: np.clip(np.round(3 + np.tile(quality, 2)), 1, 5),
+        }
+    )
+    ratings[col.unit(col.ORDER)] = (ratings[col.ORDER] - 1) / 4
+    ratings[col.adjusted(col.ORDER)] = ratings[col.unit(col.ORDER)]
+    scores = pd.concat(
+        [
+            pd.DataFrame({col.ITEM: items, col.METRIC: "good", col.SCORE: quality}),
+            pd.DataFrame({col.ITEM: items, col.METRIC: "TER", col.SCORE: -quality}),
+        ]
+    ).assign(**{col.VARIANT: "", col.HIGHER_IS_BETTER: lambda f: f[col.METRIC] == "good"})
+    table = correlation_table(
+        ratings, scores, judgments=(col.ORDER,), adjusted=(True,), n_boot=0
+    ).set_index(col.METRIC)
+    assert table.loc["TER", "r"] == pytest.approx(-table.loc["good", "r"])
+    assert table.loc["TER", "r"] < 0 and not table.loc["TER", "higher_is_better"]
+    assert table.loc["TER", "r_oriented"] == pytest.approx(table.loc["good", "r_oriented"])

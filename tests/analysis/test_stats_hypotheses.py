@@ -122,3 +122,16 @@ def test_registry_names_give_the_same_outcomes():
     assert list(ours["null_rejected"]) == list(thesis["null_rejected"])
     struc = dict(zip(ours["hypothesis"], ours["result"], strict=True))["ALL STRUC"]
     assert struc.startswith("2/5")
+
+
+def test_a_lower_is_better_baseline_is_compared_by_its_agreement_not_its_sign():
+    corr = table()
+    # TER agrees with the participants better than any DTED variant, with a negative r.
+    ter = corr[corr["metric"] == "BLEU"].assign(metric="TER", r=lambda f: -0.6)
+    corr = pd.concat([corr, ter], ignore_index=True)
+    raw, _ = hypotheses_table(corr)
+    assert raw.set_index("hypothesis").loc["EVAL", "null_rejected"]  # the wrong reason
+    better = corr["metric"] != "TER"
+    oriented = corr.assign(higher_is_better=better, r_oriented=corr["r"].where(better, -corr["r"]))
+    fixed, _ = hypotheses_table(oriented)
+    assert not fixed.set_index("hypothesis").loc["EVAL", "null_rejected"]

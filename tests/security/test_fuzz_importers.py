@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.django import TestCase
 
-from survey.importers import import_da, import_ranks, import_wmt
+from survey.importers import import_judgments, import_ranks, import_wmt
 from survey.models import Corpus, ExternalJudgment, Segment, Triple
 from survey.wmt import JUDGMENT_HEADER, InputError
 
@@ -170,10 +170,10 @@ class ImporterFuzz(TestCase):
         scores_name="ad-seg-scores-de-en.csv",
         judgments_name="ad-deen-good-stnd.csv",
     )  # fmt: skip
-    def test_import_da(self, scores, judgments, scores_name, judgments_name):
+    def test_import_judgments(self, scores, judgments, scores_name, judgments_name):
         with tempfile.TemporaryDirectory() as folder:
             paths = write(Path(folder), {scores_name: scores, judgments_name: judgments})
-            self.attempt(lambda: import_da(paths))
+            self.attempt(lambda: import_judgments(paths))
 
     @FUZZ
     @given(

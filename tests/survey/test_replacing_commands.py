@@ -95,7 +95,7 @@ def test_score_imports_refuse_a_test_set_that_matches_nothing(two_pairs, tmp_pat
     scores.write_text("SYS SID RAW.SCR Z.SCR N\nSysA 1 50 0.1 3\n")
     rankings = Path(__file__).parent / "data/rankings.csv"
     for name, path in (("import_da", scores), ("import_ranks", rankings)):
-        with pytest.raises(CommandError, match="--testset: no imported test set 'newstest1999'"):
+        with pytest.raises(CommandError, match="--testset: unknown test set 'newstest1999'"):
             run(name, str(path), "--testset", "newstest1999")
     assert set(Triple.objects.values_list("da_raw", flat=True)) == {70.0}
     assert not Triple.objects.exclude(rank_score=None).exists()

@@ -129,7 +129,7 @@ def test_import_wmt_names_an_unreadable_file_and_writes_nothing(texts):
 def test_import_wmt_names_a_subfolder_it_cannot_list(texts):
     hidden = texts / "more"
     hidden.mkdir()
-    shutil.copy(SLICE / "txt/newstest2021.cs-en.src.cs", hidden)
+    shutil.copy(SLICE / "txt/newstest2021.de-en.src.de", hidden)
     unreadable(hidden)
     line = refused("import_wmt", str(texts))
     assert line == f"{hidden}: cannot be listed: Permission denied"

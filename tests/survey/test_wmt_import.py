@@ -7,9 +7,16 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from survey import wmt
-from survey.importers import PoolError, import_da, import_ranks, import_wmt, sample_pool
-from survey.models import Corpus, ExternalJudgment, Segment, Triple
+from survey import alignment, wmt
+from survey.importers import (
+    PoolError,
+    import_documents,
+    import_judgments,
+    import_ranks,
+    import_wmt,
+    sample_pool,
+)
+from survey.models import Corpus, ExternalJudgment, JudgmentImport, Segment, SystemScore, Triple
 from wojdb.bundled import wmt21_toen
 
 REPO = Path(__file__).resolve().parents[2]
@@ -59,15 +66,25 @@ def test_texts_are_stored_line_by_line():
     assert t.hypothesis_length == len(wmt.WORD.findall(t.hypothesis))
 
 
+def import_slice(lps=None):
+    import_wmt(SLICE / "txt", lps=lps)
+    docids = sorted((SLICE / "documents").glob("*.docids"))
+    import_documents([p for p in docids if not lps or p.name.split(".")[1] in lps])
+
+
 @pytest.mark.django_db
-def test_da_scores_and_judgments_join_with_explicit_system_mapping():
-    import_wmt(SLICE / "txt")
-    report = import_da(sorted((SLICE / "humaneval").glob("*.csv")))
+def test_da_scores_and_judgments_join_through_document_order_and_system_names():
+    import_slice()
+    report = import_judgments(sorted((SLICE / "humaneval").glob("*.csv")))
     judgment_rows = sum(line_count(p) - 1 for p in (SLICE / "humaneval").glob("*-good-stnd.csv"))
     assert ExternalJudgment.objects.count() == judgment_rows
+    # SID 1 is the first sentence of the alphabetically first document, not line 1.
+    docids = (SLICE / "documents/newstest2021.de-en.docids").read_text().split()
+    line = alignment.sid_lines(docids)[0]
+    assert line != 1 and docids[line - 1] == min(docids)
     # Nemo.7 in the judgments is NVIDIA-NeMo in the text files.
     nemo = Triple.objects.get(
-        corpus__system="NVIDIA-NeMo", corpus__source_lang="de", segment__number=1
+        corpus__system="NVIDIA-NeMo", corpus__source_lang="de", segment__number=line
     )
     row = next(
         r.split()
@@ -77,20 +94,25 @@ def test_da_scores_and_judgments_join_with_explicit_system_mapping():
     assert (
         nemo.da_raw == float(row[2]) and nemo.da_z == float(row[3]) and nemo.da_count == int(row[4])
     )
-    # HUMAN (reference B) is not a system: reported, stored unlinked.
-    assert any("HUMAN.0" in line and "second human reference" in line for line in report.lines())
+    lines = "\n".join(report.lines())
+    assert "Nemo.7 → NVIDIA-NeMo" in lines and "HUMAN.0 → refB" in lines
+    # HUMAN (reference B) is not a system: reported as the reference, stored unlinked.
+    assert "de-en HUMAN.0 (reference B, a human translation judged as a system)" in lines
     human = ExternalJudgment.objects.filter(system="HUMAN.0")
     assert human.exists() and not human.filter(triple__isnull=False).exists()
+    de_human = human.filter(source_lang="de").count()
+    assert f"ad-deen-good-stnd.csv: {de_human:,} judgments of systems not imported" in lines
     linked = ExternalJudgment.objects.exclude(system="HUMAN.0")
     assert not linked.filter(triple__isnull=True).exists()
+    assert lines.count("— passed") == 8
     before = db_counts()
-    import_da(sorted((SLICE / "humaneval").glob("*.csv")))
+    import_judgments(sorted((SLICE / "humaneval").glob("*.csv")))
     assert db_counts() == before
 
 
 @pytest.mark.django_db
 @pytest.mark.slow
-def test_full_wmt21_slice_counts_equal_the_files():
+def test_full_wmt21_data_imports_every_pair_with_its_alignment_checked():
     data = wmt21_toen()
     report = import_wmt(data / "txt")
     # Four blank zh-en hypotheses (Online-W 515 and 1488, ZengHuiMT 434 and 1649) are stored,
@@ -103,17 +125,34 @@ def test_full_wmt21_slice_counts_equal_the_files():
     assert Corpus.objects.count() == 100
     assert Triple.objects.values("corpus__source_lang").distinct().count() == 7
     judgments = sorted((data / "humaneval").glob("*.csv"))
-    report = import_da(judgments)
+    # Without document ids, de-en's SIDs taken as line numbers fail the check.
+    de_en = data / "humaneval/ad-seg-scores-de-en.csv"
+    with pytest.raises(wmt.InputError, match="do not fit newstest2021 de-en"):
+        import_judgments([de_en], sid_mapping="lines")
+    import_documents(sorted((data / "documents").glob("*.docids")))
+    report = import_judgments(judgments)
     assert ExternalJudgment.objects.count() == 115_059
-    seg_rows = sum(line_count(p) - 1 for p in judgments if p.name.startswith("ad-seg-scores"))
-    human_seg_rows = sum(
+    checked = {
+        (r.source_lang, r.file_format): r for r in JudgmentImport.objects.filter(level="segment")
+    }
+    assert {lp for lp, _ in checked} == {"de", "is", "ja", "ru"}
+    assert all(r.check_passed and not r.accepted_unverified for r in checked.values())
+    de = checked["de", wmt.SEGMENT_SCORES]
+    assert de.check_r == pytest.approx(0.235, abs=0.001) and de.check_n == 18_409
+    assert de.check_identical_mean_z - de.check_mean_z > 0.9
+    # cs-en, ha-en and zh-en have no document ids: system-level scores only.
+    assert set(SystemScore.objects.values_list("source_lang", flat=True)) == {"cs", "ha", "zh"}
+    assert not Triple.objects.filter(
+        corpus__source_lang__in=["cs", "ha", "zh"], da_raw__isnull=False
+    ).exists()
+    seg_rows = sum(
         1
         for p in judgments
-        if p.name.startswith("ad-seg-scores")
+        if p.name.startswith("ad-seg-scores") and p.name[14:16] in {"de", "is", "ja", "ru"}
         for r in p.read_text().split("\n")[1:]
-        if r.startswith("HUMAN.")
+        if r.strip() and not r.startswith("HUMAN.")
     )
-    assert Triple.objects.filter(da_raw__isnull=False).count() == seg_rows - human_seg_rows
+    assert Triple.objects.filter(da_raw__isnull=False).count() == seg_rows
     assert "unmatched rows" in "\n".join(report.lines())
 
 
@@ -134,12 +173,12 @@ def refused(call, *fragments):
 def test_line_counts_that_differ_are_refused(slice_copy):
     hyp = slice_copy / "txt/newstest2021.ru-en.hyp.Online-B.en"
     hyp.write_text("\n".join(hyp.read_text().splitlines()[:57]) + "\n")
-    refused(lambda: import_wmt(slice_copy / "txt"), hyp.name, "57 lines", "60")
+    refused(lambda: import_wmt(slice_copy / "txt"), hyp.name, "57 lines", "105")
 
 
 @pytest.mark.django_db
 def test_undecodable_bytes_are_refused_with_their_line(slice_copy):
-    ref = slice_copy / "txt/newstest2021.zh-en.ref.A.en"
+    ref = slice_copy / "txt/newstest2021.ja-en.ref.A.en"
     lines = ref.read_bytes().split(b"\n")
     lines[4] = b"caf\xe9 au lait"
     ref.write_bytes(b"\n".join(lines))
@@ -148,11 +187,11 @@ def test_undecodable_bytes_are_refused_with_their_line(slice_copy):
 
 @pytest.mark.django_db
 def test_unknown_language_pair_is_skipped_and_reported_the_others_imported(slice_copy):
-    for p in (slice_copy / "txt").glob("newstest2021.cs-en.*"):
-        p.rename(p.with_name(p.name.replace("cs-en", "xx-en").replace(".src.cs", ".src.xx")))
+    for p in (slice_copy / "txt").glob("newstest2021.is-en.*"):
+        p.rename(p.with_name(p.name.replace("is-en", "xx-en").replace(".src.is", ".src.xx")))
     report = "\n".join(import_wmt(slice_copy / "txt").lines())
     assert "skipped xx-en: not a pair of ISO 639 language codes" in report
-    assert not Corpus.objects.filter(source_lang__in=["xx", "cs"]).exists()
+    assert not Corpus.objects.filter(source_lang__in=["xx", "is"]).exists()
     assert Corpus.objects.filter(source_lang="de").exists()
 
 
@@ -164,12 +203,12 @@ def test_missing_reference_is_refused(slice_copy):
 
 @pytest.mark.django_db
 def test_da_file_with_a_wrong_column_count_is_refused(slice_copy):
-    import_wmt(SLICE / "txt")
-    path = slice_copy / "humaneval/ad-seg-scores-cs-en.csv"
+    import_slice()
+    path = slice_copy / "humaneval/ad-seg-scores-is-en.csv"
     rows = path.read_text().split("\n")
     rows[7] = rows[7] + " 12"
     path.write_text("\n".join(rows))
-    refused(lambda: import_da([path]), path.name, "line 8", "expected 5 columns")
+    refused(lambda: import_judgments([path]), path.name, "line 8", "expected 5 columns")
     assert not Triple.objects.filter(da_raw__isnull=False).exists()
 
 
@@ -181,8 +220,8 @@ def test_da_file_with_a_non_number_is_refused_naming_the_field(slice_copy):
     cols[3] = "high"
     rows[3] = " ".join(cols)
     path.write_text("\n".join(rows))
-    good = slice_copy / "humaneval/ad-seg-scores-cs-en.csv"
-    refused(lambda: import_da([good, path]), "line 4", "field Z.SCR", "'high'")
+    good = slice_copy / "humaneval/ad-seg-scores-is-en.csv"
+    refused(lambda: import_judgments([good, path]), "line 4", "field Z.SCR", "'high'")
 
 
 @pytest.mark.django_db
@@ -193,7 +232,7 @@ def test_judgment_with_unknown_type_is_refused(slice_copy):
     cols[8] = "GOLD"
     rows[10] = "\t".join(cols)
     path.write_text("\n".join(rows))
-    refused(lambda: import_da([path]), path.name, "line 11", "field type", "'GOLD'")
+    refused(lambda: import_judgments([path]), path.name, "line 11", "field type", "'GOLD'")
 
 
 def test_rankings_with_a_rank_out_of_range_are_refused(tmp_path):

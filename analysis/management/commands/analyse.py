@@ -5,15 +5,19 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pandas as pd
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 import wojdb
-from analysis import dataset, frames, report
-from analysis.stats import correlation
+from analysis import frames, report
+from analysis import release as dataset
+from analysis.stats import columns as C
+from analysis.stats import correlation, system
 from survey.management.arguments import COUNT, SEED
 from survey.management.reporting import find_study
 from survey.models import Study
+from survey.wmt import canonical_system
 
 
 class Command(BaseCommand):
@@ -57,19 +61,32 @@ class Command(BaseCommand):
         parser.add_argument(
             "--seed", type=SEED, default=0, help="bootstrap seed (%(type)s; default %(default)s)"
         )
+        parser.add_argument(
+            "--corpus",
+            action="store_true",
+            help="no study: correlate every score source with the imported WMT human "
+            "judgments (DA segment z and raw; system z from the per-rater judgments), at "
+            "segment and system level, per language pair",
+        )
+        parser.add_argument("--lp", nargs="+", help="with --corpus: these language pairs only")
+        parser.add_argument("--testset", help="with --corpus: this test set only")
 
     def handle(self, out, study, release, pilot, verbosity, **options):
         started = time.monotonic()
+        if options["corpus"]:
+            return self.corpus(out, options["lp"], options["testset"], options["no_figures"])
         include_simulated = not options["no_simulated"]
         if release is not None:
             title, scale_ends = f"WOJ-DB analysis of the release in {release.name}", None
             ratings, scores, languages = self.from_release(
                 release, include_simulated, options["allow_extra_files"]
             )
+            systems = None  # a release's items do not name their systems
         else:
             chosen = find_study(study)
             title, scale_ends = f"WOJ-DB analysis: {chosen.name}", self.scale_ends(chosen)
             ratings, scores, languages = self.from_database(chosen, include_simulated)
+            systems = self.systems(ratings)
         if ratings.empty:
             raise CommandError(
                 "No ratings to analyse"
@@ -94,6 +111,7 @@ class Command(BaseCommand):
                 n_boot=options["bootstrap"],
                 seed=options["seed"],
                 subsets={} if options["no_subsets"] else correlation.THESIS_SUBSETS,
+                systems=systems,
                 progress=lambda step: say(f"- {step} …"),
             )
         except ValueError as e:
@@ -123,6 +141,52 @@ class Command(BaseCommand):
         scores = frames.scores_frame(ratings["item"].unique())
         people = frames.select_participants(study, include_simulated=include_simulated)
         return ratings, scores, frames.participant_languages_table(people)
+
+    def corpus(self, out: Path, lps, testset, no_figures: bool) -> None:
+        segments = frames.corpus_segments_frame(testset, lps)
+        scores = frames.scores_frame(segments["item"], builtin=False)
+        mqm = scores[scores[C.METRIC] == "MQM"].set_index(C.ITEM)[C.SCORE]
+        if len(mqm):
+            segments = segments.assign(mqm=segments["item"].map(mqm))
+        judgments = frames.da_judgments_frame(testset)
+        judgments = judgments[judgments[system.LP].isin(set(segments[system.LP]))]
+        # Judgment files number their systems (UF.15); the corpus names them as imported (UF).
+        judgments = judgments.assign(system=judgments[system.SYSTEM].map(canonical_system))
+        try:
+            built = report.build_corpus_report(
+                segments,
+                system.system_scores(judgments),
+                scores,
+                generated=f"{timezone.now():%Y-%m-%d %H:%M} UTC by WOJ-DB {wojdb.__version__}",
+                figures=not no_figures,
+            )
+        except ValueError as e:
+            raise CommandError(
+                f"{e}. Import a corpus (import_wmt, import_da) and its metric scores "
+                "(import_scores) first. Nothing was written."
+            ) from None
+        written = report.write_report(built, out)
+        self.stdout.write(f"Wrote {len(written)} files to {out}; open {out / 'report.html'}")
+
+    @staticmethod
+    def systems(ratings: pd.DataFrame) -> pd.DataFrame | None:
+        """System-level scores from the study's ratings and the imported DA and MQM of its
+        language pairs."""
+        study = frames.study_judgments_frame(ratings)
+        if study.empty:
+            return None
+        parts = [system.system_scores(study).assign(source="study")]
+        for source, external in (
+            ("da", frames.da_judgments_frame()),
+            ("mqm", frames.mqm_judgments_frame()),
+        ):
+            external = external[external[system.LP].isin(set(study[system.LP]))]
+            if not external.empty:
+                table = system.system_scores(external)
+                if source == "da":
+                    table = system.fill_raw(table, frames.da_system_raw())
+                parts.append(table.assign(source=source))
+        return pd.concat(parts, ignore_index=True)
 
     @staticmethod
     def from_release(folder: Path, include_simulated: bool, allow_extra_files: bool):

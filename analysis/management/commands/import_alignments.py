@@ -1,12 +1,12 @@
+from functools import partial
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from analysis.alignments_import import check_aligner, import_alignments, pairs_table
-from analysis.management.commands.compute_metrics import Command as ComputeMetrics
+from analysis import alignments_import
+from analysis.alignments_import import check_aligner, import_alignments
 from survey.management.reporting import clear_errors, print_report
-from survey.models import Item
 from survey.wmt import read_lines
 
 
@@ -59,7 +59,14 @@ class Command(BaseCommand):
         if write_pairs is not None:
             if alignments or pairs or aligner:
                 raise CommandError("--write-pairs takes no other argument")
-            self.write_pairs(write_pairs, verbosity)
+            try:
+                written = alignments_import.write_pairs(
+                    write_pairs, partial(tqdm, disable=verbosity < 1)
+                )
+            except (ValueError, OSError) as error:
+                raise CommandError(str(error)) from None
+            if verbosity:
+                self.stdout.write(f"Wrote {written:,} pair(s) to {write_pairs}")
             return
         if alignments is None or pairs is None or aligner is None:
             raise CommandError(
@@ -74,21 +81,3 @@ class Command(BaseCommand):
             with tqdm(total=total, unit="line", disable=verbosity == 0) as bar:
                 report = import_alignments(alignments, pairs, aligner, progress=bar.update)
         print_report(self, report, verbosity)
-
-    def write_pairs(self, path: Path, verbosity: int) -> None:
-        items = list(
-            Item.objects.filter(permutation=None).select_related("triple__segment").order_by("pk")
-        )
-        if not items:
-            raise CommandError("there are no hypothesis items yet; nothing to align")
-        references, hypotheses = ComputeMetrics().parse_missing(items, verbosity >= 1)
-        rows = (
-            (item.pk, hypotheses[item.triple_id], references[item.triple.segment_id])
-            for item in items
-        )
-        try:
-            path.write_text(pairs_table(rows), encoding="utf-8")
-        except (ValueError, OSError) as error:
-            raise CommandError(str(error)) from None
-        if verbosity:
-            self.stdout.write(f"Wrote {len(items):,} pair(s) to {path}")

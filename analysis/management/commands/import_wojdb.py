@@ -4,7 +4,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from analysis import dataset, export
+from analysis.release import database, read
 from survey.wmt import InputError
 
 
@@ -37,22 +37,22 @@ class Command(BaseCommand):
         with tempfile.TemporaryDirectory() as unpacked:
             try:
                 if not check:
-                    export.refuse_non_empty()  # before a long validation
-                folder = export.read_source(
+                    database.refuse_non_empty()  # before a long validation
+                folder = read.read_source(
                     release, Path(unpacked), allow_extra_files=allow_extra_files
                 )
-                loaded = dataset.read_release(folder, allow_extra_files=allow_extra_files)
+                loaded = read.read_release(folder, allow_extra_files=allow_extra_files)
                 if check:
                     self.stdout.write(f"{release} is a valid release.")
-                    if note := dataset.newer_software_note(loaded.package):
+                    if note := read.newer_software_note(loaded.package):
                         self.stdout.write(note)
                     return
-                total = export.import_steps(loaded)
+                total = database.import_steps(loaded)
                 with tqdm(total=total, unit="row", disable=verbosity == 0) as bar:
-                    report = export.import_release(loaded, progress=bar.update)
-            except (dataset.ReleaseError, InputError, FileNotFoundError) as e:
+                    report = database.import_release(loaded, progress=bar.update)
+            except (read.ReleaseError, InputError, FileNotFoundError) as e:
                 raise CommandError(f"{e}\nNothing was written.") from None
-            except export.ImportRefused as e:
+            except database.ImportRefused as e:
                 raise CommandError(str(e)) from None
         for line in report.lines() if verbosity else ():
             self.stdout.write(line)

@@ -1,70 +1,11 @@
 """Simulated participants with answers from analysis.stats.simulate's generative model."""
 
-from __future__ import annotations
-
-import random
-from datetime import timedelta
-
-import numpy as np
-import pandas as pd
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
-from django.utils import timezone
 
-from analysis import dataset, frames
-from analysis.stats import columns as C
+from analysis.simulation import SimulationError, add_simulated_participants
 from analysis.stats import simulate
-from survey import assignment, participation
 from survey.management.arguments import POSITIVE, SEED, SPREAD, float_range
 from survey.management.reporting import find_study
-from survey.models import (
-    Participant,
-    ParticipantLanguage,
-    Questionnaire,
-    QuestionnaireEntry,
-    Rating,
-    Study,
-)
-
-# About-you answers drawn to resemble the thesis's participants (§6.5.2): mostly young (a quarter
-# aged 30 or over), mostly British, five more women than men in 36, at least moderate attention
-# to grammar, a mix of education levels and of languages besides English.
-AGE_YOUNG_SHARE = 0.75
-GENDERS = {"female": 0.55, "male": 0.41, "other": 0.02, "not_say": 0.02}
-NATIONALITIES = {"British": 0.78, "Scottish": 0.15, "Irish": 0.04, "German": 0.03}
-EDUCATION = {"school": 0.25, "college": 0.15, "undergraduate": 0.2, "masters": 0.25, "phd": 0.15}
-GRAMMAR_ATTENTION = {3: 0.3, 4: 0.4, 5: 0.3}
-ENGLISH_FIRST_SHARE = 0.95
-OTHER_LANGUAGES = ("French", "German", "Spanish", "Italian", "Gaelic", "Japanese", "Polish")
-OTHER_LANGUAGE_COUNT = {0: 0.3, 1: 0.35, 2: 0.25, 3: 0.1}
-FLUENCY = {1: 0.35, 2: 0.2, 3: 0.15, 4: 0.2, 5: 0.05, 6: 0.05}
-
-
-def _pick(rng: random.Random, weights: dict):
-    return rng.choices(list(weights), weights=list(weights.values()))[0]
-
-
-def simulated_about_you(rng: random.Random) -> tuple[dict, list[tuple[str, int]]]:
-    """Participant fields and (language, fluency) pairs for one simulated participant."""
-    young = rng.random() < AGE_YOUNG_SHARE
-    english_first = rng.random() < ENGLISH_FIRST_SHARE
-    fields = {
-        "age": rng.randint(18, 29) if young else rng.randint(30, 74),
-        "gender": _pick(rng, GENDERS),
-        "nationality": _pick(rng, NATIONALITIES),
-        "education": _pick(rng, EDUCATION),
-        "grammar_attention": _pick(rng, GRAMMAR_ATTENTION),
-        "english_first": english_first,
-        "english_years": None if english_first else rng.randint(5, 20),
-    }
-    extra = _pick(rng, OTHER_LANGUAGE_COUNT)
-    if english_first:
-        languages, others = [("English", 7)], rng.sample(OTHER_LANGUAGES, extra)
-    else:
-        native, *others = rng.sample(OTHER_LANGUAGES, extra + 1)
-        languages = [(native, 7), ("English", 6)]
-    languages += [(name, _pick(rng, FLUENCY)) for name in others]
-    return fields, languages
 
 
 class Command(BaseCommand):
@@ -129,123 +70,15 @@ class Command(BaseCommand):
             blank_rate=options["blank_rate"],
         )
         study = find_study(study)
-        if not Questionnaire.objects.filter(study=study, active=True).exists():
-            raise CommandError(
-                f"study {study.slug!r} has no active questionnaire: run build_questionnaires first"
-            )
-        with transaction.atomic():
-            removed = self.remove_simulated(study) if replace else 0
-            people = self.enrol(study, participants, seed)
-            ratings = self.answer(study, people, model, seed)
-        if removed:
-            self.stdout.write(f"Removed {removed} earlier simulated participant(s).")
+        try:
+            report = add_simulated_participants(study, participants, seed, model, replace=replace)
+        except SimulationError as e:
+            raise CommandError(str(e)) from None
+        if report.removed:
+            self.stdout.write(f"Removed {report.removed} earlier simulated participant(s).")
         self.stdout.write(
             self.style.SUCCESS(
-                f"Added {len(people)} simulated participant(s) with {ratings} ratings to study "
-                f"{study.slug!r} (seed {seed})."
+                f"Added {report.added} simulated participant(s) with {report.ratings} ratings "
+                f"to study {study.slug!r} (seed {seed})."
             )
         )
-
-    def remove_simulated(self, study: Study) -> int:
-        simulated = Participant.objects.filter(study=study, simulated=True)
-        count = simulated.count()
-        simulated.delete()
-        return count
-
-    def enrol(self, study: Study, count: int, seed: int) -> list[Participant]:
-        """Participants on balanced questionnaires, with about-you answers and languages."""
-        rng = random.Random(f"simulate_responses:{seed}")
-        consent = participation.current_consent(study)
-        now = timezone.now()
-        people, languages = [], []
-        for _ in range(count):
-            fields, spoken = simulated_about_you(rng)
-            try:
-                person = assignment.enrol(
-                    study,
-                    rng=rng,
-                    simulated=True,
-                    status="completed",
-                    consent_version=consent.version,
-                    consented_at=now,
-                    share_data=True,
-                    about_done=True,
-                    completed_at=now,
-                    **fields,
-                )
-            except assignment.StudyClosed as e:
-                raise CommandError(f"{e}: open it to simulate arrivals") from None
-            people.append(person)
-            languages += [
-                ParticipantLanguage(participant=person, language=name, fluency=fluency)
-                for name, fluency in spoken
-            ]
-        ParticipantLanguage.objects.bulk_create(languages)
-        Questionnaire.objects.filter(pk__in={p.questionnaire_id for p in people}).update(
-            frozen=True
-        )
-        return people
-
-    def assignments(self, study: Study, people: list[Participant]) -> pd.DataFrame:
-        """One row per (participant, item) to answer: the practice sample and every pair."""
-        entries = pd.DataFrame.from_records(
-            QuestionnaireEntry.objects.filter(
-                questionnaire__in={p.questionnaire_id for p in people}
-            ).values_list("questionnaire_id", "position", "item_id", "shared"),
-            columns=[C.QUESTIONNAIRE, C.POSITION, C.ITEM, C.SHARED],
-        )
-        people_frame = pd.DataFrame(
-            {
-                C.PARTICIPANT: [p.pk for p in people],
-                C.QUESTIONNAIRE: [p.questionnaire_id for p in people],
-            }
-        )
-        rows = people_frame.merge(entries, on=C.QUESTIONNAIRE)
-        if study.sample_item_id:
-            sample = people_frame.assign(
-                **{C.POSITION: 0, C.ITEM: study.sample_item_id, C.SHARED: False}
-            )
-            rows = pd.concat([sample, rows], ignore_index=True)
-        rows[C.PRACTICE] = rows[C.POSITION] == 0
-        items = frames.items_frame(rows[C.ITEM].unique())
-        items = items.assign(**{C.QUALITY: dataset.item_quality(items)})
-        attributes = items[[C.ITEM, C.KIND, C.PERM_TYPE, C.DEGREE, C.QUALITY, C.WMT_SCORE]]
-        rows = rows.merge(attributes, on=C.ITEM, how="left")
-        return rows.sort_values([C.PARTICIPANT, C.POSITION], ignore_index=True)
-
-    def answer(
-        self, study: Study, people: list[Participant], model: simulate.SimulationModel, seed: int
-    ) -> int:
-        answers = simulate.simulate_responses(self.assignments(study, people), model, seed=seed)
-        start = timezone.now().replace(microsecond=0) - timedelta(hours=1)
-        milliseconds = (answers[C.SECONDS] * 1000).round().astype("int64")
-        # Each participant works through their items in order, from the same starting time.
-        elapsed = milliseconds.groupby(answers[C.PARTICIPANT]).cumsum()
-        answered_at = start + pd.to_timedelta(elapsed, unit="ms")
-        shown_at = answered_at - pd.to_timedelta(milliseconds, unit="ms")
-        ratings = [
-            Rating(
-                participant_id=row[C.PARTICIPANT],
-                item_id=row[C.ITEM],
-                position=row[C.POSITION],
-                practice=row[C.PRACTICE],
-                holistic=_answer(row[C.HOLISTIC]),
-                order=_answer(row[C.ORDER]),
-                shown_at=shown.to_pydatetime(),
-                answered_at=done.to_pydatetime(),
-                client_ms=int(ms),
-            )
-            for row, ms, shown, done in zip(
-                answers.to_dict("records"), milliseconds, shown_at, answered_at, strict=True
-            )
-        ]
-        Rating.objects.bulk_create(ratings, batch_size=2000)
-        last = answers.groupby(C.PARTICIPANT)[C.POSITION].max()
-        for person in people:
-            person.position = int(last[person.pk]) + 1
-        Participant.objects.bulk_update(people, ["position"])
-        return len(ratings)
-
-
-def _answer(value: float) -> int | None:
-    return None if np.isnan(value) else int(value)

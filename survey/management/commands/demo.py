@@ -9,38 +9,23 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from survey import participation
 from survey.management.arguments import PORT, POSITIVE, SEED
 from survey.models import Item, Permutation, Study, Triple
+from survey.study_file import apply_study_file, read_study_file
 
 SLICE = Path(settings.FIXTURES_DIR) / "wmt21-slice"
-# Every fact the participant texts name, written for the demo (no thesis leftovers).
-DEMO_STUDY = {
-    "name": "WOJ-DB demo",
-    "researcher_name": "The WOJ-DB demo team",
-    "researcher_email": "researcher@example.org",
-    "supervisor_name": "The WOJ-DB demo supervisor",
-    "supervisor_email": "supervisor@example.org",
-    "institution": "the WOJ-DB demonstration site (not a real study)",
-    "duration": "about 30 minutes",
-    "reward": "This is a demonstration: there is no reward, and nothing you enter is used.",
-    "results_date": "never: this demonstration has no results",
-    "ethics_contact": "ethics@example.org (a placeholder address in this demonstration)",
-    "platform": "prolific",
-    "completion_code": "DEMO1234",
-    "decline_code": "DEMONOCON",
-    "min_answered_pairs": 1,
-}
+# The demo's Prolific settings and texts written for the demo (no thesis leftovers).
+STUDY_FILE = Path(settings.FIXTURES_DIR) / "demo-study.toml"
 
 
 class Command(BaseCommand):
     help = (
         "Build a ready demo study from the real WMT21 slice in fixtures/: migrate the database, "
-        "import texts and DA judgments, draw the pool, generate permutations, create the study, "
-        "build 36 questionnaires, add simulated participants, score the rated items with the "
-        "built-in metrics, analyse them into the dashboard's report, and create a researcher "
-        "login; with --serve, then serve it with gunicorn. Safe to re-run: finished steps are "
-        "skipped."
+        "import texts, document ids and DA judgments, draw the pool, generate permutations, "
+        "create the study, build 36 questionnaires, add simulated participants, score the rated "
+        "items with the built-in metrics, analyse them into the dashboard's report, and create a "
+        "researcher login; with --serve, then serve it with gunicorn. Safe to re-run: finished "
+        "steps are skipped."
     )
 
     def add_arguments(self, parser):
@@ -71,7 +56,12 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, **quiet)
         self.step("Importing the WMT21 slice")
         call_command("import_wmt", str(SLICE / "txt"), **quiet)
-        call_command("import_da", *map(str, sorted((SLICE / "humaneval").glob("*.csv"))), **quiet)
+        call_command(
+            "import_documents", *map(str, sorted((SLICE / "documents").glob("*.docids"))), **quiet
+        )
+        call_command(
+            "import_judgments", *map(str, sorted((SLICE / "humaneval").glob("*.csv"))), **quiet
+        )
         if not Triple.objects.filter(in_pool=True).exists():
             self.step("Drawing the pool")
             call_command(
@@ -139,11 +129,12 @@ class Command(BaseCommand):
         self.stdout.write(f"- {text} …")
 
     def study(self) -> Study:
-        """The demo study, set up as a Prolific study with texts written for the demo."""
-        study, created = Study.objects.get_or_create(slug="demo", defaults=DEMO_STUDY)
-        if created:
-            study.consent_texts.create(version=1, **participation.default_consent())
-        return study
+        """The study of fixtures/demo-study.toml, created on the first run; its practice pair
+        is chosen once the questionnaires exist (`practice_item`)."""
+        return (
+            Study.objects.filter(slug="demo").first()
+            or apply_study_file(read_study_file(STUDY_FILE))[0]
+        )
 
     def practice_item(self, study: Study) -> Item:
         """A short reference with two words swapped, which no questionnaire of the study

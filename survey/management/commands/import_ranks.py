@@ -8,8 +8,11 @@ from survey.management.reporting import clear_errors, print_report
 
 class Command(BaseCommand):
     help = (
-        "Import WMT relative-ranking judgments (CSV: srclang,trglang,srcIndex,documentId,"
-        "segmentId,judgeId,system1Number,system1Id,...,system5rank) and turn them into absolute "
+        "Import WMT relative-ranking judgments, recognised by content: 5-way rankings (CSV: "
+        "srclang,trglang,srcIndex,documentId,segmentId,judgeId,system1Number,system1Id,..., "
+        "system5rank) or WMT15-16 pairwise rows (srclang,trglang,srcIndex,segmentId,judgeID,"
+        "system1Id,system1rank,system2Id,system2rank,rankingID, grouped back into rankings), "
+        "and turn them into absolute "
         "scores by eq. 6.1, score = 1 - (rank - 1)/|S|, merging identical hypotheses; each "
         "triple's score is the mean over the rankings it appears in."
     )

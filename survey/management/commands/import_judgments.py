@@ -1,0 +1,52 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand
+
+from survey.importers import SID_MAPPINGS, import_judgments
+from survey.judgment_files import JUDGMENT_FORMATS
+from survey.management.reporting import clear_errors, print_report
+
+
+class Command(BaseCommand):
+    help = (
+        "Import human judgments, each file recognised by its content: "
+        + ", ".join(name for name, _, _ in JUDGMENT_FORMATS)
+        + ". WMT segment ids are mapped to sentences by the test set's document ids "
+        "(import_documents) and the mapping is checked by content (z-scores against sentence "
+        "chrF, hypotheses identical to the reference); an import failing the check is refused. "
+        "Without document ids, segment scores are kept as system-level scores only. System "
+        "names are matched after one normalisation (survey.wmt.canonical_system); the report "
+        "names every mapped and every unmatched system."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("files", nargs="+", type=Path, metavar="FILE")
+        parser.add_argument(
+            "--testset", help="test set to join to (needed only when several hold the pair)"
+        )
+        parser.add_argument(
+            "--lp", help="language pair, e.g. de-en, for files whose name does not end with it"
+        )
+        parser.add_argument(
+            "--sid-mapping",
+            choices=SID_MAPPINGS,
+            default="documents",
+            help="segment id = position after sorting the documents by id (default), or the "
+            "line number of the text files",
+        )
+        parser.add_argument(
+            "--accept-unverified-alignment",
+            action="store_true",
+            help="import even when the alignment check fails (recorded with the import)",
+        )
+
+    def handle(self, files, testset, lp, sid_mapping, accept_unverified_alignment, **options):
+        with clear_errors():
+            report = import_judgments(
+                files,
+                testset=testset,
+                lp=lp,
+                sid_mapping=sid_mapping,
+                accept_unverified_alignment=accept_unverified_alignment,
+            )
+        print_report(self, report, options["verbosity"])

@@ -1,0 +1,57 @@
+"""Print paper questionnaires: one PDF per copy, layout.json, information sheet, debriefing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from survey import paper_import
+from survey.management.arguments import POSITIVE
+from survey.management.reporting import find_study
+
+
+class Command(BaseCommand):
+    help = (
+        "Write printable questionnaires to --out: one PDF per copy (cover page with the marking "
+        "legend, about-you questions, consent statements, the practice pair and the "
+        "questionnaire's pairs in order), layout.json describing every box, and the "
+        "information sheet and debriefing as information.pdf and debriefing.pdf. Each copy gets "
+        "its own id, printed in a QR code on every page and recorded in the database. With "
+        "several questionnaires, each goes to its own folder questionnaire-N/ under --out."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--study", help="the study's slug (needed if there are several)")
+        parser.add_argument(
+            "--questionnaire",
+            type=POSITIVE,
+            nargs="+",
+            metavar="N",
+            help="questionnaire numbers, each a %(type)s (default: every active questionnaire)",
+        )
+        parser.add_argument(
+            "--copies", type=POSITIVE, default=1, help="copies of each, a %(type)s (default 1)"
+        )
+        parser.add_argument("--paper", choices=["a4", "letter"], default="a4")
+        parser.add_argument("--out", type=Path, required=True, help="folder to write into")
+
+    def handle(self, study, questionnaire, copies, paper, out, verbosity, **options):
+        study = find_study(study)
+        bar = tqdm(desc="copies", unit="copy", disable=verbosity < 1, file=self.stderr)
+        try:
+            printed = paper_import.print_questionnaires(
+                study, questionnaire, copies, paper, out, progress=bar.update
+            )
+        except paper_import.PaperError as e:
+            raise CommandError(str(e)) from None
+        finally:
+            bar.close()
+        for folder, layout in printed.layouts:
+            self.stdout.write(
+                f"Questionnaire {layout.questionnaire}: {len(layout.copies)} cop"
+                f"{'y' if len(layout.copies) == 1 else 'ies'} of {layout.pages} pages "
+                f"({', '.join(c['id'] for c in layout.copies)}) and {folder / 'layout.json'}"
+            )
+        self.stdout.write(self.style.SUCCESS(f"Wrote {', '.join(map(str, printed.documents))}."))

@@ -1,0 +1,595 @@
+"""Paper questionnaires in the database: print runs, scanned pages, paper participants.
+
+The pure work is in survey/paper/; this module turns a study into what is printed, records the
+copies, stores scanned pages and, once a copy's pages are all in, makes its answers one
+participant (`mode="paper"`) with ratings exactly like a web participant's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from survey import participation, texts
+from survey.models import (
+    ConsentText,
+    PaperAnswer,
+    PaperCopy,
+    PaperLayout,
+    Participant,
+    ParticipantLanguage,
+    Questionnaire,
+    Rating,
+    ScanPage,
+    Study,
+)
+from survey.paper import printing, scanning
+from survey.paper.layout import MM, PAPER_SIZES, Layout, PageCode
+from survey.wmt import read_input
+
+SCALE_FIELDS = {"holistic": "holistic", "word_order": "order"}  # field suffix -> Rating field
+PAIR_FIELD = re.compile(r"(?:pair-(\d+)|practice)\.(holistic|word_order)")
+TEXT_FIELDS = ("english_years", "languages", "nationality", "reading_disability_details", "age")
+FLUENCY_NAMES = {label.lower(): value for value, label in ParticipantLanguage.FLUENCY}
+
+
+class PaperError(Exception):
+    """A request that cannot be carried out; nothing was written."""
+
+
+# Printing --------------------------------------------------------------------------------------
+
+
+def about_questions() -> list[printing.Choice]:
+    """The about-you questions as on the web page (texts.ABOUT_YOU), as boxes and write-ins."""
+    q = texts.ABOUT_YOU
+    fluency = ", ".join(label for _, label in ParticipantLanguage.FLUENCY)
+    return [
+        printing.Choice(
+            "english_first",
+            q["english_first"],
+            (("yes", "Yes"), ("no", "No")),
+            text_label=q["english_years"] + " (years)",
+            text_name="english_years",
+            text_width=60 * MM,
+        ),
+        printing.Choice(
+            "languages",
+            q["languages"],
+            text_label=f"One language per line, with its fluency ({fluency}) and qualifications",
+            text_height=24 * MM,
+        ),
+        printing.Choice("gender", q["gender"], tuple(Participant.GENDERS)),
+        printing.Choice("nationality", q["nationality"], text_width=90 * MM),
+        printing.Choice("education", q["education"], tuple(texts.EDUCATION_LABELS.items())),
+        printing.Choice(
+            "reading_disability",
+            q["reading_disability"],
+            (("no", "No"), ("yes", "Yes")),
+            text_label="If yes, please specify",
+            text_name="reading_disability_details",
+        ),
+        printing.Choice(
+            "grammar_attention",
+            q["grammar_attention"],
+            scale=(texts.GRAMMAR_LOW, texts.GRAMMAR_HIGH),
+        ),
+        printing.Choice("age", q["age"], text_width=30 * MM),
+    ]
+
+
+def _pair(position: int, item) -> printing.Pair:
+    segment = item.triple.segment
+    return printing.Pair(position, segment.source_language_name, item.text, item.reference)
+
+
+def questionnaire_text(
+    questionnaire: Questionnaire, paper: str, consent: ConsentText
+) -> printing.Questionnaire:
+    """What is printed: the same texts, from the same study fields, as the web pages."""
+    study = questionnaire.study
+    entries = questionnaire.entries.select_related(
+        "item__triple__segment", "item__permutation"
+    ).order_by("position")
+    sample = study.sample_item
+    return printing.Questionnaire(
+        study=study.slug,
+        number=questionnaire.number,
+        title=study.name,
+        researcher=study.researcher_name,
+        paper=paper,
+        scales=(
+            printing.Scale(
+                "holistic", study.holistic_question, study.holistic_low, study.holistic_high
+            ),
+            printing.Scale("word_order", study.order_question, study.order_low, study.order_high),
+        ),
+        about=about_questions(),
+        consent_statements=list(consent.statements),
+        consent_closing=texts.fill(study.consent_closing, study),
+        practice=_pair(0, sample) if sample else None,
+        practice_notes=(study.sample_holistic_note, study.sample_order_note),
+        practice_lead="This example shows how the questions work. Your answers to it are kept "
+        "as practice and not used in the research.",
+        pairs=[_pair(e.position, e.item) for e in entries],
+    )
+
+
+@dataclass
+class Printed:
+    layouts: list[tuple[Path, Layout]]
+    documents: list[Path]
+
+
+def new_copy_code() -> str:
+    return "".join(secrets.choice(participation.CODE_ALPHABET) for _ in range(8))
+
+
+def print_questionnaires(
+    study: Study,
+    numbers: list[int] | None,
+    copies: int,
+    paper: str,
+    out: Path,
+    progress=None,
+) -> Printed:
+    """PDFs of `copies` copies of each questionnaire (all active ones by default), their
+    layout.json, the information sheet and the debriefing; the copies are recorded."""
+    if copies < 1:
+        raise PaperError("--copies must be at least 1")
+    if paper not in PAPER_SIZES:
+        raise PaperError(f"--paper must be one of {', '.join(PAPER_SIZES)}")
+    latest = {}
+    for q in Questionnaire.objects.filter(study=study).order_by("number", "version"):
+        latest[q.number] = q
+    wanted = numbers or sorted(n for n, q in latest.items() if q.active)
+    unknown = [n for n in wanted if n not in latest]
+    if unknown:
+        raise PaperError(
+            f"study {study.slug!r} has no questionnaire {', '.join(map(str, unknown))} "
+            f"(it has {', '.join(map(str, sorted(latest))) or 'none'})"
+        )
+    if not wanted:
+        raise PaperError(f"study {study.slug!r} has no active questionnaire")
+    if out.exists() and not out.is_dir():
+        raise PaperError(f"{out}: exists and is not a folder")
+    taken = set(PaperCopy.objects.values_list("code", flat=True))
+    consent = participation.current_consent(study)
+    out.mkdir(parents=True, exist_ok=True)
+    result = Printed([], [])
+    with transaction.atomic():
+        for number in wanted:
+            questionnaire = latest[number]
+            folder = out if len(wanted) == 1 else out / f"questionnaire-{number}"
+            folder.mkdir(exist_ok=True)
+            codes = []
+            while len(codes) < copies:
+                code = new_copy_code()
+                if code not in taken:
+                    taken.add(code)
+                    codes.append(code)
+            text = questionnaire_text(questionnaire, paper, consent)
+            layout = printing.print_copies(text, codes, folder, progress)
+            layout.write(folder / "layout.json")
+            record = PaperLayout.objects.create(
+                study=study,
+                questionnaire=questionnaire,
+                layout=layout.to_dict(),
+                consent_version=consent.version,
+            )
+            PaperCopy.objects.bulk_create(PaperCopy(code=c, layout=record) for c in codes)
+            # A handed-out questionnaire must not change under its copies.
+            Questionnaire.objects.filter(pk=questionnaire.pk).update(frozen=True)
+            result.layouts.append((folder, layout))
+    for name, title, text in (
+        ("information.pdf", "Participant Information Sheet", study.information_sheet),
+        ("debriefing.pdf", "Participant Debriefing Form", study.debriefing),
+    ):
+        printing.print_document(title, texts.blocks(texts.fill(text, study)), paper, out / name)
+        result.documents.append(out / name)
+    return result
+
+
+# Reading scans ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Imported:
+    pages: int = 0
+    duplicates: list[str] = field(default_factory=list)
+    completed: list[str] = field(default_factory=list)  # copy codes that became participants
+    waiting: dict[str, list[int]] = field(default_factory=dict)  # copy -> missing pages
+    flagged: int = 0
+    texts: int = 0
+    skipped: list[str] = field(default_factory=list)  # bad pages left out with --skip-bad
+
+
+class ScanRefused(PaperError):
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__(
+            f"{len(problems)} page(s) or file(s) cannot be imported; nothing was written:\n  "
+            + "\n  ".join(problems)
+        )
+
+
+class _Copies:
+    """Copies by code, with their layouts, checked against the study asked for."""
+
+    def __init__(self, study: Study | None):
+        self.study = study
+        self.cache: dict[str, tuple[PaperCopy, Layout]] = {}
+
+    def layout_for(self, code: PageCode) -> Layout:
+        if self.study and code.study != self.study.slug:
+            raise scanning.ScanError(
+                f"a page of study {code.study!r} (copy {code.copy}), not of {self.study.slug!r}"
+            )
+        if code.copy not in self.cache:
+            copy = (
+                PaperCopy.objects.select_related("layout__study", "layout__questionnaire")
+                .filter(code=code.copy)
+                .first()
+            )
+            if copy is None:
+                raise scanning.ScanError(f"copy {code.copy} was never printed by this database")
+            self.cache[code.copy] = (copy, Layout.from_dict(copy.layout.layout))
+        copy, layout = self.cache[code.copy]
+        if (copy.layout.study.slug, copy.layout.questionnaire.number) != (
+            code.study,
+            code.questionnaire,
+        ):
+            raise scanning.ScanError(f"copy {code.copy}: its code does not match its print record")
+        return layout
+
+
+def import_scans(
+    paths: list[Path],
+    study: Study | None = None,
+    dpi: int = 200,
+    thresholds: scanning.Thresholds | None = None,
+    skip_bad: bool = False,
+    progress=lambda: None,
+) -> Imported:
+    """Read every page first; refuse (writing nothing) if any is bad, unless `skip_bad`."""
+    thresholds = thresholds or scanning.Thresholds()
+    copies = _Copies(study)
+    readings: list[tuple[str, scanning.PageReading, bytes, Path]] = []
+    problems = []
+    for path in paths:
+        pages = scanning.iter_pages(path, dpi)
+        while True:
+            try:
+                label, grey = next(pages)
+            except StopIteration:
+                break
+            except scanning.ScanError as e:
+                problems.append(str(e))
+                break
+            try:
+                reading = scanning.read_page(grey, copies.layout_for, thresholds)
+            except scanning.ScanError as e:
+                problems.append(f"{label}: {e}")
+            else:
+                # Only the compressed page is kept, so a long batch fits in memory.
+                readings.append((label, reading, _jpeg(reading.image), path))
+                reading.image = None
+            progress()
+    if problems and not skip_bad:
+        raise ScanRefused(problems)
+    result = Imported(skipped=problems)
+    kept, new_files = _keep_scans({path for *_, path in readings})
+    try:
+        with transaction.atomic():
+            _store_readings(readings, kept, copies, result)
+    except BaseException:
+        for made in new_files:  # a refused import leaves nothing behind
+            made.unlink(missing_ok=True)
+        raise
+    return result
+
+
+def _keep_scans(paths: set[Path]) -> tuple[dict[Path, str], list[Path]]:
+    """Copy each scanned file into WOJDB_HOME/scans/, named by its SHA-256, so every answer can
+    be traced to the scan itself: (path -> kept name, files this call created)."""
+    folder = Path(settings.VAR_DIR) / "scans"
+    folder.mkdir(parents=True, exist_ok=True)
+    kept, created = {}, []
+    for path in sorted(paths):
+        data = read_input(path)
+        name = f"scans/{hashlib.sha256(data).hexdigest()}{path.suffix.lower()}"
+        target = Path(settings.VAR_DIR) / name
+        if not target.exists():
+            target.write_bytes(data)
+            created.append(target)
+        kept[path] = name
+    return kept, created
+
+
+def _store_readings(readings, kept: dict[Path, str], copies, result: Imported) -> None:
+    seen = {
+        (code, page)
+        for code, page in ScanPage.objects.filter(
+            copy__code__in={r.code.copy for _, r, _, _ in readings}
+        ).values_list("copy__code", "page")
+    }
+    touched = set()
+    for label, reading, image, path in readings:
+        key = (reading.code.copy, reading.code.page)
+        if key in seen:
+            result.duplicates.append(f"{label}: copy {key[0]} page {key[1]} is stored already")
+            continue
+        seen.add(key)
+        copy, _ = copies.cache[reading.code.copy]
+        _store_page(copy, f"{label}; kept as {kept[path]}", reading, image)
+        touched.add(copy.code)
+        result.pages += 1
+    for code in sorted(touched):
+        copy, layout = copies.cache[code]
+        have = set(copy.pages.values_list("page", flat=True))
+        missing = [p for p in range(1, layout.pages + 1) if p not in have]
+        if missing:
+            result.waiting[code] = missing
+        elif copy.participant_id is None:
+            complete_copy(copy, layout)
+            result.completed.append(code)
+    result.flagged = PaperAnswer.objects.filter(
+        copy__code__in=touched, kind="box", status="pending"
+    ).count()
+    result.texts = PaperAnswer.objects.filter(copy__code__in=touched, kind="text").count()
+
+
+def waiting_copies(study: Study | None = None) -> dict[str, list[int]]:
+    """Copies with some pages scanned and some missing: code -> missing pages."""
+    found = PaperCopy.objects.filter(participant__isnull=True, pages__isnull=False).distinct()
+    if study:
+        found = found.filter(layout__study=study)
+    result = {}
+    for copy in found.select_related("layout"):
+        have = set(copy.pages.values_list("page", flat=True))
+        pages = copy.layout.layout["pages"]
+        missing = [p for p in range(1, pages + 1) if p not in have]
+        if missing:  # a complete copy without a participant is one whose participant withdrew
+            result[copy.code] = missing
+    return result
+
+
+def _png(image: np.ndarray) -> bytes:
+    return cv2.imencode(".png", image)[1].tobytes()
+
+
+def _jpeg(image: np.ndarray) -> bytes:
+    # JPEG at quality 90: a third of a noisy scan's PNG, and the boxes stay legible.
+    return cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+
+
+def _store_page(copy: PaperCopy, label: str, reading: scanning.PageReading, image: bytes):
+    ScanPage.objects.create(
+        copy=copy,
+        page=reading.code.page,
+        image=image,
+        source=label[:300],
+        boxes=[
+            {"field": b.field, "value": b.value, "coverage": round(b.coverage, 4), "state": b.state}
+            for b in reading.boxes
+        ],
+    )
+    PaperAnswer.objects.bulk_create(
+        PaperAnswer(
+            copy=copy,
+            page=reading.code.page,
+            field=t.field,
+            kind="text",
+            crop=t.png,
+            status="pending" if t.written else "blank",
+        )
+        for t in reading.texts
+    )
+
+
+def _box_crop(page_image: bytes, boxes: list[dict]) -> bytes:
+    """The area of a question's boxes with some room around them, from the stored page."""
+    image = cv2.imdecode(np.frombuffer(page_image, np.uint8), cv2.IMREAD_GRAYSCALE)
+    scale = scanning.SCALE
+    left = max(0, round((min(b["x"] for b in boxes) - 28 * MM) * scale))
+    right = round((max(b["x"] + b["w"] for b in boxes) + 28 * MM) * scale)
+    top = max(0, round((min(b["y"] for b in boxes) - 6 * MM) * scale))
+    bottom = round((max(b["y"] + b["h"] for b in boxes) + 4 * MM) * scale)
+    return _png(image[top:bottom, left:right])
+
+
+def complete_copy(copy: PaperCopy, layout: Layout) -> Participant:
+    """All pages are in: make the copy's answers one paper participant."""
+    pages = {p.page: p for p in copy.pages.all()}
+    readings = [
+        scanning.BoxReading(b["field"], b["value"], b["coverage"], b["state"])
+        for p in pages.values()
+        for b in p.boxes
+    ]
+    decisions = scanning.decide(readings)
+    questionnaire = copy.layout.questionnaire
+    study = copy.layout.study
+    now = timezone.now()
+    person = Participant.objects.create(
+        study=study,
+        questionnaire=questionnaire,
+        mode="paper",
+        status="completed",
+        completed_at=now,
+        about_done=True,
+        position=questionnaire.entries.count() + 1,
+    )
+    copy.participant = person
+    copy.save(update_fields=["participant"])
+    items = dict(questionnaire.entries.values_list("position", "item_id"))
+    ratings = {
+        position: Rating(participant=person, item_id=item, position=position, answered_at=now)
+        for position, item in items.items()
+    }
+    if study.sample_item_id:
+        ratings[0] = Rating(
+            participant=person,
+            item_id=study.sample_item_id,
+            position=0,
+            practice=True,
+            answered_at=now,
+        )
+    by_field = layout.questions()
+    flagged = []
+    values = {}
+    for name, decision in decisions.items():
+        if decision.status == "flagged":
+            boxes = [b.__dict__ for b in by_field[name]]
+            flagged.append(
+                PaperAnswer(
+                    copy=copy,
+                    page=by_field[name][0].page,
+                    field=name,
+                    kind="box",
+                    reason=decision.reason,
+                    crop=_box_crop(pages[by_field[name][0].page].image, boxes),
+                )
+            )
+        else:
+            values[name] = decision.value
+    for name, value in values.items():
+        _apply_box(person, ratings, name, value)
+    Rating.objects.bulk_create(ratings.values())
+    PaperAnswer.objects.bulk_create(flagged)
+    _apply_consent(person, copy, layout, values)
+    for answer in copy.answers.filter(status="resolved", kind="text"):
+        _apply_text(person, answer.field, answer.value)
+    person.save()
+    return person
+
+
+def _apply_box(person: Participant, ratings: dict[int, Rating], name: str, value: str | None):
+    match = PAIR_FIELD.fullmatch(name)
+    if match:
+        position = int(match.group(1) or 0)
+        if position in ratings:
+            setattr(ratings[position], SCALE_FIELDS[match.group(2)], int(value) if value else None)
+        return
+    about = name.removeprefix("about.")
+    if about == "english_first":
+        person.english_first = {"yes": True, "no": False}.get(value)
+    elif about in ("gender", "education"):
+        setattr(person, about, value or "")
+    elif about == "grammar_attention":
+        person.grammar_attention = int(value) if value else None
+    elif about == "reading_disability" and (value == "no" or not person.reading_disability):
+        # Stored as on the web: "No", "Yes", or the details given (typed in later).
+        person.reading_disability = {"no": "No", "yes": "Yes"}.get(value, "")
+
+
+def _apply_consent(
+    person: Participant, copy: PaperCopy, layout: Layout, values: dict[str, str | None]
+) -> None:
+    """As on the web: taking part and sharing data need every printed statement agreed to."""
+    statements = [name for name in layout.questions() if name.startswith("consent.")]
+    if statements and all(values.get(name) == "agree" for name in statements):
+        person.consent_version = copy.layout.consent_version
+        person.consented_at = person.completed_at
+        person.share_data = True
+    else:
+        person.consent_version = None
+        person.consented_at = None
+        person.share_data = False
+
+
+def parse_text(name: str, text: str):
+    """A typed-in answer checked for its field; ValueError says what is wrong."""
+    text = text.strip()
+    about = name.removeprefix("about.")
+    if about in ("age", "english_years"):
+        if not text:
+            return None
+        if not text.isdigit() or not 0 <= int(text) <= 120:
+            raise ValueError("a whole number of years, 0-120, or nothing")
+        return int(text)
+    if about == "languages":
+        rows = []
+        for line in filter(None, (line.strip() for line in text.splitlines())):
+            language, _, rest = line.partition(":")
+            fluency, _, qualifications = rest.strip().partition(",")
+            level = FLUENCY_NAMES.get(fluency.strip().lower())
+            if not language.strip() or level is None:
+                raise ValueError(
+                    f"{line!r}: one language per line as 'Language: fluency[, qualifications]', "
+                    f"fluency one of {', '.join(label for _, label in ParticipantLanguage.FLUENCY)}"
+                )
+            rows.append((language.strip()[:100], level, qualifications.strip()[:300]))
+        return rows
+    if about in ("nationality", "reading_disability_details"):
+        return text[:100] if about == "nationality" else text[:290]
+    raise ValueError(f"{name} is not a write-in field")
+
+
+def _apply_text(person: Participant, name: str, text: str) -> None:
+    value = parse_text(name, text)
+    about = name.removeprefix("about.")
+    if about == "languages":
+        person.languages.all().delete()
+        ParticipantLanguage.objects.bulk_create(
+            ParticipantLanguage(participant=person, language=lang, fluency=f, qualifications=q)
+            for lang, f, q in value
+        )
+    elif about == "reading_disability_details":
+        if value:
+            person.reading_disability = value
+    else:
+        setattr(person, about, value)
+
+
+def box_choices(answer: PaperAnswer) -> list[tuple[str, str]]:
+    """The values a flagged box question can be given, with "" for unanswered."""
+    layout = Layout.from_dict(answer.copy.layout.layout)
+    return [("", "no answer")] + [(b.value, b.value) for b in layout.questions()[answer.field]]
+
+
+def resolve(answer: PaperAnswer, value: str, reviewer: str) -> None:
+    """Store a researcher's decision or typing and carry it into the participant."""
+    value = value.strip()
+    if answer.kind == "text":
+        parse_text(answer.field, value)  # raises ValueError before anything is written
+    elif value not in {v for v, _ in box_choices(answer)}:
+        raise ValueError(f"{value!r} is not one of this question's boxes")
+    with transaction.atomic():
+        answer.value, answer.status = value, "resolved"
+        answer.reviewed_by, answer.reviewed_at = reviewer[:150], timezone.now()
+        answer.save()
+        person = answer.copy.participant
+        if person is None:
+            return  # applied when the copy's last page arrives
+        if answer.kind == "text":
+            _apply_text(person, answer.field, value)
+        else:
+            ratings = {r.position: r for r in person.ratings.all()}
+            _apply_box(person, ratings, answer.field, value or None)
+            Rating.objects.bulk_update(ratings.values(), ["holistic", "order"])
+            if answer.field.startswith("consent."):
+                layout = Layout.from_dict(answer.copy.layout.layout)
+                _apply_consent(person, answer.copy, layout, _consent_values(answer.copy, layout))
+        person.save()
+
+
+def _consent_values(copy: PaperCopy, layout: Layout) -> dict[str, str | None]:
+    readings = [
+        scanning.BoxReading(b["field"], b["value"], b["coverage"], b["state"])
+        for p in copy.pages.all()
+        for b in p.boxes
+        if b["field"].startswith("consent.")
+    ]
+    values = {k: d.value for k, d in scanning.decide(readings).items()}
+    for a in copy.answers.filter(kind="box", status="resolved", field__startswith="consent."):
+        values[a.field] = a.value or None
+    return values

@@ -1,0 +1,47 @@
+"""Releases in tests: one exported per test module (`exported`), copied per test (`copied`);
+after changing a file, `restamp` states its new size, hash and rows in datapackage.json, so a
+test reaches the check it is about rather than the integrity check (which
+tests/analysis/test_release_tampering.py tests)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+from django.db import transaction
+
+from analysis.release import database
+from analysis.release.read import file_stamp
+from tests.analysis.test_frames import build_rated_study
+
+
+def exported(django_db_blocker, tmp_path_factory, prepare=None) -> Path:
+    """A release of build_rated_study (after `prepare(rated)`, if given); the database is left
+    as it was."""
+    out = tmp_path_factory.mktemp("release") / "wojdb"
+    with django_db_blocker.unblock(), transaction.atomic():
+        rated = build_rated_study()
+        if prepare is not None:
+            prepare(rated)
+        database.export_release(rated.study, out, license="CC-BY-4.0")
+        transaction.set_rollback(True)
+    return out
+
+
+def copied(release: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "copy"
+    shutil.copytree(release, target)
+    return target
+
+
+def restamp(folder: Path, *, rows: bool = True) -> None:
+    path = folder / "datapackage.json"
+    package = json.loads(path.read_text(encoding="utf-8"))
+    for resource in package["resources"]:
+        with open(folder / resource["path"], "rb") as handle:
+            resource["bytes"], resource["hash"] = file_stamp(handle)
+        if rows and "rows" in resource:
+            resource["rows"] = len(pd.read_csv(folder / resource["path"], dtype=str))
+    path.write_text(json.dumps(package, indent=2), encoding="utf-8")

@@ -1,0 +1,109 @@
+"""system_scores on imported WMT judgments: the command writes what the pure function computes."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from django.core.management import CommandError, call_command
+
+from analysis.stats import system
+from survey.importers import import_documents, import_judgments, import_wmt
+from survey.wmt import read_judgments
+from wojdb import bundled
+
+SLICE = Path(__file__).resolve().parents[2] / "fixtures/wmt21-slice"
+
+
+@pytest.fixture
+def imported(db):
+    import_wmt(SLICE / "txt")
+    import_documents(sorted((SLICE / "documents").glob("*.docids")))
+    import_judgments(sorted((SLICE / "humaneval").glob("*.csv")))
+
+
+def test_da_scores_of_imported_judgments(imported, tmp_path):
+    out = tmp_path / "systems.csv"
+    call_command("system_scores", "--out", str(out), "--lp", "de-en", "ru-en", verbosity=0)
+    written = pd.read_csv(out)
+    assert list(written.columns) == system.COLUMNS
+    assert set(written["lp"]) == {"de-en", "ru-en"}
+    rows = read_judgments(SLICE / "humaneval" / "ad-deen-good-stnd.csv")
+    expected = system.system_scores(system.wmt_judgments(rows))
+    de_en = written[written["lp"] == "de-en"].reset_index(drop=True)
+    assert list(de_en["system"]) == list(expected["system"])
+    pd.testing.assert_series_equal(de_en["z"], expected["z"], rtol=1e-5, check_names=False)
+    assert list(de_en["cluster"]) == list(expected["cluster"])
+    assert "HUMAN.0" in set(de_en["system"])
+    # raw: the mean over segments of the segment's mean raw score, from the imported triples.
+    segments = pd.read_csv(SLICE / "humaneval" / "ad-seg-scores-de-en.csv", sep=" ")
+    linked = segments[segments["SYS"] != "HUMAN.0"]
+    raw = linked.groupby("SYS")["RAW.SCR"].mean()
+    got = de_en.set_index("system")["raw"]
+    np.testing.assert_allclose(got.reindex(raw.index), raw, rtol=1e-5)
+    assert np.isnan(got["HUMAN.0"])  # unlinked: no triple holds its raw scores
+
+
+def test_testset_keeps_the_judgments_imported_for_it(imported, tmp_path):
+    out, everything = tmp_path / "systems.csv", tmp_path / "all.csv"
+    call_command("system_scores", "--out", str(out), "--testset", "newstest2021", verbosity=0)
+    call_command("system_scores", "--out", str(everything), verbosity=0)
+    # The second human reference has no sentences here, but was judged in newstest2021.
+    assert "HUMAN.0" in set(pd.read_csv(out)["system"])
+    pd.testing.assert_frame_equal(pd.read_csv(out), pd.read_csv(everything))
+    with pytest.raises(CommandError, match="test set 'newstest1999'"):
+        call_command("system_scores", "--out", str(out), "--testset", "newstest1999")
+
+
+def test_study_judgments_standardise_each_participant():
+    ratings = pd.DataFrame(
+        {
+            "participant": [1, 1, 2, 2, 2],
+            "item": [10, 11, 10, 11, 12],
+            "kind": ["hypothesis"] * 4 + ["permutation"],
+            "holistic": [5, 3, 2, 1, 4],
+            "practice": False,
+        }
+    )
+    items = pd.DataFrame(
+        {
+            "item": [10, 11, 12],
+            "system": ["A", "B", "A"],
+            "segment": [1, 1, 1],
+            "source_lang": "de",
+            "target_lang": "en",
+        }
+    )
+    judgments = system.study_judgments(ratings, items)
+    assert list(judgments["raw"]) == [100, 50, 25, 0]
+    assert list(judgments["lp"]) == ["de-en"] * 4
+    table = system.system_scores(judgments).set_index("system")
+    assert table.loc["A", "z"] > table.loc["B", "z"] and table.loc["A", "raw"] == 62.5
+
+
+def test_a_pair_without_document_ids_gets_the_published_ranking_with_raw(db, tmp_path):
+    # cs-en has no document ids in the release: its DA segment ids cannot be mapped to
+    # sentences, so only the judgments and the system-level raw scores are kept. Neither is
+    # needed for the ranking, which must be WMT's published one, raw included.
+    data = bundled.wmt21_toen()
+    folder = tmp_path / "txt"
+    folder.mkdir()
+    for path in (data / "txt").rglob("newstest2021.cs-en.*"):
+        if ".ref.B." not in path.name:
+            (folder / path.name).write_bytes(path.read_bytes())
+    import_wmt(folder)
+    humaneval = data / "humaneval"
+    import_judgments([humaneval / "ad-seg-scores-cs-en.csv", humaneval / "ad-csen-good-stnd.csv"])
+    out = tmp_path / "cs-en.csv"
+    call_command("system_scores", "--out", str(out), "--lp", "cs-en", verbosity=0)
+    written = pd.read_csv(out)
+    published = pd.read_csv(
+        Path(__file__).parent / "data" / "wmt21" / "ad-sys-ranking-cs-en-z.csv",
+        sep=" ",
+        header=None,
+        usecols=range(5),
+        names=["raw", "z", "n", "N", "system"],
+    )
+    assert list(written["system"]) == list(published["system"])
+    np.testing.assert_array_equal(written["z"].round(3), published["z"])
+    np.testing.assert_array_equal(written["raw"].round(1), published["raw"])

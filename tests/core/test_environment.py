@@ -1,0 +1,58 @@
+"""Each environment variable is checked when read; a bad value names the variable."""
+
+import pytest
+
+from wojdb.environment import Environment, SettingsError
+
+
+def env(**variables: str) -> Environment:
+    return Environment(variables)
+
+
+@pytest.mark.parametrize("value", ["5/0", "0/60", "5", "5/", "/60", "a/b", "-1/60", "5/60/2"])
+def test_entry_rate_refuses_what_would_fail_on_every_request(value):
+    with pytest.raises(SettingsError, match=f"WOJDB_ENTRY_RATE={value!r}"):
+        env(WOJDB_ENTRY_RATE=value).rate("WOJDB_ENTRY_RATE", "60/600")
+
+
+def test_entry_rate_reads_a_limit_or_off():
+    assert env(WOJDB_ENTRY_RATE="5/60").rate("WOJDB_ENTRY_RATE", "60/600") == (5, 60)
+    assert env().rate("WOJDB_ENTRY_RATE", "60/600") == (60, 600)
+    assert env(WOJDB_ENTRY_RATE="off").rate("WOJDB_ENTRY_RATE", "60/600") is None
+
+
+@pytest.mark.parametrize("value", ["yes please", "2", "enabled"])
+def test_flags_refuse_words_that_are_neither_on_nor_off(value):
+    with pytest.raises(SettingsError, match="WOJDB_HTTPS"):
+        env(WOJDB_HTTPS=value).flag("WOJDB_HTTPS")
+
+
+def test_flags_read_on_and_off():
+    assert env(DEBUG="True").flag("DEBUG") and not env(DEBUG="off").flag("DEBUG")
+    assert env().flag("DEBUG", default=True)
+
+
+@pytest.mark.parametrize("value", ["one", "-1", "1.5"])
+def test_integers_refuse_non_numbers_and_negatives(value):
+    with pytest.raises(SettingsError, match="WOJDB_PROXIES"):
+        env(WOJDB_PROXIES=value).integer("WOJDB_PROXIES", 0)
+    assert env(WOJDB_PROXIES=" 2 ").integer("WOJDB_PROXIES", 0) == 2
+
+
+def test_choice_names_the_allowed_values():
+    with pytest.raises(SettingsError, match="WOJDB_CACHE='redis'.*locmem, database"):
+        env(WOJDB_CACHE="redis").choice("WOJDB_CACHE", "locmem", ("locmem", "database"))
+
+
+def test_hosts_and_origins_refuse_empty_or_schemeless_entries():
+    with pytest.raises(SettingsError, match="ALLOWED_HOSTS"):
+        env(ALLOWED_HOSTS="a.org,,b.org").hosts("ALLOWED_HOSTS", "localhost")
+    with pytest.raises(SettingsError, match="CSRF_TRUSTED_ORIGINS"):
+        env(CSRF_TRUSTED_ORIGINS="study.example.org").origins("CSRF_TRUSTED_ORIGINS")
+    origins = env(O="https://a.org, https://b.org").origins("O")
+    assert origins == ["https://a.org", "https://b.org"]
+
+
+def test_text_refuses_an_empty_value():
+    with pytest.raises(SettingsError, match="WOJDB_SPACY_PIPELINE"):
+        env(WOJDB_SPACY_PIPELINE=" ").text("WOJDB_SPACY_PIPELINE", "en_core_web_sm")

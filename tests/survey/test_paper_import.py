@@ -1,0 +1,315 @@
+"""The paper path end to end: print, rasterise, mark, scan, import; and each bad input."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+
+import cv2
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from survey import paper_import
+from survey.models import PaperAnswer, PaperCopy, Participant, Rating, ScanPage
+from survey.paper import pen, scanning
+from survey.paper.layout import Layout
+from tests.factories import make_study
+
+DPI = 150
+
+
+@pytest.fixture
+def printed(db, tmp_path, settings):
+    settings.VAR_DIR = tmp_path / "home"  # where import_scans keeps the scans
+    study = make_study(questionnaires=1, items=50, researcher_name="A. Researcher")
+    out = tmp_path / "print"
+    call_command("print_questionnaires", "--study", study.slug, "--copies", "2", "--out", str(out))
+    return study, out, Layout.read(out / "layout.json")
+
+
+def _scans(out, layout, copy, rng, model=None):
+    pages = [grey for _, grey in scanning.load_pages(out / copy["file"], DPI)]
+    truth = pen.mark(pages, layout, DPI, rng, model or pen.PenModel())
+    return [pen.scan(page, rng) for page in pages], truth
+
+
+def test_round_trip_stores_every_rating_by_content(printed, tmp_path):
+    study, out, layout = printed
+    assert (out / "information.pdf").exists() and (out / "debriefing.pdf").exists()
+    data = json.loads((out / "layout.json").read_text())
+    assert set(data) >= {"study", "questionnaire", "paper", "copies", "boxes", "text_fields"}
+    assert {b["field"] for b in data["boxes"]} >= {
+        "pair-50.word_order",
+        "practice.holistic",
+        "consent.1",
+    }
+    rng = random.Random(7)
+    copy = layout.copies[0]
+    scans, truth = _scans(
+        out, layout, copy, rng, pen.PenModel(blank=0.08, correction=0.1, stray=0.1)
+    )
+    # Mixed formats and order: a multi-page TIFF, PNGs, a JPEG, shuffled.
+    order = list(range(len(scans)))
+    rng.shuffle(order)
+    files = []
+    cv2.imwritemulti(str(tmp_path / "a.tif"), [scans[i] for i in order[:4]])
+    files.append(tmp_path / "a.tif")
+    for i in order[4:]:
+        path = tmp_path / f"p{i}.{'jpg' if i % 2 else 'png'}"
+        cv2.imwrite(str(path), scans[i])
+        files.append(path)
+    call_command("import_scans", *map(str, files), "--study", study.slug, "--dpi", str(DPI))
+    person = PaperCopy.objects.get(code=copy["id"]).participant
+    assert person.mode == "paper" and person.status == "completed"
+    flagged = set(PaperAnswer.objects.filter(kind="box").values_list("field", flat=True))
+    assert len(flagged) <= 2
+    ratings = {r.position: r for r in Rating.objects.filter(participant=person)}
+    assert len(ratings) == 51
+    entries = dict(person.questionnaire.entries.values_list("position", "item_id"))
+    for position, rating in ratings.items():
+        prefix = "practice" if position == 0 else f"pair-{position}"
+        assert rating.item_id == (study.sample_item_id if position == 0 else entries[position])
+        for suffix, attribute in (("holistic", "holistic"), ("word_order", "order")):
+            name = f"{prefix}.{suffix}"
+            expected = None if name in flagged or truth[name] is None else int(truth[name])
+            assert getattr(rating, attribute) == expected, name
+    expected_gender = (
+        "" if truth["about.gender"] is None or "about.gender" in flagged else truth["about.gender"]
+    )
+    assert person.gender == expected_gender
+    consent = [n for n in truth if n.startswith("consent.")]
+    assert not flagged & set(consent)
+    assert person.share_data is all(truth[n] == "agree" for n in consent)
+    assert (person.consent_version is not None) is person.share_data
+    assert ScanPage.objects.filter(copy__code=copy["id"]).count() == layout.pages
+    assert PaperAnswer.objects.filter(kind="text").count() == len(layout.text_fields)
+    # Every scanned file is kept as it was, and each page names the file it came from.
+    for path in files:
+        data = path.read_bytes()
+        kept = f"scans/{hashlib.sha256(data).hexdigest()}{path.suffix}"
+        assert (tmp_path / "home" / kept).read_bytes() == data
+        assert ScanPage.objects.filter(source__startswith=f"{path.name} page ").exists()
+        assert ScanPage.objects.filter(source__endswith=f"kept as {kept}").exists()
+
+    # Importing the same scans again adds nothing.
+    call_command("import_scans", *map(str, files), "--dpi", str(DPI))
+    assert ScanPage.objects.count() == layout.pages
+    assert Participant.objects.filter(mode="paper").count() == 1
+
+
+def test_copy_waits_for_missing_pages(printed, tmp_path):
+    study, out, layout = printed
+    scans, truth = _scans(out, layout, layout.copies[1], random.Random(2), pen.PenModel(blank=0))
+    for n, scan in enumerate(scans):
+        cv2.imwrite(str(tmp_path / f"{n}.png"), scan)
+    first = [str(tmp_path / f"{n}.png") for n in range(len(scans) - 1)]
+    call_command("import_scans", *first)
+    copy = PaperCopy.objects.get(code=layout.copies[1]["id"])
+    assert copy.participant is None
+    assert paper_import.waiting_copies() == {copy.code: [len(scans)]}
+    call_command("import_scans", str(tmp_path / f"{len(scans) - 1}.png"))
+    copy.refresh_from_db()
+    assert copy.participant is not None and paper_import.waiting_copies() == {}
+    flagged = set(PaperAnswer.objects.filter(kind="box").values_list("field", flat=True))
+    last = copy.participant.ratings.get(position=50)
+    if "pair-50.holistic" not in flagged:
+        assert last.holistic == int(truth["pair-50.holistic"])
+
+
+def test_bad_pages_refuse_the_import_and_write_nothing(printed, tmp_path):
+    study, out, layout = printed
+    scans, _ = _scans(out, layout, layout.copies[0], random.Random(3))
+    good = tmp_path / "good.png"
+    cv2.imwrite(str(good), scans[0])
+    text = tmp_path / "notes.txt"
+    text.write_text("not a scan")
+    with pytest.raises(CommandError, match="notes.txt: not a PDF or an image"):
+        call_command("import_scans", str(good), str(text))
+    other = make_study(questionnaires=1, items=2)
+    with pytest.raises(CommandError, match=f"not of '{other.slug}'"):
+        call_command("import_scans", str(good), "--study", other.slug)
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), scans[0] * 0 + 250)
+    with pytest.raises(CommandError, match="blank.png page 1: no WOJ-DB page code"):
+        call_command("import_scans", str(good), str(blank))
+    assert ScanPage.objects.count() == 0
+    # A copy this database never printed.
+    PaperCopy.objects.filter(code=layout.copies[0]["id"]).update(code="ZZZZ9999")
+    with pytest.raises(CommandError, match=f"copy {layout.copies[0]['id']} was never printed"):
+        call_command("import_scans", str(good))
+    assert ScanPage.objects.count() == 0
+    assert not list((tmp_path / "home" / "scans").glob("*"))  # no scan kept either
+
+
+def test_skip_bad_imports_the_good_pages(printed, tmp_path):
+    study, out, layout = printed
+    scans, _ = _scans(out, layout, layout.copies[0], random.Random(3))
+    good, text = tmp_path / "good.png", tmp_path / "notes.txt"
+    cv2.imwrite(str(good), scans[0])
+    text.write_text("x")
+    call_command("import_scans", str(good), str(text), "--skip-bad")
+    assert ScanPage.objects.count() == 1
+
+
+def test_print_refuses_unknown_questionnaire(printed, tmp_path):
+    study, _, _ = printed
+    with pytest.raises(CommandError, match="no questionnaire 7"):
+        call_command(
+            "print_questionnaires",
+            "--study",
+            study.slug,
+            "--questionnaire",
+            "7",
+            "--out",
+            str(tmp_path / "x"),
+        )
+    assert not (tmp_path / "x").exists()
+    assert PaperCopy.objects.count() == 2
+
+
+def test_review_resolution_reaches_the_participant(printed, tmp_path):
+    study, out, layout = printed
+    scans, _ = _scans(out, layout, layout.copies[0], random.Random(5))
+    rng = random.Random(6)
+    # Check two boxes of pair 1's first question: it must be flagged, then decided.
+    page = [grey for _, grey in scanning.load_pages(out / layout.copies[0]["file"], DPI)]
+    boxes = layout.questions()["pair-1.holistic"]
+    target = page[boxes[0].page - 1]
+    for box in boxes[:2]:
+        pen.check(target, box, DPI / 72, rng, pencil=False, cross=True)
+    scans[boxes[0].page - 1] = pen.scan(target, rng)
+    for n, scan in enumerate(scans):
+        cv2.imwrite(str(tmp_path / f"{n}.png"), scan)
+    call_command("import_scans", *[str(tmp_path / f"{n}.png") for n in range(len(scans))])
+    answer = PaperAnswer.objects.get(field="pair-1.holistic")
+    assert answer.status == "pending" and "several" in answer.reason
+    person = answer.copy.participant
+    assert person.ratings.get(position=1).holistic is None
+    paper_import.resolve(answer, "2", "researcher")
+    assert person.ratings.get(position=1).holistic == 2
+    age = PaperAnswer.objects.get(field="about.age")
+    with pytest.raises(ValueError):
+        paper_import.resolve(age, "forty", "researcher")
+    paper_import.resolve(age, "41", "researcher")
+    langs = PaperAnswer.objects.get(field="about.languages")
+    paper_import.resolve(langs, "English: Native\nFrench: Fluent, DELF B2", "researcher")
+    person.refresh_from_db()
+    assert person.age == 41
+    assert sorted(person.languages.values_list("language", "fluency")) == [
+        ("English", 7),
+        ("French", 4),
+    ]
+
+
+def test_review_page_stores_typed_answers(printed, tmp_path, client, django_user_model):
+    study, out, layout = printed
+    scans, _ = _scans(out, layout, layout.copies[0], random.Random(8))
+    for n, scan in enumerate(scans):
+        cv2.imwrite(str(tmp_path / f"{n}.png"), scan)
+    call_command("import_scans", *[str(tmp_path / f"{n}.png") for n in range(len(scans))])
+    age = PaperAnswer.objects.get(field="about.age")
+    assert client.get("/researcher/paper/").status_code == 302  # staff only
+    client.force_login(django_user_model.objects.create_user("r", is_staff=True))
+    page = client.get("/researcher/paper/")
+    assert b"about.age" in page.content
+    assert f'src="/researcher/paper/{age.pk}.png"'.encode() in page.content
+    listed = [a.status for a in page.context["answers"]]
+    assert listed == sorted(listed, key=lambda status: status != "pending")
+    assert client.get(f"/researcher/paper/{age.pk}.png")["Content-Type"] == "image/png"
+    refused = client.post(f"/researcher/paper/{age.pk}/", {"value": "old"})
+    assert refused.status_code == 400
+    client.post(f"/researcher/paper/{age.pk}/", {"value": "33"})
+    age.refresh_from_db()
+    assert age.status == "resolved" and age.copy.participant.age == 33
+
+
+def test_paper_consent_is_honoured_as_on_the_web(printed, tmp_path, client, django_user_model):
+    """A statement left unchecked: the answers are kept for review, but not analysed or shared."""
+    study, out, layout = printed
+    rng = random.Random(9)
+    for copy, leave_blank in zip(layout.copies, (False, True), strict=True):
+        pages = [grey for _, grey in scanning.load_pages(out / copy["file"], DPI)]
+        pen.mark(pages, layout, DPI, rng, pen.PenModel(blank=0, pencil=0))
+        # Marks were drawn on every question; redraw the consent page without them if needed.
+        if leave_blank:
+            clean = [grey for _, grey in scanning.load_pages(out / copy["file"], DPI)]
+            box = layout.questions()["consent.2"][0]
+            px = DPI / 72
+            top, bottom = round((box.y - 1) * px), round((box.y + box.h + 1) * px)
+            left, right = round((box.x - 1) * px), round((box.x + box.w + 1) * px)
+            pages[box.page - 1][top:bottom, left:right] = clean[box.page - 1][
+                top:bottom, left:right
+            ]
+        for n, page in enumerate(pages):
+            cv2.imwrite(str(tmp_path / f"{copy['id']}-{n}.png"), pen.scan(page, rng))
+    # New consent statements after printing: the paper copies answered the printed version 1.
+    study.consent_texts.create(version=2, statements=["I agree to new terms."])
+    call_command("import_scans", *map(str, sorted(tmp_path.glob("*.png"))))
+    consents = {
+        code: (shares, version)
+        for code, shares, version in PaperCopy.objects.values_list(
+            "code", "participant__share_data", "participant__consent_version"
+        )
+    }
+    assert consents == {layout.copies[0]["id"]: (True, 1), layout.copies[1]["id"]: (False, None)}
+    staff = django_user_model.objects.create_user("r", is_staff=True)
+    client.force_login(staff)
+    (row,) = client.get("/researcher/").context["studies"]
+    assert (row.participant_count, row.web_count, row.paper_count) == (2, 0, 2)
+    page = client.get(f"/researcher/studies/{study.slug}/")
+    assert b"participants: 0 on the web, 2 on paper" in page.content
+    from analysis import frames
+
+    table = frames.participants_table(frames.select_participants(study, sharing_only=True))
+    assert list(table["mode"]) == ["paper"]
+    # Without full consent the answers wait for review but are neither analysed nor exported.
+    assert frames.select_participants(study).count() == 1
+
+
+def test_printed_copy_carries_the_web_texts_in_order(printed):
+    import pypdfium2
+
+    study, out, layout = printed
+    pdf = pypdfium2.PdfDocument(out / layout.copies[0]["file"])
+    text = " ".join(pdf[n].get_textpage().get_text_range() for n in range(len(pdf)))
+    text = " ".join(text.split())
+    for expected in (
+        study.name,
+        "Select an answer",
+        "Cancel an answer",
+        "I agree to take part.",
+        study.holistic_low,
+        study.order_high,
+        "How old are you?",
+        f"WOJDB:{study.slug}:1:{layout.copies[0]['id']}:1",
+    ):
+        assert expected in text, expected
+    questionnaire = study.questionnaires.get()
+    assert questionnaire.frozen  # handed out on paper: no later edits
+    positions = []
+    for entry in questionnaire.entries.select_related("item__triple").order_by("position"):
+        positions.append(text.index(f"Pair {entry.position} translated from"))
+        assert " ".join(entry.item.text.split()) in text
+    assert positions == sorted(positions)
+    assert len(pdf) == layout.pages
+
+
+def test_scans_in_a_pdf_are_read_and_a_broken_pdf_is_named(printed, tmp_path):
+    from PIL import Image
+
+    study, out, layout = printed
+    scans, _ = _scans(out, layout, layout.copies[0], random.Random(10))
+    first, *rest = [Image.fromarray(scan) for scan in scans[:3]]
+    first.save(tmp_path / "scans.pdf", save_all=True, append_images=rest, resolution=DPI)
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.4\n garbage")
+    with pytest.raises(CommandError, match="broken.pdf: not a readable PDF"):
+        call_command("import_scans", str(tmp_path / "scans.pdf"), str(broken))
+    assert ScanPage.objects.count() == 0
+    call_command("import_scans", str(tmp_path / "scans.pdf"), "--dpi", str(DPI))
+    assert sorted(ScanPage.objects.values_list("page", flat=True)) == [1, 2, 3]
+    assert paper_import.waiting_copies() == {
+        layout.copies[0]["id"]: list(range(4, layout.pages + 1))
+    }

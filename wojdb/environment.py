@@ -1,0 +1,99 @@
+"""Reading the environment variables of :mod:`wojdb.settings`, each checked as it is read.
+
+A bad value stops the settings from loading with an error naming the variable, instead of
+passing `check --deploy` and failing later on every request (e.g. ``WOJDB_ENTRY_RATE=5/0``).
+Imports nothing from Django, so the rules are tested on their own.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from urllib.parse import urlsplit
+
+TRUE = {"1", "true", "yes", "on"}
+FALSE = {"0", "false", "no", "off", ""}
+
+
+class SettingsError(ValueError):
+    """An environment variable whose value cannot be used; the message names it."""
+
+
+def _bad(name: str, value: str, expected: str) -> SettingsError:
+    return SettingsError(f"environment variable {name}={value!r}: expected {expected}")
+
+
+class Environment:
+    """The variables of one process (``os.environ`` by default), read through typed getters."""
+
+    def __init__(self, variables: Mapping[str, str] | None = None):
+        self.variables = os.environ if variables is None else variables
+
+    def text(self, name: str, default: str) -> str:
+        value = self.variables.get(name, default)
+        if not value.strip():
+            raise _bad(name, value, "a non-empty value")
+        return value
+
+    def optional(self, name: str) -> str | None:
+        """The value, or None when the variable is unset or empty."""
+        return self.variables.get(name) or None
+
+    def flag(self, name: str, default: bool = False) -> bool:
+        value = self.variables.get(name)
+        if value is None:
+            return default
+        if value.strip().lower() in TRUE:
+            return True
+        if value.strip().lower() in FALSE:
+            return False
+        raise _bad(name, value, "1/0, true/false, yes/no or on/off")
+
+    def integer(self, name: str, default: int, minimum: int = 0) -> int:
+        value = self.variables.get(name)
+        if value is None:
+            return default
+        try:
+            number = int(value.strip())
+        except ValueError:
+            raise _bad(name, value, f"a whole number ≥ {minimum}") from None
+        if number < minimum:
+            raise _bad(name, value, f"a whole number ≥ {minimum}")
+        return number
+
+    def choice(self, name: str, default: str, choices: tuple[str, ...]) -> str:
+        value = self.variables.get(name, default)
+        if value not in choices:
+            raise _bad(name, value, "one of " + ", ".join(choices))
+        return value
+
+    def hosts(self, name: str, default: str) -> list[str]:
+        value = self.variables.get(name, default)
+        hosts = [h.strip() for h in value.split(",")]
+        if not all(hosts):
+            raise _bad(name, value, "comma-separated host names, none empty")
+        return hosts
+
+    def origins(self, name: str) -> list[str]:
+        value = self.variables.get(name, "")
+        origins = [o.strip() for o in value.split(",") if o.strip()]
+        for origin in origins:
+            parts = urlsplit(origin)
+            if parts.scheme not in {"http", "https"} or not parts.netloc:
+                raise _bad(name, value, "comma-separated origins such as https://example.org")
+        return origins
+
+    def rate(self, name: str, default: str) -> tuple[int, int] | None:
+        """``COUNT/SECONDS``, both positive whole numbers, or ``off``/``0``/empty for no limit."""
+        value = self.variables.get(name, default)
+        if value.strip().lower() in {"off", "0", ""}:
+            return None
+        count, slash, seconds = value.partition("/")
+        expected = 'COUNT/SECONDS with both numbers ≥ 1 (e.g. 60/600), or "off"'
+        try:
+            rate = int(count), int(seconds)
+        except ValueError:
+            raise _bad(name, value, expected) from None
+        if not slash or min(rate) < 1:
+            raise _bad(name, value, expected)
+        return rate
