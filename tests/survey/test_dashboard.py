@@ -198,8 +198,11 @@ def test_simulated_participants_are_kept_apart_and_leavers_counted(staff, built)
     rows = {row["questionnaire"].number: row for row in response.context["rows"]}
     assert rows[1]["counts"] == [0, 0, 1, 0, 0]  # the simulated one is not among them
     assert rows[1]["answers"][1] == 1
+    assert response.context["modes"] == {"web": 1}  # the real one only
     index = staff.get(reverse("dashboard:index")).context["studies"]
     assert (index[0].participant_count, index[0].simulated_count) == (1, 1)
+    # Participants are the real ones, web and paper apart; the simulated are counted beside.
+    assert (index[0].web_count, index[0].paper_count) == (1, 0)
 
 
 def test_the_study_page_shows_flags_comments_code_and_unfilled_settings(staff, built):
