@@ -10,6 +10,8 @@ length and {data_use} the one text on what happens to the data.
 
 from __future__ import annotations
 
+from survey.vocabulary import PERMUTATION_TYPES
+
 INFORMATION_SHEET = """\
 ## Project Title
 Human Judgements of Word Order in Machine Translation
@@ -251,14 +253,21 @@ def sample_order_note() -> str:
     return SAMPLE_ORDER_NOTE
 
 
-# How each permutation type rearranges the reference, for the practice feedback.
-PERMUTATION_WORDS = {
-    "order": "with some of its words moved to other places",
-    "swap": "with some of its words swapped with each other",
-    "phrase": "with some of its phrases moved as blocks",
-    "choice": "with some of its words replaced by other words",
-    "both": "with some of its words moved and others replaced",
-}
+# How each permutation type (order, swap, phrase, choice, both) rearranges the reference, for
+# the practice feedback.
+PERMUTATION_WORDS = dict(
+    zip(
+        PERMUTATION_TYPES,
+        (
+            "with some of its words moved to other places",
+            "with some of its words swapped with each other",
+            "with some of its phrases moved as blocks",
+            "with some of its words replaced by other words",
+            "with some of its words moved and others replaced",
+        ),
+        strict=True,
+    )
+)
 
 
 def practice_notes(item) -> tuple[str, str]:
