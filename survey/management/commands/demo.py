@@ -14,7 +14,7 @@ from survey.models import Item, Permutation, Study, Triple
 from survey.study_file import apply_study_file, read_study_file
 
 SLICE = Path(settings.FIXTURES_DIR) / "wmt21-slice"
-# The demo's Prolific settings and texts written for the demo (no thesis leftovers).
+# A Prolific study with every fact its texts name written for the demo (no thesis leftovers).
 STUDY_FILE = Path(settings.FIXTURES_DIR) / "demo-study.toml"
 
 
