@@ -15,6 +15,7 @@ from django.urls import reverse
 
 from analysis import figures as F
 from analysis import report_views
+from analysis.analysing import AnalysisError, run_analysis
 from analysis.models import Metric, MetricScore
 from survey.models import Item, Study, Triple
 from tests.factories import make_study
@@ -90,6 +91,20 @@ def test_a_study_without_ratings_is_an_error_and_writes_nothing(tmp_path):
     assert not (tmp_path / "r").exists()
     with pytest.raises(CommandError, match="no study with slug"):
         analyse("--out", str(tmp_path / "r"), "--study", "nope")
+
+
+@pytest.mark.django_db
+def test_run_analysis_takes_a_study_and_the_options_of_the_command(tmp_path):
+    study = rated_study(participants=2)
+    steps: list[str] = []
+    done = run_analysis(
+        tmp_path / "r", study=study, no_figures=True, no_subsets=True, bootstrap=0,
+        progress=steps.append,
+    )  # fmt: skip
+    assert tmp_path / "r" / "report.html" in done.written and "writing files …" in steps
+    with pytest.raises(AnalysisError, match="simulated ones left out"):
+        run_analysis(tmp_path / "s", study=study, no_simulated=True)
+    assert not (tmp_path / "s").exists()
 
 
 @pytest.mark.django_db

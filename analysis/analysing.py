@@ -1,0 +1,171 @@
+"""Django glue for ``analyse``: a study's (or a release's, or the corpus's) analysis, built and
+written to a folder. The command only parses its options; the report page calls the same
+function."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+from django.utils import timezone
+
+import wojdb
+from analysis import frames, report
+from analysis import release as dataset
+from analysis.stats import columns as C
+from analysis.stats import correlation, system
+from survey.management.reporting import find_study
+from survey.models import Study
+from survey.wmt import canonical_system
+
+
+class AnalysisError(ValueError):
+    """Nothing to analyse, or an unreadable release; nothing was written."""
+
+
+@dataclass(frozen=True)
+class Analysis:
+    written: list[Path]
+    notes: list[str]
+
+
+def run_analysis(
+    out: Path,
+    *,
+    study: Study | str | None = None,
+    release: Path | None = None,
+    allow_extra_files: bool = False,
+    pilot: str | None = None,
+    no_simulated: bool = False,
+    no_figures: bool = False,
+    no_subsets: bool = False,
+    bootstrap: int = correlation.N_BOOT,
+    seed: int = 0,
+    corpus: bool = False,
+    lp: list[str] | None = None,
+    testset: str | None = None,
+    progress: Callable[[str], None] = lambda _: None,
+) -> Analysis:
+    """Analyse as ``analyse`` does with these options (``study`` a Study or its slug) and write
+    the report files to ``out``."""
+    if corpus:
+        return _corpus(out, lp, testset, no_figures)
+    include_simulated = not no_simulated
+    if release is not None:
+        title, scale_ends = f"WOJ-DB analysis of the release in {release.name}", None
+        ratings, scores, languages = _from_release(release, include_simulated, allow_extra_files)
+        systems = None  # a release's items do not name their systems
+    else:
+        chosen = study if isinstance(study, Study) else find_study(study)
+        title, scale_ends = f"WOJ-DB analysis: {chosen.name}", _scale_ends(chosen)
+        ratings, scores, languages = _from_database(chosen, include_simulated)
+        systems = study_systems(ratings)
+    if ratings.empty:
+        raise AnalysisError(
+            "No ratings to analyse"
+            + ("" if include_simulated else " from people (simulated ones left out)")
+            + ". Participants must answer first; for a demonstration, add simulated ones "
+            "with simulate_responses. Nothing was written."
+        )
+    pilot_ratings = None
+    if pilot:
+        pilot_ratings = frames.ratings_frame(find_study(pilot), include_simulated=False)
+    try:
+        built = report.build_report(
+            ratings,
+            scores,
+            title=title,
+            generated=_generated(),
+            languages=languages,
+            pilot=pilot_ratings,
+            scale_ends=scale_ends,
+            figures=not no_figures,
+            n_boot=bootstrap,
+            seed=seed,
+            subsets={} if no_subsets else correlation.THESIS_SUBSETS,
+            systems=systems,
+            progress=lambda step: progress(f"{step} …"),
+        )
+    except ValueError as e:
+        raise AnalysisError(f"{e}. Nothing was written.") from None
+    progress("writing files …")
+    return Analysis(report.write_report(built, out), list(built.notes))
+
+
+def _generated() -> str:
+    return f"{timezone.now():%Y-%m-%d %H:%M} UTC by WOJ-DB {wojdb.__version__}"
+
+
+def _scale_ends(study: Study) -> dict[str, tuple[str, str]]:
+    return {
+        "holistic": (study.holistic_low, study.holistic_high),
+        "order": (study.order_low, study.order_high),
+    }
+
+
+def _from_database(study: Study, include_simulated: bool):
+    ratings = frames.ratings_frame(study, include_simulated=include_simulated)
+    scores = frames.scores_frame(ratings["item"].unique())
+    people = frames.select_participants(study, include_simulated=include_simulated)
+    return ratings, scores, frames.participant_languages_table(people)
+
+
+def _corpus(out: Path, lps, testset, no_figures: bool) -> Analysis:
+    segments = frames.corpus_segments_frame(testset, lps)
+    scores = frames.scores_frame(segments["item"], builtin=False)
+    mqm = scores[scores[C.METRIC] == "MQM"].set_index(C.ITEM)[C.SCORE]
+    if len(mqm):
+        segments = segments.assign(mqm=segments["item"].map(mqm))
+    judgments = frames.da_judgments_frame(testset)
+    judgments = judgments[judgments[system.LP].isin(set(segments[system.LP]))]
+    # Judgment files number their systems (UF.15); the corpus names them as imported (UF).
+    judgments = judgments.assign(system=judgments[system.SYSTEM].map(canonical_system))
+    try:
+        built = report.build_corpus_report(
+            segments,
+            system.system_scores(judgments),
+            scores,
+            generated=_generated(),
+            figures=not no_figures,
+        )
+    except ValueError as e:
+        raise AnalysisError(
+            f"{e}. Import a corpus (import_wmt, import_da) and its metric scores "
+            "(import_scores) first. Nothing was written."
+        ) from None
+    return Analysis(report.write_report(built, out), list(built.notes))
+
+
+def study_systems(ratings: pd.DataFrame) -> pd.DataFrame | None:
+    """System-level scores from the study's ratings and the imported DA and MQM of its
+    language pairs."""
+    study = frames.study_judgments_frame(ratings)
+    if study.empty:
+        return None
+    parts = [system.system_scores(study).assign(source="study")]
+    for source, external in (
+        ("da", frames.da_judgments_frame()),
+        ("mqm", frames.mqm_judgments_frame()),
+    ):
+        external = external[external[system.LP].isin(set(study[system.LP]))]
+        if not external.empty:
+            table = system.system_scores(external)
+            if source == "da":
+                table = system.fill_raw(table, frames.da_system_raw())
+            parts.append(table.assign(source=source))
+    return pd.concat(parts, ignore_index=True)
+
+
+def _from_release(folder: Path, include_simulated: bool, allow_extra_files: bool):
+    try:
+        ratings, scores = dataset.load_release(
+            folder, include_simulated=include_simulated, allow_extra_files=allow_extra_files
+        )
+        languages = dataset.read_release(folder, allow_extra_files=allow_extra_files).tables[
+            "participant_languages"
+        ]
+    except (dataset.ReleaseError, OSError) as e:
+        raise AnalysisError(f"cannot read the release in {folder}: {e}") from None
+    return ratings, scores, languages
