@@ -2,20 +2,45 @@ import argparse
 import os
 import secrets
 import sys
+from functools import partial
 from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
+from analysis.analysing import AnalysisError, run_analysis
+from analysis.metrics.registry import select
+from analysis.scoring import ScoringError, score_rated_items
+from analysis.simulation import SimulationError, add_simulated_participants
+from analysis.stats.simulate import SimulationModel
+from survey.composition import CompositionError, ConfigurationError
+from survey.generation import GenerationError, generate_permutations
+from survey.importers import PoolError, import_documents, import_judgments, import_wmt, sample_pool
 from survey.management.arguments import PORT, POSITIVE, SEED
+from survey.management.reporting import print_report
 from survey.models import Item, Permutation, Study, Triple
+from survey.permutations import MAIN_TYPES, MAX_DEGREE
+from survey.questionnaires import QuestionnaireError, build_questionnaires
 from survey.study_file import apply_study_file, read_study_file
+from survey.wmt import InputError
 
 SLICE = Path(settings.FIXTURES_DIR) / "wmt21-slice"
 # A Prolific study with every fact its texts name written for the demo (no thesis leftovers).
 STUDY_FILE = Path(settings.FIXTURES_DIR) / "demo-study.toml"
+# What the steps raise on bad input, as their commands report it: one line, not a traceback.
+DEMO_ERRORS = (
+    InputError,
+    PoolError,
+    GenerationError,
+    CompositionError,
+    ConfigurationError,
+    QuestionnaireError,
+    SimulationError,
+    ScoringError,
+    AnalysisError,
+)
 
 
 class Command(BaseCommand):
@@ -52,58 +77,11 @@ class Command(BaseCommand):
 
     def handle(self, serve, port, url, per_corpus, seed, verbosity, **options):
         url = url or f"http://127.0.0.1:{port}"
-        quiet = {"verbosity": 0 if verbosity < 2 else verbosity}
-        call_command("migrate", interactive=False, **quiet)
-        self.step("Importing the WMT21 slice")
-        call_command("import_wmt", str(SLICE / "txt"), **quiet)
-        call_command(
-            "import_documents", *map(str, sorted((SLICE / "documents").glob("*.docids"))), **quiet
-        )
-        call_command(
-            "import_judgments", *map(str, sorted((SLICE / "humaneval").glob("*.csv"))), **quiet
-        )
-        if not Triple.objects.filter(in_pool=True).exists():
-            self.step("Drawing the pool")
-            call_command(
-                "sample_pool", "--per-corpus", str(per_corpus), "--seed", str(seed), **quiet
-            )
-        self.step("Parsing references and generating permutations")
-        call_command("generate_permutations", "--seed", str(seed), **quiet)
-        study = self.study()
-        if not study.questionnaires.exists():
-            self.step("Building 36 questionnaires")
-            call_command(
-                "build_questionnaires",
-                "--count",
-                "36",
-                "--seed",
-                str(seed),
-                "--study",
-                study.slug,
-                **quiet,
-            )
-        if study.sample_item is None:
-            study.sample_item = self.practice_item(study)
-            study.save(update_fields=["sample_item"])
-        if not study.participants.filter(simulated=True).exists():
-            self.step("Simulating 36 participants")
-            call_command(
-                "simulate_responses",
-                "--participants",
-                "36",
-                "--seed",
-                str(seed),
-                "--study",
-                study.slug,
-                **quiet,
-            )
-        self.step("Scoring the rated items with the built-in metrics")
-        call_command("compute_metrics", **quiet)
-        if not Path(settings.WOJDB_REPORT_DIR, "report.html").exists():
-            self.step("Analysing the simulated answers")
-            call_command(
-                "analyse", "--out", str(settings.WOJDB_REPORT_DIR), "--study", study.slug, **quiet
-            )
+        call_command("migrate", interactive=False, verbosity=0 if verbosity < 2 else verbosity)
+        try:
+            study = self.build(per_corpus, seed, verbosity)
+        except DEMO_ERRORS as e:
+            raise CommandError(str(e)) from None
         password = self.researcher()
         self.stdout.write(self.style.SUCCESS("\nThe WOJ-DB demo is ready."))
         self.stdout.write(f"  Participant link:  {url}/s/{study.slug}/")
@@ -116,6 +94,36 @@ class Command(BaseCommand):
         self.stdout.write(f"  Researcher login:  user 'researcher', password '{password}'")
         if serve:
             self.serve(port)
+
+    def build(self, per_corpus: int, seed: int, verbosity: int) -> Study:
+        """Each step through the function its command calls; a finished step is skipped."""
+        report = partial(print_report, self, verbosity=int(verbosity >= 2))
+        jobs = os.cpu_count() or 1
+        self.step("Importing the WMT21 slice")
+        report(import_wmt(SLICE / "txt"))
+        report(import_documents(sorted((SLICE / "documents").glob("*.docids"))))
+        report(import_judgments(sorted((SLICE / "humaneval").glob("*.csv"))))
+        if not Triple.objects.filter(in_pool=True).exists():
+            self.step("Drawing the pool")
+            report(sample_pool(per_corpus, seed))
+        self.step("Parsing references and generating permutations")
+        generate_permutations(MAIN_TYPES, MAX_DEGREE, seed, jobs)
+        study = self.study()
+        if not study.questionnaires.exists():
+            self.step("Building 36 questionnaires")
+            build_questionnaires(study, 36, seed)
+        if study.sample_item is None:
+            study.sample_item = self.practice_item(study)
+            study.save(update_fields=["sample_item"])
+        if not study.participants.filter(simulated=True).exists():
+            self.step("Simulating 36 participants")
+            add_simulated_participants(study, 36, seed, SimulationModel())
+        self.step("Scoring the rated items with the built-in metrics")
+        score_rated_items(select(), jobs, aligner=None)
+        if not Path(settings.WOJDB_REPORT_DIR, "report.html").exists():
+            self.step("Analysing the simulated answers")
+            run_analysis(Path(settings.WOJDB_REPORT_DIR), study=study)
+        return study
 
     def serve(self, port: int):
         """Serve as bin/demo does: static files collected, two sync gunicorn workers."""
