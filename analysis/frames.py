@@ -25,6 +25,7 @@ from analysis.models import Metric, MetricScore
 from analysis.release import derived, load, schema
 from analysis.stats import columns as col
 from analysis.stats import system
+from survey import scales
 from survey.models import (
     ExternalJudgment,
     Item,
@@ -193,9 +194,7 @@ def items_frame(items: Iterable[int] | None = None) -> pd.DataFrame:
     is_perm = frame["permutation_id"].notna()
     frame["kind"] = is_perm.map({True: col.PERMUTATION, False: col.HYPOTHESIS})
     frame["text"] = frame["permutation_text"].where(is_perm, frame["hypothesis"])
-    frame["wmt_score"] = derived.wmt_score(
-        frame["wmt_rank_score"].astype("float64"), frame["wmt_da_raw"].astype("float64")
-    )
+    frame["wmt_score"] = scales.wmt_score(frame["wmt_rank_score"], frame["wmt_da_raw"])
     return schema.typed(frame.sort_values("item"), schema.ITEMS)
 
 
@@ -232,7 +231,7 @@ def ratings_table(participants: QuerySet, *, include_practice: bool = True) -> p
     frame = frame.sort_values(["participant", "position", "item"], kind="stable")
     typed = schema.typed(frame, schema.RATINGS)
     for judgment in col.JUDGMENTS:
-        typed[col.unit(judgment)] = col.to_unit(typed[judgment].astype("float64"))
+        typed[col.unit(judgment)] = scales.answer_to_unit(typed[judgment].astype("float64"))
     typed[col.SECONDS] = derived.rating_seconds(
         typed["client_ms"], typed["shown_at"], typed["answered_at"]
     )

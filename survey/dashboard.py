@@ -17,7 +17,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from survey import balance
+from survey import balance, scales
 from survey.assignment import release_abandoned
 from survey.composition import CompositionError, ConfigurationError, Layout
 from survey.models import Participant, Rating, Study
@@ -361,7 +361,7 @@ def _judgments(study: Study) -> pd.DataFrame:
         participant__study=study, participant__simulated=False, practice=False
     ).values_list("participant__questionnaire__number", "holistic", "order")
     frame = pd.DataFrame(list(rows), columns=["questionnaire", "holistic", "order"], dtype=float)
-    frame[["holistic", "order"]] = (frame[["holistic", "order"]] - 1) / 4
+    frame[["holistic", "order"]] = scales.answer_to_unit(frame[["holistic", "order"]])
     return frame
 
 

@@ -12,7 +12,7 @@ import secrets
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from survey import composition, texts
+from survey import composition, scales, texts
 from survey.languages import LANGUAGE_NAMES
 from survey.vocabulary import PARTICIPANT_STATUSES, PARTICIPATION_MODES, PERMUTATION_TYPES, WEB
 
@@ -114,9 +114,7 @@ class Triple(models.Model):
     @property
     def wmt_score(self) -> float | None:
         """The WMT human score on a 0-1 scale: eq. 6.1 where ranked, else DA raw / 100."""
-        if self.rank_score is not None:
-            return self.rank_score
-        return None if self.da_raw is None else self.da_raw / 100
+        return scales.wmt_score(self.rank_score, self.da_raw)
 
 
 class JudgmentImport(models.Model):

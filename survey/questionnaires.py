@@ -14,7 +14,7 @@ import pandas as pd
 from django.db import transaction
 from django.db.models import Max
 
-from survey import composition
+from survey import composition, scales
 from survey.balance import ENTRY_COLUMNS
 from survey.models import (
     Item,
@@ -61,17 +61,13 @@ def load_pool(study: Study) -> list[composition.PoolHypothesis]:
             key=("h", pk),
             segment=segment_id,
             source_lang=source_lang,
-            quality=rank_score if rank_score is not None else _da_score(da_raw),
+            quality=scales.wmt_score(rank_score, da_raw),
             permutations=tuple(permutations.get(pk, ())),
         )
         for pk, segment_id, source_lang, rank_score, da_raw in triples.values_list(
             "pk", "segment_id", "segment__source_lang", "rank_score", "da_raw"
         )
     ]
-
-
-def _da_score(da_raw: float | None) -> float | None:
-    return None if da_raw is None else da_raw / 100  # as Triple.wmt_score
 
 
 def _items(keys: Iterable[Hashable]) -> dict[Hashable, Item]:
@@ -266,7 +262,7 @@ def entries_frame(study: Study) -> pd.DataFrame:
     frame = pd.DataFrame(list(rows), columns=list(fields))
     is_permutation = frame["perm_type"].notna()
     frame["kind"] = is_permutation.map({True: "permutation", False: "hypothesis"})
-    wmt_score = frame["rank_score"].fillna(frame["da_raw"] / 100)  # as Triple.wmt_score
+    wmt_score = scales.wmt_score(frame["rank_score"], frame["da_raw"])
     frame["quality"] = frame["perm_quality"].where(is_permutation, wmt_score).astype(float)
     frame["shared"] = frame["shared"].astype(bool)
     return frame[ENTRY_COLUMNS].sort_values(["questionnaire", "position"], ignore_index=True)

@@ -16,11 +16,6 @@ def rating_seconds(client_ms: pd.Series, shown_at: pd.Series, answered_at: pd.Se
     return (client_ms.astype("float64") / 1000).fillna(server).astype("float64")
 
 
-def wmt_score(rank_score: pd.Series, da_raw: pd.Series) -> pd.Series:
-    """The WMT score on a 0-1 scale: eq. 6.1 where ranked, else DA raw / 100 (Triple.wmt_score)."""
-    return rank_score.astype("float64").fillna(da_raw.astype("float64") / 100).astype("float64")
-
-
 def item_quality(items: pd.DataFrame) -> pd.Series:
     """Eq. 6.2 for permutations, the WMT score (eq. 6.1 or DA) for hypotheses."""
     is_perm = items["kind"] == col.PERMUTATION

@@ -24,6 +24,7 @@ from analysis.release.schema import (
     WMT_METRIC,
 )
 from analysis.stats import columns as col
+from survey import scales
 
 
 def tidy_ratings(
@@ -65,7 +66,7 @@ def tidy_ratings(
     frame[col.SHARED] = frame[col.SHARED].fillna(False).astype("bool")
     for judgment in col.JUDGMENTS:
         frame[judgment] = frame[judgment].astype("float64")
-        frame[col.unit(judgment)] = col.to_unit(frame[judgment])
+        frame[col.unit(judgment)] = scales.answer_to_unit(frame[judgment])
     frame = frame.sort_values([col.PARTICIPANT, col.POSITION, col.ITEM], kind="stable")
     frame = frame[list(RATINGS_FRAME_TYPES)].astype(RATINGS_FRAME_TYPES)
     return frame.reset_index(drop=True)

@@ -46,6 +46,7 @@ from analysis.release.schema import (
     upgraded,
 )
 from analysis.stats import columns as col
+from survey import scales
 from survey.wmt import InputError, input_files, open_input, read_input
 
 #: Problems reported before a validation gives up listing them.
@@ -453,10 +454,15 @@ def check_derived(tables: dict[str, pd.DataFrame], problems: _Problems) -> None:
             ITEMS.path,
             items,
             col.WMT_SCORE,
-            derived.wmt_score(items["wmt_rank_score"], items["wmt_da_raw"]),
+            scales.wmt_score(items["wmt_rank_score"], items["wmt_da_raw"]),
         ),
         *(
-            (RATINGS.path, ratings, col.unit(j), col.to_unit(ratings[j].astype("float64")))
+            (
+                RATINGS.path,
+                ratings,
+                col.unit(j),
+                scales.answer_to_unit(ratings[j].astype("float64")),
+            )
             for j in col.JUDGMENTS
         ),
         (

@@ -15,7 +15,7 @@ quality             eq. 6.2 score for permutations, eq. 6.1 WMT score for hypoth
 wmt_score           WMT score (eq. 6.1, or a direct-assessment score) of the item's hypothesis;
                     may be NaN
 holistic, order     raw answers 1-5 as given; NaN when left blank
-holistic01,         ``(answer - 1) / 4``: 0, .25, .5, .75, 1 as in the thesis (§6.3.5)
+holistic01,         ``survey.scales.answer_to_unit``: 0, .25, .5, .75, 1 as in the thesis (§6.3.5)
 order01
 seconds             time spent on the item; may be NaN
 practice            bool: the unscored sample sentence
@@ -52,6 +52,7 @@ import numpy as np
 import pandas as pd
 
 from survey import vocabulary
+from survey.scales import LIKERT_MAX, LIKERT_MIN
 
 PARTICIPANT = "participant"
 ITEM = "item"
@@ -83,7 +84,6 @@ HIGHER_IS_BETTER = "higher_is_better"
 HYPOTHESIS, PERMUTATION = vocabulary.HYPOTHESIS, vocabulary.PERMUTATION
 PERM_TYPES = vocabulary.PERMUTATION_TYPES
 JUDGMENTS = (HOLISTIC, ORDER)
-LIKERT_MIN, LIKERT_MAX = 1, 5
 EDUCATION_LEVELS = ("school", "college", "undergraduate", "masters", "phd")
 
 RATING_COLUMNS = (
@@ -119,11 +119,6 @@ def unit(judgment: str) -> str:
 def adjusted(judgment: str) -> str:
     """Name of the participant-adjusted 0-1 column (``order`` -> ``order01_adjusted``)."""
     return unit(judgment) + "_adjusted"
-
-
-def to_unit(answers: pd.Series) -> pd.Series:
-    """Raw 1-5 answers to the thesis's 0-1 scale."""
-    return (answers - LIKERT_MIN) / (LIKERT_MAX - LIKERT_MIN)
 
 
 def check_ratings(ratings: pd.DataFrame) -> None:

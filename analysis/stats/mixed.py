@@ -19,6 +19,7 @@ from scipy import stats
 
 from analysis.stats import columns as col
 from analysis.stats.reml import LmmFit, fit_reml
+from survey import scales
 
 PARTICIPANT_MODEL = "participant"
 CROSSED_MODEL = "crossed"
@@ -67,7 +68,7 @@ def fit_model(
 def _prepared(ratings: pd.DataFrame, judgment: str) -> pd.DataFrame:
     data = ratings if col.GROUP in ratings.columns else col.scored(ratings)
     if col.unit(judgment) not in data.columns:
-        data = data.assign(**{col.unit(judgment): col.to_unit(data[judgment])})
+        data = data.assign(**{col.unit(judgment): scales.answer_to_unit(data[judgment])})
     return data
 
 

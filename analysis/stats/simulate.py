@@ -27,6 +27,7 @@ import pandas as pd
 
 from analysis.stats import columns as col
 from analysis.stats.correlation import statistic, williams_test
+from survey import scales
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ def simulate_responses(
         answer = np.clip(np.rint(latent), col.LIKERT_MIN, col.LIKERT_MAX)
         answer[rng.uniform(size=n) < model.blank_rate] = np.nan
         answers[judgment] = answer
-        answers[col.unit(judgment)] = (answer - col.LIKERT_MIN) / (col.LIKERT_MAX - col.LIKERT_MIN)
+        answers[col.unit(judgment)] = scales.answer_to_unit(answer)
     answers[col.SECONDS] = model.median_seconds * np.exp(rng.normal(0, model.seconds_sigma, n))
     answers[col.SIMULATED] = np.ones(n, dtype=bool)
     return assignments.assign(**answers)

@@ -11,6 +11,7 @@ from matplotlib.patches import Rectangle
 
 from analysis import figures as F
 from analysis.stats import columns as C
+from survey.scales import answer_to_unit
 
 
 def ratings_frame(answers: dict, demographics: dict | None = None) -> pd.DataFrame:
@@ -40,7 +41,7 @@ def ratings_frame(answers: dict, demographics: dict | None = None) -> pd.DataFra
             )
     frame = pd.DataFrame(rows)
     for judgment in C.JUDGMENTS:
-        frame[C.unit(judgment)] = C.to_unit(frame[judgment].astype(float))
+        frame[C.unit(judgment)] = answer_to_unit(frame[judgment].astype(float))
     return frame
 
 
