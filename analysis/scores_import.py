@@ -47,7 +47,10 @@ MTME_FILE = re.compile(
 
 
 @dataclass(frozen=True)
-class ScoreRow:
+class ImportedScore:
+    """One score as an external metric's file gives it, before it is matched to an item
+    (`analysis.metrics.compute.ScoreRow` is a built-in metric's score)."""
+
     metric: str
     variant: str
     score: float
@@ -108,13 +111,13 @@ def _name(value: str, path, line: int, field: str) -> str:
 MQM_FILE = re.compile(r"mqm_(?P<testset>[a-z]+\d{4})_(?P<src>[a-z]{2,3})(?P<tgt>[a-z]{2,3})\.")
 
 
-def _read_mqm(path: Path, lines: list[str]) -> list[ScoreRow]:
+def _read_mqm(path: Path, lines: list[str]) -> list[ImportedScore]:
     named = MQM_FILE.match(path.name)
     if named is None:
         raise InputError(path, "an MQM file is named mqm_TESTSET_SRCTGT.avg_seg_scores.tsv")
     lp = _lp(f"{named['src']}-{named['tgt']}", path, 1)
     return [
-        ScoreRow(
+        ImportedScore(
             metric="MQM",
             variant="",
             score=s.score,
@@ -128,7 +131,7 @@ def _read_mqm(path: Path, lines: list[str]) -> list[ScoreRow]:
     ]
 
 
-def read_scores(path: Path) -> list[ScoreRow]:
+def read_scores(path: Path) -> list[ImportedScore]:
     lines = read_lines(path)
     if not lines:
         raise InputError(path, "is empty")
@@ -154,7 +157,7 @@ def _refuse_system_level(path, level: str) -> None:
     )
 
 
-def _read_mtme(path: Path, m: re.Match, lines: list[str]) -> list[ScoreRow]:
+def _read_mtme(path: Path, m: re.Match, lines: list[str]) -> list[ImportedScore]:
     if m["level"] != "seg":
         _refuse_system_level(path, m["level"])
     lp = m["lp"] or path.parent.name
@@ -169,7 +172,7 @@ def _read_mtme(path: Path, m: re.Match, lines: list[str]) -> list[ScoreRow]:
         if cols[1] == "None":  # mt-metrics-eval's mark for a segment without a score
             continue
         rows.append(
-            ScoreRow(
+            ImportedScore(
                 metric=m["metric"], variant=m["ref"], score=_float(cols[1], path, no, "score"),
                 line=no, lp=lp, system=system, segment=counts[system],
             )
@@ -180,7 +183,7 @@ def _read_mtme(path: Path, m: re.Match, lines: list[str]) -> list[ScoreRow]:
     return rows
 
 
-def _read_wmt(path: Path, lines: list[str]) -> list[ScoreRow]:
+def _read_wmt(path: Path, lines: list[str]) -> list[ImportedScore]:
     rows = []
     for no, line in enumerate(lines, start=1):
         if not line.strip():
@@ -196,7 +199,7 @@ def _read_wmt(path: Path, lines: list[str]) -> list[ScoreRow]:
                 no,
             )
         rows.append(
-            ScoreRow(
+            ImportedScore(
                 metric=_name(cols[0], path, no, "metric"),
                 variant=cols[3].strip(),
                 score=_float(cols[-1], path, no, "score"),
@@ -211,7 +214,7 @@ def _read_wmt(path: Path, lines: list[str]) -> list[ScoreRow]:
     return rows
 
 
-def _read_csv(path: Path, lines: list[str]) -> list[ScoreRow]:
+def _read_csv(path: Path, lines: list[str]) -> list[ImportedScore]:
     reader = csv.DictReader(lines)
     fields = set(reader.fieldnames or ())
     by_item = "item_id" in fields
@@ -235,10 +238,10 @@ def _read_csv(path: Path, lines: list[str]) -> list[ScoreRow]:
             )
             if by_item:
                 item_id = _int(row["item_id"], path, no, "item_id", MAX_ID)
-                rows.append(ScoreRow(**common, item_id=item_id))
+                rows.append(ImportedScore(**common, item_id=item_id))
             else:
                 rows.append(
-                    ScoreRow(
+                    ImportedScore(
                         **common,
                         lp=_lp(row["lp"], path, no),
                         testset=(row.get("testset") or "").strip(),
@@ -251,7 +254,7 @@ def _read_csv(path: Path, lines: list[str]) -> list[ScoreRow]:
     return rows
 
 
-def _document_lines(rows: list[ScoreRow], report: Report) -> dict[tuple, int]:
+def _document_lines(rows: list[ImportedScore], report: Report) -> dict[tuple, int]:
     """(lp, testset, document, n) → line number, for rows that count within documents.
 
     The document ids come from the test set as imported or, where it has none, from the score
@@ -316,12 +319,12 @@ def _document_lines(rows: list[ScoreRow], report: Report) -> dict[tuple, int]:
 
 
 def _documents_from_rows(
-    rows: list[ScoreRow], lp: str, testset: str, lines: int
+    rows: list[ImportedScore], lp: str, testset: str, lines: int
 ) -> list[str] | None:
     """Each line's document, from the rows' doc column, if every (file, variant, system)
     block of rows has one row per line and numbers each document's rows 1, 2, … in one run, and
     all blocks agree (WMT20's files list every system's segments in test-set order)."""
-    blocks: dict[tuple, list[ScoreRow]] = defaultdict(list)
+    blocks: dict[tuple, list[ImportedScore]] = defaultdict(list)
     for r in rows:
         if (r.lp, r.testset) == (lp, testset) and r.document is not None:
             blocks[(r.path, r.variant, r.system)].append(r)
@@ -350,7 +353,7 @@ def _runs(found):
     return runs
 
 
-def _hypothesis_items(rows: list[ScoreRow], report: Report) -> dict[ScoreRow, int]:
+def _hypothesis_items(rows: list[ImportedScore], report: Report) -> dict[ImportedScore, int]:
     """The hypothesis item of each row that names a known triple, creating items as needed."""
     lines = _document_lines(rows, report)
     wanted = {(r.lp, r.system) for r in rows if r.item_id is None}
@@ -405,7 +408,7 @@ def import_scores(paths: list[Path], *, aggregate: str | None = None) -> Report:
                 pk__in={row.item_id for row in rows if row.item_id is not None}
             ).values_list("pk", flat=True)
         )
-        scores: dict[tuple[str, str], dict[int, list[ScoreRow]]] = {}
+        scores: dict[tuple[str, str], dict[int, list[ImportedScore]]] = {}
         for row in rows:
             name = row.path.name
             if row.item_id is not None:
