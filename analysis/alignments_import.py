@@ -30,7 +30,7 @@ from analysis.metrics.alignment import (
 )
 from analysis.models import Alignment, Metric
 from analysis.scoring import item_parses
-from survey.importers import Progress, Report
+from survey.importers import ImportReport, Progress
 from survey.models import Item
 from survey.nlp import Parse
 from survey.parsing import Bars, no_bars
@@ -215,7 +215,7 @@ def _read_links(
 
 def import_alignments(
     path: Path, pairs_path: Path, aligner: str, progress: Progress | None = None
-) -> Report:
+) -> ImportReport:
     """Store the `i-j` links of `path` under `aligner`, line k for the item of the pairs file's
     k-th row; `aligner` is a name `check_aligner` accepts. Raises InputError (file, line,
     field) before writing anything."""
@@ -231,7 +231,7 @@ def import_alignments(
         )
     known = _known_items(pairs_path, rows)
     alignments = _read_links(path, lines, rows, known, aligner, progress)
-    report = Report()
+    report = ImportReport()
     with transaction.atomic():
         triples = [alignment.triple_id for alignment in alignments]
         replaced = Alignment.objects.filter(aligner=aligner, triple_id__in=triples).count()

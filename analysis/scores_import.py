@@ -35,7 +35,7 @@ from django.db import transaction
 from analysis.models import Metric, MetricScore
 from survey.formats import mqm
 from survey.formats.common import LINE_BREAK, LINE_BREAKS, pair
-from survey.importers import Report
+from survey.importers import ImportReport
 from survey.models import Item, Segment, Triple
 from survey.wmt import MAX_INT, InputError, canonical_system, read_lines
 
@@ -254,7 +254,7 @@ def _read_csv(path: Path, lines: list[str]) -> list[ImportedScore]:
     return rows
 
 
-def _document_lines(rows: list[ImportedScore], report: Report) -> dict[tuple, int]:
+def _document_lines(rows: list[ImportedScore], report: ImportReport) -> dict[tuple, int]:
     """(lp, testset, document, n) → line number, for rows that count within documents.
 
     The document ids come from the test set as imported or, where it has none, from the score
@@ -353,7 +353,7 @@ def _runs(found):
     return runs
 
 
-def _hypothesis_items(rows: list[ImportedScore], report: Report) -> dict[ImportedScore, int]:
+def _hypothesis_items(rows: list[ImportedScore], report: ImportReport) -> dict[ImportedScore, int]:
     """The hypothesis item of each row that names a known triple, creating items as needed."""
     lines = _document_lines(rows, report)
     wanted = {(r.lp, r.system) for r in rows if r.item_id is None}
@@ -394,13 +394,13 @@ def _hypothesis_items(rows: list[ImportedScore], report: Report) -> dict[Importe
     return {r: have[pk] for r, pk in triple_of.items()}
 
 
-def import_scores(paths: list[Path], *, aggregate: str | None = None) -> Report:
+def import_scores(paths: list[Path], *, aggregate: str | None = None) -> ImportReport:
     """Import metric scores; a (metric, variant, item) scored twice is refused naming the
     lines, unless `aggregate` ("mean") says how to combine them."""
     if aggregate is not None and aggregate not in AGGREGATIONS:
         raise InputError("--aggregate", f"unknown aggregation {aggregate!r}; use: mean")
     rows = [row for path in paths for row in read_scores(path)]
-    report, unknown = Report(), Counter()
+    report, unknown = ImportReport(), Counter()
     with transaction.atomic():
         items = _hypothesis_items([r for r in rows if r.item_id is None], report)
         known_ids = set(
@@ -448,7 +448,7 @@ def import_scores(paths: list[Path], *, aggregate: str | None = None) -> Report:
     return report
 
 
-def _check_repeats(scores, aggregate: str | None, report: Report) -> None:
+def _check_repeats(scores, aggregate: str | None, report: ImportReport) -> None:
     repeats = [
         (name, variant, rs)
         for (name, variant), by_item in scores.items()

@@ -39,7 +39,7 @@ def _no_progress(_: int) -> None:
 
 
 @dataclass
-class Report:
+class ImportReport:
     """What an import did, in lines a researcher can read."""
 
     created: Counter = field(default_factory=Counter)
@@ -68,7 +68,7 @@ class WmtPlan:
 
     found: formats.Found
     triples: int = 0
-    report: Report = field(default_factory=Report)
+    report: ImportReport = field(default_factory=ImportReport)
 
 
 def prepare_wmt(
@@ -123,7 +123,7 @@ def _too_long(text: str, where, line: int, what: str) -> bool:
     return len(text) > formats.common.MAX_TEXT_CHARS
 
 
-def _check_texts(ts: formats.TestSetText, report: Report) -> None:
+def _check_texts(ts: formats.TestSetText, report: ImportReport) -> None:
     """Refuse unusable text; count blank lines (stored, but `sample_pool` never draws them) and
     over-long ones (kept out); refuse text that differs from what is stored for the same
     segment or triple (a changed file is never silently ignored)."""
@@ -210,7 +210,7 @@ def _check_stored(ts: formats.TestSetText) -> None:
             )
 
 
-def write_wmt(plan: WmtPlan, progress: Progress = _no_progress) -> Report:
+def write_wmt(plan: WmtPlan, progress: Progress = _no_progress) -> ImportReport:
     """Write a prepared plan in one transaction; what is already stored is left as it is."""
     report = plan.report
     with transaction.atomic():
@@ -246,7 +246,7 @@ def write_wmt(plan: WmtPlan, progress: Progress = _no_progress) -> Report:
     return report
 
 
-def import_wmt(root: Path, *, progress: Progress = _no_progress, **selection) -> Report:
+def import_wmt(root: Path, *, progress: Progress = _no_progress, **selection) -> ImportReport:
     """Import sources, references and hypotheses from any test-set layout under `root`
     (`survey.formats`): validate everything first, then write in one transaction."""
     return write_wmt(prepare_wmt(root, **selection), progress)
@@ -282,7 +282,7 @@ def _insert(model, rows: list[dict]) -> None:
             )
 
 
-def _segments(ts: formats.TestSetText, report: Report) -> list[int | None]:
+def _segments(ts: formats.TestSetText, report: ImportReport) -> list[int | None]:
     """Primary keys of the test set's segments in line order (None for a line kept out),
     creating the missing ones and filling in document ids where the stored ones are empty."""
     key = _segment_key(ts)
@@ -433,7 +433,7 @@ def import_judgments(
     lp: str | None = None,
     sid_mapping: str = "documents",
     accept_unverified_alignment: bool = False,
-) -> Report:
+) -> ImportReport:
     """Import human-judgment files of any known format (JUDGMENT_FORMATS), recognised by content.
 
     Segment ids are mapped to lines by the test set's document ids (`sid_mapping="documents"`,
@@ -443,7 +443,7 @@ def import_judgments(
     """
     if sid_mapping not in SID_MAPPINGS:
         raise wmt.InputError("--sid-mapping", f"must be one of {', '.join(SID_MAPPINGS)}")
-    report, plans, seen, loaded, chrf = Report(), [], {}, {}, {}
+    report, plans, seen, loaded, chrf = ImportReport(), [], {}, {}, {}
     files = [(path, *read_judgment_file(path, lp), _sha256(path)) for path in paths]
     for path, file_format, records, digest in files:
         by_lp = defaultdict(list)
@@ -514,7 +514,7 @@ def import_judgments(
     return report
 
 
-def _match_systems(path, rows, sentences: _Sentences, testset: str, report: Report):
+def _match_systems(path, rows, sentences: _Sentences, testset: str, report: ImportReport):
     """Each system name of the rows → its canonical name, and the names matching an imported
     system; refused where two names are one system or none matches."""
     lp = f"{rows[0].source_lang}-{rows[0].target_lang}"
@@ -824,10 +824,10 @@ def _unmatched_label(lp: str, system: str) -> str:
     return f"{lp} {system} (no such system imported)"
 
 
-def import_documents(paths: Iterable[Path], *, testset: str | None = None) -> Report:
+def import_documents(paths: Iterable[Path], *, testset: str | None = None) -> ImportReport:
     """Document ids of each line (`TESTSET.LP.docids`) into the test set's segments."""
     files = [(path, wmt.read_documents(path, testset)) for path in paths]
-    report, updates = Report(), []
+    report, updates = ImportReport(), []
     for path, docs in files:
         ts = _testset_for(docs.testset, docs.source_lang, docs.target_lang, path)
         segments = list(
@@ -859,7 +859,7 @@ def import_documents(paths: Iterable[Path], *, testset: str | None = None) -> Re
     return report
 
 
-def import_ranks(path: Path, *, testset: str | None = None) -> Report:
+def import_ranks(path: Path, *, testset: str | None = None) -> ImportReport:
     """WMT relative rankings → eq. 6.1 scores, averaged per triple over its rankings.
 
     S is the set of distinct outputs a judge ranked: each slot is one output (systems joined by
@@ -882,7 +882,7 @@ def import_ranks(path: Path, *, testset: str | None = None) -> Report:
         for system, number, pk, hypothesis in rows.iterator(chunk_size=BATCH):
             index[src, tgt, system, number] = pk
             texts[pk] = hypothesis.strip()
-    report, totals = Report(), defaultdict(list)
+    report, totals = ImportReport(), defaultdict(list)
     for r in rankings:
         lp = f"{r.source_lang}-{r.target_lang}"
         outputs: dict[object, tuple[set[int], list[float]]] = {}
@@ -926,7 +926,7 @@ class PoolError(ValueError):
     pass
 
 
-def sample_pool(per_corpus: int, seed: int, *, lps: Iterable[str] | None = None) -> Report:
+def sample_pool(per_corpus: int, seed: int, *, lps: Iterable[str] | None = None) -> ImportReport:
     """Draw the study's pool: the same number of triples at random from every corpus (§6.2.3).
 
     The new pool replaces the whole earlier one, so every argument is checked against the
@@ -967,7 +967,7 @@ def sample_pool(per_corpus: int, seed: int, *, lps: Iterable[str] | None = None)
         # Seeded per corpus by name, so adding a corpus does not change the others' samples.
         rng = random.Random(f"{seed}:{c.testset}:{c.lp}:{c.system}")
         chosen += rng.sample(members[c.pk], per_corpus)
-    report = Report()
+    report = ImportReport()
     with transaction.atomic():
         earlier = Triple.objects.filter(in_pool=True)
         replaced = earlier.values("corpus").distinct().count(), earlier.count()
