@@ -380,7 +380,9 @@ def model_summary(fit: LmmFit, formula: str) -> str:
     lines.append("Fixed effects:")
     lines.append(f"  {'':<22}{'estimate':>10}{'std. error':>12}{'t value':>9}")
     for term, row in fit.fixed.iterrows():
-        lines.append(f"  {term:<22}{row['estimate']:>10.4f}{row['se']:>12.4f}{row['t']:>9.2f}")
+        lines.append(
+            f"  {term:<22}{row['estimate']:>10.4f}{row['se']:>12.4f}{fixed(row['t'], 2):>9}"
+        )
     state = fit.state
     verdict = "converged" if state.converged else "DID NOT CONVERGE"
     lines.append(
@@ -406,7 +408,9 @@ def clmm_summary(fit: ClmmFit, formula: str) -> str:
         lines.append(title)
         lines.append(f"  {'':<22}{'estimate':>10}{'std. error':>12}{'z value':>9}")
         for term, row in table.iterrows():
-            lines.append(f"  {term:<22}{row['estimate']:>10.4f}{row['se']:>12.4f}{row['z']:>9.2f}")
+            lines.append(
+                f"  {term:<22}{row['estimate']:>10.4f}{row['se']:>12.4f}{fixed(row['z'], 2):>9}"
+            )
     state = fit.state
     verdict = "converged" if state.converged else "DID NOT CONVERGE"
     lines.append(
@@ -417,10 +421,8 @@ def clmm_summary(fit: ClmmFit, formula: str) -> str:
 
 
 def _fit_note(fit: LmmFit | ClmmFit, what: str) -> str | None:
-    if not fit.state.converged:
-        return f"The {what} did not converge: {fit.state.message}"
-    if fit.state.singular:
-        return f"The {what} is singular (a variance is estimated as zero): {fit.state.message}"
+    if not fit.state.converged or fit.state.singular:
+        return f"The {what} {fit.state.message}."
     return None
 
 
@@ -935,8 +937,14 @@ def format_cell(value) -> str:
     if isinstance(value, int | np.integer):
         return str(value)
     if isinstance(value, float | np.floating):
-        return f"{value:.3f}"
+        return fixed(value, 3)
     return str(value)
+
+
+def fixed(value: float, digits: int) -> str:
+    """``value`` to ``digits`` decimals, without the sign of a value that rounds to zero."""
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 def _is_number(value) -> bool:

@@ -335,3 +335,8 @@ def test_an_ordinal_fit_that_fails_leaves_the_linear_analysis_with_a_note(frames
     assert not any("ordinal" in title for title, _ in variation.summaries)
     assert any("ordinal models were not fitted (Singular matrix)" in n for n in variation.notes)
     assert "result (ordinal)" not in table(report, "table_7_4").columns
+
+
+def test_a_value_that_rounds_to_zero_prints_without_a_sign():
+    assert [R.format_cell(v) for v in (-0.0001, -0.0004, -0.0006)] == ["0.000", "0.000", "-0.001"]
+    assert R.fixed(-0.004, 2) == "0.00" and R.fixed(-1.5, 2) == "-1.50"
