@@ -79,6 +79,9 @@ class Report:
     facts: list[tuple[str, str]]
     sections: list[Section]
     simulated_participants: int = 0
+    real_participants: int = 0
+    #: Where the data came from (study, when it was read), for spotting newer answers.
+    source: dict = field(default_factory=dict)
 
     @property
     def notes(self) -> list[str]:
@@ -184,16 +187,28 @@ def bar_table(
 # --- Sections ----------------------------------------------------------------------------
 
 
-def _overview(ratings: pd.DataFrame, scores: pd.DataFrame | None) -> list[tuple[str, str]]:
+def _overview(
+    ratings: pd.DataFrame, scores: pd.DataFrame | None, departures: Mapping[str, int] | None
+) -> list[tuple[str, str]]:
     people = ratings.drop_duplicates(C.PARTICIPANT)
     simulated = int(people[C.SIMULATED].astype(bool).sum())
     groups = ratings.drop_duplicates(C.ITEM)[C.GROUP].value_counts()
     blanks = {j: int(ratings[j].isna().sum()) for j in C.JUDGMENTS}
     facts = [
-        (
-            "Participants",
-            f"{len(people)} ({simulated} simulated)" if simulated else str(len(people)),
-        ),
+        ("Participants analysed: real", str(len(people) - simulated)),
+        ("Participants analysed: simulated", str(simulated)),
+    ]
+    if departures is not None:
+        # Counts only: the data of people who declined or withdrew is deleted.
+        facts += [
+            ("Declined consent", str(departures["declined"])),
+            (
+                "Withdrew",
+                f"{departures['withdrawn_real']} real, "
+                f"{departures['withdrawn_simulated']} simulated",
+            ),
+        ]
+    facts += [
         ("Questionnaires", str(ratings[C.QUESTIONNAIRE].nunique())),
         ("Ratings (practice sample excluded)", str(len(ratings))),
         ("Blank answers", f"holistic {blanks[C.HOLISTIC]}, order {blanks[C.ORDER]}"),
@@ -806,6 +821,7 @@ def build_report(
     seed: int = 0,
     subsets: Mapping[str, str] = correlation.THESIS_SUBSETS,
     systems: pd.DataFrame | None = None,
+    departures: Mapping[str, int] | None = None,
     progress: Progress | None = None,
 ) -> Report:
     """Run the analysis of chapter 7 on the frames and gather it as a :class:`Report`.
@@ -815,7 +831,8 @@ def build_report(
     languages for Figure 6.7; ``pilot`` is a pilot's ratings frame for Figure 6.4.
     ``generated`` is the time stamp shown (the caller's clock keeps this function pure).
     ``systems`` is a system-level table (`analysis.stats.system.system_scores` rows with a
-    ``source`` column), shown with its figure when given.
+    ``source`` column), shown with its figure when given. ``departures`` counts who declined
+    and who withdrew (keys declined, withdrawn_real, withdrawn_simulated).
     Raises ValueError when there is nothing to analyse.
     """
     say = progress or (lambda _: None)
@@ -826,7 +843,8 @@ def build_report(
         raise ValueError("no answered ratings to analyse")
     people = answered[C.PARTICIPANT].nunique()
     simulated = int(answered.drop_duplicates(C.PARTICIPANT)[C.SIMULATED].astype(bool).sum())
-    report = Report(title, generated, _overview(answered, scores), [], simulated)
+    overview = _overview(answered, scores, departures)
+    report = Report(title, generated, overview, [], simulated, people - simulated)
     say("participants")
     report.sections.append(_participants_section(answered, languages, pilot, figures))
     say("response trends")
@@ -1015,6 +1033,8 @@ def manifest(report: Report) -> dict:
         "generated": report.generated,
         "facts": report.facts,
         "simulated_participants": report.simulated_participants,
+        "real_participants": report.real_participants,
+        "source": report.source,
         "tables": [{"name": t.name, "title": t.title} for t in report.tables],
         "figures": [{"name": f.name, "title": f.title} for f in report.figures],
         "notes": report.notes,

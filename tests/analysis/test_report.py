@@ -167,7 +167,8 @@ def test_the_report_has_every_section_figure_and_table(built):
     } <= names
     assert steps[0] == "participants" and "correlations" in steps
     assert report.simulated_participants == 18
-    assert ("Participants", "18 (18 simulated)") in report.facts
+    assert ("Participants analysed: real", "0") in report.facts
+    assert ("Participants analysed: simulated", "18") in report.facts
 
 
 def test_level_counts_add_up_to_the_answers(built, frames):

@@ -5,18 +5,14 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import pandas as pd
 from django.core.management.base import BaseCommand, CommandError
-from django.utils import timezone
 
-import wojdb
-from analysis import frames, report
+from analysis import analysing, frames, report
 from analysis import release as dataset
 from analysis.stats import columns as C
 from analysis.stats import correlation, system
 from survey.management.arguments import COUNT, SEED
 from survey.management.reporting import find_study
-from survey.models import Study
 from survey.wmt import canonical_system
 
 
@@ -75,72 +71,75 @@ class Command(BaseCommand):
         started = time.monotonic()
         if options["corpus"]:
             return self.corpus(out, options["lp"], options["testset"], options["no_figures"])
-        include_simulated = not options["no_simulated"]
-        if release is not None:
-            title, scale_ends = f"WOJ-DB analysis of the release in {release.name}", None
-            ratings, scores, languages = self.from_release(
-                release, include_simulated, options["allow_extra_files"]
-            )
-            systems = None  # a release's items do not name their systems
-        else:
-            chosen = find_study(study)
-            title, scale_ends = f"WOJ-DB analysis: {chosen.name}", self.scale_ends(chosen)
-            ratings, scores, languages = self.from_database(chosen, include_simulated)
-            systems = self.systems(ratings)
-        if ratings.empty:
-            raise CommandError(
-                "No ratings to analyse"
-                + ("" if include_simulated else " from people (simulated ones left out)")
-                + ". Participants must answer first; for a demonstration, add simulated ones "
-                "with simulate_responses. Nothing was written."
-            )
-        pilot_ratings = None
-        if pilot:
-            pilot_ratings = frames.ratings_frame(find_study(pilot), include_simulated=False)
         say = self.stdout.write if verbosity else (lambda _: None)
+        settings = {
+            "include_simulated": not options["no_simulated"],
+            "figures": not options["no_figures"],
+            "pilot": find_study(pilot) if pilot else None,
+            "n_boot": options["bootstrap"],
+            "seed": options["seed"],
+            "subsets": not options["no_subsets"],
+            "progress": lambda step: say(f"- {step} …"),
+        }
         try:
-            built = report.build_report(
-                ratings,
-                scores,
-                title=title,
-                generated=f"{timezone.now():%Y-%m-%d %H:%M} UTC by WOJ-DB {wojdb.__version__}",
-                languages=languages,
-                pilot=pilot_ratings,
-                scale_ends=scale_ends,
-                figures=not options["no_figures"],
-                n_boot=options["bootstrap"],
-                seed=options["seed"],
-                subsets={} if options["no_subsets"] else correlation.THESIS_SUBSETS,
-                systems=systems,
-                progress=lambda step: say(f"- {step} …"),
-            )
-        except ValueError as e:
-            raise CommandError(f"{e}. Nothing was written.") from None
-        say("- writing files …")
-        written = report.write_report(built, out)
-        for note in built.notes:
+            if release is not None:
+                done = self.release(release, out, options["allow_extra_files"], **settings)
+            else:
+                done = analysing.run_analysis(find_study(study), out, **settings)
+        except analysing.NothingToAnalyse as e:
+            raise CommandError(str(e)) from None
+        for note in done.notes:
             say(self.style.WARNING(f"Note: {note}"))
         if verbosity:
             self.stdout.write(
                 self.style.SUCCESS(
-                    f"Wrote {len(written)} files to {out} in {time.monotonic() - started:.0f} s; "
-                    f"open {out / 'report.html'}"
+                    f"Wrote {len(done.written)} files to {out} in "
+                    f"{time.monotonic() - started:.0f} s; open {out / 'report.html'}"
                 )
             )
 
     @staticmethod
-    def scale_ends(study: Study) -> dict[str, tuple[str, str]]:
-        return {
-            "holistic": (study.holistic_low, study.holistic_high),
-            "order": (study.order_low, study.order_high),
-        }
-
-    @staticmethod
-    def from_database(study: Study, include_simulated: bool):
-        ratings = frames.ratings_frame(study, include_simulated=include_simulated)
-        scores = frames.scores_frame(ratings["item"].unique())
-        people = frames.select_participants(study, include_simulated=include_simulated)
-        return ratings, scores, frames.participant_languages_table(people)
+    def release(
+        folder: Path, out: Path, allow_extra_files: bool, *, include_simulated, pilot, **settings
+    ) -> analysing.Analysis:
+        """The release's analysis: a release holds answers only, so no study settings."""
+        try:
+            ratings, scores = dataset.load_release(
+                folder, include_simulated=include_simulated, allow_extra_files=allow_extra_files
+            )
+            languages = dataset.read_release(folder, allow_extra_files=allow_extra_files).tables[
+                "participant_languages"
+            ]
+        except (dataset.ReleaseError, OSError) as e:
+            raise CommandError(f"cannot read the release in {folder}: {e}") from None
+        if ratings.empty:
+            raise analysing.NothingToAnalyse(
+                "No ratings to analyse"
+                + ("" if include_simulated else " from people (simulated ones left out)")
+                + ". Nothing was written."
+            )
+        progress = settings.pop("progress")
+        subsets = settings.pop("subsets")
+        if pilot is not None:
+            pilot = frames.ratings_frame(pilot, include_simulated=False)
+        try:
+            built = report.build_report(
+                ratings,
+                scores,
+                title=f"WOJ-DB analysis of the release in {folder.name}",
+                generated=analysing.stamp(),
+                languages=languages,
+                pilot=None
+                if pilot is None
+                else frames.ratings_frame(pilot, include_simulated=False),
+                subsets=correlation.THESIS_SUBSETS if subsets else {},
+                progress=progress,
+                **settings,
+            )
+        except ValueError as e:
+            raise analysing.NothingToAnalyse(f"{e}. Nothing was written.") from None
+        progress("writing files")
+        return analysing.Analysis(report.write_report(built, out), built.notes)
 
     def corpus(self, out: Path, lps, testset, no_figures: bool) -> None:
         segments = frames.corpus_segments_frame(testset, lps)
@@ -157,7 +156,7 @@ class Command(BaseCommand):
                 segments,
                 system.system_scores(judgments),
                 scores,
-                generated=f"{timezone.now():%Y-%m-%d %H:%M} UTC by WOJ-DB {wojdb.__version__}",
+                generated=analysing.stamp(),
                 figures=not no_figures,
             )
         except ValueError as e:
@@ -167,36 +166,3 @@ class Command(BaseCommand):
             ) from None
         written = report.write_report(built, out)
         self.stdout.write(f"Wrote {len(written)} files to {out}; open {out / 'report.html'}")
-
-    @staticmethod
-    def systems(ratings: pd.DataFrame) -> pd.DataFrame | None:
-        """System-level scores from the study's ratings and the imported DA and MQM of its
-        language pairs."""
-        study = frames.study_judgments_frame(ratings)
-        if study.empty:
-            return None
-        parts = [system.system_scores(study).assign(source="study")]
-        for source, external in (
-            ("da", frames.da_judgments_frame()),
-            ("mqm", frames.mqm_judgments_frame()),
-        ):
-            external = external[external[system.LP].isin(set(study[system.LP]))]
-            if not external.empty:
-                table = system.system_scores(external)
-                if source == "da":
-                    table = system.fill_raw(table, frames.da_system_raw())
-                parts.append(table.assign(source=source))
-        return pd.concat(parts, ignore_index=True)
-
-    @staticmethod
-    def from_release(folder: Path, include_simulated: bool, allow_extra_files: bool):
-        try:
-            ratings, scores = dataset.load_release(
-                folder, include_simulated=include_simulated, allow_extra_files=allow_extra_files
-            )
-            languages = dataset.read_release(folder, allow_extra_files=allow_extra_files).tables[
-                "participant_languages"
-            ]
-        except (dataset.ReleaseError, OSError) as e:
-            raise CommandError(f"cannot read the release in {folder}: {e}") from None
-        return ratings, scores, languages
