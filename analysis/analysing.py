@@ -151,6 +151,8 @@ def run_analysis(
         "study": study.slug,
         "as_of": as_of.isoformat(),
         "last_rating": last_rating or 0,
+        "include_simulated": include_simulated,
+        "figures": figures,
     }
     if progress:
         progress("writing files")

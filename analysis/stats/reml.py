@@ -37,8 +37,8 @@ GRADIENT_TOL = 2e-3
 #: scipy's stop messages (L-BFGS-B's are codes such as "ABNORMAL: ") in plain words.
 _STOP_REASONS = (
     ("ABNORMAL", "the last line search could not improve the fit any further"),
-    ("REL_REDUCTION", "the fit stopped improving"),
-    ("PROJECTED_GRADIENT", "the slope fell below the tolerance"),
+    ("REDUCTION OF F", "the fit stopped improving"),
+    ("PROJECTED GRADIENT", "the slope fell below the tolerance"),
     ("EXCEEDS LIMIT", "the limit on evaluations was reached"),
     ("MAXIMUM NUMBER", "the limit on evaluations was reached"),
 )
@@ -46,11 +46,11 @@ _STOP_REASONS = (
 
 def stop_reason(message: str) -> str:
     """Why the optimiser stopped, in words, from scipy's message."""
-    upper = message.upper()
+    upper = message.upper().replace("_", " ")
     for code, words in _STOP_REASONS:
         if code in upper:
             return words
-    return message.rstrip(". ").lower() or "no reason given"
+    return f"of its message {message.strip()!r}" if message.strip() else "no reason was given"
 
 
 def outcome(stationary: bool, singular: bool, message: str, what: str = "variance") -> str:

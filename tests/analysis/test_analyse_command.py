@@ -229,6 +229,7 @@ def test_the_page_runs_the_analysis_function_and_tells_of_newer_answers(
     )
     page = staff.get(reverse("report:index")).text
     assert "newer than this report" in page and "Regenerate the report" in page
+    assert '<input type="hidden" name="include_simulated" value="on">' in page
     staff.post(reverse("report:generate"), {"study": study.slug, "include_simulated": "on"})
     page = staff.get(reverse("report:index")).text
     assert "newer than this report" not in page

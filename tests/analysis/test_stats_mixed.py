@@ -98,6 +98,8 @@ def test_the_optimisers_outcome_is_told_in_words():
     assert "line search" in told
     told = outcome(False, False, "CONVERGENCE: REL_REDUCTION_OF_F_<=_FACTR*EPSMCH")
     assert told.startswith("did not converge") and "stopped improving" in told
+    told = outcome(True, True, "CONVERGENCE: RELATIVE REDUCTION OF F <= FACTR*EPSMCH")
+    assert "FACTR" not in told and "stopped improving" in told
 
 
 def test_dataset_defeats_statsmodels_default_optimiser():
