@@ -545,8 +545,9 @@ def _systems_section(systems: pd.DataFrame, draw: bool) -> Section:
 
 
 def correlation_overview(corr: pd.DataFrame, group: str) -> pd.DataFrame:
-    """One row per source for a sentence group: n, then adjusted and unadjusted rho and
-    significance per judgment (order first, as the thesis's figures put it)."""
+    """One row per source for a sentence group: the key columns first (source, then adjusted
+    rho and significance per judgment, order first as the thesis's figures put it), then
+    category, n, orientation and the unadjusted rho, which a narrow screen scrolls to."""
     part = corr[corr[C.GROUP] == group]
     if part.empty:
         return pd.DataFrame()
@@ -565,7 +566,10 @@ def correlation_overview(corr: pd.DataFrame, group: str) -> pd.DataFrame:
     labels = [source_label(m, v) for m, v in zip(table[C.METRIC], table[C.VARIANT], strict=True)]
     table.insert(0, "source", labels)
     unused = [C.CONFIG] if (table[C.CONFIG] == "").all() else []
-    return table.drop(columns=[C.METRIC, C.VARIANT, *unused])
+    table = table.drop(columns=[C.METRIC, C.VARIANT, *unused])
+    key = [c for c in table.columns if c in ("source", C.CONFIG)]
+    key += [f"{j} {what}" for j in (C.ORDER, C.HOLISTIC) for what in ("ρ adjusted", "significant")]
+    return table[key + [c for c in table.columns if c not in key]]
 
 
 FIGURE_SPECS = (

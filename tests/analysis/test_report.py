@@ -341,3 +341,16 @@ def test_an_ordinal_fit_that_fails_leaves_the_linear_analysis_with_a_note(frames
 def test_a_value_that_rounds_to_zero_prints_without_a_sign():
     assert [R.format_cell(v) for v in (-0.0001, -0.0004, -0.0006)] == ["0.000", "0.000", "-0.001"]
     assert R.fixed(-0.004, 2) == "0.00" and R.fixed(-1.5, 2) == "-1.50"
+
+
+def test_correlation_tables_put_the_key_columns_first(built):
+    columns = list(table(built[0], "correlations_hypothesis").columns)
+    assert columns[:6] == [
+        "source",
+        "config",  # with source, it names the row
+        "order ρ adjusted",
+        "order significant",
+        "holistic ρ adjusted",
+        "holistic significant",
+    ]
+    assert {"category", "n", "order ρ unadjusted"} <= set(columns[6:])
