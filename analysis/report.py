@@ -362,6 +362,9 @@ def _quality_section(ratings: pd.DataFrame) -> Section:
         ],
     )
     checks = quality.participant_checks(ratings)
+    # Simulated participants are kept apart from real ones in every per-participant table.
+    simulated = ratings.drop_duplicates(C.PARTICIPANT).set_index(C.PARTICIPANT)[C.SIMULATED]
+    checks.insert(1, C.SIMULATED, checks[C.PARTICIPANT].map(simulated).astype(bool))
     flagged = checks[checks["flags"] != ""]
     section.tables += [
         Table(

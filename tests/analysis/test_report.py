@@ -354,3 +354,10 @@ def test_correlation_tables_put_the_key_columns_first(built):
         "holistic significant",
     ]
     assert {"category", "n", "order ρ unadjusted"} <= set(columns[6:])
+
+
+def test_per_participant_checks_say_who_is_simulated(built):
+    checks = table(built[0], "participant_checks")
+    assert list(checks.columns[:2]) == [C.PARTICIPANT, C.SIMULATED]
+    assert checks[C.SIMULATED].all()  # the fixture's participants are all simulated
+    assert C.SIMULATED in table(built[0], "flagged_participants").columns
