@@ -12,7 +12,7 @@ import pytest
 from django.core.management import call_command
 from scipy import stats
 
-from analysis.management.commands.analyse import Command
+from analysis import analysing
 from analysis.models import Metric, MetricScore
 from analysis.scores_import import import_scores
 from survey.importers import import_wmt
@@ -116,7 +116,7 @@ def test_the_reports_system_table_adds_mqm_for_the_studys_language_pairs(zh_en):
             "practice": False,
         }
     )
-    table = Command.systems(ratings)
+    table = analysing.systems(ratings)
     assert set(table["source"]) == {"study", "mqm"}  # no per-rater DA for zh-en in the release
     mqm = table[table["source"] == "mqm"].set_index("system")
     means = published().groupby("system")["score"].mean()
