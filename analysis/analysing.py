@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+from django.db.models import Count, Max, Q
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 import wojdb
 from analysis import frames, report
@@ -17,7 +19,7 @@ from analysis import release as dataset
 from analysis.stats import columns as C
 from analysis.stats import correlation, system
 from survey.management.reporting import find_study
-from survey.models import Study
+from survey.models import Rating, Study
 from survey.wmt import canonical_system
 
 
@@ -60,6 +62,9 @@ def run_analysis(
     else:
         chosen = study if isinstance(study, Study) else find_study(study)
         title, scale_ends = f"WOJ-DB analysis: {chosen.name}", _scale_ends(chosen)
+        # Taken before reading, so an answer given while the data is read counts as newer.
+        as_of = timezone.now()
+        last = Rating.objects.filter(participant__study=chosen).aggregate(last=Max("pk"))["last"]
         ratings, scores, languages = _from_database(chosen, include_simulated)
         systems = study_systems(ratings)
     if ratings.empty:
@@ -86,12 +91,51 @@ def run_analysis(
             seed=seed,
             subsets={} if no_subsets else correlation.THESIS_SUBSETS,
             systems=systems,
+            departures=None if release is not None else departures(chosen),
             progress=lambda step: progress(f"{step} …"),
         )
     except ValueError as e:
         raise AnalysisError(f"{e}. Nothing was written.") from None
+    if release is None:
+        built.source = {
+            "study": chosen.slug,
+            "as_of": as_of.isoformat(),
+            "last_rating": last or 0,
+            "include_simulated": include_simulated,
+            "figures": not no_figures,
+        }
     progress("writing files …")
     return Analysis(report.write_report(built, out), list(built.notes))
+
+
+def departures(study: Study) -> dict[str, int]:
+    """Who left the study, as counts only: their data is deleted."""
+    withdrawn = dict(
+        study.withdrawals.values_list("simulated")
+        .annotate(n=Count("pk"))
+        .values_list("simulated", "n")
+    )
+    return {
+        "declined": study.declines.count(),
+        "withdrawn_real": withdrawn.get(False, 0),
+        "withdrawn_simulated": withdrawn.get(True, 0),
+    }
+
+
+def newer_answers(source: dict) -> int:
+    """How many answers in the source's study are newer than the analysis made from it.
+
+    New rows count as well as later answer times: simulated answers are back-dated.
+    """
+    as_of = parse_datetime(source.get("as_of", ""))
+    if not source.get("study") or as_of is None:
+        return 0
+    answered = Rating.objects.filter(
+        participant__study__slug=source["study"], answered_at__isnull=False
+    )
+    return answered.filter(
+        Q(answered_at__gt=as_of) | Q(pk__gt=source.get("last_rating", 0))
+    ).count()
 
 
 def _generated() -> str:

@@ -79,6 +79,9 @@ class Report:
     facts: list[tuple[str, str]]
     sections: list[Section]
     simulated_participants: int = 0
+    real_participants: int = 0
+    #: Where the data came from (study, when it was read), for spotting newer answers.
+    source: dict = field(default_factory=dict)
 
     @property
     def notes(self) -> list[str]:
@@ -184,16 +187,28 @@ def bar_table(
 # --- Sections ----------------------------------------------------------------------------
 
 
-def _overview(ratings: pd.DataFrame, scores: pd.DataFrame | None) -> list[tuple[str, str]]:
+def _overview(
+    ratings: pd.DataFrame, scores: pd.DataFrame | None, departures: Mapping[str, int] | None
+) -> list[tuple[str, str]]:
     people = ratings.drop_duplicates(C.PARTICIPANT)
     simulated = int(people[C.SIMULATED].astype(bool).sum())
     groups = ratings.drop_duplicates(C.ITEM)[C.GROUP].value_counts()
     blanks = {j: int(ratings[j].isna().sum()) for j in C.JUDGMENTS}
     facts = [
-        (
-            "Participants",
-            f"{len(people)} ({simulated} simulated)" if simulated else str(len(people)),
-        ),
+        ("Participants analysed: real", str(len(people) - simulated)),
+        ("Participants analysed: simulated", str(simulated)),
+    ]
+    if departures is not None:
+        # Counts only: the data of people who declined or withdrew is deleted.
+        facts += [
+            ("Declined consent", str(departures["declined"])),
+            (
+                "Withdrew",
+                f"{departures['withdrawn_real']} real, "
+                f"{departures['withdrawn_simulated']} simulated",
+            ),
+        ]
+    facts += [
         ("Questionnaires", str(ratings[C.QUESTIONNAIRE].nunique())),
         ("Ratings (practice sample excluded)", str(len(ratings))),
         ("Blank answers", f"holistic {blanks[C.HOLISTIC]}, order {blanks[C.ORDER]}"),
@@ -347,6 +362,9 @@ def _quality_section(ratings: pd.DataFrame) -> Section:
         ],
     )
     checks = quality.participant_checks(ratings)
+    # Simulated participants are kept apart from real ones in every per-participant table.
+    simulated = ratings.drop_duplicates(C.PARTICIPANT).set_index(C.PARTICIPANT)[C.SIMULATED]
+    checks.insert(1, C.SIMULATED, checks[C.PARTICIPANT].map(simulated).astype(bool))
     flagged = checks[checks["flags"] != ""]
     section.tables += [
         Table(
@@ -380,7 +398,9 @@ def model_summary(fit: LmmFit, formula: str) -> str:
     lines.append("Fixed effects:")
     lines.append(f"  {'':<22}{'estimate':>10}{'std. error':>12}{'t value':>9}")
     for term, row in fit.fixed.iterrows():
-        lines.append(f"  {term:<22}{row['estimate']:>10.4f}{row['se']:>12.4f}{row['t']:>9.2f}")
+        lines.append(
+            f"  {term:<22}{row['estimate']:>10.4f}{row['se']:>12.4f}{fixed(row['t'], 2):>9}"
+        )
     state = fit.state
     verdict = "converged" if state.converged else "DID NOT CONVERGE"
     lines.append(
@@ -406,7 +426,9 @@ def clmm_summary(fit: ClmmFit, formula: str) -> str:
         lines.append(title)
         lines.append(f"  {'':<22}{'estimate':>10}{'std. error':>12}{'z value':>9}")
         for term, row in table.iterrows():
-            lines.append(f"  {term:<22}{row['estimate']:>10.4f}{row['se']:>12.4f}{row['z']:>9.2f}")
+            lines.append(
+                f"  {term:<22}{row['estimate']:>10.4f}{row['se']:>12.4f}{fixed(row['z'], 2):>9}"
+            )
     state = fit.state
     verdict = "converged" if state.converged else "DID NOT CONVERGE"
     lines.append(
@@ -417,10 +439,8 @@ def clmm_summary(fit: ClmmFit, formula: str) -> str:
 
 
 def _fit_note(fit: LmmFit | ClmmFit, what: str) -> str | None:
-    if not fit.state.converged:
-        return f"The {what} did not converge: {fit.state.message}"
-    if fit.state.singular:
-        return f"The {what} is singular (a variance is estimated as zero): {fit.state.message}"
+    if not fit.state.converged or fit.state.singular:
+        return f"The {what} {fit.state.message}."
     return None
 
 
@@ -528,8 +548,9 @@ def _systems_section(systems: pd.DataFrame, draw: bool) -> Section:
 
 
 def correlation_overview(corr: pd.DataFrame, group: str) -> pd.DataFrame:
-    """One row per source for a sentence group: n, then adjusted and unadjusted rho and
-    significance per judgment (order first, as the thesis's figures put it)."""
+    """One row per source for a sentence group: the key columns first (source, then adjusted
+    rho and significance per judgment, order first as the thesis's figures put it), then
+    category, n, orientation and the unadjusted rho, which a narrow screen scrolls to."""
     part = corr[corr[C.GROUP] == group]
     if part.empty:
         return pd.DataFrame()
@@ -548,7 +569,10 @@ def correlation_overview(corr: pd.DataFrame, group: str) -> pd.DataFrame:
     labels = [source_label(m, v) for m, v in zip(table[C.METRIC], table[C.VARIANT], strict=True)]
     table.insert(0, "source", labels)
     unused = [C.CONFIG] if (table[C.CONFIG] == "").all() else []
-    return table.drop(columns=[C.METRIC, C.VARIANT, *unused])
+    table = table.drop(columns=[C.METRIC, C.VARIANT, *unused])
+    key = [c for c in table.columns if c in ("source", C.CONFIG)]
+    key += [f"{j} {what}" for j in (C.ORDER, C.HOLISTIC) for what in ("ρ adjusted", "significant")]
+    return table[key + [c for c in table.columns if c not in key]]
 
 
 FIGURE_SPECS = (
@@ -804,6 +828,7 @@ def build_report(
     seed: int = 0,
     subsets: Mapping[str, str] = correlation.THESIS_SUBSETS,
     systems: pd.DataFrame | None = None,
+    departures: Mapping[str, int] | None = None,
     progress: Progress | None = None,
 ) -> Report:
     """Run the analysis of chapter 7 on the frames and gather it as a :class:`Report`.
@@ -813,7 +838,8 @@ def build_report(
     languages for Figure 6.7; ``pilot`` is a pilot's ratings frame for Figure 6.4.
     ``generated`` is the time stamp shown (the caller's clock keeps this function pure).
     ``systems`` is a system-level table (`analysis.stats.system.system_scores` rows with a
-    ``source`` column), shown with its figure when given.
+    ``source`` column), shown with its figure when given. ``departures`` counts who declined
+    and who withdrew (keys declined, withdrawn_real, withdrawn_simulated).
     Raises ValueError when there is nothing to analyse.
     """
     say = progress or (lambda _: None)
@@ -824,7 +850,8 @@ def build_report(
         raise ValueError("no answered ratings to analyse")
     people = answered[C.PARTICIPANT].nunique()
     simulated = int(answered.drop_duplicates(C.PARTICIPANT)[C.SIMULATED].astype(bool).sum())
-    report = Report(title, generated, _overview(answered, scores), [], simulated)
+    overview = _overview(answered, scores, departures)
+    report = Report(title, generated, overview, [], simulated, people - simulated)
     say("participants")
     report.sections.append(_participants_section(answered, languages, pilot, figures))
     say("response trends")
@@ -935,8 +962,14 @@ def format_cell(value) -> str:
     if isinstance(value, int | np.integer):
         return str(value)
     if isinstance(value, float | np.floating):
-        return f"{value:.3f}"
+        return fixed(value, 3)
     return str(value)
+
+
+def fixed(value: float, digits: int) -> str:
+    """``value`` to ``digits`` decimals, without the sign of a value that rounds to zero."""
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 def _is_number(value) -> bool:
@@ -1007,6 +1040,8 @@ def manifest(report: Report) -> dict:
         "generated": report.generated,
         "facts": report.facts,
         "simulated_participants": report.simulated_participants,
+        "real_participants": report.real_participants,
+        "source": report.source,
         "tables": [{"name": t.name, "title": t.title} for t in report.tables],
         "figures": [{"name": f.name, "title": f.title} for f in report.figures],
         "notes": report.notes,

@@ -3,13 +3,13 @@
 The report lives in settings.WOJDB_REPORT_DIR as ``analyse`` writes it. The page shows what the
 latest report holds and serves it with its tables and figures; a button generates a new one.
 Generating takes longer than a web request may (minutes on a large study), so it runs in a
-background thread of the serving process: ``analyse`` writes into a fresh folder beside the
-report, which then replaces the old one, and a small status file says how the run is going.
+background thread of the serving process: `analysis.analysing.run_analysis` (what ``analyse``
+runs) writes into a fresh folder beside the report, which then replaces the old one, and a small
+status file says how the run is going. The page says when answers newer than the report exist.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 import tempfile
@@ -20,7 +20,6 @@ from pathlib import Path
 from django import forms
 from django.conf import settings
 from django.contrib import messages
-from django.core.management import CommandError, call_command
 from django.db import close_old_connections, connection
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import redirect, render
@@ -28,6 +27,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
+from analysis import analysing
 from survey.dashboard import staff_only
 from survey.models import Study
 
@@ -82,20 +82,18 @@ def _replace_report(new: Path) -> None:
 
 
 def generate(slug: str, include_simulated: bool, figures: bool, started: str) -> None:
-    """Run ``analyse`` for a study into a new folder and swap it in; record the outcome."""
+    """Analyse a study into a new folder and swap it in; record the outcome."""
     target = report_dir()
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}-new-"))
-    arguments = ["--out", str(staging), "--study", slug]
-    if not include_simulated:
-        arguments.append("--no-simulated")
-    if not figures:
-        arguments.append("--no-figures")
     common = {"study": slug, "started": started}
     try:
-        call_command("analyse", *arguments, stdout=io.StringIO(), stderr=io.StringIO())
+        study = Study.objects.get(slug=slug)
+        analysing.run_analysis(
+            staging, study=study, no_simulated=not include_simulated, no_figures=not figures
+        )
         _replace_report(staging)
-    except CommandError as e:
+    except (analysing.AnalysisError, Study.DoesNotExist) as e:
         shutil.rmtree(staging, ignore_errors=True)
         _write_status(state="failed", message=str(e), finished=timezone.now().isoformat(), **common)
     except Exception as e:  # a background run must report its failure, not vanish
@@ -143,6 +141,7 @@ def index(request):
     manifest = _manifest() if (report_dir() / "report.html").exists() else None
     context = {
         "manifest": manifest,
+        "newer": analysing.newer_answers(manifest.get("source", {})) if manifest else 0,
         "status": status,
         "started": parse_datetime(status["started"]) if status else None,
         "running": bool(status and status["state"] == "running"),

@@ -31,7 +31,7 @@ from scipy import linalg, optimize, sparse, special, stats
 
 from analysis.stats import columns as col
 from analysis.stats.mixed import design_matrix
-from analysis.stats.reml import SINGULAR_TOL, FitState, factor_codes
+from analysis.stats.reml import SINGULAR_TOL, FitState, factor_codes, outcome
 
 #: Newton's method on u stops when max |dg/du| is below this. Far tighter than clmm's 1e-4:
 #: the objective's gradient is exact only at the exact mode.
@@ -368,11 +368,7 @@ def fit_clmm(
     tau = np.empty(k)
     tau[order] = tau_internal
     singular = bool(np.any(tau < SINGULAR_TOL))
-    message = str(result.message)
-    if not stationary:
-        message = f"not at a stationary point (gradient {np.round(grad, 6).tolist()}); {message}"
-    elif singular:
-        message = f"boundary fit: a variance is estimated as zero; {message}"
+    message = outcome(stationary, singular, str(result.message))
     state = FitState(
         converged=bool(stationary and np.isfinite(value)),
         singular=singular,

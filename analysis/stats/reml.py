@@ -34,6 +34,36 @@ SINGULAR_TOL = 1e-4
 GRADIENT_TOL = 2e-3
 
 
+#: scipy's stop messages (L-BFGS-B's are codes such as "ABNORMAL: ") in plain words.
+_STOP_REASONS = (
+    ("ABNORMAL", "the last line search could not improve the fit any further"),
+    ("REDUCTION OF F", "the fit stopped improving"),
+    ("PROJECTED GRADIENT", "the slope fell below the tolerance"),
+    ("EXCEEDS LIMIT", "the limit on evaluations was reached"),
+    ("MAXIMUM NUMBER", "the limit on evaluations was reached"),
+)
+
+
+def stop_reason(message: str) -> str:
+    """Why the optimiser stopped, in words, from scipy's message."""
+    upper = message.upper().replace("_", " ")
+    for code, words in _STOP_REASONS:
+        if code in upper:
+            return words
+    return f"of its message {message.strip()!r}" if message.strip() else "no reason was given"
+
+
+def outcome(stationary: bool, singular: bool, message: str, what: str = "variance") -> str:
+    """Whether the fit converged, and why, for a reader rather than a debugger."""
+    if not stationary:
+        verdict = "did not converge: the estimate is not at a minimum (the slope is not zero)"
+    elif singular:
+        verdict = f"converged to a boundary: a {what} is estimated as zero"
+    else:
+        verdict = "converged: the slope is zero at the estimate"
+    return f"{verdict}; the optimiser stopped because {stop_reason(message)}"
+
+
 @dataclass(frozen=True)
 class FitState:
     """How the optimisation ended, reported as it is rather than tidied away."""
@@ -256,11 +286,7 @@ def _optimise(f, k: int) -> tuple[np.ndarray, FitState]:
     theta = np.maximum(best.x, 0.0)
     stationary = _stationary(grad, theta)
     singular = bool(np.any(theta < SINGULAR_TOL))
-    message = str(best.message)
-    if not stationary:
-        message = f"not at a stationary point (gradient {np.round(grad, 6).tolist()}); {message}"
-    elif singular:
-        message = f"boundary (singular) fit: a variance is estimated as zero; {message}"
+    message = outcome(stationary, singular, str(best.message))
     state = FitState(
         converged=bool(stationary and np.isfinite(best.fun)),
         singular=singular,

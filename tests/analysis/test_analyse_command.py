@@ -13,11 +13,11 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 
+from analysis import analysing, report_views
 from analysis import figures as F
-from analysis import report_views
 from analysis.analysing import AnalysisError, run_analysis
 from analysis.models import Metric, MetricScore
-from survey.models import Item, Study, Triple
+from survey.models import DeclinedConsent, Item, Study, Triple, Withdrawal
 from tests.factories import make_study
 
 
@@ -49,13 +49,21 @@ def analyse(*args: str) -> str:
 @pytest.mark.django_db
 def test_analyse_writes_the_html_report_tables_and_figures(tmp_path):
     study = rated_study()
+    # Those who left are counts only; a withdrawal keeps whether the person was simulated.
+    DeclinedConsent.objects.create(study=study)
+    Withdrawal.objects.create(study=study, simulated=False)
     out = analyse(
         "--out", str(tmp_path / "r"), "--study", study.slug, "--bootstrap", "20", "--no-subsets"
     )
     folder = tmp_path / "r"
     manifest = json.loads((folder / "report.json").read_text())
     assert manifest["title"] == f"WOJ-DB analysis: {study.name}"
-    assert ["Participants", "8 (8 simulated)"] in manifest["facts"]
+    assert ["Participants analysed: real", "0"] in manifest["facts"]
+    assert ["Participants analysed: simulated", "8"] in manifest["facts"]
+    assert ["Declined consent", "1"] in manifest["facts"]
+    assert ["Withdrew", "1 real, 0 simulated"] in manifest["facts"]
+    assert manifest["real_participants"] == 0 and manifest["simulated_participants"] == 8
+    assert manifest["source"]["study"] == study.slug and manifest["source"]["as_of"]
     figures = [f["name"] for f in manifest["figures"]]
     assert figures == [
         "figure_6_5",
@@ -218,3 +226,26 @@ def test_one_run_at_a_time_and_post_only_with_csrf(report_dir, staff, synchronou
     strict = Client(enforce_csrf_checks=True)
     strict.force_login(get_user_model().objects.get(username="r"))
     assert strict.post(reverse("report:generate"), {"study": study.slug}).status_code == 403
+
+
+def test_the_page_runs_the_analysis_function_and_tells_of_newer_answers(
+    report_dir, staff, synchronous, monkeypatch
+):
+    study = rated_study(participants=2)
+    calls = []
+    run = analysing.run_analysis
+    monkeypatch.setattr(analysing, "run_analysis", lambda *a, **k: calls.append(k) or run(*a, **k))
+    staff.post(reverse("report:generate"), {"study": study.slug, "include_simulated": "on"})
+    assert [study] == [k["study"] for k in calls]
+    assert "newer than this report" not in staff.get(reverse("report:index")).text
+    # Simulated answers are back-dated: new rows count as newer all the same.
+    call_command(
+        "simulate_responses", "--participants", "1", "--study", study.slug, stdout=StringIO()
+    )
+    page = staff.get(reverse("report:index")).text
+    assert "newer than this report" in page and "Regenerate the report" in page
+    assert '<input type="hidden" name="include_simulated" value="on">' in page
+    staff.post(reverse("report:generate"), {"study": study.slug, "include_simulated": "on"})
+    page = staff.get(reverse("report:index")).text
+    assert "newer than this report" not in page
+    assert '<th scope="row">Participants analysed: simulated</th><td>3</td>' in page

@@ -167,7 +167,8 @@ def test_the_report_has_every_section_figure_and_table(built):
     } <= names
     assert steps[0] == "participants" and "correlations" in steps
     assert report.simulated_participants == 18
-    assert ("Participants", "18 (18 simulated)") in report.facts
+    assert ("Participants analysed: real", "0") in report.facts
+    assert ("Participants analysed: simulated", "18") in report.facts
 
 
 def test_level_counts_add_up_to_the_answers(built, frames):
@@ -335,3 +336,28 @@ def test_an_ordinal_fit_that_fails_leaves_the_linear_analysis_with_a_note(frames
     assert not any("ordinal" in title for title, _ in variation.summaries)
     assert any("ordinal models were not fitted (Singular matrix)" in n for n in variation.notes)
     assert "result (ordinal)" not in table(report, "table_7_4").columns
+
+
+def test_a_value_that_rounds_to_zero_prints_without_a_sign():
+    assert [R.format_cell(v) for v in (-0.0001, -0.0004, -0.0006)] == ["0.000", "0.000", "-0.001"]
+    assert R.fixed(-0.004, 2) == "0.00" and R.fixed(-1.5, 2) == "-1.50"
+
+
+def test_correlation_tables_put_the_key_columns_first(built):
+    columns = list(table(built[0], "correlations_hypothesis").columns)
+    assert columns[:6] == [
+        "source",
+        "config",  # with source, it names the row
+        "order ρ adjusted",
+        "order significant",
+        "holistic ρ adjusted",
+        "holistic significant",
+    ]
+    assert {"category", "n", "order ρ unadjusted"} <= set(columns[6:])
+
+
+def test_per_participant_checks_say_who_is_simulated(built):
+    checks = table(built[0], "participant_checks")
+    assert list(checks.columns[:2]) == [C.PARTICIPANT, C.SIMULATED]
+    assert checks[C.SIMULATED].all()  # the fixture's participants are all simulated
+    assert C.SIMULATED in table(built[0], "flagged_participants").columns

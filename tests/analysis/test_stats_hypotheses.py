@@ -135,3 +135,13 @@ def test_a_lower_is_better_baseline_is_compared_by_its_agreement_not_its_sign():
     oriented = corr.assign(higher_is_better=better, r_oriented=corr["r"].where(better, -corr["r"]))
     fixed, _ = hypotheses_table(oriented)
     assert not fixed.set_index("hypothesis").loc["EVAL", "null_rejected"]
+
+
+def test_a_difference_that_prints_as_0_000_rejects_nothing():
+    correlations = table()
+    kendall = correlations["metric"] == "Kendall tau"
+    # 'c' DTED's lowest order r is 0.44: the baseline now trails it by 0.0001 only.
+    correlations.loc[kendall & (correlations["judgment"] == "order"), "r"] = [0.39, 0.4399]
+    result = hypotheses_table(correlations)[0].set_index("hypothesis")
+    assert not result.loc["DTED EVAL", "null_rejected"]
+    assert not result.loc["EVAL", "null_rejected"]
