@@ -386,15 +386,20 @@ def _quality_section(ratings: pd.DataFrame) -> Section:
     return section
 
 
+def _random_effects(fit: LmmFit | ClmmFit) -> list[str]:
+    """The random-effects block both summaries print, as lme4 and ordinal do."""
+    lines = ["Random effects:"]
+    for name, variance in fit.variances.items():
+        lines.append(f"  {name:<14} variance {variance:.5f}   std. dev. {math.sqrt(variance):.4f}")
+    counts = ", ".join(f"{name} {len(levels)}" for name, levels in fit.random.items())
+    return [*lines, f"  number of groups: {counts}"]
+
+
 def model_summary(fit: LmmFit, formula: str) -> str:
     """A fit as lme4's summary() prints its essentials, plus how the optimiser ended."""
     lines = [f"{formula}    (REML, {fit.n_obs} observations)"]
     lines.append(f"REML criterion at convergence: {fit.reml_criterion:.2f}")
-    lines.append("Random effects:")
-    for name, variance in fit.variances.items():
-        lines.append(f"  {name:<14} variance {variance:.5f}   std. dev. {math.sqrt(variance):.4f}")
-    counts = ", ".join(f"{name} {len(levels)}" for name, levels in fit.random.items())
-    lines.append(f"  number of groups: {counts}")
+    lines += _random_effects(fit)
     lines.append("Fixed effects:")
     lines.append(f"  {'':<22}{'estimate':>10}{'std. error':>12}{'t value':>9}")
     for term, row in fit.fixed.iterrows():
@@ -415,11 +420,7 @@ def clmm_summary(fit: ClmmFit, formula: str) -> str:
     """An ordinal fit as ordinal's summary.clmm() prints its essentials."""
     lines = [f"{formula}    (cumulative logit, Laplace, {fit.n_obs} observations)"]
     lines.append(f"log-likelihood: {fit.loglik:.2f}   AIC: {fit.aic:.2f}")
-    lines.append("Random effects:")
-    for name, variance in fit.variances.items():
-        lines.append(f"  {name:<14} variance {variance:.5f}   std. dev. {math.sqrt(variance):.4f}")
-    counts = ", ".join(f"{name} {len(levels)}" for name, levels in fit.random.items())
-    lines.append(f"  number of groups: {counts}")
+    lines += _random_effects(fit)
     for title, table in (("Coefficients:", fit.fixed), ("Threshold coefficients:", fit.thresholds)):
         if table.empty:
             continue
