@@ -217,7 +217,7 @@ def ratings_table(participants: QuerySet, *, include_practice: bool = True) -> p
     """ratings.csv: the answers as given, their 0-1 values, position and times.
 
     The adjusted columns stay empty here: they depend on which ratings are analysed together
-    (see analysis.release.write.adjust).
+    (see analysis.release.derived.participant_adjusted).
     """
     ratings = Rating.objects.filter(participant__in=participants).annotate(
         # As text: SQLite's datetime converter is the slowest part of reading a million rows.

@@ -286,6 +286,12 @@ def _check_domain(tables: dict[str, pd.DataFrame], problems: _Problems) -> None:
         problems.cells(ITEMS.path, name, missing, "required for a permutation")
     problems.cells(
         ITEMS.path,
+        "perm_quality",
+        derived.permutation_quality_problems(items),
+        "is not eq. 6.2's score of the row's degree for any maximum degree",
+    )
+    problems.cells(
+        ITEMS.path,
         "perm_type",
         ~perm & items["perm_type"].notna(),
         "only for a permutation",
@@ -440,9 +446,9 @@ def check_rows(tables: dict[str, pd.DataFrame], package: dict, problems: _Proble
             )
 
 
-def _disagree(stated: pd.Series, computed: pd.Series) -> pd.Series:
+def _disagree(stated: pd.Series, computed: pd.Series, tolerance: float = 1e-12) -> pd.Series:
     a, b = stated.astype("float64").to_numpy(), computed.astype("float64").to_numpy()
-    same = np.isclose(a, b, rtol=1e-12, atol=1e-12) | (np.isnan(a) & np.isnan(b))
+    same = np.isclose(a, b, rtol=tolerance, atol=tolerance) | (np.isnan(a) & np.isnan(b))
     return pd.Series(~same, index=stated.index)
 
 
@@ -480,11 +486,14 @@ def check_derived(tables: dict[str, pd.DataFrame], problems: _Problems) -> None:
             derived.languages_score(tables["participants"], tables.get("participant_languages")),
         ),
     ]
+    adjusted, _ = derived.participant_adjusted(tables)
+    recomputed += [(RATINGS.path, ratings, name, values) for name, values in adjusted.items()]
     for file, frame, name, values in recomputed:
+        tolerance = derived.ADJUSTED_TOLERANCE if name in adjusted else 1e-12
         problems.cells(
             file,
             name,
-            _disagree(frame[name], values),
+            _disagree(frame[name], values, tolerance),
             lambda i, frame=frame, name=name, values=values: (
                 f"{frame[name][i]} disagrees with the {values[i]} its other columns give"
             ),

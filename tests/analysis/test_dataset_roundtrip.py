@@ -34,8 +34,11 @@ def _flush():
 
 
 def _analyse(ratings, scores):
-    """The thesis's analysis: adjusted scores, then correlations with every score source."""
-    adjusted, _ = mixed.adjust_scores(ratings)
+    """The thesis's analysis: adjusted scores (real and simulated participants fitted apart),
+    then correlations with every score source."""
+    groups = [group for _, group in ratings.groupby(col.SIMULATED, sort=True)]
+    assert len(groups) == 2  # the release must keep the two apart
+    adjusted = pd.concat([mixed.adjust_scores(group)[0] for group in groups]).sort_index()
     table = correlation.correlation_table(adjusted, scores, min_items=3, n_boot=20)
     return adjusted, table
 
