@@ -723,26 +723,21 @@ def _hypotheses_section(
     if not corr[C.METRIC].isin([dted, derp]).any():
         section.notes.append("Table 7.4 not computed: no DTED or DERP scores were correlated.")
     else:
-        table, threshold = hypotheses.hypotheses_table(corr, dted=dted, derp=derp)
-        table = table.rename(columns={"null_rejected": "H₀ rejected"})
-        caption = (
-            f"Configuration threshold: {threshold:.3f} (one standard deviation of all "
-            "correlations of structured DTED and DERP variants; 0.122 in the thesis)"
-        )
+        adjustments = {"linear": corr}
         if ordinal_adjusted is not None:
-            ordinal_corr = correlation.correlation_table(
+            adjustments["ordinal"] = correlation.correlation_table(
                 ordinal_adjusted, scores, adjusted=(True,), n_boot=0
             )
-            under_ordinal, ordinal_threshold = hypotheses.hypotheses_table(
-                ordinal_corr, dted=dted, derp=derp
-            )
-            table["H₀ rejected (ordinal)"] = under_ordinal["null_rejected"].to_numpy()
-            table["result (ordinal)"] = under_ordinal["result"].to_numpy()
-            caption += (
-                f"; {ordinal_threshold:.3f} under the ordinal model's adjustment, whose "
-                "columns are marked (ordinal)"
-            )
-        section.tables.append(Table("table_7_4", "Table 7.4: hypotheses", table, caption + "."))
+        table = hypotheses.decisions(adjustments, dted=dted, derp=derp)
+        caption = (
+            "Decided on the linear model's adjustment, as in the thesis"
+            + (", and on the ordinal model's" if ordinal_adjusted is not None else "")
+            + ". Threshold: the configuration threshold, one standard deviation of all "
+            "correlations of structured DTED and DERP variants under that adjustment (0.122 in "
+            "the thesis)."
+        )
+        table = table.rename(columns={"null_rejected": "H₀ rejected"})
+        section.tables.append(Table("table_7_4", "Table 7.4: hypotheses", table, caption))
     pairs = correlation.williams_table(adjusted, scores)
     section.tables.append(
         Table(

@@ -265,10 +265,12 @@ def test_hypotheses_and_subsets(built):
     report = built[0]
     hypotheses = table(report, "table_7_4")
     assert list(hypotheses["hypothesis"])[:3] == ["EVAL", "STRUC", "ORD"]
+    assert list(hypotheses.columns[:3]) == ["adjustment", "hypothesis", "H₀ rejected"]
     # Decided again on the ordinal model's adjustment, with its own configuration threshold.
-    assert {"H₀ rejected (ordinal)", "result (ordinal)"} <= set(hypotheses.columns)
-    conf = hypotheses.set_index("hypothesis").loc["CONF EVAL"]
-    assert conf["result"] != conf["result (ordinal)"]
+    assert list(hypotheses["adjustment"].unique()) == ["linear", "ordinal"]
+    conf = hypotheses[hypotheses["hypothesis"] == "CONF EVAL"].set_index("adjustment")
+    assert conf.loc["linear", "result"] != conf.loc["ordinal", "result"]
+    assert conf.loc["linear", "threshold"] != conf.loc["ordinal", "threshold"]
     subsets = table(report, "subsets")
     assert any(c.startswith("over-30s (") and c.endswith("): order") for c in subsets.columns)
     assert any(c.startswith("women (9): ") for c in subsets.columns)
@@ -335,7 +337,7 @@ def test_an_ordinal_fit_that_fails_leaves_the_linear_analysis_with_a_note(frames
     variation = next(s for s in report.sections if s.key == "variation")
     assert not any("ordinal" in title for title, _ in variation.summaries)
     assert any("ordinal models were not fitted (Singular matrix)" in n for n in variation.notes)
-    assert "result (ordinal)" not in table(report, "table_7_4").columns
+    assert set(table(report, "table_7_4")["adjustment"]) == {"linear"}
 
 
 def test_a_value_that_rounds_to_zero_prints_without_a_sign():
