@@ -411,7 +411,6 @@ def _fit_note(fit: LmmFit | ClmmFit, what: str) -> str | None:
 
 
 def _variation_section(
-    ratings: pd.DataFrame,
     adjusted: pd.DataFrame,
     fits: Mapping[str, LmmFit],
     ordinal_fits: Mapping[str, ClmmFit],
@@ -920,7 +919,7 @@ def _analysis(
     except (ValueError, np.linalg.LinAlgError) as e:
         # The linear analysis stands on its own; say why the ordinal one is missing.
         ordinal_adjusted, ordinal_fits, ordinal_failure = None, {}, str(e)
-    sections.append(_variation_section(answered, adjusted, fits, ordinal_fits))
+    sections.append(_variation_section(adjusted, fits, ordinal_fits))
     if ordinal_failure:
         sections[-1].notes.append(
             f"The ordinal models were not fitted ({ordinal_failure}); Table 7.4 is decided on "
