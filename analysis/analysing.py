@@ -66,7 +66,7 @@ def run_analysis(
         as_of = timezone.now()
         last = Rating.objects.filter(participant__study=chosen).aggregate(last=Max("pk"))["last"]
         ratings, scores, languages = _from_database(chosen, include_simulated)
-        systems = study_systems(ratings)
+        systems = study_systems
     if ratings.empty:
         raise AnalysisError(
             "No ratings to analyse"
@@ -183,8 +183,8 @@ def _corpus(out: Path, lps, testset, no_figures: bool) -> Analysis:
 
 
 def study_systems(ratings: pd.DataFrame) -> pd.DataFrame | None:
-    """System-level scores from the study's ratings and the imported DA and MQM of its
-    language pairs."""
+    """System-level scores from these ratings (the report passes one group of participants at
+    a time) and the imported DA and MQM of their language pairs."""
     study = frames.study_judgments_frame(ratings)
     if study.empty:
         return None

@@ -96,6 +96,52 @@ class LmmFit:
         """REML log-likelihood, as lme4's logLik() reports for a REML fit."""
         return -self.reml_criterion / 2
 
+    def coefficient_table(self) -> pd.DataFrame:
+        """Fixed effects as lme4's summary() prints them: see :func:`coefficient_frame`."""
+        return coefficient_frame(self.fixed, "t")
+
+    def variance_table(self) -> pd.DataFrame:
+        """Variance components as lme4's VarCorr() prints them: see :func:`variance_frame`."""
+        return variance_frame(self.variances, self.random)
+
+
+#: Columns of :func:`coefficient_frame`.
+COEFFICIENT_COLUMNS = ("part", "term", "estimate", "se", "statistic", "statistic_name")
+#: Columns of :func:`variance_frame`.
+VARIANCE_COLUMNS = ("factor", "groups", "variance", "sd")
+
+
+def coefficient_frame(table: pd.DataFrame, statistic: str, part: str = "fixed") -> pd.DataFrame:
+    """A fit's coefficient table (index: term) in :data:`COEFFICIENT_COLUMNS`: ``part`` (fixed
+    or threshold), term, estimate, its standard error, the Wald statistic and its name (t or
+    z)."""
+    return pd.DataFrame(
+        {
+            "part": part,
+            "term": table.index.astype(str),
+            "estimate": table["estimate"].to_numpy(dtype=float),
+            "se": table["se"].to_numpy(dtype=float),
+            "statistic": table[statistic].to_numpy(dtype=float),
+            "statistic_name": statistic,
+        },
+        columns=list(COEFFICIENT_COLUMNS),
+    )
+
+
+def variance_frame(variances: pd.Series, random: dict[str, pd.Series]) -> pd.DataFrame:
+    """Variance components in :data:`VARIANCE_COLUMNS`: one row per random factor (then the
+    residual, which has no groups) with its number of groups, variance and standard
+    deviation."""
+    return pd.DataFrame(
+        {
+            "factor": variances.index.astype(str),
+            "groups": [len(random[f]) if f in random else np.nan for f in variances.index],
+            "variance": variances.to_numpy(dtype=float),
+            "sd": np.sqrt(variances.to_numpy(dtype=float)),
+        },
+        columns=list(VARIANCE_COLUMNS),
+    )
+
 
 @dataclass(frozen=True)
 class _Solution:

@@ -17,7 +17,7 @@ from analysis import analysing, report_views
 from analysis import figures as F
 from analysis.analysing import AnalysisError, run_analysis
 from analysis.models import Metric, MetricScore
-from survey.models import DeclinedConsent, Item, Study, Triple, Withdrawal
+from survey.models import DeclinedConsent, Item, Participant, Study, Triple, Withdrawal
 from tests.factories import make_study
 
 
@@ -120,6 +120,29 @@ def test_leaving_out_simulated_participants_can_leave_nothing(tmp_path):
     study = rated_study(participants=2)
     with pytest.raises(CommandError, match="simulated ones left out"):
         analyse("--out", str(tmp_path / "r"), "--study", study.slug, "--no-simulated")
+
+
+@pytest.mark.django_db
+def test_real_and_simulated_participants_are_analysed_apart_unless_left_out(tmp_path):
+    study = rated_study(participants=4)
+    people = study.participants.order_by("pk").values_list("pk", flat=True)[:2]
+    Participant.objects.filter(pk__in=list(people)).update(simulated=False)
+    options = ["--no-figures", "--no-subsets", "--bootstrap", "0"]
+    analyse("--out", str(tmp_path / "both"), "--study", study.slug, *options)
+    names = {p.stem for p in (tmp_path / "both" / "tables").glob("*.csv")}
+    assert {"levels_real", "levels_simulated", "correlations_real"} <= names
+    assert not {"levels", "correlations", "adjustment_ttest"} & names
+    html = (tmp_path / "both" / "report.html").read_text()
+    assert html.index("Response trends (real participants)") < html.index(
+        "Response trends (simulated participants)"
+    )
+    analyse("--out", str(tmp_path / "real"), "--study", study.slug, "--no-simulated", *options)
+    levels = pd.read_csv(tmp_path / "real" / "tables" / "levels.csv")
+    pd.testing.assert_frame_equal(
+        levels, pd.read_csv(tmp_path / "both" / "tables" / "levels_real.csv")
+    )
+    html = (tmp_path / "real" / "report.html").read_text()
+    assert "Response trends (real participants)" in html and "simulated participants)" not in html
 
 
 @pytest.mark.django_db

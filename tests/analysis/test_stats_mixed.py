@@ -15,12 +15,13 @@ from analysis.stats.mixed import (
     CROSSED_MODEL,
     adjust_scores,
     adjustment_ttest,
+    adjustment_ttests,
     crossed_model,
     design_matrix,
     fit_model,
     participant_model,
 )
-from analysis.stats.reml import _optimise, fit_reml, outcome
+from analysis.stats.reml import COEFFICIENT_COLUMNS, _optimise, fit_reml, outcome
 
 DATA = Path(__file__).parent / "data" / "lme4"
 REFERENCE = json.loads((DATA / "reference.json").read_text())
@@ -202,3 +203,40 @@ def test_dense_designs_fall_back_to_a_sparse_product(monkeypatch):
     # Past the size limit the weighted Gram matrix is recomputed each time; same fit.
     monkeypatch.setattr("analysis.stats.reml.GRAM_MAP_LIMIT", 0)
     assert_matches_lme4(crossed_model(load("study.csv"), "order"), FITS["study_order_crossed"])
+
+
+@pytest.mark.parametrize("name", sorted(FITS))
+def test_a_fits_tables_are_lme4s_summary_as_frames(name):
+    ref = FITS[name]
+    formula, data = ref["formula"], load(ref["data"])
+    response, factors = formula.split(" ~")[0], random_terms(formula)
+    fit = fit_model(data, response, fixed=("group",) if "group" in formula else (), random=factors)
+    coefficients = fit.coefficient_table()
+    assert list(coefficients.columns) == list(COEFFICIENT_COLUMNS)
+    assert [lme4_term(t) for t in coefficients["term"]] == list(ref["fixef"])
+    np.testing.assert_allclose(coefficients["estimate"], list(ref["fixef"].values()), atol=TOL)
+    np.testing.assert_allclose(coefficients["se"], list(ref["se"].values()), atol=TOL)
+    ratio = np.array(list(ref["fixef"].values())) / np.array(list(ref["se"].values()))
+    np.testing.assert_allclose(coefficients["statistic"], ratio, rtol=1e-3)
+    assert set(coefficients["statistic_name"]) == {"t"}
+    variances = fit.variance_table().set_index("factor")
+    assert list(variances.index) == [*factors, "residual"]
+    used = data.dropna(subset=[response])
+    for factor, variance in ref["variances"].items():
+        assert variances.loc[factor, "variance"] == pytest.approx(variance, abs=TOL)
+        assert variances.loc[factor, "sd"] ** 2 == pytest.approx(variance, abs=TOL)
+        groups = used[factor].nunique() if factor != "residual" else np.nan
+        np.testing.assert_equal(variances.loc[factor, "groups"], groups)
+
+
+def test_adjustment_ttests_give_one_row_per_judgment():
+    adjusted, _ = adjust_scores(load("study.csv"))
+    table = adjustment_ttests(adjusted)
+    assert list(table.columns) == ["judgment", "n", "t", "df", "p"]
+    assert list(table["judgment"]) == ["holistic", "order"]
+    original = adjusted["order01"].dropna()
+    corrected = adjusted.loc[original.index, col.adjusted("order")]
+    expected = stats.ttest_ind(original, corrected, equal_var=True)
+    row = table.set_index("judgment").loc["order"]
+    assert row["p"] == pytest.approx(expected.pvalue) and row["n"] == len(original)
+    assert row["df"] == 2 * len(original) - 2
