@@ -191,7 +191,8 @@ class _BlockSchur:
     block-diagonal, one block per connected component of the factor-1 / factor-0 graph without
     the hubs; blocks of similar size are padded with identity rows and factored in one batched
     Cholesky. The hubs form a bordered ("arrowhead") system with B, closed by a k x k dense
-    Schur complement T = D_H - C' B^-1 C, so log|A| = sum log d0 (hubs apart) + log|B| + log|T| exactly.
+    Schur complement T = D_H - C' B^-1 C, so exactly log|A| = sum log d0 (hubs apart) + log|B|
+    + log|T|.
     """
 
     def __init__(self, cross: sparse.csr_matrix, hubs: np.ndarray):
@@ -217,9 +218,7 @@ class _BlockSchur:
             members = np.flatnonzero(slot[labels] >= 0)  # factor-1 levels in these blocks
             position = slot[labels[members]] * b + local[members]  # row in the stacked blocks
             cell = np.flatnonzero(slot[labels[rows]] >= 0)
-            flat = (
-                slot[labels[rows[cell]]] * b * b + local[rows[cell]] * b + local[cols[cell]]
-            )
+            flat = slot[labels[rows[cell]]] * b * b + local[rows[cell]] * b + local[cols[cell]]
             self.groups.append((len(comps), int(b), members, position, cell, flat))
 
     def _blocks(self, off, d1, w):
@@ -268,6 +267,7 @@ class _BlockSchur:
         if len(self.hubs):
             u0[self.hubs] = u_hubs
         return logdet, u0, u1
+
 
 #: Most widely shared levels of factor 0 ever set aside as hubs (their border is held densely).
 MAX_HUBS = 1000
