@@ -116,6 +116,19 @@ class _Solution:
 GRAM_MAP_LIMIT = 20_000_000
 
 
+def _unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(values, return_inverse=True) by one sort: several times faster than numpy's
+    own (hash-based since numpy 2.3) on the millions of values here."""
+    order = np.argsort(values, kind="stable")
+    ranked = values[order]
+    new = np.empty(len(ranked), dtype=bool)
+    new[:1] = True
+    new[1:] = ranked[1:] != ranked[:-1]
+    inverse = np.empty(len(ranked), dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return ranked[new], inverse
+
+
 class _WeightedGram:
     """N' diag(w) N for a fixed sparse N and varying w, as one sparse mat-vec.
 
@@ -140,7 +153,7 @@ class _WeightedGram:
         )
         second = n.indptr[row_of[first]] + offsets
         flat = n.indices[first].astype(np.int64) * self.size + n.indices[second]
-        self.cells, cell = np.unique(flat, return_inverse=True)
+        self.cells, cell = _unique_inverse(flat)
         self.map = sparse.csr_matrix(
             (n.data[first] * n.data[second], (cell, row_of[first])),
             shape=(len(self.cells), n.shape[0]),
@@ -197,7 +210,7 @@ class _BlockSchur:
 
     def __init__(self, cross: sparse.csr_matrix, hubs: np.ndarray):
         self.hubs = hubs
-        self.rest = np.setdiff1d(np.arange(cross.shape[0]), hubs)
+        self.rest = _others(cross.shape[0], hubs)
         labels = _components(cross, self.rest)
         self.cross_rest = cross[self.rest].tocsr()
         self.cross_hubs = cross[hubs].T.toarray()  # q1 x k
@@ -211,7 +224,7 @@ class _BlockSchur:
         padded = np.array([_bucket(int(s)) for s in sizes])
         rows, cols = np.divmod(self.gram.cells, q1)
         self.groups = []
-        for b in np.unique(padded):
+        for b in sorted(set(padded.tolist())):
             comps = np.flatnonzero(padded == b)
             slot = np.full(len(sizes), -1)
             slot[comps] = np.arange(len(comps))
@@ -275,13 +288,22 @@ MAX_HUBS = 1000
 CALL_COST = 1e5
 
 
+def _others(size: int, chosen: np.ndarray) -> np.ndarray:
+    """0 .. size - 1 without `chosen`, in order."""
+    keep = np.ones(size, dtype=bool)
+    keep[chosen] = False
+    return np.flatnonzero(keep)
+
+
 def _components(cross: sparse.csr_matrix, rest: np.ndarray) -> np.ndarray:
     """Each factor-1 level's block: its connected component through the factor-0 levels
     `rest`, numbered 0, 1, ..."""
     q1 = cross.shape[1]
     graph = sparse.bmat([[None, cross[rest].T], [cross[rest], None]], format="csr")
     labels = csgraph.connected_components(graph, directed=False)[1][:q1]
-    return np.unique(labels, return_inverse=True)[1]
+    used = np.zeros(labels.max() + 1, dtype=bool)
+    used[labels] = True
+    return (np.cumsum(used) - 1)[labels]
 
 
 def _schur_solver(cross: sparse.csr_matrix) -> _DenseSchur | _BlockSchur:
@@ -299,12 +321,12 @@ def _schur_solver(cross: sparse.csr_matrix) -> _DenseSchur | _BlockSchur:
         if k > MAX_HUBS:
             break
         hubs = np.sort(widest[:k])
-        rest = np.setdiff1d(np.arange(cross.shape[0]), hubs)
+        rest = _others(cross.shape[0], hubs)
         if int((spread[rest].astype(np.int64) ** 2).sum()) > GRAM_MAP_LIMIT:
             continue
         labels = _components(cross, rest)
         padded = np.array([_bucket(int(s)) for s in np.bincount(labels)])
-        calls = len(np.unique(padded))
+        calls = len(set(padded.tolist()))
         cost = (
             (padded.astype(float) ** 3).sum() / 3
             + (padded.astype(float) ** 2).sum() * (k + 1)
@@ -425,8 +447,33 @@ def _stationary(grad: np.ndarray, curvature: np.ndarray, theta: np.ndarray) -> b
     )
 
 
-def _optimise(f, k: int) -> tuple[np.ndarray, FitState]:
-    """Minimise f over theta >= 0 from lme4's start (theta = 1); check the result and retry.
+def _moment_start(y: np.ndarray, x: np.ndarray, codes: Sequence[np.ndarray]) -> np.ndarray:
+    """Theta near the optimum, from one-way analysis-of-variance moments per factor.
+
+    On the least-squares residuals, each factor's variance is (between-level mean square -
+    within-level mean square) / n0, with n0 the unbalanced design's effective level size, and
+    the residual variance is what the factors leave of the total. Crude for crossed designs, but
+    it starts the optimiser on the right scale: a rater variance a hundredth of the residual
+    costs L-BFGS-B dozens of evaluations from lme4's theta = 1.
+    """
+    resid = y - x @ linalg.lstsq(x, y)[0]
+    n, total = len(y), float(resid @ resid) / len(y)
+    variances = []
+    for c in codes:
+        counts = np.bincount(c)
+        means = np.bincount(c, resid) / counts
+        levels = len(counts)
+        within = float(((resid - means[c]) ** 2).sum()) / max(n - levels, 1)
+        between = float((counts * means**2).sum()) / max(levels - 1, 1)
+        n0 = (n - float((counts.astype(float) ** 2).sum()) / n) / max(levels - 1, 1)
+        variances.append(max(between - within, 0.0) / max(n0, 1.0))
+    residual = max(total - sum(variances), 0.1 * total)
+    return np.clip(np.sqrt(np.array(variances) / residual), 0.05, 10.0)
+
+
+def _optimise(f, k: int, start: np.ndarray | None = None) -> tuple[np.ndarray, FitState]:
+    """Minimise f over theta >= 0 from `start` (default lme4's theta = 1); check the result and
+    retry.
 
     If the run did not end at a stationary point, it is retried from other starts with a
     derivative-free method (COBYQA, the successor of lme4's BOBYQA) and polished again; the best
@@ -448,7 +495,7 @@ def _optimise(f, k: int) -> tuple[np.ndarray, FitState]:
         res = optimize.minimize(counted, x0, method=method, jac=jac, bounds=bounds, options=options)
         runs.append((res, method))
 
-    run(np.ones(k), "L-BFGS-B")
+    run(np.ones(k) if start is None else start, "L-BFGS-B")
     best, method = runs[0]
     grad, curvature = _derivatives(counted, best.x)
     # The gradient decides, not the optimiser's flag: L-BFGS-B often ends "ABNORMAL" (a line
@@ -490,8 +537,10 @@ def fit_reml(
     if np.linalg.matrix_rank(xm) < xm.shape[1]:
         raise ValueError("fixed-effects design is rank deficient")
     names, codes, levels, order = factor_codes(factors)
-    problem = _Problem(y, xm, [codes[i] for i in order])
-    theta_internal, state = _optimise(problem.deviance, len(names))
+    ordered = [codes[i] for i in order]
+    problem = _Problem(y, xm, ordered)
+    start = _moment_start(y, xm, ordered)
+    theta_internal, state = _optimise(problem.deviance, len(names), start)
     sol = problem.solve(theta_internal)
     theta = np.empty(len(names))
     theta[order] = theta_internal
