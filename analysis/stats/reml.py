@@ -13,8 +13,11 @@ and the criterion is lme4's profiled REML deviance (Bates, Maechler, Bolker & Wa
 
 with A = Lambda' Z' Z Lambda + I, V = I + Z Lambda Lambda' Z' and r^2 the generalised residual sum
 of squares. For random intercepts the diagonal blocks of A are diagonal, so the factor with more
-levels is eliminated by a division and only the smaller factor's Schur complement needs a (dense)
-Cholesky factor: cost O(n + q_small^3) per evaluation instead of a sparse factorisation of A.
+levels is eliminated by a division and only the smaller factor's Schur complement needs a
+Cholesky factor: dense, O(n + q_small^3) per evaluation, for small or well-mixed designs; for
+questionnaire designs, where participants share items only within a questionnaire and a few
+items are shared by all, in batched blocks around those widely shared items (`_BlockSchur`),
+O(n) per evaluation. The choice is made once per model by an operation count; both are exact.
 """
 
 from __future__ import annotations
