@@ -465,7 +465,9 @@ def wmt_data() -> pd.DataFrame:
 
 def wmt_benchmark() -> None:
     judgments = wmt_data()
-    for years in (["2021"], ["2021", "2022"]):
+    for number, years in enumerate((["2021"], ["2021", "2022"])):
+        if number:
+            print()
         chosen = judgments[judgments["year"].isin(years)]
         data = pd.DataFrame(
             {

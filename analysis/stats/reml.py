@@ -213,9 +213,11 @@ class _BlockSchur:
 
     def __init__(self, cross: sparse.csr_matrix, hubs: np.ndarray):
         self.hubs = hubs
-        self.rest = _others(cross.shape[0], hubs)
-        labels = _components(cross, self.rest)
-        self.cross_rest = cross[self.rest].tocsr()
+        rest = _others(cross.shape[0], hubs)
+        labels = _components(cross, rest)
+        self.cross_rest = cross[rest].tocsr()
+        # Without hubs, a slice: indexing by it copies nothing.
+        self.rest = rest if len(hubs) else slice(None)
         self.cross_hubs = cross[hubs].T.toarray()  # q1 x k
         self.gram = _WeightedGram(self.cross_rest)
         q1 = cross.shape[1]
