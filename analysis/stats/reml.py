@@ -211,10 +211,13 @@ class _BlockSchur:
     + log|T|.
     """
 
-    def __init__(self, cross: sparse.csr_matrix, hubs: np.ndarray):
+    def __init__(self, cross: sparse.csr_matrix, hubs: np.ndarray, labels=None):
+        """`labels`: each factor-1 level's block, as `_components` finds them (found if not
+        given)."""
         self.hubs = hubs
         rest = _others(cross.shape[0], hubs)
-        labels = _components(cross, rest)
+        if labels is None:
+            labels = _components(cross, rest)
         self.cross_rest = cross[rest].tocsr()
         # Without hubs, a slice: indexing by it copies nothing.
         self.rest = rest if len(hubs) else slice(None)
@@ -340,8 +343,8 @@ def _schur_solver(cross: sparse.csr_matrix) -> _DenseSchur | _BlockSchur:
             + calls * CALL_COST
         )
         if cost < best_cost:
-            best, best_cost = hubs, cost
-    return _DenseSchur(cross) if best is None else _BlockSchur(cross, best)
+            best, best_cost = (hubs, labels), cost
+    return _DenseSchur(cross) if best is None else _BlockSchur(cross, *best)
 
 
 class _Problem:
