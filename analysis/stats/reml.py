@@ -49,6 +49,7 @@ _STOP_REASONS = (
     ("PROJECTED GRADIENT", "the slope fell below the tolerance"),
     ("EXCEEDS LIMIT", "the limit on evaluations was reached"),
     ("MAXIMUM NUMBER", "the limit on evaluations was reached"),
+    ("NEWTON STEP", "its last step was below the tolerance"),
 )
 
 
@@ -455,6 +456,52 @@ def _stationary(grad: np.ndarray, curvature: np.ndarray, theta: np.ndarray) -> b
     )
 
 
+#: Newton's iterations stop once a step moves theta by less than this (relative above 1).
+NEWTON_TOL = 1e-6
+
+
+def _newton(f, theta: np.ndarray, iterations: int = 8) -> optimize.OptimizeResult | None:
+    """Newton steps on difference derivatives of step CHECK_STEP, from a start near an interior
+    optimum: about 6 evaluations a step for two factors and two or three steps, against ~40
+    for L-BFGS-B. None as soon as theta nears the bound, the curvature is not positive
+    definite or a step halved four times does not lower f: L-BFGS-B takes over from the
+    start."""
+    k = len(theta)
+    eye = np.eye(k)
+    centre = f(theta)
+    for _ in range(iterations):
+        h = CHECK_STEP * np.maximum(1.0, theta)
+        if np.any(theta <= 2 * h):
+            return None
+        up = np.array([f(theta + h[i] * eye[i]) for i in range(k)])
+        down = np.array([f(theta - h[i] * eye[i]) for i in range(k)])
+        grad = (up - down) / (2 * h)
+        hessian = np.diag((up - 2 * centre + down) / h**2)
+        for i in range(k):
+            for j in range(i):
+                both = f(theta + h[i] * eye[i] + h[j] * eye[j])
+                hessian[i, j] = hessian[j, i] = (both - up[i] - up[j] + centre) / (h[i] * h[j])
+        try:
+            step = linalg.cho_solve(linalg.cho_factor(hessian), grad)
+        except linalg.LinAlgError:
+            return None
+        if np.all(np.abs(step) < NEWTON_TOL * np.maximum(1.0, theta)):
+            # Already there: a step this small changes f by less than its rounding.
+            return optimize.OptimizeResult(x=theta, fun=centre, message="NEWTON STEP below tol")
+        for _ in range(4):  # halve a step that overshoots
+            moved = theta - step
+            value = f(moved) if np.all(moved > 0) else np.inf
+            if value <= centre:
+                break
+            step = step / 2
+        else:
+            return None
+        theta, centre = moved, value
+        if np.all(np.abs(step) < NEWTON_TOL * np.maximum(1.0, theta)):
+            return optimize.OptimizeResult(x=theta, fun=centre, message="NEWTON STEP below tol")
+    return None
+
+
 def _moment_start(y: np.ndarray, x: np.ndarray, codes: Sequence[np.ndarray]) -> np.ndarray:
     """Theta near the optimum, from one-way analysis-of-variance moments per factor.
 
@@ -525,7 +572,11 @@ def _optimise(f, k: int, start: np.ndarray | None = None) -> tuple[np.ndarray, F
             res = optimize.minimize(counted, x0, method=method, bounds=bounds)
         runs.append((res, method))
 
-    run(np.ones(k) if start is None else start, "L-BFGS-B")
+    newton = None if start is None else _newton(counted, start)
+    if newton is not None:
+        runs.append((newton, "Newton"))
+    else:
+        run(np.ones(k) if start is None else start, "L-BFGS-B")
     best, method = runs[0]
     grad, curvature = _derivatives(counted, best.x)
     # The gradient decides, not the optimiser's flag: L-BFGS-B often ends "ABNORMAL" (a line

@@ -261,3 +261,13 @@ def test_questionnaire_designs_are_factored_in_blocks_around_shared_items():
     assert [(count, size) for count, size, *_ in problem.schur.groups] == [(60, 5)]
     # The thesis-sized study is small enough for one dense factor.
     assert isinstance(crossed_problem("study.csv", "order01").schur, reml._DenseSchur)
+
+
+def test_newton_steps_from_moments_and_l_bfgs_b_at_the_bound():
+    # Inside, Newton's steps from the moment start converge in a few dozen evaluations.
+    fit = crossed_model(load("study.csv"), "order")
+    assert fit.state.optimizer == "Newton" and fit.state.evaluations < 40
+    assert "its last step was below the tolerance" in fit.state.message
+    # A variance on the bound (0) is left to L-BFGS-B, which handles bounds.
+    fit = participant_model(load("no_participant_effect.csv"), "order")
+    assert fit.state.optimizer == "L-BFGS-B" and fit.state.singular
