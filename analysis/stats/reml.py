@@ -530,7 +530,8 @@ def _optimise(f, k: int, start: np.ndarray | None = None) -> tuple[np.ndarray, F
     """Minimise f over theta >= 0 from `start` (default lme4's theta = 1); check the result and
     retry.
 
-    If the run did not end at a stationary point, it is retried from other starts with a
+    From a given start, Newton steps (`_newton`) come first and L-BFGS-B only when they give up;
+    without one, L-BFGS-B from theta = 1. If the run did not end at a stationary point, it is retried from other starts with a
     derivative-free method (COBYQA, the successor of lme4's BOBYQA) and polished again; the best
     run is kept and its state reported as it is.
     """
