@@ -483,7 +483,7 @@ def _newton(f, theta: np.ndarray, iterations: int = 8) -> optimize.OptimizeResul
                 hessian[i, j] = hessian[j, i] = (both - up[i] - up[j] + centre) / (h[i] * h[j])
         try:
             step = linalg.cho_solve(linalg.cho_factor(hessian), grad)
-        except linalg.LinAlgError:
+        except (linalg.LinAlgError, ValueError):  # not positive definite, or not finite
             return None
         if np.all(np.abs(step) < NEWTON_TOL * np.maximum(1.0, theta)):
             # Already there: a step this small changes f by less than its rounding.
@@ -531,9 +531,9 @@ def _optimise(f, k: int, start: np.ndarray | None = None) -> tuple[np.ndarray, F
     retry.
 
     From a given start, Newton steps (`_newton`) come first and L-BFGS-B only when they give up;
-    without one, L-BFGS-B from theta = 1. If the run did not end at a stationary point, it is retried from other starts with a
-    derivative-free method (COBYQA, the successor of lme4's BOBYQA) and polished again; the best
-    run is kept and its state reported as it is.
+    without one, L-BFGS-B from theta = 1. If the run did not end at a stationary point, it is
+    retried from other starts with a derivative-free method (COBYQA, the successor of lme4's
+    BOBYQA) and polished again; the best run is kept and its state reported as it is.
     """
     evaluations = 0
 
