@@ -1,4 +1,4 @@
-"""Benchmark of the analysis statistics; prints timings (targets: 30 s and 10 s).
+"""Benchmark of the analysis statistics; prints timings (targets: 30 s, 10 s and 2 s).
 
 1. The full analysis of a thesis-sized study: 36 participants x 50 items (Table 6.3 mix),
    30 score sources - participant adjustment, crossed models, t-tests, correlations with
