@@ -11,6 +11,7 @@ import pytest
 from scipy import stats
 
 from analysis.stats import columns as col
+from analysis.stats import reml
 from analysis.stats.mixed import (
     CROSSED_MODEL,
     adjust_scores,
@@ -240,3 +241,71 @@ def test_adjustment_ttests_give_one_row_per_judgment():
     row = table.set_index("judgment").loc["order"]
     assert row["p"] == pytest.approx(expected.pvalue) and row["n"] == len(original)
     assert row["df"] == 2 * len(original) - 2
+
+
+def crossed_problem(name: str, response: str) -> reml._Problem:
+    data = load(name).dropna(subset=[response])
+    _, codes, _, order = reml.factor_codes({f: data[f].to_numpy() for f in ("participant", "item")})
+    x = design_matrix(data, ("group",)).to_numpy()
+    return reml._Problem(data[response].to_numpy(), x, [codes[i] for i in order])
+
+
+@pytest.mark.parametrize(
+    "name, response", [("study.csv", "order01"), ("crossed_pool.csv", "holistic01")]
+)
+def test_block_and_dense_factorisations_give_the_same_deviance(name, response):
+    problem = crossed_problem(name, response)
+    dense = reml._DenseSchur(problem.cross)
+    spread = np.diff(problem.cross.indptr)  # participants per item
+    hub_sets = [
+        np.array([], dtype=int),  # no hubs: one block of every participant
+        np.flatnonzero(spread == spread.max()),  # the items everyone rated
+        np.flatnonzero(spread >= 3),  # every item rated by 3 or more: participants alone
+    ]
+    for hubs in hub_sets:
+        block = reml._BlockSchur(problem.cross, hubs)
+        for theta in ([1.0, 1.0], [0.3, 2.0], [1e-3, 0.5], [2.5, 0.0]):
+            problem.schur = dense
+            expected = problem.solve(np.array(theta))
+            problem.schur = block
+            got = problem.solve(np.array(theta))
+            assert abs(got.deviance - expected.deviance) < 1e-9
+            for ours, theirs in zip(got.spherical, expected.spherical, strict=True):
+                np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", [n for n in sorted(FITS) if n.endswith("_crossed")])
+def test_block_factorisation_matches_lme4(name, monkeypatch):
+    # Items rated by a quarter of the participants or more set apart, the rest in blocks.
+    def blocks(cross):
+        spread = np.diff(cross.indptr)
+        return reml._BlockSchur(cross, np.flatnonzero(spread >= cross.shape[1] / 4))
+
+    monkeypatch.setattr(reml, "_schur_solver", blocks)
+    test_fit_matches_lme4(name)
+
+
+def test_questionnaire_designs_are_factored_in_blocks_around_shared_items():
+    # 60 questionnaires of 4 shared + 10 own items, 5 participants each: the shared items are
+    # set apart and every questionnaire's participants form one block of 5.
+    rng = np.random.default_rng(3)
+    person = np.repeat(np.arange(300), 14)
+    item = np.concatenate([[*range(4), *(4 + 10 * (p // 5) + np.arange(10))] for p in range(300)])
+    y = rng.normal(size=len(item))
+    _, codes, _, order = reml.factor_codes({"participant": person, "item": item})
+    problem = reml._Problem(y, np.ones((len(y), 1)), [codes[i] for i in order])
+    assert isinstance(problem.schur, reml._BlockSchur)
+    assert problem.schur.hubs.tolist() == [0, 1, 2, 3]
+    assert [(count, size) for count, size, *_ in problem.schur.groups] == [(60, 5)]
+    # The thesis-sized study is small enough for one dense factor.
+    assert isinstance(crossed_problem("study.csv", "order01").schur, reml._DenseSchur)
+
+
+def test_newton_steps_from_moments_and_l_bfgs_b_at_the_bound():
+    # Inside, Newton's steps from the moment start converge in a few dozen evaluations.
+    fit = crossed_model(load("study.csv"), "order")
+    assert fit.state.optimizer == "Newton" and fit.state.evaluations < 40
+    assert "its last step was below the tolerance" in fit.state.message
+    # A variance on the bound (0) is left to L-BFGS-B, which handles bounds.
+    fit = participant_model(load("no_participant_effect.csv"), "order")
+    assert fit.state.optimizer == "L-BFGS-B" and fit.state.singular
