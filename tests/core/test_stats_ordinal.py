@@ -12,7 +12,7 @@ import pytest
 from analysis.stats import ordinal
 from analysis.stats.mixed import design_matrix
 
-DATA = Path(__file__).parent / "data" / "clmm"
+DATA = Path(__file__).parents[1] / "analysis" / "data" / "clmm"
 REFERENCE = json.loads((DATA / "reference.json").read_text())
 FITS = {fit["name"]: fit for fit in REFERENCE["fits"]}
 REL = 1e-3  # thresholds, fixed effects and variances
@@ -147,7 +147,9 @@ BOUNDARY = json.loads((DATA / "boundary.json").read_text())["fits"]
 @pytest.mark.parametrize("ref", BOUNDARY, ids=[fit["name"] for fit in BOUNDARY])
 def test_a_zero_participant_variance_is_found_and_reported(ref):
     # clmm stops at a variance of ~1e-9 (its optimiser's bound); this fit lands on zero.
-    data = pd.read_csv(Path(__file__).parent / "data" / "lme4" / "no_participant_effect.csv")
+    data = pd.read_csv(
+        Path(__file__).parents[1] / "analysis" / "data" / "lme4" / "no_participant_effect.csv"
+    )
     fit = fit_like({**ref, "data": "../lme4/no_participant_effect.csv"})
     assert fit.n_obs == ref["n_obs"] == data["order"].notna().sum()
     np.testing.assert_allclose(

@@ -12,7 +12,9 @@ import pytest
 from analysis.stats.reml import fit_reml
 from wojdb import bundled
 
-REFERENCE = json.loads((Path(__file__).parent / "data" / "wmt22" / "reference.json").read_text())
+REFERENCE = json.loads(
+    (Path(__file__).parents[1] / "analysis" / "data" / "wmt22" / "reference.json").read_text()
+)
 TOL = 1e-4
 
 

@@ -24,7 +24,7 @@ from analysis.stats.mixed import (
 )
 from analysis.stats.reml import COEFFICIENT_COLUMNS, _optimise, fit_reml, outcome
 
-DATA = Path(__file__).parent / "data" / "lme4"
+DATA = Path(__file__).parents[1] / "analysis" / "data" / "lme4"
 REFERENCE = json.loads((DATA / "reference.json").read_text())
 FITS = {fit["name"]: fit for fit in REFERENCE["fits"]}
 TOL = 1e-4
