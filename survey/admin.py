@@ -85,7 +85,7 @@ class ConsentTextInline(admin.TabularInline):
 
 @admin.register(models.Study)
 class StudyAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "items_per_questionnaire", "is_open", "created"]
+    list_display = ["name", "slug", "language", "items_per_questionnaire", "is_open", "created"]
     prepopulated_fields = {"slug": ["name"]}
     raw_id_fields = ["sample_item", "shared_items"]
     inlines = [ConsentTextInline]

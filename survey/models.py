@@ -12,7 +12,7 @@ import secrets
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from survey import composition, scales, texts
+from survey import composition, languages, scales, texts
 from survey.languages import LANGUAGE_NAMES
 from survey.vocabulary import PARTICIPANT_STATUSES, PARTICIPATION_MODES, PERMUTATION_TYPES, WEB
 
@@ -324,6 +324,13 @@ class Item(models.Model):
         return self.triple.wmt_score if self.permutation is None else self.permutation.quality
 
 
+def standard_language(code: str) -> None:
+    standard = languages.language(code)
+    if standard != code:
+        hint = f" (write {standard!r})" if standard else ""
+        raise ValidationError(f"{code!r} is not an ISO 639 language code in standard form{hint}")
+
+
 class Study(models.Model):
     """A study's configuration; the thesis's design (Table 6.3, Appendix A) is the default."""
 
@@ -351,18 +358,19 @@ class Study(models.Model):
     sample_item = models.ForeignKey(
         Item, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    holistic_question = models.TextField(
-        default="How difficult would it be to grasp the meaning of the second sentence if you "
-        "were only shown the first?"
+    language = models.CharField(
+        max_length=8,
+        default="en",
+        validators=[standard_language],
+        help_text="ISO 639 code of the target language: the participants' pages are in it, and "
+        "a new study's texts default to it where translations exist (French, German)",
     )
-    holistic_low = models.CharField(max_length=60, default="Very difficult")
-    holistic_high = models.CharField(max_length=60, default="Very easy")
-    order_question = models.TextField(
-        default="How much does the ordering of the words on its own cloud the meaning of the "
-        "first sentence?"
-    )
-    order_low = models.CharField(max_length=60, default="Enormously")
-    order_high = models.CharField(max_length=60, default="Not at all")
+    holistic_question = models.TextField(default=texts.QUESTIONS["holistic_question"])
+    holistic_low = models.CharField(max_length=60, default=texts.QUESTIONS["holistic_low"])
+    holistic_high = models.CharField(max_length=60, default=texts.QUESTIONS["holistic_high"])
+    order_question = models.TextField(default=texts.QUESTIONS["order_question"])
+    order_low = models.CharField(max_length=60, default=texts.QUESTIONS["order_low"])
+    order_high = models.CharField(max_length=60, default=texts.QUESTIONS["order_high"])
     abandon_after_minutes = models.PositiveIntegerField(default=120)
     is_open = models.BooleanField(default=True)
     # What participants read (thesis Appendix A by default); see survey/texts.py for the format.
@@ -436,6 +444,16 @@ class Study(models.Model):
 
     def __str__(self):
         return self.name
+
+    def save(self, *args, **kwargs):
+        # A new study in another language starts from that language's texts: each text still
+        # at the English default is replaced (one given explicitly is kept).
+        if self._state.adding and self.language != "en":
+            english = texts.study_defaults("en")
+            for name, text in texts.study_defaults(self.language).items():
+                if getattr(self, name) == english[name]:
+                    setattr(self, name, text)
+        super().save(*args, **kwargs)
 
     def clean(self):
         try:

@@ -202,14 +202,14 @@ def current_consent(study: Study) -> ConsentText:
     consent = study.consent_texts.order_by("-version").first()
     if consent is None:
         consent, _ = ConsentText.objects.get_or_create(
-            study=study, version=1, defaults=default_consent()
+            study=study, version=1, defaults=default_consent(study.language)
         )
     return consent
 
 
-def default_consent() -> dict:
+def default_consent(language: str) -> dict:
     return {
-        "statements": texts.CONSENT_STATEMENTS,
+        "statements": texts.consent_statements(language),
         "optional": texts.CONSENT_OPTIONAL,
         "sharing": texts.CONSENT_SHARING,
     }
