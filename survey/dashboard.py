@@ -20,7 +20,6 @@ from django.views.decorators.http import require_POST
 from survey import balance, scales
 from survey.assignment import release_abandoned
 from survey.composition import CompositionError, ConfigurationError, Layout
-from survey.languages import LANGUAGE_NAMES
 from survey.models import Participant, Rating, Study
 from survey.questionnaires import (
     QuestionnaireError,
@@ -118,7 +117,6 @@ def study(request, slug):
         "abandon_after": study.abandon_after_minutes,
         "people": _people(study),
         "unfilled": study.unfilled(),
-        "language": LANGUAGE_NAMES.get(study.language, study.language),
         "remarks": _remarks(study),
         # Real participants only, as every other count on the page.
         "modes": dict(

@@ -11,6 +11,7 @@ import secrets
 
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from survey import composition, languages, scales, texts
 from survey.languages import LANGUAGE_NAMES
@@ -463,6 +464,11 @@ class Study(models.Model):
         if self.platform == "prolific" and not self.completion_code:
             raise ValidationError("A Prolific study needs the completion code set on Prolific.")
 
+    @property
+    def language_name(self) -> str:
+        """The target language's English name (or its code)."""
+        return LANGUAGE_NAMES.get(self.language, self.language)
+
     def unfilled(self) -> list[str]:
         """What keeps the study link closed to newcomers whatever `is_open` says: settings its
         texts name that are empty (see texts.unfilled), and a missing practice pair (everyone
@@ -561,10 +567,10 @@ def new_token() -> str:
 class Participant(models.Model):
     STATUSES = [(s, s) for s in PARTICIPANT_STATUSES]
     GENDERS = [
-        ("male", "Male"),
-        ("female", "Female"),
-        ("other", "Other"),
-        ("not_say", "Prefer not to say"),
+        ("male", _("Male")),
+        ("female", _("Female")),
+        ("other", _("Other")),
+        ("not_say", _("Prefer not to say")),
     ]
     EDUCATION = [
         ("school", "School or none"),
@@ -647,13 +653,13 @@ class ParticipantLanguage(models.Model):
     FLUENCY = [
         # The thesis fixes native = 7, fluent = 4, a few words = 1 (§6.3.5); the steps between
         # are this scale's own.
-        (7, "Native"),
-        (6, "Near-native"),
-        (5, "Advanced"),
-        (4, "Fluent"),
-        (3, "Conversational"),
-        (2, "Basic"),
-        (1, "A few words"),
+        (7, _("Native")),
+        (6, _("Near-native")),
+        (5, _("Advanced")),
+        (4, _("Fluent")),
+        (3, _("Conversational")),
+        (2, _("Basic")),
+        (1, _("A few words")),
     ]
     participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="languages")
     language = models.CharField(max_length=100)

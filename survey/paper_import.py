@@ -39,7 +39,7 @@ from survey.wmt import read_input
 SCALE_FIELDS = {"holistic": "holistic", "word_order": "order"}  # field suffix -> Rating field
 PAIR_FIELD = re.compile(r"(?:pair-(\d+)|practice)\.(holistic|word_order)")
 TEXT_FIELDS = ("english_years", "languages", "nationality", "reading_disability_details", "age")
-FLUENCY_NAMES = {label.lower(): value for value, label in ParticipantLanguage.FLUENCY}
+FLUENCY_NAMES = {str(label).lower(): value for value, label in ParticipantLanguage.FLUENCY}
 
 
 class PaperError(Exception):
@@ -49,10 +49,11 @@ class PaperError(Exception):
 # Printing --------------------------------------------------------------------------------------
 
 
-def about_questions() -> list[printing.Choice]:
-    """The about-you questions as on the web page (texts.ABOUT_YOU), as boxes and write-ins."""
-    q = texts.ABOUT_YOU
-    fluency = ", ".join(label for _, label in ParticipantLanguage.FLUENCY)
+def about_questions(language: str) -> list[printing.Choice]:
+    """The about-you questions as on the web page (texts.ABOUT_YOU, in English), as boxes and
+    write-ins; `language` is the study's language by name."""
+    q = {key: text.replace("%(language)s", language) for key, text in texts.ABOUT_YOU.items()}
+    fluency = ", ".join(str(label) for _, label in ParticipantLanguage.FLUENCY)
     return [
         printing.Choice(
             "english_first",
@@ -68,7 +69,9 @@ def about_questions() -> list[printing.Choice]:
             text_label=f"One language per line, with its fluency ({fluency}) and qualifications",
             text_height=24 * MM,
         ),
-        printing.Choice("gender", q["gender"], tuple(Participant.GENDERS)),
+        printing.Choice(
+            "gender", q["gender"], tuple((key, str(label)) for key, label in Participant.GENDERS)
+        ),
         printing.Choice("nationality", q["nationality"], text_width=90 * MM),
         printing.Choice("education", q["education"], tuple(texts.EDUCATION_LABELS.items())),
         printing.Choice(
@@ -113,7 +116,7 @@ def questionnaire_text(
             ),
             printing.Scale("word_order", study.order_question, study.order_low, study.order_high),
         ),
-        about=about_questions(),
+        about=about_questions(study.language_name),
         consent_statements=list(consent.statements),
         consent_closing=texts.fill(study.consent_closing, study),
         practice=_pair(0, sample) if sample else None,
