@@ -27,6 +27,11 @@ def N_(message: str) -> str:
     return message
 
 
+def Nn_(singular: str, plural: str) -> tuple[str, str]:
+    """Mark a message with a plural for the catalogues, as ngettext takes it."""
+    return singular, plural
+
+
 INFORMATION_SHEET = """\
 ## Project Title
 Human Judgements of Word Order in Machine Translation
@@ -323,16 +328,11 @@ PRACTICE_MACHINE = N_(
     "missing words and look only at whether the words that are there come in an order that "
     "hides the meaning: the less it does, the higher the answer."
 )
-# Singular and plural, as gettext's ngettext takes them.
-PRACTICE_MOVED = (
-    N_(
-        "%(count)d word is affected. Consider how many words are out of place and how much that "
-        "obscures the meaning: the more it does, the lower the answer."
-    ),
-    N_(
-        "%(count)d words are affected. Consider how many words are out of place and how much "
-        "that obscures the meaning: the more it does, the lower the answer."
-    ),
+PRACTICE_MOVED = Nn_(
+    "%(count)d word is affected. Consider how many words are out of place and how much that "
+    "obscures the meaning: the more it does, the lower the answer.",
+    "%(count)d words are affected. Consider how many words are out of place and how much that "
+    "obscures the meaning: the more it does, the lower the answer.",
 )
 
 
