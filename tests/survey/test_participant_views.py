@@ -356,8 +356,11 @@ def test_about_you_asks_every_question_of_the_cover_page(client):
     consent(client, participant)
     response = client.get(f"/p/{participant.token}/about/")
     page = text_of(response)
+    # The thesis's cover page, for a study in English.
+    assert "Is English your first language?" in page
+    assert "Please indicate the languages you speak (including English)" in page
     for question in texts.ABOUT_YOU.values():
-        assert question in page
+        assert question.replace("%(language)s", "English") in page
     for option in ("Male", "Female", "Other", "Prefer not to say"):
         assert f"<span>{option}</span>" in response.content.decode()
     for option in texts.EDUCATION_LABELS.values():
@@ -534,7 +537,7 @@ def test_practice_feedback_describes_the_studys_own_practice_item(client):
     answer(client, participant, 0, holistic=3, order=3, go="next")
     page = text_of(client.get(item_url(participant, 0) + "?feedback=1"))
     assert "the second one with some of its words moved to other places" in page
-    assert "(2 words affected)" in page
+    assert "2 words are affected." in page
     assert texts.SAMPLE_ORDER_NOTE not in page  # the thesis's own sentence is not this one
     # A study's own feedback text takes precedence.
     Study.objects.filter(pk=study.pk).update(sample_order_note="Our own words on this pair.")
