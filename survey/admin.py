@@ -90,6 +90,11 @@ class StudyAdmin(admin.ModelAdmin):
     raw_id_fields = ["sample_item", "shared_items"]
     inlines = [ConsentTextInline]
 
+    def save_model(self, request, obj, form, change):
+        if not change:  # the texts left as the form offered them follow the study's language
+            obj.take_language_defaults(given=form.changed_data)
+        super().save_model(request, obj, form, change)
+
 
 class QuestionnaireEntryInline(admin.TabularInline):
     """Entries are edited here only until a participant starts the questionnaire; after that,

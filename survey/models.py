@@ -446,16 +446,6 @@ class Study(models.Model):
     def __str__(self):
         return self.name
 
-    def save(self, *args, **kwargs):
-        # A new study in another language starts from that language's texts: each text still
-        # at the English default is replaced (one given explicitly is kept).
-        if self._state.adding and self.language != "en":
-            english = texts.study_defaults("en")
-            for name, text in texts.study_defaults(self.language).items():
-                if getattr(self, name) == english[name]:
-                    setattr(self, name, text)
-        super().save(*args, **kwargs)
-
     def clean(self):
         try:
             self.layout()
@@ -463,6 +453,14 @@ class Study(models.Model):
             raise ValidationError(f"These numbers cannot describe a questionnaire: {e}") from None
         if self.platform == "prolific" and not self.completion_code:
             raise ValidationError("A Prolific study needs the completion code set on Prolific.")
+
+    def take_language_defaults(self, given=()) -> None:
+        """Give a new study the texts of its language: each participant text, question and
+        scale label not in `given` (the fields its creator wrote) becomes the language's
+        default (survey/texts.py; English where there is no translation)."""
+        for name, text in texts.study_defaults(self.language).items():
+            if name not in given:
+                setattr(self, name, text)
 
     @property
     def language_name(self) -> str:

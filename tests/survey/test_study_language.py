@@ -41,8 +41,16 @@ def page_text(response) -> str:
     return text_of(response)
 
 
+def study_in(language: str, **fields) -> Study:
+    """A study made as a study file or the admin makes a new one: texts in its language."""
+    study = make_study(language=language, **fields)
+    study.take_language_defaults()
+    study.save()
+    return study
+
+
 def french_study(**fields) -> Study:
-    study = make_study(language="fr", **fields)
+    study = study_in("fr", **fields)
     study.consent_texts.all().delete()  # the default statements, in French, come instead
     return study
 
@@ -109,7 +117,7 @@ def test_a_french_study_refuses_and_explains_in_french(client):
 
 @pytest.mark.django_db
 def test_a_german_study_asks_about_you_in_german(client):
-    study = make_study(language="de")
+    study = study_in("de")
     participant = enter(client, study)
     consent(client, participant)
     response = client.get(f"/p/{participant.token}/about/")
@@ -141,29 +149,51 @@ def test_a_page_in_another_language_leaves_the_next_request_in_english(client):
     assert "Open studies" in text_of(client.get("/"))
 
 
-@pytest.mark.django_db
 def test_a_new_study_takes_the_texts_of_its_language_unless_given():
-    french = Study.objects.create(name="fr", slug="fr", language="fr", reward="Rien.")
+    french = Study(language="fr")
+    french.take_language_defaults()
     assert french.information_sheet.startswith("## Titre du projet")
     assert french.order_question == texts.texts_fr.QUESTIONS["order_question"]
-    own = Study.objects.create(name="own", slug="own", language="de", instructions="Eigene.")
+    own = Study(language="de", instructions="Eigene.")
+    own.take_language_defaults(given={"instructions"})
     assert own.instructions == "Eigene."
     assert own.debriefing.startswith("## Titel des Projekts")
     # Any other language starts from the English texts, to be translated by the researcher.
-    czech = Study.objects.create(name="cs", slug="cs", language="cs")
-    assert czech.information_sheet == texts.INFORMATION_SHEET
-    # Changing the language later never rewrites texts.
-    czech.language = "fr"
-    czech.save()
-    czech.refresh_from_db()
+    czech = Study(language="cs")
+    czech.take_language_defaults()
     assert czech.information_sheet == texts.INFORMATION_SHEET
 
 
 @pytest.mark.django_db
+def test_the_admin_gives_a_new_study_the_texts_of_its_language(admin_client):
+    from django.forms.models import model_to_dict
+
+    form = {
+        k: v
+        for k, v in model_to_dict(Study(), exclude=["id", "sample_item", "shared_items"]).items()
+        if v is not None
+    }
+    form |= {"name": "Étude", "slug": "etude", "language": "fr", "reward": "Rien."}
+    form |= {"holistic_low": "Ardu", "type_counts": "{}"}
+    form |= {f"consent_texts-{k}": v for k, v in {"TOTAL_FORMS": 0, "INITIAL_FORMS": 0}.items()}
+    # As the browser sends them: the form's hidden copies of the callable defaults.
+    form |= {f"initial-{name}": form[name] for name in texts.DOCUMENTS}
+    response = admin_client.post("/admin/survey/study/add/", form)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    study = Study.objects.get(slug="etude")
+    assert study.debriefing.startswith("## Titre du projet")
+    assert (study.holistic_low, study.holistic_high) == ("Ardu", "Très facile")
+    # Editing it later changes no text, whatever its language becomes.
+    study.language = "de"
+    study.save()
+    study.refresh_from_db()
+    assert study.debriefing.startswith("## Titre du projet")
+
+
 @pytest.mark.parametrize("language", ["fr", "de"])
 def test_the_translated_texts_name_the_same_settings_as_the_english(language):
     study = Study(language=language, **FILLED_SETTINGS)
-    study.save()
+    study.take_language_defaults()
     for name in texts.DOCUMENTS:
         english = set(re.findall(r"\{(\w+)\}", texts.study_defaults("en")[name]))
         assert set(re.findall(r"\{(\w+)\}", getattr(study, name))) == english, name
