@@ -427,6 +427,7 @@ RATINGS_FRAME_TYPES = {
     col.DEGREE: "float64",
     col.QUALITY: "float64",
     col.WMT_SCORE: "float64",
+    col.TARGET_LANG: "str",
     col.HOLISTIC: "float64",
     col.ORDER: "float64",
     col.unit(col.HOLISTIC): "float64",
