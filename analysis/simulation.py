@@ -34,7 +34,7 @@ GENDERS = {"female": 0.55, "male": 0.41, "other": 0.02, "not_say": 0.02}
 NATIONALITIES = {"British": 0.78, "Scottish": 0.15, "Irish": 0.04, "German": 0.03}
 EDUCATION = {"school": 0.25, "college": 0.15, "undergraduate": 0.2, "masters": 0.25, "phd": 0.15}
 GRAMMAR_ATTENTION = {3: 0.3, 4: 0.4, 5: 0.3}
-ENGLISH_FIRST_SHARE = 0.95
+TARGET_FIRST_SHARE = 0.95
 OTHER_LANGUAGES = ("French", "German", "Spanish", "Italian", "Gaelic", "Japanese", "Polish")
 OTHER_LANGUAGE_COUNT = {0: 0.3, 1: 0.35, 2: 0.25, 3: 0.1}
 FLUENCY = {1: 0.35, 2: 0.2, 3: 0.15, 4: 0.2, 5: 0.05, 6: 0.05}
@@ -47,18 +47,18 @@ def _pick(rng: random.Random, weights: dict):
 def simulated_about_you(rng: random.Random) -> tuple[dict, list[tuple[str, int]]]:
     """Participant fields and (language, fluency) pairs for one simulated participant."""
     young = rng.random() < AGE_YOUNG_SHARE
-    english_first = rng.random() < ENGLISH_FIRST_SHARE
+    target_first = rng.random() < TARGET_FIRST_SHARE
     fields = {
         "age": rng.randint(18, 29) if young else rng.randint(30, 74),
         "gender": _pick(rng, GENDERS),
         "nationality": _pick(rng, NATIONALITIES),
         "education": _pick(rng, EDUCATION),
         "grammar_attention": _pick(rng, GRAMMAR_ATTENTION),
-        "english_first": english_first,
-        "english_years": None if english_first else rng.randint(5, 20),
+        "target_first": target_first,
+        "target_years": None if target_first else rng.randint(5, 20),
     }
     extra = _pick(rng, OTHER_LANGUAGE_COUNT)
-    if english_first:
+    if target_first:
         languages, others = [("English", 7)], rng.sample(OTHER_LANGUAGES, extra)
     else:
         native, *others = rng.sample(OTHER_LANGUAGES, extra + 1)

@@ -78,8 +78,8 @@ class ConsentForm(forms.Form):
 
 # The participant's fields the about-you page writes.
 ABOUT_FIELDS = [
-    "english_first",
-    "english_years",
+    "target_first",
+    "target_years",
     "gender",
     "nationality",
     "education",
@@ -98,13 +98,13 @@ class AboutForm(forms.Form):
     """The survey cover page's "About You" questions; every answer is optional. The questions
     on the first language name the study's language."""
 
-    english_first = forms.ChoiceField(
+    target_first = forms.ChoiceField(
         choices=YES_NO,
         widget=forms.RadioSelect,
         required=False,
     )
-    english_years = forms.IntegerField(
-        label=_lazy(texts.ABOUT_YOU["english_years"]),
+    target_years = forms.IntegerField(
+        label=_lazy(texts.ABOUT_YOU["target_years"]),
         help_text=gettext_lazy("In years."),
         min_value=0,
         max_value=120,
@@ -148,7 +148,7 @@ class AboutForm(forms.Form):
 
     def __init__(self, study, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["english_first"].label = gettext(texts.ABOUT_YOU["english_first"]) % {
+        self.fields["target_first"].label = gettext(texts.ABOUT_YOU["target_first"]) % {
             "language": language_name(study.language)
         }
 
@@ -157,8 +157,8 @@ class AboutForm(forms.Form):
         yes_no = {True: "yes", False: "no", None: ""}
         disability = participant.reading_disability
         return {
-            "english_first": yes_no[participant.english_first],
-            "english_years": participant.english_years,
+            "target_first": yes_no[participant.target_first],
+            "target_years": participant.target_years,
             "gender": participant.gender,
             "nationality": participant.nationality,
             "education": participant.education,
@@ -174,8 +174,8 @@ class AboutForm(forms.Form):
         The reading-disability answer is stored as "No", "Yes", or the details given.
         """
         data = self.cleaned_data
-        participant.english_first = {"yes": True, "no": False}.get(data["english_first"])
-        participant.english_years = data["english_years"]
+        participant.target_first = {"yes": True, "no": False}.get(data["target_first"])
+        participant.target_years = data["target_years"]
         participant.gender = data["gender"]
         participant.nationality = data["nationality"].strip()
         participant.education = data["education"]

@@ -598,8 +598,12 @@ class Participant(models.Model):
     consented_at = models.DateTimeField(null=True, blank=True)
     share_data = models.BooleanField(default=False, help_text="consented to data sharing")
     # About you (thesis Appendix A); every field optional.
-    english_first = models.BooleanField(null=True, blank=True)
-    english_years = models.PositiveSmallIntegerField(null=True, blank=True)
+    target_first = models.BooleanField(
+        null=True, blank=True, help_text="the study's language is a first language"
+    )
+    target_years = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="years of speaking the study's language fluently"
+    )
     gender = models.CharField(max_length=8, choices=GENDERS, blank=True)
     nationality = models.CharField(max_length=100, blank=True)
     education = models.CharField(max_length=16, choices=EDUCATION, blank=True)
@@ -622,7 +626,8 @@ class Participant(models.Model):
 
     @property
     def languages_score(self) -> int:
-        """Language knowledge, English included: native 7 … a few words 1 point, summed."""
+        """Language knowledge, the study's language included: native 7 … a few words 1 point,
+        summed."""
         return sum(lang.fluency for lang in self.languages.all())
 
 

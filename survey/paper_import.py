@@ -38,6 +38,9 @@ from survey.wmt import read_input
 
 SCALE_FIELDS = {"holistic": "holistic", "word_order": "order"}  # field suffix -> Rating field
 PAIR_FIELD = re.compile(r"(?:pair-(\d+)|practice)\.(holistic|word_order)")
+# The printed about-you fields keep the names of the first print runs, from before the questions
+# named the study's language: paper field -> Participant field.
+PAPER_NAMES = {"english_first": "target_first", "english_years": "target_years"}
 TEXT_FIELDS = ("english_years", "languages", "nationality", "reading_disability_details", "age")
 FLUENCY_NAMES = {str(label).lower(): value for value, label in ParticipantLanguage.FLUENCY}
 
@@ -57,9 +60,9 @@ def about_questions(language: str) -> list[printing.Choice]:
     return [
         printing.Choice(
             "english_first",
-            q["english_first"],
+            q["target_first"],
             (("yes", "Yes"), ("no", "No")),
-            text_label=q["english_years"] + " (years)",
+            text_label=q["target_years"] + " (years)",
             text_name="english_years",
             text_width=60 * MM,
         ),
@@ -484,7 +487,7 @@ def _apply_box(person: Participant, ratings: dict[int, Rating], name: str, value
         return
     about = name.removeprefix("about.")
     if about == "english_first":
-        person.english_first = {"yes": True, "no": False}.get(value)
+        person.target_first = {"yes": True, "no": False}.get(value)
     elif about in ("gender", "education"):
         setattr(person, about, value or "")
     elif about == "grammar_attention":
@@ -550,7 +553,7 @@ def _apply_text(person: Participant, name: str, text: str) -> None:
         if value:
             person.reading_disability = value
     else:
-        setattr(person, about, value)
+        setattr(person, PAPER_NAMES.get(about, about), value)
 
 
 def box_choices(answer: PaperAnswer) -> list[tuple[str, str]]:

@@ -207,8 +207,8 @@ SAMPLE_ORDER_NOTE = (
 
 # The cover page's "About You" questions (§1.1-1.8); %(language)s is the study's language.
 ABOUT_YOU = {
-    "english_first": N_("Is %(language)s your first language?"),
-    "english_years": N_("If not, how long would you say you have been speaking it fluently?"),
+    "target_first": N_("Is %(language)s your first language?"),
+    "target_years": N_("If not, how long would you say you have been speaking it fluently?"),
     "languages": N_(
         "Please indicate the languages you speak (including %(language)s), along with your "
         "fluency level and any qualifications you have achieved in each."

@@ -24,7 +24,7 @@ practice            bool: the unscored sample sentence
 shared              bool: the item is in every questionnaire
 simulated           bool: answers produced by :func:`analysis.stats.simulate.simulate_responses`
 age                 participant's age in years (NaN if not given)
-english_first       bool or NaN
+target_first       bool or NaN
 languages_score     language-knowledge points (native 7 ... a few words 1, summed)
 education           one of :data:`EDUCATION_LEVELS` (or empty/NaN)
 gender              ``male``, ``female``, ``other``, ``not_say`` (or empty/NaN)
@@ -73,7 +73,7 @@ PRACTICE = "practice"
 SHARED = "shared"
 SIMULATED = "simulated"
 AGE = "age"
-ENGLISH_FIRST = "english_first"
+TARGET_FIRST = "target_first"
 LANGUAGES_SCORE = "languages_score"
 EDUCATION = "education"
 GENDER = "gender"

@@ -67,7 +67,7 @@ def design(participants: int = 18, questionnaires: int = 6, seed: int = 0) -> pd
             C.EDUCATION: [C.EDUCATION_LEVELS[p % 5] for p in range(participants)],
             "grammar_attention": [3 + p % 3 for p in range(participants)],
             C.LANGUAGES_SCORE: [7 + 2 * (p % 5) for p in range(participants)],
-            C.ENGLISH_FIRST: True,
+            C.TARGET_FIRST: True,
         }
     )
     return frame.merge(people, on=C.PARTICIPANT)

@@ -108,7 +108,7 @@ def test_about_you_answers_resemble_the_thesis_participants():
         names = [name for name, _ in languages]
         assert "English" in names and len(names) == len(set(names))
         native = [name for name, fluency in languages if fluency == 7]
-        assert native == (["English"] if fields["english_first"] else native[:1])
+        assert native == (["English"] if fields["target_first"] else native[:1])
 
 
 def power(*args: str) -> str:

@@ -375,8 +375,8 @@ def test_about_you_stores_every_answer_and_the_language_rows(client):
     participant = enter(client, study)
     consent(client, participant)
     data = {
-        "english_first": "no",
-        "english_years": "12",
+        "target_first": "no",
+        "target_years": "12",
         "gender": "other",
         "nationality": " Scottish ",
         "education": "masters",
@@ -390,8 +390,8 @@ def test_about_you_stores_every_answer_and_the_language_rows(client):
     assert response["Location"] == f"/p/{participant.token}/instructions/"
     participant.refresh_from_db()
     assert participant.about_done
-    assert participant.english_first is False
-    assert participant.english_years == 12
+    assert participant.target_first is False
+    assert participant.target_years == 12
     assert participant.gender == "other"
     assert participant.nationality == "Scottish"
     assert participant.education == "masters"
@@ -418,7 +418,7 @@ def test_about_you_is_entirely_optional(client):
     assert response.status_code == 302
     participant.refresh_from_db()
     assert participant.about_done
-    assert participant.english_first is None and participant.age is None
+    assert participant.target_first is None and participant.age is None
     assert participant.gender == "" and participant.reading_disability == ""
     assert not participant.languages.exists()
 

@@ -220,8 +220,8 @@ def test_the_participant_model_is_untouched_by_the_page_language(client):
     consent(client, participant, statements=7)
     client.post(
         f"/p/{participant.token}/about/",
-        languages(("anglais", 7, "")) | {"english_first": "no", "english_years": "12"},
+        languages(("anglais", 7, "")) | {"target_first": "no", "target_years": "12"},
     )
     stored = Participant.objects.get(pk=participant.pk)
-    assert (stored.english_first, stored.english_years) == (False, 12)
+    assert (stored.target_first, stored.target_years) == (False, 12)
     assert stored.languages.get().get_fluency_display() == "Native"
