@@ -44,8 +44,12 @@ def _pick(rng: random.Random, weights: dict):
     return rng.choices(list(weights), weights=list(weights.values()))[0]
 
 
-def simulated_about_you(rng: random.Random) -> tuple[dict, list[tuple[str, int]]]:
-    """Participant fields and (language, fluency) pairs for one simulated participant."""
+def simulated_about_you(
+    rng: random.Random, language: str = "English"
+) -> tuple[dict, list[tuple[str, int]]]:
+    """Participant fields and (language, fluency) pairs for one simulated participant of a
+    study in `language` (by name), mostly its native speakers."""
+    others_known = tuple(name for name in OTHER_LANGUAGES + ("English",) if name != language)
     young = rng.random() < AGE_YOUNG_SHARE
     target_first = rng.random() < TARGET_FIRST_SHARE
     fields = {
@@ -59,10 +63,10 @@ def simulated_about_you(rng: random.Random) -> tuple[dict, list[tuple[str, int]]
     }
     extra = _pick(rng, OTHER_LANGUAGE_COUNT)
     if target_first:
-        languages, others = [("English", 7)], rng.sample(OTHER_LANGUAGES, extra)
+        languages, others = [(language, 7)], rng.sample(others_known, extra)
     else:
-        native, *others = rng.sample(OTHER_LANGUAGES, extra + 1)
-        languages = [(native, 7), ("English", 6)]
+        native, *others = rng.sample(others_known, extra + 1)
+        languages = [(native, 7), (language, 6)]
     languages += [(name, _pick(rng, FLUENCY)) for name in others]
     return fields, languages
 
@@ -113,7 +117,7 @@ def _enrol(study: Study, count: int, seed: int) -> list[Participant]:
     now = timezone.now()
     people, languages = [], []
     for _ in range(count):
-        fields, spoken = simulated_about_you(rng)
+        fields, spoken = simulated_about_you(rng, study.language_name)
         try:
             person = assignment.enrol(
                 study,
