@@ -213,7 +213,7 @@ class EndpointFuzz(TestCase):
         before = about_state(self.alice.pk)
         self.post(f"/p/{self.alice.token}/about/", data)
         after = about_state(self.alice.pk)
-        form = AboutForm(data)
+        form = AboutForm(self.alice.study, data)
         languages = language_formset(self.alice, data)
         event(f"valid: {form.is_valid() and languages.is_valid()}")
         if not (form.is_valid() and languages.is_valid()):
