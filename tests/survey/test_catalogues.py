@@ -18,7 +18,10 @@ from django.utils.translation.template import templatize
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 TEMPLATES = sorted((ROOT / "survey/templates/survey").glob("*.html"))  # not dashboard/
-MODULES = [ROOT / "survey" / name for name in ("forms.py", "views.py", "texts.py", "models.py")]
+MODULES = [
+    ROOT / "survey" / name
+    for name in ("forms.py", "views.py", "texts.py", "models.py", "participation.py")
+]
 LANGUAGES = ("fr", "de")
 SINGULAR = {"gettext", "gettext_lazy", "_", "N_"}
 PLURAL = {"ngettext", "ngettext_lazy", "Nn_"}

@@ -113,6 +113,11 @@ def test_a_french_study_refuses_and_explains_in_french(client):
     page = text_of(response)
     assert "Veuillez indiquer le nom de la langue." in page
     assert "Saisissez un nombre entier." in page  # Django's own message, in French
+    client.post(f"/p/{participant.token}/about/", languages())
+    response = client.post(item_url(participant, 9), {"item": study.sample_item_id})
+    assert "Cette réponse n'a pas pu être acceptée : il n'y a pas de paire à la position 9." in (
+        text_of(response)
+    )
 
 
 @pytest.mark.django_db
