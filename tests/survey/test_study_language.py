@@ -230,3 +230,13 @@ def test_the_participant_model_is_untouched_by_the_page_language(client):
     stored = Participant.objects.get(pk=participant.pk)
     assert (stored.target_first, stored.target_years) == (False, 12)
     assert stored.languages.get().get_fluency_display() == "Native"
+
+
+@pytest.mark.django_db
+def test_a_study_in_a_language_neither_catalogue_nor_django_knows_shows_english_pages(client):
+    study = make_study(language="liv")  # Livonian: a valid ISO 639 code, no Django locale
+    participant = enter(client, study)
+    consent(client, participant)
+    response = client.get(f"/p/{participant.token}/about/")
+    assert '<html lang="liv">' in response.content.decode()
+    assert "Is liv your first language?" in text_of(response)
