@@ -18,6 +18,7 @@ from analysis import frames, report
 from analysis import release as dataset
 from analysis.stats import columns as C
 from analysis.stats import correlation, system
+from survey.languages import LANGUAGE_NAMES
 from survey.management.reporting import find_study
 from survey.models import Rating, Study
 from survey.wmt import canonical_system
@@ -89,7 +90,7 @@ def run_analysis(
             figures=not no_figures,
             n_boot=bootstrap,
             seed=seed,
-            subsets={} if no_subsets else correlation.THESIS_SUBSETS,
+            subsets={} if no_subsets else subsets(ratings),
             systems=systems,
             departures=None if release is not None else departures(chosen),
             progress=lambda step: progress(f"{step} …"),
@@ -106,6 +107,16 @@ def run_analysis(
         }
     progress("writing files …")
     return Analysis(report.write_report(built, out), list(built.notes))
+
+
+def subsets(ratings: pd.DataFrame) -> dict[str, str]:
+    """Appendix B's subsets, and the native and non-native speakers of the items' language
+    when they have one."""
+    languages = ratings[C.TARGET_LANG].unique()
+    if len(languages) != 1:
+        return correlation.THESIS_SUBSETS
+    name = LANGUAGE_NAMES.get(languages[0], languages[0])
+    return {**correlation.THESIS_SUBSETS, **correlation.first_language_subsets(name)}
 
 
 def departures(study: Study) -> dict[str, int]:

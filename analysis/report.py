@@ -28,6 +28,7 @@ from analysis.stats import columns as C
 from analysis.stats import corpus, correlation, hypotheses, mixed, ordinal, quality, responses
 from analysis.stats.ordinal import ClmmFit
 from analysis.stats.reml import LmmFit
+from survey.languages import LANGUAGE_NAMES
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 #: Sources the thesis calls "other evaluation methods" (purple in Table 7.2), by metric name.
@@ -187,6 +188,11 @@ def bar_table(
 # --- Sections ----------------------------------------------------------------------------
 
 
+def _language_names(codes: pd.Series) -> str:
+    """The items' languages, by name with the code: "French (fr)"."""
+    return ", ".join(f"{LANGUAGE_NAMES.get(c, c)} ({c})" for c in sorted(codes.unique())) or "none"
+
+
 def _overview(
     ratings: pd.DataFrame, scores: pd.DataFrame | None, departures: Mapping[str, int] | None
 ) -> list[tuple[str, str]]:
@@ -208,6 +214,8 @@ def _overview(
                 f"{departures['withdrawn_simulated']} simulated",
             ),
         ]
+    if C.TARGET_LANG in ratings:
+        facts.append(("Target language", _language_names(ratings[C.TARGET_LANG])))
     facts += [
         ("Questionnaires", str(ratings[C.QUESTIONNAIRE].nunique())),
         ("Ratings (practice sample excluded)", _per_group(ratings)),

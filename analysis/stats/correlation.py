@@ -38,6 +38,15 @@ THESIS_SUBSETS = {
 }
 
 
+def first_language_subsets(language: str) -> dict[str, str]:
+    """The participants by whether the study's language (by name) is their first, as the
+    about-you page asks: "native French speakers" and "non-native French speakers"."""
+    return {
+        f"native {language} speakers": "target_first == True",
+        f"non-native {language} speakers": "target_first == False",
+    }
+
+
 @dataclass(frozen=True)
 class Correlation:
     r: float

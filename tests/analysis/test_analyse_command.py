@@ -62,6 +62,7 @@ def test_analyse_writes_the_html_report_tables_and_figures(tmp_path):
     assert ["Participants analysed: simulated", "8"] in manifest["facts"]
     assert ["Declined consent", "1"] in manifest["facts"]
     assert ["Withdrew", "1 real, 0 simulated"] in manifest["facts"]
+    assert ["Target language", "English (en)"] in manifest["facts"]  # the items are de-en
     assert manifest["real_participants"] == 0 and manifest["simulated_participants"] == 8
     assert manifest["source"]["study"] == study.slug and manifest["source"]["as_of"]
     figures = [f["name"] for f in manifest["figures"]]
@@ -113,6 +114,25 @@ def test_run_analysis_takes_a_study_and_the_options_of_the_command(tmp_path):
     with pytest.raises(AnalysisError, match="simulated ones left out"):
         run_analysis(tmp_path / "s", study=study, no_simulated=True)
     assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.django_db
+def test_the_subsets_add_the_native_speakers_of_the_items_language(tmp_path):
+    french = pd.DataFrame({"target_lang": ["fr", "fr"]})
+    assert analysing.subsets(french)["native French speakers"] == "target_first == True"
+    assert analysing.subsets(french)["non-native French speakers"] == "target_first == False"
+    mixed = pd.DataFrame({"target_lang": ["fr", "de"]})
+    assert not any("native" in name for name in analysing.subsets(mixed))
+
+    study = rated_study()
+    people = list(study.participants.order_by("pk"))
+    for n, person in enumerate(people):
+        person.target_first = n % 2 == 0
+        person.save(update_fields=["target_first"])
+    run_analysis(tmp_path / "r", study=study, no_figures=True, bootstrap=0)
+    table = pd.read_csv(tmp_path / "r" / "tables" / "subset_correlations.csv")
+    counts = table.drop_duplicates("subset").set_index("subset")["participants"]
+    assert counts["native English speakers"] == counts["non-native English speakers"] == 4
 
 
 @pytest.mark.django_db

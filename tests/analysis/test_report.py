@@ -67,7 +67,7 @@ def design(participants: int = 18, questionnaires: int = 6, seed: int = 0) -> pd
             C.EDUCATION: [C.EDUCATION_LEVELS[p % 5] for p in range(participants)],
             "grammar_attention": [3 + p % 3 for p in range(participants)],
             C.LANGUAGES_SCORE: [7 + 2 * (p % 5) for p in range(participants)],
-            C.ENGLISH_FIRST: True,
+            C.TARGET_FIRST: True,
         }
     )
     return frame.merge(people, on=C.PARTICIPANT)
@@ -97,7 +97,8 @@ def scores_for(ratings: pd.DataFrame, seed: int = 1) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def frames():
-    ratings = simulate.simulate_responses(design(), seed=3)
+    # A study into French: the items' target language, as the database and a release give it.
+    ratings = simulate.simulate_responses(design(), seed=3).assign(target_lang="fr")
     languages = pd.DataFrame(
         {C.PARTICIPANT: [1, 1, 2], "language": ["English", "French", "English"]}
     )
@@ -169,6 +170,7 @@ def test_the_report_has_every_section_figure_and_table(built):
     assert report.simulated_participants == 18
     assert ("Participants analysed: real", "0") in report.facts
     assert ("Participants analysed: simulated", "18") in report.facts
+    assert ("Target language", "French (fr)") in report.facts
 
 
 def test_level_counts_add_up_to_the_answers(built, frames):
