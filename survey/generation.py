@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from survey.models import Permutation, Segment, Triple
 from survey.language_rules import NoPipelineError
+from survey.models import Permutation, Segment, Triple
 from survey.parsing import Bars, no_bars, stored_parses, target_rules
 from survey.permutations import (
     PERMUTATION_TYPES,

@@ -102,7 +102,9 @@ TABLE: dict[str, LanguageRules] = {
         ),
         LanguageRules(
             "it",
-            elisions=_elided("l", "un", "dell", "all", "dall", "nell", "sull", "coll", "quell", "c"),
+            elisions=_elided(
+                "l", "un", "dell", "all", "dall", "nell", "sull", "coll", "quell", "c"
+            ),
         ),
         LanguageRules(
             "ja",

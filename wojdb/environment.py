@@ -91,7 +91,8 @@ class Environment:
         try:
             return parse_pipelines(value)
         except ValueError as error:
-            raise _bad(name, value, f"LANGUAGE=PIPELINE pairs separated by commas ({error})")
+            expected = f"LANGUAGE=PIPELINE pairs separated by commas ({error})"
+            raise _bad(name, value, expected) from None
 
     def rate(self, name: str, default: str) -> tuple[int, int] | None:
         """``COUNT/SECONDS``, both positive whole numbers, or ``off``/``0``/empty for no limit."""

@@ -97,9 +97,7 @@ class Renderer:
     him …"); other scripts have no case to restore.
     """
 
-    def __init__(
-        self, sentence: Sentence, truecaser: Truecaser | None = None, cased: bool = True
-    ):
+    def __init__(self, sentence: Sentence, truecaser: Truecaser | None = None, cased: bool = True):
         self.sentence = sentence
         self.truecaser = (truecaser if cased else None) or Truecaser()
         self.capital_start = cased and bool(sentence.cores) and sentence.cores[0][:1].isupper()
