@@ -173,6 +173,15 @@ class Sentence:
             return min(hosts or candidates, key=depths.__getitem__)
 
         tops = [top(spans[w]) for w in slots]
+
+        def head(w: int, token: int) -> int:
+            # The word's head lies outside it: a host's head may be its own elided clitic.
+            head = heads[token]
+            while head in spans[w]:
+                head = heads[head]
+            return head
+
+        word_heads = [head(w, t) for w, t in zip(slots, tops, strict=True)]
         tags = parse.tags if rules.tags == "xpos" else parse.upos
         return cls(
             text=text,
@@ -182,7 +191,7 @@ class Sentence:
             slots=tuple(slots),
             cores=tuple(map(cores.__getitem__, slots)),
             tags=tuple(map(tags.__getitem__, tops)),
-            heads=tuple(-1 if heads[t] == -1 else slot_of_token[heads[t]] for t in tops),
+            heads=tuple(-1 if h == -1 else slot_of_token[h] for h in word_heads),
         )
 
     def __len__(self) -> int:

@@ -15,7 +15,12 @@ from survey.nlp import Parse, parse_texts
 from wojdb.bundled import wmt21_toen
 
 DATA = Path(__file__).parent / "data"
-KEYS = [("bleu", "sacrebleu"), ("chrf", "sacrebleu"), ("ter", "sacrebleu"), ("kendall_tau", "thesis")]
+KEYS = [
+    ("bleu", "sacrebleu"),
+    ("chrf", "sacrebleu"),
+    ("ter", "sacrebleu"),
+    ("kendall_tau", "thesis"),
+]
 
 
 def wmt_pairs(code: str) -> list[tuple[str, str]]:
