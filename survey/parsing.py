@@ -84,7 +84,7 @@ def import_parses(
     source, _, target = lp.partition("-")
     source, target = check_language(source, path), check_language(target, path)
     try:
-        parses = read_conllu(read_input(path).decode("utf-8"), parser)
+        parses = read_conllu(read_input(path).decode("utf-8"), parser, surface=True)
     except UnicodeDecodeError as error:
         raise InputError(path, f"bytes are not valid UTF-8 ({error.reason})") from None
     except ValueError as error:
@@ -118,5 +118,7 @@ def import_parses(
     with transaction.atomic():
         type(owners[0]).objects.bulk_update(owners, ["parse", "parser"], batch_size=PARSE_CHUNK)
     report = ImportReport()
-    report.created[f"{field}s given a parse"] = len(owners)
+    report.created[f"{'references' if system is None else 'hypotheses'} given a parse"] = len(
+        owners
+    )
     return report
