@@ -29,7 +29,9 @@ def make_pool(target: str, references: list[str], hypotheses: list[str]) -> list
         testset="newstest2021", year=2021, source_lang="en", target_lang=target, system="SysA"
     )
     triples = []
-    for number, (reference, hypothesis) in enumerate(zip(references, hypotheses), start=1):
+    for number, (reference, hypothesis) in enumerate(
+        zip(references, hypotheses, strict=True), start=1
+    ):
         segment = Segment.objects.create(
             testset="newstest2021",
             year=2021,
