@@ -15,10 +15,10 @@ from django.db import transaction
 
 from analysis.metrics.alignment import (
     DEFAULT_STAGES,
+    WordAlignment,
     aligner_name,
     alignment_from_word_mapping,
 )
-from analysis.metrics.alignment import Alignment as WordAlignment
 from analysis.metrics.compute import PairInput, compute_many
 from analysis.metrics.registry import BY_KEY, BuiltinMetric, combined_parser
 from analysis.models import Alignment, Metric, MetricScore

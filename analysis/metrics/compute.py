@@ -13,7 +13,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
-from analysis.metrics.alignment import Alignment
+from analysis.metrics.alignment import WordAlignment
 from analysis.metrics.registry import BY_KEY, Key, PairContext, score_context, select
 from survey.nlp import Parse
 
@@ -29,7 +29,7 @@ class PairInput:
     key: Hashable
     hyp: Parse
     ref: Parse
-    alignment: Alignment | None = None
+    alignment: WordAlignment | None = None
     words: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 from analysis.metrics import baselines, derp, dted, lepor, permutation, pets
-from analysis.metrics.alignment import Alignment, align, aligner_name, alignment_permutation
+from analysis.metrics.alignment import WordAlignment, align, aligner_name, alignment_permutation
 from survey.nlp import Parse
 
 VERSION = "1"
@@ -60,7 +60,7 @@ class PairContext:
         self,
         hyp: Parse,
         ref: Parse,
-        alignment: Alignment | None = None,
+        alignment: WordAlignment | None = None,
         words: tuple[Sequence[str], Sequence[str]] | None = None,
     ):
         if alignment is None:
@@ -81,7 +81,7 @@ class PairContext:
         return combined_parser(self.hyp.parser, self.ref.parser)
 
     @cached_property
-    def permutation(self) -> permutation.Permutation:
+    def permutation(self) -> permutation.WordOrder:
         return alignment_permutation(self.alignment)
 
     @cached_property
@@ -350,7 +350,7 @@ def score_context(context: PairContext, metrics: Sequence[BuiltinMetric]) -> dic
 def score_pair(
     hyp_parse: Parse,
     ref_parse: Parse,
-    alignment: Alignment | None = None,
+    alignment: WordAlignment | None = None,
     metrics: Iterable[str] | None = None,
 ) -> dict[Key, float]:
     """Every built-in metric (or those named) for one pair; the built-in aligner if none given."""

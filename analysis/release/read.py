@@ -40,7 +40,7 @@ from analysis.release.schema import (
     TRIPLE_KEY,
     TRUE_VALUES,
     Field,
-    Table,
+    TableSchema,
     empty_table,
     unescape_text,
     upgraded,
@@ -203,7 +203,7 @@ def _json_list(text: str):
         return text
 
 
-def _read_csv(folder: Path, table: Table, problems: _Problems) -> pd.DataFrame | None:
+def _read_csv(folder: Path, table: TableSchema, problems: _Problems) -> pd.DataFrame | None:
     try:
         with open_input(folder / table.path) as handle:
             raw = pd.read_csv(
@@ -238,7 +238,9 @@ def _read_csv(folder: Path, table: Table, problems: _Problems) -> pd.DataFrame |
     return pd.DataFrame(out, index=pd.RangeIndex(len(raw)))
 
 
-def _check_keys(tables: dict[str, pd.DataFrame], schemas: dict[str, Table], problems: _Problems):
+def _check_keys(
+    tables: dict[str, pd.DataFrame], schemas: dict[str, TableSchema], problems: _Problems
+):
     for name, frame in tables.items():
         table = schemas[name]
         if table.primary_key:
@@ -364,7 +366,9 @@ def _without_descriptions(value):
     return value
 
 
-def check_package(package: dict, tables: tuple[Table, ...], problems: _Problems) -> list[Table]:
+def check_package(
+    package: dict, tables: tuple[TableSchema, ...], problems: _Problems
+) -> list[TableSchema]:
     """The package's resources against this software's tables: the same paths and schemas
     (constraints included), each file's size and hash stated. Returns the tables present."""
     ours = {t.name: t for t in tables}

@@ -74,7 +74,7 @@ class ForeignKey:
 
 
 @dataclass(frozen=True)
-class Table:
+class TableSchema:
     """One file of the release, with its schema."""
 
     name: str
@@ -120,7 +120,7 @@ def _fk(fields, resource, reference=None) -> ForeignKey:
     return ForeignKey(tuple(fields), resource, tuple(_as_list(reference or fields)))
 
 
-ITEMS = Table(
+ITEMS = TableSchema(
     "items",
     "One row per rated item: a WMT hypothesis, or a permutation of its reference, with the "
     "texts, the WMT scores of the hypothesis and the permutation's parameters.",
@@ -208,7 +208,7 @@ ITEMS = Table(
     primary_key=("item",),
 )
 
-QUESTIONNAIRES = Table(
+QUESTIONNAIRES = TableSchema(
     "questionnaires",
     "One row per questionnaire position: which item each questionnaire shows where.",
     (
@@ -228,7 +228,7 @@ QUESTIONNAIRES = Table(
 _LIKERT = dict(minimum=col.LIKERT_MIN, maximum=col.LIKERT_MAX)
 #: The about-you page's limit for ages and years of the language (survey.forms.AboutForm).
 MAX_YEARS = 120
-PARTICIPANTS = Table(
+PARTICIPANTS = TableSchema(
     "participants",
     "One row per participant who consented to data sharing: a pseudonymous id and the "
     "about-you answers. Crowd-platform ids, tokens and contact details are never exported.",
@@ -292,7 +292,7 @@ PARTICIPANTS = Table(
     foreign_keys=(_fk("questionnaire", "questionnaires"),),
 )
 
-PARTICIPANT_LANGUAGES = Table(
+PARTICIPANT_LANGUAGES = TableSchema(
     "participant_languages",
     "One row per language a participant listed, the study's language included.",
     (
@@ -318,7 +318,7 @@ PARTICIPANT_LANGUAGES = Table(
     optional=True,
 )
 
-RATINGS = Table(
+RATINGS = TableSchema(
     "ratings",
     "One row per participant and item shown: the raw answers as given, their 0-1 values, "
     "position and times. A blank answer is empty.",
@@ -368,7 +368,7 @@ RATINGS = Table(
     foreign_keys=(_fk("participant", "participants"), _fk("item", "items")),
 )
 
-METRICS = Table(
+METRICS = TableSchema(
     "metrics",
     "One row per metric configuration whose scores are in metric_scores.csv.",
     (
@@ -385,7 +385,7 @@ METRICS = Table(
     optional=True,
 )
 
-METRIC_SCORES = Table(
+METRIC_SCORES = TableSchema(
     "metric_scores",
     "Automatic scores, long format: one row per item and metric configuration.",
     (
@@ -500,7 +500,7 @@ def _dtype(f: Field) -> str:
     }[f.type]
 
 
-def typed(frame: pd.DataFrame, table: Table) -> pd.DataFrame:
+def typed(frame: pd.DataFrame, table: TableSchema) -> pd.DataFrame:
     """A table's columns, in schema order, from Python values (as the database gives them).
 
     Blank strings become missing, as they would after a trip through CSV. Rows keep their
@@ -522,7 +522,7 @@ def typed(frame: pd.DataFrame, table: Table) -> pd.DataFrame:
     return pd.DataFrame(out, index=pd.RangeIndex(len(frame)))
 
 
-def empty_table(table: Table) -> pd.DataFrame:
+def empty_table(table: TableSchema) -> pd.DataFrame:
     return typed(pd.DataFrame({name: [] for name in table.names}), table)
 
 
@@ -585,7 +585,7 @@ def name_in_format(table: str, field: str, version: int) -> str:
     return before if version < since else field
 
 
-def format_tables(version: int) -> tuple[Table, ...]:
+def format_tables(version: int) -> tuple[TableSchema, ...]:
     """The tables as release format `version` has them: without the columns added later, with
     the names they had then."""
     return tuple(

@@ -26,7 +26,7 @@ from analysis.release.schema import (
     PARQUET_DIR,
     TABLES,
     TABLES_BY_NAME,
-    Table,
+    TableSchema,
     escape_text,
 )
 
@@ -181,7 +181,7 @@ def _fit_line(judgment: str, fit: dict) -> str:
     )
 
 
-def _columns(table: Table) -> str:
+def _columns(table: TableSchema) -> str:
     out = ["", f"### {table.path}", "", table.description, ""]
     if table.primary_key:
         out.append(f"One row per {', '.join(table.primary_key)}.")
@@ -210,7 +210,7 @@ def stamped(package: dict, tables: dict[str, pd.DataFrame], folder: Path) -> dic
     return {**package, "resources": resources}
 
 
-def write_table(frame: pd.DataFrame, table: Table, folder: Path) -> None:
+def write_table(frame: pd.DataFrame, table: TableSchema, folder: Path) -> None:
     """One table as Parquet and as CSV, converted to Arrow once; Arrow writes CSV about ten
     times faster than pandas at a million rows.
 

@@ -33,7 +33,7 @@ __all__ = [
     "MAX_DEGREE",
     "PERMUTATION_TYPES",
     "VERSION",
-    "Permutation",
+    "PermutedReference",
     "Renderer",
     "Sentence",
     "SentencePair",
@@ -52,7 +52,7 @@ VERSION = "permutations-1"
 
 
 @dataclass(slots=True)  # not frozen: a frozen dataclass takes 5 times as long to build
-class Permutation:
+class PermutedReference:
     """One permuted reference. Its `tokens` are the output's words; `mapping[i]` is the
     reference word shown as output word i (-1 for a word taken from the hypothesis), so
     permutation metrics need no aligner; `moved` lists the reference words moved or replaced,
@@ -175,13 +175,13 @@ def generate_all(
     max_degree: int | None = None,
     truecaser: Truecaser | None = None,
     rules: LanguageRules = ENGLISH,
-) -> list[Permutation]:
+) -> list[PermutedReference]:
     """Every permutation the reference can take, for each type and degree (§6.2.3); a degree
     the sentence cannot take is skipped. `max_degree` is eq. 6.2's maximum (default: the
     highest degree tried). `rules` are the target language's (the sentences' own were made
     with the same)."""
     rows = _rows(reference, hypothesis, seed, types, degrees, max_degree, truecaser, rules)
-    return [Permutation(*row) for row in rows]
+    return [PermutedReference(*row) for row in rows]
 
 
 def _rows(
@@ -305,7 +305,7 @@ def generate_many(
     jobs: int | None = None,
     progress: Callable[[int], object] | None = None,
     chunksize: int = 64,
-) -> Iterator[list[Permutation]]:
+) -> Iterator[list[PermutedReference]]:
     """`generate_all` for many pairs, in input order, on `jobs` processes (default: all cores).
 
     `progress(1)` is called in this process as each pair's permutations arrive, so a tqdm
@@ -335,11 +335,11 @@ def generate_many(
         gc.unfreeze()
 
 
-def _received(rows: Iterable[list[tuple]], progress) -> Iterator[list[Permutation]]:
+def _received(rows: Iterable[list[tuple]], progress) -> Iterator[list[PermutedReference]]:
     """Each pair's permutations from its rows, reporting progress."""
     for pair_rows in rows:
         if progress is not None:
             progress(1)
-        permutations = [Permutation(*row) for row in pair_rows]
+        permutations = [PermutedReference(*row) for row in pair_rows]
         gc.freeze()
         yield permutations
