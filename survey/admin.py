@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.db.models import URLField
 
 from survey import models
 from survey.questionnaires import is_frozen
@@ -89,6 +90,8 @@ class StudyAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ["name"]}
     raw_id_fields = ["sample_item", "shared_items"]
     inlines = [ConsentTextInline]
+    # A return address typed without a scheme is a web address (Django 6's default).
+    formfield_overrides = {URLField: {"assume_scheme": "https"}}
 
     def save_model(self, request, obj, form, change):
         if not change:  # the texts left as the form offered them follow the study's language

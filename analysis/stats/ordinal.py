@@ -383,7 +383,10 @@ def fit_clmm(
     )
     cov = linalg.inv(hess)
     se = np.full(len(params), np.nan)
-    se[free] = np.sqrt(np.diag(cov))
+    # A Hessian that is not positive definite (a handful of participants, a variance at its
+    # bound) leaves some standard errors undefined: NaN, which the summaries show as such.
+    with np.errstate(invalid="ignore"):
+        se[free] = np.sqrt(np.diag(cov))
 
     theta, beta, tau_internal = params[:m_cut], params[m_cut : m_cut + p], params[m_cut + p :]
     tau = np.empty(k)
