@@ -1,7 +1,7 @@
 """What pyproject.toml cannot say: the packages found in the tree, plus the demo's data.
 
 The demos' WMT21 slices stay in fixtures/ for a clone (bin/demo, the tests) and are installed as
-`wojdb/fixtures`, where the installed `demo` command reads it (wojdb.settings.FIXTURES_DIR).
+`wojdb/fixtures`, where the installed `demo` command reads them (wojdb.settings.FIXTURES_DIR).
 Only the data files pyproject.toml's package-data names go in: neither the scripts that cut the
 slices nor the test archives beside them.
 """
