@@ -3,11 +3,16 @@ French, and its refusal to share a database with a demo into another language.""
 
 from __future__ import annotations
 
+import re
+import tomllib
+
 import pytest
 from django.core.management import CommandError, call_command
 
+from survey import texts
 from survey.importers import import_documents, import_wmt
 from survey.management.commands.demo import DEMOS
+from survey.management.commands.demo import Command as Demo
 from survey.models import Corpus, Segment
 
 pytestmark = pytest.mark.django_db
@@ -39,3 +44,34 @@ def test_the_demo_refuses_a_database_holding_another_target_language():
         call_command("demo", "--language", "fr", verbosity=0)
     assert Segment.objects.count() == before
     assert not Segment.objects.filter(target_lang="fr").exists()
+
+
+# What participants read of a study, beside the consent statements.
+PARTICIPANT_TEXTS = (
+    *texts.DOCUMENTS, "holistic_question", "holistic_low", "holistic_high", "order_question",
+    "order_low", "order_high", "sample_holistic_note", "sample_order_note", "reward",
+    "results_date", "duration", "institution",
+)  # fmt: skip
+ENGLISH_WORDS = re.compile(r"\b(?:the|and|you|your|of|to|is|are|this|with)\b", re.IGNORECASE)
+
+
+def test_the_french_demo_builds_its_study_from_its_file_in_french():
+    demo = Demo()
+    demo.demo = FRENCH
+    study = demo.study()
+    declared = tomllib.loads(FRENCH.study_file.read_text(encoding="utf-8"))
+    consent = declared.pop("consent_texts")
+    assert {k: getattr(study, k) for k in declared} == declared
+    assert study.language == "fr" and study.slug == FRENCH.slug
+    (version,) = study.consent_texts.all()
+    assert (version.statements, version.optional, version.sharing) == (
+        consent[0]["statements"], [5], 5,
+    )  # fmt: skip
+    english = texts.study_defaults("en")
+    for name in PARTICIPANT_TEXTS:
+        value = getattr(study, name)
+        assert value and value != english.get(name), name
+        assert not ENGLISH_WORDS.search(texts.fill(value, study)), name
+    for statement in version.statements:
+        assert not ENGLISH_WORDS.search(statement), statement
+    assert texts.unfilled(study) == []
