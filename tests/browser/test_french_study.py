@@ -221,7 +221,11 @@ def test_a_french_study_runs_end_to_end_from_the_command_line(new_context, live_
     # The participant agreed to the release: their 50 answers are in it.
     assert ratings.loc[~ratings["simulated"].astype(bool), "holistic"].notna().sum() == 50
     assert set(ratings["item"]) <= set(scores["item"])
-    items = read.read_release(release).tables["items"]
+    # The target language is recorded: the study's, and every item's.
+    loaded = read.read_release(release)
+    assert loaded.study["language"] == "fr"
+    assert set(ratings["target_lang"]) == {"fr"}
+    items = loaded.tables["items"]
     assert set(zip(items["source_lang"], items["target_lang"], strict=True)) == {("de", "fr")}
 
 
