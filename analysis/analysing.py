@@ -18,6 +18,7 @@ from analysis import frames, report
 from analysis import release as dataset
 from analysis.stats import columns as C
 from analysis.stats import correlation, system
+from survey.languages import LANGUAGE_NAMES
 from survey.management.reporting import find_study
 from survey.models import Rating, Study
 from survey.wmt import canonical_system
@@ -66,7 +67,7 @@ def run_analysis(
         as_of = timezone.now()
         last = Rating.objects.filter(participant__study=chosen).aggregate(last=Max("pk"))["last"]
         ratings, scores, languages = _from_database(chosen, include_simulated)
-        systems = study_systems(ratings)
+        systems = study_systems
     if ratings.empty:
         raise AnalysisError(
             "No ratings to analyse"
@@ -89,7 +90,7 @@ def run_analysis(
             figures=not no_figures,
             n_boot=bootstrap,
             seed=seed,
-            subsets={} if no_subsets else correlation.THESIS_SUBSETS,
+            subsets={} if no_subsets else subsets(ratings),
             systems=systems,
             departures=None if release is not None else departures(chosen),
             progress=lambda step: progress(f"{step} …"),
@@ -106,6 +107,16 @@ def run_analysis(
         }
     progress("writing files …")
     return Analysis(report.write_report(built, out), list(built.notes))
+
+
+def subsets(ratings: pd.DataFrame) -> dict[str, str]:
+    """Appendix B's subsets, and the native and non-native speakers of the items' language
+    when they have one."""
+    languages = ratings[C.TARGET_LANG].unique()
+    if len(languages) != 1:
+        return correlation.THESIS_SUBSETS
+    name = LANGUAGE_NAMES.get(languages[0], languages[0])
+    return {**correlation.THESIS_SUBSETS, **correlation.first_language_subsets(name)}
 
 
 def departures(study: Study) -> dict[str, int]:
@@ -183,8 +194,8 @@ def _corpus(out: Path, lps, testset, no_figures: bool) -> Analysis:
 
 
 def study_systems(ratings: pd.DataFrame) -> pd.DataFrame | None:
-    """System-level scores from the study's ratings and the imported DA and MQM of its
-    language pairs."""
+    """System-level scores from these ratings (the report passes one group of participants at
+    a time) and the imported DA and MQM of their language pairs."""
     study = frames.study_judgments_frame(ratings)
     if study.empty:
         return None

@@ -220,7 +220,7 @@ _PARTICIPANT_COLUMNS = (
     NATIONALITY,
     C.EDUCATION,
     GRAMMAR_ATTENTION,
-    C.ENGLISH_FIRST,
+    C.TARGET_FIRST,
     C.LANGUAGES_SCORE,
     LANGUAGES_COUNT,
 )
@@ -308,7 +308,7 @@ def language_knowledge(participants: pd.DataFrame) -> Figure:
         count_ax, points_ax = fig.subplots(1, 2, width_ratios=[1, 2])
         if _has(participants, LANGUAGES_COUNT):
             _count_bars(count_ax, _integer_counts(participants[LANGUAGES_COUNT]))
-            count_ax.set_xlabel("Languages spoken, English included")
+            count_ax.set_xlabel("Languages spoken, the study's included")
             count_ax.set_title("Languages")
         else:
             _no_data(count_ax, "Languages")

@@ -217,7 +217,7 @@ def ratings_table(participants: QuerySet, *, include_practice: bool = True) -> p
     """ratings.csv: the answers as given, their 0-1 values, position and times.
 
     The adjusted columns stay empty here: they depend on which ratings are analysed together
-    (see analysis.release.write.adjust).
+    (see analysis.release.derived.participant_adjusted).
     """
     ratings = Rating.objects.filter(participant__in=participants).annotate(
         # As text: SQLite's datetime converter is the slowest part of reading a million rows.
@@ -345,9 +345,7 @@ def corpus_segments_frame(testset: str | None = None, lps=None) -> pd.DataFrame:
         "da_z": "triple__da_z",
         "da_raw": "triple__da_raw",
     }
-    frame = pd.DataFrame.from_records(
-        items.order_by("pk").values_list(*lookups.values()), columns=list(lookups)
-    )
+    frame = _frame(items.order_by("pk"), lookups)
     frame.insert(1, system.LP, frame.pop("source_lang") + "-" + frame.pop("target_lang"))
     if lps:
         frame = frame[frame[system.LP].isin(lps)]
@@ -370,9 +368,7 @@ def mqm_judgments_frame(testset: str | None = None) -> pd.DataFrame:
         "source_lang": "item__triple__segment__source_lang",
         "target_lang": "item__triple__segment__target_lang",
     }
-    frame = pd.DataFrame.from_records(
-        rows.order_by("pk").values_list(*lookups.values()), columns=list(lookups)
-    )
+    frame = _frame(rows.order_by("pk"), lookups)
     return system.wmt_judgments(frame.assign(rater="", item_type="SYSTEM"))
 
 

@@ -25,9 +25,10 @@ from matplotlib.figure import Figure
 
 from analysis import figures as F
 from analysis.stats import columns as C
-from analysis.stats import corpus, correlation, hypotheses, mixed, ordinal, quality
+from analysis.stats import corpus, correlation, hypotheses, mixed, ordinal, quality, responses
 from analysis.stats.ordinal import ClmmFit
 from analysis.stats.reml import LmmFit
+from survey.languages import LANGUAGE_NAMES
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 #: Sources the thesis calls "other evaluation methods" (purple in Table 7.2), by metric name.
@@ -187,6 +188,11 @@ def bar_table(
 # --- Sections ----------------------------------------------------------------------------
 
 
+def _language_names(codes: pd.Series) -> str:
+    """The items' languages, by name with the code: "French (fr)"."""
+    return ", ".join(f"{LANGUAGE_NAMES.get(c, c)} ({c})" for c in sorted(codes.unique())) or "none"
+
+
 def _overview(
     ratings: pd.DataFrame, scores: pd.DataFrame | None, departures: Mapping[str, int] | None
 ) -> list[tuple[str, str]]:
@@ -208,9 +214,11 @@ def _overview(
                 f"{departures['withdrawn_simulated']} simulated",
             ),
         ]
+    if C.TARGET_LANG in ratings:
+        facts.append(("Target language", _language_names(ratings[C.TARGET_LANG])))
     facts += [
         ("Questionnaires", str(ratings[C.QUESTIONNAIRE].nunique())),
-        ("Ratings (practice sample excluded)", str(len(ratings))),
+        ("Ratings (practice sample excluded)", _per_group(ratings)),
         ("Blank answers", f"holistic {blanks[C.HOLISTIC]}, order {blanks[C.ORDER]}"),
         (
             "Items rated",
@@ -223,16 +231,21 @@ def _overview(
     return facts
 
 
+def _per_group(ratings: pd.DataFrame) -> str:
+    """How many rows, and how many of each group when both are there."""
+    counts = {group: len(part) for group, part in participant_groups(ratings).items()}
+    if len(counts) < 2:
+        return str(len(ratings))
+    return f"{len(ratings)} ({', '.join(f'{n} {group}' for group, n in counts.items())})"
+
+
 def _participants_section(
-    ratings: pd.DataFrame,
-    languages: pd.DataFrame | None,
-    pilot: pd.DataFrame | None,
-    draw: bool,
+    ratings: pd.DataFrame, languages: pd.DataFrame | None, draw: bool
 ) -> Section:
     people = F.participant_table(ratings, languages)
     section = Section(
         "participants",
-        "Participants",
+        "Demographics",
         [
             "Demographics of the participants who rated at least one item, as in §6.5.2 "
             "(Figures 6.5–6.7); a pilot's participants as in §6.4 (Figure 6.4)."
@@ -243,14 +256,6 @@ def _participants_section(
     )
     if not draw:
         return section
-    if pilot is not None and not pilot.empty:
-        section.figures.append(
-            FigureEntry(
-                "figure_6_4",
-                "Figure 6.4: basic demographic details about pilot participants",
-                F.basic_demographics(F.participant_table(pilot), "Pilot participants"),
-            )
-        )
     section.figures += [
         FigureEntry(
             "figure_6_5",
@@ -274,43 +279,6 @@ def _participants_section(
     return section
 
 
-def level_counts(ratings: pd.DataFrame) -> pd.DataFrame:
-    """How often each of the five levels was given, per judgment and kind of sentence."""
-    rows = []
-    for judgment in C.JUDGMENTS:
-        for kind, part in ratings.groupby(C.KIND, sort=True):
-            counts = part[C.unit(judgment)].value_counts()
-            rows.append(
-                {
-                    "judgment": judgment,
-                    C.KIND: kind,
-                    **{f"{level:g}": int(counts.get(level, 0)) for level in F.LEVELS},
-                    "blank": int(part[judgment].isna().sum()),
-                }
-            )
-    return pd.DataFrame(rows)
-
-
-def holistic_order_agreement(ratings: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
-    """Pearson's r between the two questions' answers, per kind of sentence (§7.2.1)."""
-    rows = []
-    for kind, part in ratings.groupby(C.KIND, sort=True):
-        result = correlation.correlate(
-            part[C.unit(C.HOLISTIC)], part[C.unit(C.ORDER)], "pearson", n_boot, seed
-        )
-        rows.append(
-            {
-                C.KIND: kind,
-                "n": result.n,
-                "r": result.r,
-                "ci_low": result.ci_low,
-                "ci_high": result.ci_high,
-                "p": result.p,
-            }
-        )
-    return pd.DataFrame(rows)
-
-
 def _responses_section(
     ratings: pd.DataFrame, scale_ends, draw: bool, n_boot: int, seed: int
 ) -> Section:
@@ -324,11 +292,11 @@ def _responses_section(
         ],
     )
     section.tables += [
-        Table("levels", "Answers at each level", level_counts(ratings)),
+        Table("levels", "Answers at each level", responses.level_counts(ratings)),
         Table(
             "holistic_order_pearson",
             "Holistic vs order answers: Pearson's r",
-            holistic_order_agreement(ratings, n_boot, seed),
+            responses.holistic_order_agreement(ratings, n_boot, seed),
             "Per rating; 95% percentile bootstrap interval.",
         ),
     ]
@@ -388,11 +356,24 @@ def _quality_section(ratings: pd.DataFrame) -> Section:
 
 def _random_effects(fit: LmmFit | ClmmFit) -> list[str]:
     """The random-effects block both summaries print, as lme4 and ordinal do."""
+    table = fit.variance_table()
     lines = ["Random effects:"]
-    for name, variance in fit.variances.items():
-        lines.append(f"  {name:<14} variance {variance:.5f}   std. dev. {math.sqrt(variance):.4f}")
-    counts = ", ".join(f"{name} {len(levels)}" for name, levels in fit.random.items())
+    for row in table.itertuples():
+        lines.append(f"  {row.factor:<14} variance {row.variance:.5f}   std. dev. {row.sd:.4f}")
+    grouped = table.dropna(subset=["groups"])
+    counts = ", ".join(f"{row.factor} {row.groups:.0f}" for row in grouped.itertuples())
     return [*lines, f"  number of groups: {counts}"]
+
+
+def _coefficients(table: pd.DataFrame) -> list[str]:
+    """Rows of a fit's coefficient table as lme4 and ordinal print them."""
+    heading = f"{table['statistic_name'].iloc[0]} value"
+    lines = [f"  {'':<22}{'estimate':>10}{'std. error':>12}{heading:>9}"]
+    for row in table.itertuples():
+        lines.append(
+            f"  {row.term:<22}{row.estimate:>10.4f}{row.se:>12.4f}{fixed(row.statistic, 2):>9}"
+        )
+    return lines
 
 
 def model_summary(fit: LmmFit, formula: str) -> str:
@@ -401,11 +382,7 @@ def model_summary(fit: LmmFit, formula: str) -> str:
     lines.append(f"REML criterion at convergence: {fit.reml_criterion:.2f}")
     lines += _random_effects(fit)
     lines.append("Fixed effects:")
-    lines.append(f"  {'':<22}{'estimate':>10}{'std. error':>12}{'t value':>9}")
-    for term, row in fit.fixed.iterrows():
-        lines.append(
-            f"  {term:<22}{row['estimate']:>10.4f}{row['se']:>12.4f}{fixed(row['t'], 2):>9}"
-        )
+    lines += _coefficients(fit.coefficient_table())
     state = fit.state
     verdict = "converged" if state.converged else "DID NOT CONVERGE"
     lines.append(
@@ -421,15 +398,11 @@ def clmm_summary(fit: ClmmFit, formula: str) -> str:
     lines = [f"{formula}    (cumulative logit, Laplace, {fit.n_obs} observations)"]
     lines.append(f"log-likelihood: {fit.loglik:.2f}   AIC: {fit.aic:.2f}")
     lines += _random_effects(fit)
-    for title, table in (("Coefficients:", fit.fixed), ("Threshold coefficients:", fit.thresholds)):
-        if table.empty:
-            continue
-        lines.append(title)
-        lines.append(f"  {'':<22}{'estimate':>10}{'std. error':>12}{'z value':>9}")
-        for term, row in table.iterrows():
-            lines.append(
-                f"  {term:<22}{row['estimate']:>10.4f}{row['se']:>12.4f}{fixed(row['z'], 2):>9}"
-            )
+    coefficients = fit.coefficient_table()
+    for part, title in (("fixed", "Coefficients:"), ("threshold", "Threshold coefficients:")):
+        rows = coefficients[coefficients["part"] == part]
+        if len(rows):
+            lines += [title, *_coefficients(rows)]
     state = fit.state
     verdict = "converged" if state.converged else "DID NOT CONVERGE"
     lines.append(
@@ -446,7 +419,6 @@ def _fit_note(fit: LmmFit | ClmmFit, what: str) -> str | None:
 
 
 def _variation_section(
-    ratings: pd.DataFrame,
     adjusted: pd.DataFrame,
     fits: Mapping[str, LmmFit],
     ordinal_fits: Mapping[str, ClmmFit],
@@ -468,57 +440,76 @@ def _variation_section(
             "participant's shift taken out; Table 7.4 is decided under both adjustments.",
         ],
     )
-    tests, effects = [], {}
+    # Per fit: judgment, model as titles name it, as notes name it, formula, fit.
+    shown: list[tuple[str, str, str, str, LmmFit | ClmmFit]] = []
     for judgment, fit in fits.items():
-        formula = f"{C.unit(judgment)} ~ 1 + (1 | participant)"
-        section.summaries.append((f"{judgment}: the thesis's model", model_summary(fit, formula)))
-        if note := _fit_note(fit, f"{judgment} participant model"):
-            section.notes.append(note)
+        unit = C.unit(judgment)
+        shown.append(
+            (
+                judgment,
+                "the thesis's model",
+                "participant model",
+                f"{unit} ~ 1 + (1 | participant)",
+                fit,
+            )
+        )
         crossed = mixed.crossed_model(adjusted, judgment)
-        formula = f"{C.unit(judgment)} ~ group + (1 | participant) + (1 | item)"
-        section.summaries.append((f"{judgment}: crossed model", model_summary(crossed, formula)))
-        if note := _fit_note(crossed, f"{judgment} crossed model"):
-            section.notes.append(note)
+        formula = f"{unit} ~ group + (1 | participant) + (1 | item)"
+        shown.append((judgment, "crossed model", "crossed model", formula, crossed))
         if judgment in ordinal_fits:
             formula = f"{judgment} ~ 1 + (1 | participant)"
-            summary = clmm_summary(ordinal_fits[judgment], formula)
-            section.summaries.append((f"{judgment}: the thesis's model, ordinal", summary))
-            if note := _fit_note(ordinal_fits[judgment], f"{judgment} ordinal participant model"):
-                section.notes.append(note)
+            shown.append(
+                (
+                    judgment,
+                    "the thesis's model, ordinal",
+                    "ordinal participant model",
+                    formula,
+                    ordinal_fits[judgment],
+                )
+            )
             try:
                 crossed = ordinal.crossed_model(adjusted, judgment)
             except (ValueError, np.linalg.LinAlgError) as e:
                 section.notes.append(f"The {judgment} ordinal crossed model was not fitted: {e}")
             else:
                 formula = f"{judgment} ~ group + (1 | participant) + (1 | item)"
-                summary = clmm_summary(crossed, formula)
-                section.summaries.append((f"{judgment}: crossed model, ordinal", summary))
-                if note := _fit_note(crossed, f"{judgment} ordinal crossed model"):
-                    section.notes.append(note)
-        test = mixed.adjustment_ttest(adjusted, judgment)
-        tests.append(
-            {
-                "judgment": judgment,
-                "n": test.n,
-                "t": test.statistic,
-                "df": test.df,
-                "p": test.pvalue,
-            }
-        )
-        effects[f"{judgment}_effect"] = fit.random[C.PARTICIPANT]
+                shown.append(
+                    (judgment, "crossed model, ordinal", "ordinal crossed model", formula, crossed)
+                )
+    coefficients, variances = [], []
+    for judgment, model, what, formula, fit in shown:
+        summary = clmm_summary if isinstance(fit, ClmmFit) else model_summary
+        section.summaries.append((f"{judgment}: {model}", summary(fit, formula)))
+        if note := _fit_note(fit, f"{judgment} {what}"):
+            section.notes.append(note)
+        key = {"judgment": judgment, "model": formula}
+        coefficients.append(fit.coefficient_table().assign(**key))
+        variances.append(fit.variance_table().assign(**key))
     section.tables += [
         Table(
-            "adjustment_ttest", "Original vs adjusted scores: Student's t-test", pd.DataFrame(tests)
+            "adjustment_ttest",
+            "Original vs adjusted scores: Student's t-test",
+            mixed.adjustment_ttests(adjusted, list(fits)),
         ),
         Table(
             "participant_effects",
             "Participants' random effects",
-            pd.DataFrame(effects).rename_axis(C.PARTICIPANT).reset_index(),
+            mixed.participant_effects(dict(fits)),
             "Predicted random intercepts (BLUPs) subtracted to adjust each participant's scores.",
             show=False,
         ),
+        Table("model_coefficients", "Mixed models: coefficients", _keyed(coefficients), show=False),
+        Table("model_variances", "Mixed models: variances", _keyed(variances), show=False),
     ]
     return section
+
+
+def _keyed(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """The fits' frames as one, their judgment and model formula first."""
+    table = pd.concat(frames, ignore_index=True)
+    return table[
+        ["judgment", "model", *(c for c in table.columns if c not in ("judgment", "model"))]
+    ]
 
 
 def _systems_section(systems: pd.DataFrame, draw: bool) -> Section:
@@ -739,26 +730,21 @@ def _hypotheses_section(
     if not corr[C.METRIC].isin([dted, derp]).any():
         section.notes.append("Table 7.4 not computed: no DTED or DERP scores were correlated.")
     else:
-        table, threshold = hypotheses.hypotheses_table(corr, dted=dted, derp=derp)
-        table = table.rename(columns={"null_rejected": "H₀ rejected"})
-        caption = (
-            f"Configuration threshold: {threshold:.3f} (one standard deviation of all "
-            "correlations of structured DTED and DERP variants; 0.122 in the thesis)"
-        )
+        adjustments = {"linear": corr}
         if ordinal_adjusted is not None:
-            ordinal_corr = correlation.correlation_table(
+            adjustments["ordinal"] = correlation.correlation_table(
                 ordinal_adjusted, scores, adjusted=(True,), n_boot=0
             )
-            under_ordinal, ordinal_threshold = hypotheses.hypotheses_table(
-                ordinal_corr, dted=dted, derp=derp
-            )
-            table["H₀ rejected (ordinal)"] = under_ordinal["null_rejected"].to_numpy()
-            table["result (ordinal)"] = under_ordinal["result"].to_numpy()
-            caption += (
-                f"; {ordinal_threshold:.3f} under the ordinal model's adjustment, whose "
-                "columns are marked (ordinal)"
-            )
-        section.tables.append(Table("table_7_4", "Table 7.4: hypotheses", table, caption + "."))
+        table = hypotheses.decisions(adjustments, dted=dted, derp=derp)
+        caption = (
+            "Decided on the linear model's adjustment, as in the thesis"
+            + (", and on the ordinal model's" if ordinal_adjusted is not None else "")
+            + ". Threshold: the configuration threshold, one standard deviation of all "
+            "correlations of structured DTED and DERP variants under that adjustment (0.122 in "
+            "the thesis)."
+        )
+        table = table.rename(columns={"null_rejected": "H₀ rejected"})
+        section.tables.append(Table("table_7_4", "Table 7.4: hypotheses", table, caption))
     pairs = correlation.williams_table(adjusted, scores)
     section.tables.append(
         Table(
@@ -828,7 +814,7 @@ def build_report(
     n_boot: int = correlation.N_BOOT,
     seed: int = 0,
     subsets: Mapping[str, str] = correlation.THESIS_SUBSETS,
-    systems: pd.DataFrame | None = None,
+    systems: Callable[[pd.DataFrame], pd.DataFrame | None] | None = None,
     departures: Mapping[str, int] | None = None,
     progress: Progress | None = None,
 ) -> Report:
@@ -838,9 +824,12 @@ def build_report(
     frame (None: no correlations). ``languages`` (participant, language, fluency rows) counts
     languages for Figure 6.7; ``pilot`` is a pilot's ratings frame for Figure 6.4.
     ``generated`` is the time stamp shown (the caller's clock keeps this function pure).
-    ``systems`` is a system-level table (`analysis.stats.system.system_scores` rows with a
-    ``source`` column), shown with its figure when given. ``departures`` counts who declined
-    and who withdrew (keys declined, withdrawn_real, withdrawn_simulated).
+    ``systems`` gives a group's system-level table from its ratings
+    (`analysis.stats.system.system_scores` rows with a ``source`` column, or None), shown with
+    its figure. Real and simulated participants are never pooled: each group present gets its
+    own sections, real first (:func:`participant_groups`), each saying whom it is about.
+    ``departures`` counts who declined and who withdrew (keys declined, withdrawn_real,
+    withdrawn_simulated).
     Raises ValueError when there is nothing to analyse.
     """
     say = progress or (lambda _: None)
@@ -853,12 +842,83 @@ def build_report(
     simulated = int(answered.drop_duplicates(C.PARTICIPANT)[C.SIMULATED].astype(bool).sum())
     overview = _overview(answered, scores, departures)
     report = Report(title, generated, overview, [], simulated, people - simulated)
+    groups = participant_groups(answered)
+    for group, part in groups.items():
+        apart = len(groups) > 1
+        tell = (lambda step, group=group: say(f"{step} ({group} participants)")) if apart else say
+        sections = _analysis(
+            part,
+            scores,
+            languages=languages,
+            scale_ends=scale_ends,
+            figures=figures,
+            n_boot=n_boot,
+            seed=seed,
+            subsets=subsets,
+            systems=systems,
+            say=tell,
+        )
+        report.sections += _about(sections, group, apart)
+    if figures and pilot is not None and not pilot.empty:
+        report.sections[0].figures.insert(
+            0,
+            FigureEntry(
+                "figure_6_4",
+                "Figure 6.4: basic demographic details about pilot participants",
+                F.basic_demographics(F.participant_table(pilot), "Pilot participants"),
+            ),
+        )
+    return report
+
+
+#: The participants analysed apart, real first: a group's name and its ``simulated`` value.
+GROUPS = (("real", False), ("simulated", True))
+
+
+def participant_groups(ratings: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The ratings of real and of simulated participants, each group that has any."""
+    simulated = ratings[C.SIMULATED].astype(bool)
+    parts = {name: ratings[simulated == flag] for name, flag in GROUPS}
+    return {name: part for name, part in parts.items() if not part.empty}
+
+
+def _about(sections: list[Section], group: str, apart: bool) -> list[Section]:
+    """Sections that say which participants they are about. Beside the other group, their
+    keys, tables and figures are named by the group too, so no two files share a name."""
+    who = f"{group} participants"
+    for section in sections:
+        section.title = f"{section.title} ({who})"
+        if not apart:
+            continue
+        section.key = f"{section.key}_{group}"
+        section.notes = [f"{who.capitalize()}: {note}" for note in section.notes]
+        for entry in [*section.tables, *section.figures]:
+            entry.name = f"{entry.name}_{group}"
+            entry.title = f"{entry.title} ({who})"
+    return sections
+
+
+def _analysis(
+    answered: pd.DataFrame,
+    scores: pd.DataFrame | None,
+    *,
+    languages: pd.DataFrame | None,
+    scale_ends: Mapping[str, tuple[str, str]] | None,
+    figures: bool,
+    n_boot: int,
+    seed: int,
+    subsets: Mapping[str, str],
+    systems: Callable[[pd.DataFrame], pd.DataFrame | None] | None,
+    say: Progress,
+) -> list[Section]:
+    """The sections of one group of participants' answered ratings."""
+    sections = []
     say("participants")
-    report.sections.append(_participants_section(answered, languages, pilot, figures))
+    sections.append(_participants_section(answered, languages, figures))
     say("response trends")
-    report.sections.append(_responses_section(answered, scale_ends, figures, n_boot, seed))
+    sections.append(_responses_section(answered, scale_ends, figures, n_boot, seed))
     say("judgment quality")
-    report.sections.append(_quality_section(answered))
+    sections.append(_quality_section(answered))
     say("mixed models")
     adjusted, fits = mixed.adjust_scores(answered)
     try:
@@ -867,28 +927,29 @@ def build_report(
     except (ValueError, np.linalg.LinAlgError) as e:
         # The linear analysis stands on its own; say why the ordinal one is missing.
         ordinal_adjusted, ordinal_fits, ordinal_failure = None, {}, str(e)
-    report.sections.append(_variation_section(answered, adjusted, fits, ordinal_fits))
+    sections.append(_variation_section(adjusted, fits, ordinal_fits))
     if ordinal_failure:
-        report.sections[-1].notes.append(
+        sections[-1].notes.append(
             f"The ordinal models were not fitted ({ordinal_failure}); Table 7.4 is decided on "
             "the linear model's adjustment only."
         )
-    if systems is not None and not systems.empty:
+    table = systems(answered) if systems is not None else None
+    if table is not None and not table.empty:
         say("system level")
-        report.sections.append(_systems_section(systems, figures))
+        sections.append(_systems_section(table, figures))
     if scores is None or scores.empty:
-        report.sections[-1].notes.append("No scores were given: correlations are left out.")
-        return report
+        sections[-1].notes.append("No scores were given: correlations are left out.")
+        return sections
     say("correlations")
     section, corr = _correlation_section(adjusted, scores, figures, n_boot, seed)
-    report.sections.append(section)
+    sections.append(section)
     if not corr.empty:
         say("hypotheses")
-        report.sections.append(_hypotheses_section(corr, adjusted, scores, ordinal_adjusted))
-    if subsets and people > 1 and not corr.empty:
+        sections.append(_hypotheses_section(corr, adjusted, scores, ordinal_adjusted))
+    if subsets and answered[C.PARTICIPANT].nunique() > 1 and not corr.empty:
         say("participant subsets")
-        report.sections.append(_subsets_section(adjusted, scores, subsets, seed))
-    return report
+        sections.append(_subsets_section(adjusted, scores, subsets, seed))
+    return sections
 
 
 def build_corpus_report(

@@ -1,29 +1,31 @@
 """Scoring the rated items with the built-in metrics (`compute_metrics`), stored as MetricScore.
 
 A stored metric's identity is its name, variant and config; the config names the parser and
-aligner its input came from and the metric's software version, as sacrebleu's signatures do, so
-scores of two versions are never stored, or analysed, under one identity.
+aligner its input came from, the sacreBLEU tokeniser of the target language for BLEU, chrF and
+TER, and the metric's software version, as sacrebleu's signatures do, so scores of two versions
+are never stored, or analysed, under one identity. Each item is parsed and tokenised by the
+rules of its target language (`survey.language_rules`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.conf import settings
 from django.db import transaction
 
 from analysis.metrics.alignment import (
     DEFAULT_STAGES,
+    WordAlignment,
     aligner_name,
     alignment_from_word_mapping,
 )
-from analysis.metrics.alignment import Alignment as WordAlignment
 from analysis.metrics.compute import PairInput, compute_many
 from analysis.metrics.registry import BY_KEY, BuiltinMetric, combined_parser
 from analysis.models import Alignment, Metric, MetricScore
+from survey.language_rules import NoPipelineError, metric_tokens
 from survey.models import Item
-from survey.nlp import Parse, load_pipeline, parse_texts, parser_name
-from survey.parsing import Bars, no_bars, stored_parses
+from survey.nlp import Parse, load_pipeline, parse_texts, parse_tokenised, parser_name
+from survey.parsing import Bars, no_bars, stored_parses, target_pipeline, target_rules
 
 
 class ScoringError(ValueError):
@@ -38,11 +40,12 @@ class ScoringReport:
     items: int
 
 
-def configuration(metric: BuiltinMetric, parser: str, aligner: str) -> str:
-    """The stored config: the parser and aligner the metric's input comes from, if any, and
-    the metric's version."""
+def configuration(metric: BuiltinMetric, parser: str, aligner: str, tokenizer: str = "") -> str:
+    """The stored config: the parser, aligner and tokeniser the metric's input comes from, if
+    any, and the metric's version."""
     parts = [f"parser={parser}"] if metric.uses_parser else []
     parts += [f"aligner={aligner}"] if metric.uses_aligner else []
+    parts += [f"tokenize={tokenizer}"] if metric.uses_tokenizer and tokenizer else []
     parts.append(f"version={metric.version}")
     return "; ".join(parts)
 
@@ -66,9 +69,12 @@ def score_rated_items(
     rated = Item.objects.filter(ratings__isnull=False).distinct()
     items = list(rated.select_related("triple__segment", "triple", "permutation").order_by("pk"))
     stored = _stored_alignments(rated, aligner)
-    references, hypotheses = item_parses(items, bars)
     label = aligner or aligner_name(DEFAULT_STAGES)
-    configs = _configs(items, chosen, references, hypotheses, label)
+    try:
+        references, hypotheses = item_parses(items, bars)
+        configs = _configs(items, chosen, references, hypotheses, label)
+    except NoPipelineError as error:
+        raise ScoringError(f"{error}; nothing was computed.") from None
     done = set(
         MetricScore.objects.filter(
             metric__name__in={m.name for m in chosen}, item__in=rated.values("pk")
@@ -79,7 +85,10 @@ def score_rated_items(
         for item in items
         if any((item.pk, *m.key, configs[item.pk, m.key]) not in done for m in chosen)
     ]
-    pairs = _pairs(pending, references, hypotheses, stored, aligner, bars)
+    try:
+        pairs = _pairs(pending, references, hypotheses, stored, aligner, bars)
+    except NoPipelineError as error:
+        raise ScoringError(f"{error}; nothing was computed.") from None
     names = [f"{m.name}:{m.variant}" for m in chosen]
     with bars(total=len(pairs), desc="scoring", unit=" items") as bar:
         rows = compute_many(pairs, names, jobs=jobs, progress=bar.update)
@@ -106,30 +115,44 @@ def _stored_alignments(rated, aligner: str | None) -> dict[int, list]:
     return found
 
 
+def _language(item: Item) -> str:
+    return item.triple.segment.target_lang
+
+
 def _permutation_parses(items, bars: Bars) -> dict[int, Parse]:
-    """Permuted references are parsed afresh: their parse is not stored."""
+    """Permuted references are parsed afresh, by their language's pipeline: their parse is not
+    stored. Their words are given, so a language written without spaces keeps them."""
     permuted = [item for item in items if item.permutation]
-    parses = parse_texts((i.permutation.text for i in permuted), settings.WOJDB_SPACY_PIPELINE)
+    languages = sorted({_language(item) for item in permuted})
+    pipelines = {code: target_pipeline(code) for code in languages}
     result = {}
     with bars(total=len(permuted), desc="parsing permutations") as bar:
-        for item, parse in zip(permuted, parses, strict=True):
-            result[item.pk] = parse
-            bar.update(1)
+        for code in languages:
+            chunk = [item for item in permuted if _language(item) == code]
+            if target_rules(code).spaced:
+                parses = parse_texts((i.permutation.text for i in chunk), pipelines[code])
+            else:
+                parses = parse_tokenised((i.permutation.tokens for i in chunk), pipelines[code])
+            for item, parse in zip(chunk, parses, strict=True):
+                result[item.pk] = parse
+                bar.update(1)
     return result
 
 
 def _configs(items, chosen, references, hypotheses, label: str) -> dict:
     """(item pk, metric key) -> the config its score is stored under."""
-    permutation_parser = ""
-    if any(item.permutation for item in items):
-        permutation_parser = parser_name(load_pipeline(settings.WOJDB_SPACY_PIPELINE))
+    permutation_parsers = {
+        code: parser_name(load_pipeline(target_pipeline(code)))
+        for code in {_language(item) for item in items if item.permutation}
+    }
     configs = {}
     for item in items:
         hyp = hypotheses.get(item.triple_id) if not item.permutation else None
-        hyp_parser = permutation_parser if hyp is None else hyp.parser
+        hyp_parser = permutation_parsers[_language(item)] if hyp is None else hyp.parser
         parser = combined_parser(hyp_parser, references[item.triple.segment_id].parser)
+        tokenizer = target_rules(_language(item)).bleu_tokenizer
         for metric in chosen:
-            configs[item.pk, metric.key] = configuration(metric, parser, label)
+            configs[item.pk, metric.key] = configuration(metric, parser, label, tokenizer)
     longest = max(configs.values(), key=len, default="")
     if len(longest) > Metric._meta.get_field("config").max_length:
         raise ScoringError(f"the configuration name is too long to store: {longest!r}")
@@ -141,25 +164,30 @@ def _pairs(items, references, hypotheses, stored, aligner, bars: Bars) -> list[P
     pairs = []
     for item in items:
         ref = references[item.triple.segment_id]
+        rules = target_rules(_language(item))
+        reference = item.triple.segment.reference
         try:
             if item.permutation:
                 hyp = permuted[item.pk]
+                hyp_text = item.permutation.text
                 alignment = alignment_from_word_mapping(
-                    item.permutation.text.split(),
+                    item.permutation.tokens,
                     hyp.tokens,
-                    item.triple.segment.reference.split(),
+                    reference.split() if rules.spaced else ref.tokens,
                     ref.tokens,
                     item.permutation.mapping,
                 )
             else:
                 hyp = hypotheses[item.triple_id]
+                hyp_text = item.triple.hypothesis
                 alignment = None
                 if aligner is not None:
                     links = tuple(tuple(link) for link in stored[item.triple_id])
                     alignment = WordAlignment(links, len(hyp), len(ref), aligner)
         except ValueError as error:
             raise ScoringError(f"item {item.pk}: {error}; nothing was computed.") from None
-        pairs.append(PairInput(item.pk, hyp, ref, alignment))
+        words = (metric_tokens(hyp_text, rules), metric_tokens(reference, rules))
+        pairs.append(PairInput(item.pk, hyp, ref, alignment, words))
     return pairs
 
 

@@ -34,7 +34,7 @@ GENDERS = {"female": 0.55, "male": 0.41, "other": 0.02, "not_say": 0.02}
 NATIONALITIES = {"British": 0.78, "Scottish": 0.15, "Irish": 0.04, "German": 0.03}
 EDUCATION = {"school": 0.25, "college": 0.15, "undergraduate": 0.2, "masters": 0.25, "phd": 0.15}
 GRAMMAR_ATTENTION = {3: 0.3, 4: 0.4, 5: 0.3}
-ENGLISH_FIRST_SHARE = 0.95
+TARGET_FIRST_SHARE = 0.95
 OTHER_LANGUAGES = ("French", "German", "Spanish", "Italian", "Gaelic", "Japanese", "Polish")
 OTHER_LANGUAGE_COUNT = {0: 0.3, 1: 0.35, 2: 0.25, 3: 0.1}
 FLUENCY = {1: 0.35, 2: 0.2, 3: 0.15, 4: 0.2, 5: 0.05, 6: 0.05}
@@ -44,25 +44,29 @@ def _pick(rng: random.Random, weights: dict):
     return rng.choices(list(weights), weights=list(weights.values()))[0]
 
 
-def simulated_about_you(rng: random.Random) -> tuple[dict, list[tuple[str, int]]]:
-    """Participant fields and (language, fluency) pairs for one simulated participant."""
+def simulated_about_you(
+    rng: random.Random, language: str = "English"
+) -> tuple[dict, list[tuple[str, int]]]:
+    """Participant fields and (language, fluency) pairs for one simulated participant of a
+    study in `language` (by name), mostly its native speakers."""
+    others_known = tuple(name for name in OTHER_LANGUAGES + ("English",) if name != language)
     young = rng.random() < AGE_YOUNG_SHARE
-    english_first = rng.random() < ENGLISH_FIRST_SHARE
+    target_first = rng.random() < TARGET_FIRST_SHARE
     fields = {
         "age": rng.randint(18, 29) if young else rng.randint(30, 74),
         "gender": _pick(rng, GENDERS),
         "nationality": _pick(rng, NATIONALITIES),
         "education": _pick(rng, EDUCATION),
         "grammar_attention": _pick(rng, GRAMMAR_ATTENTION),
-        "english_first": english_first,
-        "english_years": None if english_first else rng.randint(5, 20),
+        "target_first": target_first,
+        "target_years": None if target_first else rng.randint(5, 20),
     }
     extra = _pick(rng, OTHER_LANGUAGE_COUNT)
-    if english_first:
-        languages, others = [("English", 7)], rng.sample(OTHER_LANGUAGES, extra)
+    if target_first:
+        languages, others = [(language, 7)], rng.sample(others_known, extra)
     else:
-        native, *others = rng.sample(OTHER_LANGUAGES, extra + 1)
-        languages = [(native, 7), ("English", 6)]
+        native, *others = rng.sample(others_known, extra + 1)
+        languages = [(native, 7), (language, 6)]
     languages += [(name, _pick(rng, FLUENCY)) for name in others]
     return fields, languages
 
@@ -113,7 +117,7 @@ def _enrol(study: Study, count: int, seed: int) -> list[Participant]:
     now = timezone.now()
     people, languages = [], []
     for _ in range(count):
-        fields, spoken = simulated_about_you(rng)
+        fields, spoken = simulated_about_you(rng, study.language_name)
         try:
             person = assignment.enrol(
                 study,

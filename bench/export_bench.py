@@ -122,7 +122,7 @@ def populate(participants: int, seed: int = 1) -> int:
                     age=rng.randint(18, 70),
                     gender=rng.choice(["male", "female", "other", "not_say", ""]),
                     education=rng.choice(["school", "undergraduate", "masters", "phd", ""]),
-                    english_first=rng.choice([True, False, None]),
+                    target_first=rng.choice([True, False, None]),
                 )
                 for n in range(participants)
             ),

@@ -70,7 +70,7 @@ def questionnaire(rng: random.Random, number: int) -> printing.Questionnaire:
                 "Not at all",
             ),
         ),
-        about=about_questions(),
+        about=about_questions("English"),
         consent_statements=texts.CONSENT_STATEMENTS,
         consent_closing=texts.CONSENT_CLOSING,
         practice=printing.Pair(

@@ -85,10 +85,15 @@ class ConsentTextInline(admin.TabularInline):
 
 @admin.register(models.Study)
 class StudyAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "items_per_questionnaire", "is_open", "created"]
+    list_display = ["name", "slug", "language", "items_per_questionnaire", "is_open", "created"]
     prepopulated_fields = {"slug": ["name"]}
     raw_id_fields = ["sample_item", "shared_items"]
     inlines = [ConsentTextInline]
+
+    def save_model(self, request, obj, form, change):
+        if not change:  # the texts left as the form offered them follow the study's language
+            obj.take_language_defaults(given=form.changed_data)
+        super().save_model(request, obj, form, change)
 
 
 class QuestionnaireEntryInline(admin.TabularInline):

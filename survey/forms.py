@@ -4,14 +4,31 @@ from __future__ import annotations
 
 from django import forms
 from django.db import transaction
+from django.utils import translation
+from django.utils.translation import gettext, gettext_lazy
 
 from survey import texts
+from survey.languages import LANGUAGE_NAMES
 from survey.models import Participant, ParticipantLanguage
 from survey.participation import SCALES, Answer
 
-YES_NO = [("yes", "Yes"), ("no", "No")]
+YES_NO = [("yes", gettext_lazy("Yes")), ("no", gettext_lazy("No"))]
 SCALE_CHOICES = [(n, str(n)) for n in range(1, 6)]
 MAX_CLIENT_MS = 24 * 60 * 60 * 1000
+# Languages that write language names in lower case mid-sentence (Django capitalises them).
+LOWER_CASE_NAMES = {"fr", "es", "it", "pt", "ca", "ro"}
+
+
+def language_name(code: str) -> str:
+    """A language's name in the active language: Django's catalogues name the languages it
+    knows; other codes go by their English name, or the code."""
+    try:
+        name = str(translation.get_language_info(code)["name_translated"])
+    except KeyError:
+        return LANGUAGE_NAMES.get(code, code)
+    if translation.get_language() in LOWER_CASE_NAMES:
+        return name[:1].lower() + name[1:]
+    return name
 
 
 class ConsentForm(forms.Form):
@@ -34,7 +51,7 @@ class ConsentForm(forms.Form):
         explains what is missing."""
         answers = {name: self.cleaned_data.get(name) for name in self.fields}
         if any(not answer for answer in answers.values()):
-            self.add_error(None, "Please answer Yes or No to every statement.")
+            self.add_error(None, gettext("Please answer Yes or No to every statement."))
             return False
         refused = [
             name
@@ -44,8 +61,10 @@ class ConsentForm(forms.Form):
         if refused:
             self.add_error(
                 None,
-                "Taking part needs a Yes to every statement not marked optional. You can change "
-                "your answers, or choose “I do not wish to take part”.",
+                gettext(
+                    "Taking part needs a Yes to every statement not marked optional. You can "
+                    "change your answers, or choose “I do not wish to take part”."
+                ),
             )
             return False
         return True
@@ -59,8 +78,8 @@ class ConsentForm(forms.Form):
 
 # The participant's fields the about-you page writes.
 ABOUT_FIELDS = [
-    "english_first",
-    "english_years",
+    "target_first",
+    "target_years",
     "gender",
     "nationality",
     "education",
@@ -70,48 +89,53 @@ ABOUT_FIELDS = [
 ]
 
 
-class AboutForm(forms.Form):
-    """The survey cover page's "About You" questions; every answer is optional."""
+def _lazy(message: str):
+    """A message of survey/texts.py (marked there with N_), translated when shown."""
+    return gettext_lazy(message)
 
-    english_first = forms.ChoiceField(
-        label=texts.ABOUT_YOU["english_first"],
+
+class AboutForm(forms.Form):
+    """The survey cover page's "About You" questions; every answer is optional. The questions
+    on the first language name the study's language."""
+
+    target_first = forms.ChoiceField(
         choices=YES_NO,
         widget=forms.RadioSelect,
         required=False,
     )
-    english_years = forms.IntegerField(
-        label=texts.ABOUT_YOU["english_years"],
-        help_text="In years.",
+    target_years = forms.IntegerField(
+        label=_lazy(texts.ABOUT_YOU["target_years"]),
+        help_text=gettext_lazy("In years."),
         min_value=0,
         max_value=120,
         required=False,
     )
     gender = forms.ChoiceField(
-        label=texts.ABOUT_YOU["gender"],
+        label=_lazy(texts.ABOUT_YOU["gender"]),
         choices=Participant.GENDERS,
         widget=forms.RadioSelect,
         required=False,
     )
     nationality = forms.CharField(
-        label=texts.ABOUT_YOU["nationality"], max_length=100, required=False
+        label=_lazy(texts.ABOUT_YOU["nationality"]), max_length=100, required=False
     )
     education = forms.ChoiceField(
-        label=texts.ABOUT_YOU["education"],
-        choices=list(texts.EDUCATION_LABELS.items()),
+        label=_lazy(texts.ABOUT_YOU["education"]),
+        choices=[(key, _lazy(label)) for key, label in texts.EDUCATION_LABELS.items()],
         widget=forms.RadioSelect,
         required=False,
     )
     disability = forms.ChoiceField(
-        label=texts.ABOUT_YOU["reading_disability"],
-        choices=[("no", "No"), ("yes", "Yes")],
+        label=_lazy(texts.ABOUT_YOU["reading_disability"]),
+        choices=YES_NO[::-1],
         widget=forms.RadioSelect,
         required=False,
     )
     disability_detail = forms.CharField(
-        label="If yes, please specify", max_length=290, required=False
+        label=gettext_lazy("If yes, please specify"), max_length=290, required=False
     )
     grammar_attention = forms.TypedChoiceField(
-        label=texts.ABOUT_YOU["grammar_attention"],
+        label=_lazy(texts.ABOUT_YOU["grammar_attention"]),
         choices=SCALE_CHOICES,
         coerce=int,
         empty_value=None,
@@ -119,16 +143,22 @@ class AboutForm(forms.Form):
         required=False,
     )
     age = forms.IntegerField(
-        label=texts.ABOUT_YOU["age"], min_value=1, max_value=120, required=False
+        label=_lazy(texts.ABOUT_YOU["age"]), min_value=1, max_value=120, required=False
     )
+
+    def __init__(self, study, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["target_first"].label = gettext(texts.ABOUT_YOU["target_first"]) % {
+            "language": language_name(study.language)
+        }
 
     @classmethod
     def initial_for(cls, participant: Participant) -> dict:
         yes_no = {True: "yes", False: "no", None: ""}
         disability = participant.reading_disability
         return {
-            "english_first": yes_no[participant.english_first],
-            "english_years": participant.english_years,
+            "target_first": yes_no[participant.target_first],
+            "target_years": participant.target_years,
             "gender": participant.gender,
             "nationality": participant.nationality,
             "education": participant.education,
@@ -144,8 +174,8 @@ class AboutForm(forms.Form):
         The reading-disability answer is stored as "No", "Yes", or the details given.
         """
         data = self.cleaned_data
-        participant.english_first = {"yes": True, "no": False}.get(data["english_first"])
-        participant.english_years = data["english_years"]
+        participant.target_first = {"yes": True, "no": False}.get(data["target_first"])
+        participant.target_years = data["target_years"]
         participant.gender = data["gender"]
         participant.nationality = data["nationality"].strip()
         participant.education = data["education"]
@@ -160,24 +190,26 @@ class AboutForm(forms.Form):
 
 
 class LanguageForm(forms.Form):
-    language = forms.CharField(label="Language", max_length=100, required=False)
+    language = forms.CharField(label=gettext_lazy("Language"), max_length=100, required=False)
     fluency = forms.TypedChoiceField(
-        label="Fluency",
-        choices=[("", "Choose…"), *ParticipantLanguage.FLUENCY],
+        label=gettext_lazy("Fluency"),
+        choices=[("", gettext_lazy("Choose…")), *ParticipantLanguage.FLUENCY],
         coerce=int,
         empty_value=None,
         required=False,
     )
-    qualifications = forms.CharField(label="Qualifications", max_length=300, required=False)
+    qualifications = forms.CharField(
+        label=gettext_lazy("Qualifications"), max_length=300, required=False
+    )
 
     def clean(self):
         data = super().clean()
         if data.get("language", "").strip() and data.get("fluency") is None:
-            self.add_error("fluency", "Please choose how well you speak this language.")
+            self.add_error("fluency", gettext("Please choose how well you speak this language."))
         if not data.get("language", "").strip() and (
             data.get("fluency") is not None or data.get("qualifications", "").strip()
         ):
-            self.add_error("language", "Please name the language.")
+            self.add_error("language", gettext("Please name the language."))
         return data
 
 
@@ -271,6 +303,8 @@ class AnswerForm(forms.Form):
 
     def problem(self) -> str:
         """A short explanation of why the submission was refused."""
-        names = {"holistic": "the first question", "order": "the second question"}
+        names = {"holistic": gettext("the first question"), "order": gettext("the second question")}
         fields = [names.get(name, name.replace("_", " ")) for name in self.errors]
-        return "This answer could not be accepted (" + ", ".join(fields) + ")."
+        return gettext("This answer could not be accepted (%(fields)s).") % {
+            "fields": ", ".join(fields)
+        }

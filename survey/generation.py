@@ -8,8 +8,9 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from survey.language_rules import NoPipelineError
 from survey.models import Permutation, Segment, Triple
-from survey.parsing import Bars, no_bars, stored_parses
+from survey.parsing import Bars, no_bars, stored_parses, target_rules
 from survey.permutations import (
     PERMUTATION_TYPES,
     VERSION,
@@ -47,17 +48,11 @@ def generate_permutations(
     if not triples:
         raise GenerationError("the pool is empty: sample it first (sample_pool)")
     uses_hypothesis = bool(HYPOTHESIS_TYPES & set(types))
-    references = stored_parses({t.segment_id: t.segment for t in triples}.values(), bars)
-    hypotheses = stored_parses(triples, bars) if uses_hypothesis else {}
-    pairs = (
-        SentencePair(
-            triple.segment.reference,
-            references[triple.segment_id],
-            triple.hypothesis,
-            hypotheses[triple.pk] if uses_hypothesis else None,
-        )
-        for triple in triples
-    )
+    try:
+        references = stored_parses({t.segment_id: t.segment for t in triples}.values(), bars)
+        hypotheses = stored_parses(triples, bars) if uses_hypothesis else {}
+    except NoPipelineError as error:
+        raise GenerationError(str(error)) from None
     existing, other_runs = set(), 0
     stored = Permutation.objects.filter(triple__in_pool=True, perm_type__in=types).values_list(
         "triple_id", "perm_type", "degree", "seed", "software_version", "quality"
@@ -67,19 +62,52 @@ def generate_permutations(
         # eq. 6.2's score tells the maximum degree the permutation was made with
         rescored = score != quality(degree, max_degree)
         other_runs += rescored or (stored_seed, version) != (seed, VERSION)
-    corpus = Segment.objects.values_list("reference", flat=True).iterator()
-    truecaser = Truecaser.from_corpus(reference.split() for reference in corpus)
-    results = generate_many(
+    # Each target language's triples with its own rules, truecased from its own references.
+    languages = sorted({triple.segment.target_lang for triple in triples})
+    triples = [t for code in languages for t in triples if t.segment.target_lang == code]
+    results = (
+        permutations
+        for code in languages
+        for permutations in _generate_language(
+            [t for t in triples if t.segment.target_lang == code],
+            references,
+            hypotheses,
+            code,
+            types,
+            max_degree,
+            seed,
+            jobs,
+        )
+    )
+    added = _save_missing(triples, results, existing, bars)
+    return GenerationReport(added, len(triples), len(existing), other_runs)
+
+
+def _generate_language(triples, references, hypotheses, code, types, max_degree, seed, jobs):
+    rules = target_rules(code)
+    pairs = (
+        SentencePair(
+            triple.segment.reference,
+            references[triple.segment_id],
+            triple.hypothesis,
+            hypotheses.get(triple.pk),
+        )
+        for triple in triples
+    )
+    truecaser = None
+    if rules.cased:
+        corpus = Segment.objects.filter(target_lang=code).values_list("reference", flat=True)
+        truecaser = Truecaser.from_corpus(reference.split() for reference in corpus.iterator())
+    return generate_many(
         pairs,
         seed,
         types=types,
         degrees=range(1, max_degree + 1),
         max_degree=max_degree,
         truecaser=truecaser,
+        rules=rules,
         jobs=jobs,
     )
-    added = _save_missing(triples, results, existing, bars)
-    return GenerationReport(added, len(triples), len(existing), other_runs)
 
 
 def _save_missing(triples, results, existing, bars: Bars) -> int:

@@ -11,8 +11,9 @@ import secrets
 
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
-from survey import composition, scales, texts
+from survey import composition, languages, scales, texts
 from survey.languages import LANGUAGE_NAMES
 from survey.vocabulary import PARTICIPANT_STATUSES, PARTICIPATION_MODES, PERMUTATION_TYPES, WEB
 
@@ -324,6 +325,13 @@ class Item(models.Model):
         return self.triple.wmt_score if self.permutation is None else self.permutation.quality
 
 
+def standard_language(code: str) -> None:
+    standard = languages.language(code)
+    if standard != code:
+        hint = f" (write {standard!r})" if standard else ""
+        raise ValidationError(f"{code!r} is not an ISO 639 language code in standard form{hint}")
+
+
 class Study(models.Model):
     """A study's configuration; the thesis's design (Table 6.3, Appendix A) is the default."""
 
@@ -351,18 +359,19 @@ class Study(models.Model):
     sample_item = models.ForeignKey(
         Item, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    holistic_question = models.TextField(
-        default="How difficult would it be to grasp the meaning of the second sentence if you "
-        "were only shown the first?"
+    language = models.CharField(
+        max_length=8,
+        default="en",
+        validators=[standard_language],
+        help_text="ISO 639 code of the target language: the participants' pages are in it, and "
+        "a new study's texts default to it where translations exist (French, German)",
     )
-    holistic_low = models.CharField(max_length=60, default="Very difficult")
-    holistic_high = models.CharField(max_length=60, default="Very easy")
-    order_question = models.TextField(
-        default="How much does the ordering of the words on its own cloud the meaning of the "
-        "first sentence?"
-    )
-    order_low = models.CharField(max_length=60, default="Enormously")
-    order_high = models.CharField(max_length=60, default="Not at all")
+    holistic_question = models.TextField(default=texts.QUESTIONS["holistic_question"])
+    holistic_low = models.CharField(max_length=60, default=texts.QUESTIONS["holistic_low"])
+    holistic_high = models.CharField(max_length=60, default=texts.QUESTIONS["holistic_high"])
+    order_question = models.TextField(default=texts.QUESTIONS["order_question"])
+    order_low = models.CharField(max_length=60, default=texts.QUESTIONS["order_low"])
+    order_high = models.CharField(max_length=60, default=texts.QUESTIONS["order_high"])
     abandon_after_minutes = models.PositiveIntegerField(default=120)
     is_open = models.BooleanField(default=True)
     # What participants read (thesis Appendix A by default); see survey/texts.py for the format.
@@ -444,6 +453,19 @@ class Study(models.Model):
             raise ValidationError(f"These numbers cannot describe a questionnaire: {e}") from None
         if self.platform == "prolific" and not self.completion_code:
             raise ValidationError("A Prolific study needs the completion code set on Prolific.")
+
+    def take_language_defaults(self, given=()) -> None:
+        """Give a new study the texts of its language: each participant text, question and
+        scale label not in `given` (the fields its creator wrote) becomes the language's
+        default (survey/texts.py; English where there is no translation)."""
+        for name, text in texts.study_defaults(self.language).items():
+            if name not in given:
+                setattr(self, name, text)
+
+    @property
+    def language_name(self) -> str:
+        """The target language's English name (or its code)."""
+        return LANGUAGE_NAMES.get(self.language, self.language)
 
     def unfilled(self) -> list[str]:
         """What keeps the study link closed to newcomers whatever `is_open` says: settings its
@@ -543,10 +565,10 @@ def new_token() -> str:
 class Participant(models.Model):
     STATUSES = [(s, s) for s in PARTICIPANT_STATUSES]
     GENDERS = [
-        ("male", "Male"),
-        ("female", "Female"),
-        ("other", "Other"),
-        ("not_say", "Prefer not to say"),
+        ("male", _("Male")),
+        ("female", _("Female")),
+        ("other", _("Other")),
+        ("not_say", _("Prefer not to say")),
     ]
     EDUCATION = [
         ("school", "School or none"),
@@ -576,8 +598,12 @@ class Participant(models.Model):
     consented_at = models.DateTimeField(null=True, blank=True)
     share_data = models.BooleanField(default=False, help_text="consented to data sharing")
     # About you (thesis Appendix A); every field optional.
-    english_first = models.BooleanField(null=True, blank=True)
-    english_years = models.PositiveSmallIntegerField(null=True, blank=True)
+    target_first = models.BooleanField(
+        null=True, blank=True, help_text="the study's language is a first language"
+    )
+    target_years = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="years of speaking the study's language fluently"
+    )
     gender = models.CharField(max_length=8, choices=GENDERS, blank=True)
     nationality = models.CharField(max_length=100, blank=True)
     education = models.CharField(max_length=16, choices=EDUCATION, blank=True)
@@ -600,7 +626,8 @@ class Participant(models.Model):
 
     @property
     def languages_score(self) -> int:
-        """Language knowledge, English included: native 7 … a few words 1 point, summed."""
+        """Language knowledge, the study's language included: native 7 … a few words 1 point,
+        summed."""
         return sum(lang.fluency for lang in self.languages.all())
 
 
@@ -629,13 +656,13 @@ class ParticipantLanguage(models.Model):
     FLUENCY = [
         # The thesis fixes native = 7, fluent = 4, a few words = 1 (§6.3.5); the steps between
         # are this scale's own.
-        (7, "Native"),
-        (6, "Near-native"),
-        (5, "Advanced"),
-        (4, "Fluent"),
-        (3, "Conversational"),
-        (2, "Basic"),
-        (1, "A few words"),
+        (7, _("Native")),
+        (6, _("Near-native")),
+        (5, _("Advanced")),
+        (4, _("Fluent")),
+        (3, _("Conversational")),
+        (2, _("Basic")),
+        (1, _("A few words")),
     ]
     participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="languages")
     language = models.CharField(max_length=100)

@@ -123,16 +123,20 @@ def doc_to_parse(doc, parser: str) -> Parse:
 # CoNLL-U backend -------------------------------------------------------------------------------
 
 
-def read_conllu(text: str, parser: str = "conllu") -> list[Parse]:
+def read_conllu(text: str, parser: str = "conllu", surface: bool = False) -> list[Parse]:
     """Read CoNLL-U text (universaldependencies.org/format.html) into one Parse per sentence.
 
     XPOS gives the tags, falling back to UPOS where a parser leaves XPOS empty ("_").
-    Multiword-token ranges (1-2) and empty nodes (1.1) are skipped. A `# parser = ...` comment
+    Multiword-token ranges (1-2) and empty nodes (1.1) are skipped; with `surface`, a
+    multiword token (Czech "abychom" = "aby" + "bychom", French "du" = "de" + "le") is one
+    token instead, standing where its highest word stands, so the tokens spell the sentence's
+    text as the permutations need. A `# parser = ...` comment
     names the parser of the sentence it precedes, instead of `parser`. Bad input raises
     ValueError naming the line number and the field.
     """
     parses: list[Parse] = []
     rows: list[tuple[int, dict[str, str]]] = []
+    ranges: list[tuple[int, int, str]] = []  # multiword tokens: first and last ID, form
     sentence_parser = parser
     for number, line in enumerate(text.splitlines(), start=1):
         if line.startswith("#"):
@@ -143,12 +147,63 @@ def read_conllu(text: str, parser: str = "conllu") -> list[Parse]:
             row = _conllu_row(line, number)
             if row is not None:
                 rows.append((number, row))
+            elif surface and "-" in (columns := line.split("\t"))[0]:
+                first, _, last = columns[0].partition("-")
+                if not (first.isdigit() and last.isdigit() and int(first) < int(last)):
+                    raise ValueError(f"line {number}: field ID {columns[0]!r} is not a range")
+                ranges.append((int(first), int(last), columns[1]))
         elif rows:
-            parses.append(_conllu_sentence(rows, sentence_parser))
-            rows, sentence_parser = [], parser
+            parses.append(_surface(_conllu_sentence(rows, sentence_parser), ranges))
+            rows, ranges, sentence_parser = [], [], parser
     if rows:
-        parses.append(_conllu_sentence(rows, sentence_parser))
+        parses.append(_surface(_conllu_sentence(rows, sentence_parser), ranges))
     return parses
+
+
+def _surface(parse: Parse, ranges: list[tuple[int, int, str]]) -> Parse:
+    """The parse with each multiword token's words made one token (1-based ID ranges)."""
+    if not ranges:
+        return parse
+    n = len(parse)
+    group = list(range(n))  # the first word of each word's token
+    forms = list(parse.tokens)
+    for first, last, form in ranges:
+        if last > n:
+            raise ValueError(f"multiword token {first}-{last} goes beyond the sentence's {n} words")
+        for word in range(first - 1, last):
+            group[word] = first - 1
+        forms[first - 1] = form
+    depth = _depths(parse.heads)
+    members: dict[int, list[int]] = {}
+    for word in range(n):
+        members.setdefault(group[word], []).append(word)
+    tops = {first: min(words, key=depth.__getitem__) for first, words in members.items()}
+    index = {first: i for i, first in enumerate(tops)}
+
+    def head(first: int) -> int:
+        h = parse.heads[tops[first]]
+        while h != -1 and group[h] == first:  # a head inside the token: climb out of it
+            h = parse.heads[h]
+        return -1 if h == -1 else index[group[h]]
+
+    return Parse(
+        tokens=tuple(forms[first] for first in tops),
+        tags=tuple(parse.tags[top] for top in tops.values()),
+        upos=tuple(parse.upos[top] for top in tops.values()),
+        heads=tuple(head(first) for first in tops),
+        deps=tuple(parse.deps[top] for top in tops.values()),
+        parser=parse.parser,
+    )
+
+
+def _depths(heads: Sequence[int]) -> list[int]:
+    depths = []
+    for word in range(len(heads)):
+        depth, node = 0, heads[word]
+        while node != -1:
+            depth, node = depth + 1, heads[node]
+        depths.append(depth)
+    return depths
 
 
 def _conllu_row(line: str, number: int) -> dict[str, str] | None:

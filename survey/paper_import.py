@@ -38,8 +38,11 @@ from survey.wmt import read_input
 
 SCALE_FIELDS = {"holistic": "holistic", "word_order": "order"}  # field suffix -> Rating field
 PAIR_FIELD = re.compile(r"(?:pair-(\d+)|practice)\.(holistic|word_order)")
+# The printed about-you fields keep the names of the first print runs, from before the questions
+# named the study's language: paper field -> Participant field.
+PAPER_NAMES = {"english_first": "target_first", "english_years": "target_years"}
 TEXT_FIELDS = ("english_years", "languages", "nationality", "reading_disability_details", "age")
-FLUENCY_NAMES = {label.lower(): value for value, label in ParticipantLanguage.FLUENCY}
+FLUENCY_NAMES = {str(label).lower(): value for value, label in ParticipantLanguage.FLUENCY}
 
 
 class PaperError(Exception):
@@ -49,16 +52,17 @@ class PaperError(Exception):
 # Printing --------------------------------------------------------------------------------------
 
 
-def about_questions() -> list[printing.Choice]:
-    """The about-you questions as on the web page (texts.ABOUT_YOU), as boxes and write-ins."""
-    q = texts.ABOUT_YOU
-    fluency = ", ".join(label for _, label in ParticipantLanguage.FLUENCY)
+def about_questions(language: str) -> list[printing.Choice]:
+    """The about-you questions as on the web page (texts.ABOUT_YOU, in English), as boxes and
+    write-ins; `language` is the study's language by name."""
+    q = {key: text.replace("%(language)s", language) for key, text in texts.ABOUT_YOU.items()}
+    fluency = ", ".join(str(label) for _, label in ParticipantLanguage.FLUENCY)
     return [
         printing.Choice(
             "english_first",
-            q["english_first"],
+            q["target_first"],
             (("yes", "Yes"), ("no", "No")),
-            text_label=q["english_years"] + " (years)",
+            text_label=q["target_years"] + " (years)",
             text_name="english_years",
             text_width=60 * MM,
         ),
@@ -68,7 +72,9 @@ def about_questions() -> list[printing.Choice]:
             text_label=f"One language per line, with its fluency ({fluency}) and qualifications",
             text_height=24 * MM,
         ),
-        printing.Choice("gender", q["gender"], tuple(Participant.GENDERS)),
+        printing.Choice(
+            "gender", q["gender"], tuple((key, str(label)) for key, label in Participant.GENDERS)
+        ),
         printing.Choice("nationality", q["nationality"], text_width=90 * MM),
         printing.Choice("education", q["education"], tuple(texts.EDUCATION_LABELS.items())),
         printing.Choice(
@@ -113,7 +119,7 @@ def questionnaire_text(
             ),
             printing.Scale("word_order", study.order_question, study.order_low, study.order_high),
         ),
-        about=about_questions(),
+        about=about_questions(study.language_name),
         consent_statements=list(consent.statements),
         consent_closing=texts.fill(study.consent_closing, study),
         practice=_pair(0, sample) if sample else None,
@@ -481,7 +487,7 @@ def _apply_box(person: Participant, ratings: dict[int, Rating], name: str, value
         return
     about = name.removeprefix("about.")
     if about == "english_first":
-        person.english_first = {"yes": True, "no": False}.get(value)
+        person.target_first = {"yes": True, "no": False}.get(value)
     elif about in ("gender", "education"):
         setattr(person, about, value or "")
     elif about == "grammar_attention":
@@ -547,7 +553,7 @@ def _apply_text(person: Participant, name: str, text: str) -> None:
         if value:
             person.reading_disability = value
     else:
-        setattr(person, about, value)
+        setattr(person, PAPER_NAMES.get(about, about), value)
 
 
 def box_choices(answer: PaperAnswer) -> list[tuple[str, str]]:

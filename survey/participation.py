@@ -18,6 +18,7 @@ from urllib.parse import quote, unquote, urlsplit
 from django.db import transaction
 from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from survey import texts
 from survey.assignment import enrol
@@ -109,9 +110,10 @@ def platform_fields(params) -> dict[str, str]:
             continue
         if parameter == "turkSubmitTo":
             if value.rstrip("/") not in MTURK_HOSTS:
-                raise ValueError(f"{parameter} is not an MTurk address")
+                message = gettext("%(parameter)s is not an MTurk address")
+                raise ValueError(message % {"parameter": parameter})
         elif not PLATFORM_VALUE.fullmatch(value):
-            raise ValueError(f"{parameter} is not a valid id")
+            raise ValueError(gettext("%(parameter)s is not a valid id") % {"parameter": parameter})
         fields[name] = value
     return fields
 
@@ -202,14 +204,14 @@ def current_consent(study: Study) -> ConsentText:
     consent = study.consent_texts.order_by("-version").first()
     if consent is None:
         consent, _ = ConsentText.objects.get_or_create(
-            study=study, version=1, defaults=default_consent()
+            study=study, version=1, defaults=default_consent(study.language)
         )
     return consent
 
 
-def default_consent() -> dict:
+def default_consent(language: str) -> dict:
     return {
-        "statements": texts.CONSENT_STATEMENTS,
+        "statements": texts.consent_statements(language),
         "optional": texts.CONSENT_OPTIONAL,
         "sharing": texts.CONSENT_SHARING,
     }
@@ -280,7 +282,7 @@ def item_at(participant: Participant, position: int) -> Item:
     try:
         return items.get()
     except Item.DoesNotExist:
-        raise Refused(f"there is no item at position {position}") from None
+        raise Refused(gettext("there is no item at position %(n)s") % {"n": position}) from None
 
 
 def item_id_at(participant: Participant, position: int) -> int:
@@ -293,7 +295,7 @@ def item_id_at(participant: Participant, position: int) -> int:
         )
         item_id = entries.values_list("item_id", flat=True).first()
     if item_id is None:
-        raise Refused(f"there is no item at position {position}")
+        raise Refused(gettext("there is no item at position %(n)s") % {"n": position})
     return item_id
 
 
@@ -315,9 +317,9 @@ def save_answer(
     would change it, nothing is written and the caller is told of the conflict.
     """
     if participant.status == COMPLETED:
-        raise Refused("the study is already finished")
+        raise Refused(gettext("the study is already finished"))
     if item_id_at(participant, position) != item_id:
-        raise Refused("this item is not in your questionnaire at this position")
+        raise Refused(gettext("this item is not in your questionnaire at this position"))
     now = now or timezone.now()
     with transaction.atomic():
         rating, _ = Rating.objects.select_for_update().get_or_create(

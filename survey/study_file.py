@@ -6,7 +6,7 @@ version (each with the statements a participant may answer No to and the one agr
 data's release), and the practice item and shared items by key (test set, language pair,
 reference, segment, system, and a permutation's type and degree), so a file written from one
 database builds the same study in another holding the same texts. A field left out of the file
-keeps the model's default.
+keeps the model's default, and a new study's texts left out are those of its `language`.
 
 Updating a study never alters what participants have already seen: while any of its
 questionnaires is frozen (started), the fields that make up a questionnaire, and the statements
@@ -220,6 +220,8 @@ def apply_study_file(content: StudyFile) -> tuple[Study, bool]:
                 )
         for name, value in content.fields.items():
             setattr(study, name, value)
+        if created:
+            study.take_language_defaults(given=content.fields)
         study.sample_item = content.practice_item
         try:
             study.full_clean()

@@ -6,11 +6,31 @@ that differs between studies (contacts, institution, duration, reward, dates, wh
 concerns) is a study setting named in braces, filled in when a page is shown; a study whose
 texts name an empty setting cannot be opened (`unfilled`). {pairs} is the questionnaire's
 length and {data_use} the one text on what happens to the data.
+
+A study's defaults follow its language (`study_defaults`): the English texts here, the French
+and German ones in survey/texts_fr.py and survey/texts_de.py. The short texts of the pages
+(about-you questions, practice feedback) are English message ids marked with `N_`, translated
+where a page shows them through Django's catalogues (survey/locale/).
 """
 
 from __future__ import annotations
 
+import sys
+from types import ModuleType
+
+from survey import texts_de, texts_fr
 from survey.vocabulary import PERMUTATION_TYPES
+
+
+def N_(message: str) -> str:
+    """Mark a message for the catalogues; the page translates it when shown."""
+    return message
+
+
+def Nn_(singular: str, plural: str) -> tuple[str, str]:
+    """Mark a message with a plural for the catalogues, as ngettext takes it."""
+    return singular, plural
+
 
 INFORMATION_SHEET = """\
 ## Project Title
@@ -185,29 +205,45 @@ SAMPLE_ORDER_NOTE = (
     "obscures the meaning of the sentence."
 )
 
-# The cover page's "About You" questions (§1.1-1.8).
+# The cover page's "About You" questions (§1.1-1.8); %(language)s is the study's language.
 ABOUT_YOU = {
-    "english_first": "Is English your first language?",
-    "english_years": "If not, how long would you say you have been speaking it fluently?",
-    "languages": "Please indicate the languages you speak (including English), along with your "
-    "fluency level and any qualifications you have achieved in each.",
-    "gender": "What gender best describes you?",
-    "nationality": "What nationality do you feel best represents you?",
-    "education": "What is the highest level of education you have completed?",
-    "reading_disability": "Do you have any disabilities which could impact your reading, "
-    "e.g. dyslexia?",
-    "grammar_attention": "To what extent would you say that you notice grammar and sentence "
-    "structure in everyday life?",
-    "age": "How old are you?",
+    "target_first": N_("Is %(language)s your first language?"),
+    "target_years": N_("If not, how long would you say you have been speaking it fluently?"),
+    "languages": N_(
+        "Please indicate the languages you speak (including %(language)s), along with your "
+        "fluency level and any qualifications you have achieved in each."
+    ),
+    "gender": N_("What gender best describes you?"),
+    "nationality": N_("What nationality do you feel best represents you?"),
+    "education": N_("What is the highest level of education you have completed?"),
+    "reading_disability": N_(
+        "Do you have any disabilities which could impact your reading, e.g. dyslexia?"
+    ),
+    "grammar_attention": N_(
+        "To what extent would you say that you notice grammar and sentence structure in "
+        "everyday life?"
+    ),
+    "age": N_("How old are you?"),
 }
-GRAMMAR_LOW = "It doesn't affect me at all"
-GRAMMAR_HIGH = "Correct use of language is important"
+GRAMMAR_LOW = N_("It doesn't affect me at all")
+GRAMMAR_HIGH = N_("Correct use of language is important")
 EDUCATION_LABELS = {
-    "school": "School or none",
-    "college": "College diploma",
-    "undergraduate": "Undergraduate",
-    "masters": "Masters degree",
-    "phd": "Ph.D. or higher",
+    "school": N_("School or none"),
+    "college": N_("College diploma"),
+    "undergraduate": N_("Undergraduate"),
+    "masters": N_("Masters degree"),
+    "phd": N_("Ph.D. or higher"),
+}
+# The questions and scale labels of a new study (Study fields).
+QUESTIONS = {
+    "holistic_question": "How difficult would it be to grasp the meaning of the second "
+    "sentence if you were only shown the first?",
+    "holistic_low": "Very difficult",
+    "holistic_high": "Very easy",
+    "order_question": "How much does the ordering of the words on its own cloud the meaning of "
+    "the first sentence?",
+    "order_low": "Enormously",
+    "order_high": "Not at all",
 }
 
 # Placeholder -> the study setting that fills it.
@@ -254,48 +290,104 @@ def sample_order_note() -> str:
 
 
 # How each permutation type (order, swap, phrase, choice, both) rearranges the reference, for
-# the practice feedback.
+# the practice feedback: whole sentences, since languages place the phrase differently.
 PERMUTATION_WORDS = dict(
     zip(
         PERMUTATION_TYPES,
         (
-            "with some of its words moved to other places",
-            "with some of its words swapped with each other",
-            "with some of its phrases moved as blocks",
-            "with some of its words replaced by other words",
-            "with some of its words moved and others replaced",
+            N_(
+                "The first sentence here is the second one with some of its words moved to other "
+                "places."
+            ),
+            N_(
+                "The first sentence here is the second one with some of its words swapped with "
+                "each other."
+            ),
+            N_(
+                "The first sentence here is the second one with some of its phrases moved as "
+                "blocks."
+            ),
+            N_(
+                "The first sentence here is the second one with some of its words replaced by "
+                "other words."
+            ),
+            N_(
+                "The first sentence here is the second one with some of its words moved and "
+                "others replaced."
+            ),
         ),
         strict=True,
     )
 )
+PRACTICE_HOLISTIC = N_(
+    "Read the first sentence as if you had never seen the second. Can you still tell what the "
+    "second sentence says? The easier that is, the higher the answer."
+)
+PRACTICE_MACHINE = N_(
+    "The first sentence here is a machine translation. For this question, set aside wrong or "
+    "missing words and look only at whether the words that are there come in an order that "
+    "hides the meaning: the less it does, the higher the answer."
+)
+PRACTICE_MOVED = Nn_(
+    "%(count)d word is affected. Consider how many words are out of place and how much that "
+    "obscures the meaning: the more it does, the lower the answer.",
+    "%(count)d words are affected. Consider how many words are out of place and how much that "
+    "obscures the meaning: the more it does, the lower the answer.",
+)
 
 
-def practice_notes(item) -> tuple[str, str]:
-    """Feedback on the two questions, written from the practice item itself."""
-    holistic = (
-        "Read the first sentence as if you had never seen the second. Can you still tell what "
-        "the second sentence says? The easier that is, the higher the answer."
-    )
+def _english(singular: str, plural: str, count: int) -> str:
+    return singular if count == 1 else plural
+
+
+def practice_notes(item, gettext=str, ngettext=_english) -> tuple[str, str]:
+    """Feedback on the two questions, written from the practice item itself, in the language
+    of `gettext` and `ngettext` (English by default)."""
     permutation = item.permutation
     if permutation is None:
-        order = (
-            "The first sentence here is a machine translation. For this question, set aside "
-            "wrong or missing words and look only at whether the words that are there come in "
-            "an order that hides the meaning: the less it does, the higher the answer."
-        )
+        order = gettext(PRACTICE_MACHINE)
     else:
         moved = len(permutation.moved)
         order = (
-            f"The first sentence here is the second one {PERMUTATION_WORDS[permutation.perm_type]}"
-            f" ({moved} word{'s' if moved != 1 else ''} affected). Consider how many words are "
-            "out of place and how much that obscures the meaning: the more it does, the lower "
-            "the answer."
+            gettext(PERMUTATION_WORDS[permutation.perm_type])
+            + " "
+            + ngettext(*PRACTICE_MOVED, moved) % {"count": moved}
         )
-    return holistic, order
+    return gettext(PRACTICE_HOLISTIC), order
 
 
 def instructions() -> str:
     return INSTRUCTIONS
+
+
+# The languages with their own default texts; any other study starts from the English ones.
+TRANSLATIONS: dict[str, ModuleType] = {"fr": texts_fr, "de": texts_de}
+
+
+def _texts(language: str):
+    return TRANSLATIONS.get(language, sys.modules[__name__])
+
+
+def study_defaults(language: str) -> dict[str, str]:
+    """A new study's participant texts, questions and scale labels in its language."""
+    source = _texts(language)
+    return {
+        "information_sheet": source.INFORMATION_SHEET,
+        "consent_intro": source.CONSENT_INTRO,
+        "consent_closing": source.CONSENT_CLOSING,
+        "debriefing": source.DEBRIEFING,
+        "instructions": source.INSTRUCTIONS,
+        **source.QUESTIONS,
+    }
+
+
+def consent_statements(language: str) -> list[str]:
+    return list(_texts(language).CONSENT_STATEMENTS)
+
+
+def data_use(language: str) -> str:
+    """What happens to the data, in the study's language."""
+    return _texts(language).DATA_USE
 
 
 def fill(text: str, study) -> str:
@@ -304,7 +396,7 @@ def fill(text: str, study) -> str:
         name: getattr(study, field, "") or f"[{name}]" for name, field in PLACEHOLDERS.items()
     }
     values["pairs"] = str(getattr(study, "items_per_questionnaire", "") or "")
-    values["data_use"] = DATA_USE
+    values["data_use"] = data_use(getattr(study, "language", "en"))
     for name, value in values.items():
         text = text.replace("{" + name + "}", value)
     return text

@@ -15,13 +15,22 @@ from django.http import Http404, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware, get_token
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from survey import participation, texts
 from survey.assignment import StudyClosed
-from survey.forms import AboutForm, AnswerForm, ConsentForm, language_formset, save_about
+from survey.forms import (
+    AboutForm,
+    AnswerForm,
+    ConsentForm,
+    language_formset,
+    language_name,
+    save_about,
+)
 from survey.models import Study
 from survey.participation import Refused, StartedElsewhere
 from survey.vocabulary import COMPLETED
@@ -29,15 +38,17 @@ from survey.vocabulary import COMPLETED
 # HEAD answers as GET does (link checkers and chat previews use it).
 READ_AND_POST = ["GET", "HEAD", "POST"]
 
-EXPIRED = (
+EXPIRED = gettext_lazy(
     "This page had expired, so what you sent was not saved yet. The page has been renewed: "
     "please check your answers and send them again."
 )
-CONFLICT = (
+CONFLICT = gettext_lazy(
     "This answer was changed in another window or on another device. The page now shows the "
     "answer that is saved; change it again if you wish."
 )
-FINISHED = "You have already finished the study, so your answers can no longer be changed."
+FINISHED = gettext_lazy(
+    "You have already finished the study, so your answers can no longer be changed."
+)
 
 
 class CsrfRejected(Exception):
@@ -57,6 +68,12 @@ def csrf_rejection(request, view) -> str | None:
     except CsrfRejected as rejection:
         return str(rejection)
     return None
+
+
+def in_language(study: Study | None):
+    """The participant pages of a study are in its language (Django's own strings included);
+    without a study, in the site's."""
+    return translation.override(study.language if study else settings.LANGUAGE_CODE)
 
 
 def wants_json(request) -> bool:
@@ -129,9 +146,10 @@ def participant_page(*, on_expired=expired):
             participant = participation.find(token)
             if participant is None:
                 return render(request, "survey/unknown_link.html", status=404)
-            if request.method == "POST" and csrf_rejection(request, view):
-                return on_expired(request, participant, *args, **kwargs)
-            response = view(request, participant, *args, **kwargs)
+            with in_language(participant.study):
+                if request.method == "POST" and csrf_rejection(request, view):
+                    return on_expired(request, participant, *args, **kwargs)
+                response = view(request, participant, *args, **kwargs)
             if participant.pk is None:  # withdrawn or declined
                 return forget(response, participant.study)
             participation.touch(participant)
@@ -152,11 +170,16 @@ def home(request):
 @never_cache
 @require_http_methods(READ_AND_POST)
 def entry(request, slug):
+    study = get_object_or_404(Study, slug=slug)
+    with in_language(study):
+        return study_entry(request, study)
+
+
+def study_entry(request, study):
     """The study link: the information sheet, then a new participant on "Continue".
 
     A browser that holds a participation of the study resumes it; starting afresh is the
     participant's explicit choice (`afresh` posted), which releases the one held."""
-    study = get_object_or_404(Study, slug=slug)
     params = request.POST if request.method == "POST" else request.GET
     try:
         platform = participation.platform_fields(params)
@@ -256,7 +279,8 @@ def left_study(request, template):
     """After declining or withdrawing: the way back to the crowd platform, if it has one."""
     study = Study.objects.filter(slug=request.GET.get("study", "")).first()
     context = {"study": study, "leaving_url": participation.leaving_url(study) if study else ""}
-    return render(request, template, context)
+    with in_language(study):
+        return render(request, template, context)
 
 
 def declined(request):
@@ -269,7 +293,7 @@ def about(request, participant):
         return redirect(participation.resume_url(participant))
     adding = "add_language" in request.POST
     if request.method == "POST":
-        form = AboutForm(request.POST)
+        form = AboutForm(participant.study, request.POST)
         languages = language_formset(participant, request.POST)
         if form.is_valid() and languages.is_valid():
             save_about(participant, form, languages, done=not adding)
@@ -278,7 +302,7 @@ def about(request, participant):
         if adding:
             languages = language_formset(participant, request.POST, extra_rows=1)
     else:
-        form = AboutForm(initial=AboutForm.initial_for(participant))
+        form = AboutForm(participant.study, initial=AboutForm.initial_for(participant))
         languages = language_formset(participant)
     return page(
         request,
@@ -286,15 +310,16 @@ def about(request, participant):
         participant,
         form=form,
         languages=languages,
-        grammar_low=texts.GRAMMAR_LOW,
-        grammar_high=texts.GRAMMAR_HIGH,
-        languages_question=texts.ABOUT_YOU["languages"],
+        grammar_low=gettext(texts.GRAMMAR_LOW),
+        grammar_high=gettext(texts.GRAMMAR_HIGH),
+        languages_question=gettext(texts.ABOUT_YOU["languages"])
+        % {"language": language_name(participant.study.language)},
     )
 
 
 def practice_notes(study: Study, item) -> dict[str, str]:
     """Feedback on the practice pair: the study's own, else written from the item."""
-    holistic, order = texts.practice_notes(item)
+    holistic, order = texts.practice_notes(item, gettext, translation.ngettext)
     return {
         "holistic": study.sample_holistic_note or holistic,
         "order": study.sample_order_note or order,
@@ -340,7 +365,7 @@ def item_page(
         position=position,
         practice=position == 0,
         total=total,
-        language=item.triple.segment.source_language_name,
+        language=language_name(item.triple.segment.source_lang),
         scales=scales(participant.study, shown or saved, saved, notes),
         answered=sum(value is not None for value in saved.values()),
         client_ms=rating.client_ms or 0,
@@ -404,7 +429,8 @@ def save_item(request, participant, position):
             participant, position, form.cleaned_data["item"], form.answer()
         )
     except Refused as error:
-        return refuse(request, participant, f"This answer could not be accepted: {error}.")
+        message = gettext("This answer could not be accepted: %(reason)s.")
+        return refuse(request, participant, message % {"reason": error})
     rating = saved.rating
     if saved.conflict:
         if wants_json(request):
@@ -470,7 +496,8 @@ def withdraw(request, participant):
         slug = participant.study.slug
         participation.withdraw(participant)
         return redirect(reverse("survey:withdrawn") + "?" + urlencode({"study": slug}))
-    return page(request, "survey/withdraw.html", participant, data_use=texts.DATA_USE)
+    data_use = texts.data_use(participant.study.language)
+    return page(request, "survey/withdraw.html", participant, data_use=data_use)
 
 
 def withdrawn(request):

@@ -1,8 +1,12 @@
 import pytest
 from django.conf import settings
 
+from wojdb.catalogues import compile_catalogues
+
 
 def pytest_configure(config):
+    # The pages' translations are built, not kept in the tree (a fresh clone has none).
+    compile_catalogues(only_outdated=True)
     # Tests render templates without running collectstatic first; whitenoise still wants the
     # folder it would serve from.
     settings.STATIC_ROOT.mkdir(exist_ok=True)

@@ -3,7 +3,9 @@
 The WMT21 into-English slice (texts, document ids, DA judgments and segment scores, system-level
 scores) is kept compressed in `fixtures/wmt21-toen.tar.xz` and unpacked on first use into the
 ignored `var/data/`, in a folder named after the archive's digest, so a changed archive is
-unpacked anew and concurrent first uses never see a half-written folder.
+unpacked anew and concurrent first uses never see a half-written folder. The WMT22
+into-English DA judgments (the columns a crossed fit needs) are one xz-compressed table,
+`fixtures/wmt22-toen-da.tsv.xz`, read as it is.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 WMT21_TOEN = REPO / "fixtures" / "wmt21-toen.tar.xz"
+#: Tab-separated, xz: lp, rater, system, sid, type (SYSTEM or REPEAT), score (layout in
+#: fixtures/README.md).
+WMT22_TOEN_DA = REPO / "fixtures" / "wmt22-toen-da.tsv.xz"
 
 
 def wmt21_toen() -> Path:

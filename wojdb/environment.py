@@ -2,7 +2,7 @@
 
 A bad value stops the settings from loading with an error naming the variable, instead of
 passing `check --deploy` and failing later on every request (e.g. ``WOJDB_ENTRY_RATE=5/0``).
-Imports nothing from Django, so the rules are tested on their own.
+Imports nothing from Django (the language table is pure), so the rules are tested on their own.
 """
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from urllib.parse import urlsplit
+
+from survey.language_rules import parse_pipelines
 
 TRUE = {"1", "true", "yes", "on"}
 FALSE = {"0", "false", "no", "off", ""}
@@ -82,6 +84,15 @@ class Environment:
             if parts.scheme not in {"http", "https"} or not parts.netloc:
                 raise _bad(name, value, "comma-separated origins such as https://example.org")
         return origins
+
+    def pipelines(self, name: str) -> tuple[tuple[str, str], ...]:
+        """``LANGUAGE=PIPELINE,…`` (e.g. ``fr=fr_core_news_md``) as (code, pipeline) pairs."""
+        value = self.variables.get(name, "")
+        try:
+            return parse_pipelines(value)
+        except ValueError as error:
+            expected = f"LANGUAGE=PIPELINE pairs separated by commas ({error})"
+            raise _bad(name, value, expected) from None
 
     def rate(self, name: str, default: str) -> tuple[int, int] | None:
         """``COUNT/SECONDS``, both positive whole numbers, or ``off``/``0``/empty for no limit."""

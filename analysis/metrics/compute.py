@@ -13,7 +13,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
-from analysis.metrics.alignment import Alignment
+from analysis.metrics.alignment import WordAlignment
 from analysis.metrics.registry import BY_KEY, Key, PairContext, score_context, select
 from survey.nlp import Parse
 
@@ -22,12 +22,15 @@ CHUNK = 32
 
 @dataclass(frozen=True)
 class PairInput:
-    """One hypothesis/reference pair; without an alignment the built-in aligner is used."""
+    """One hypothesis/reference pair; without an alignment the built-in aligner is used.
+    `words` are the hypothesis's and reference's texts as sacreBLEU's tokeniser of the target
+    language splits them, which BLEU, chrF and TER count (default: the parses' tokens)."""
 
     key: Hashable
     hyp: Parse
     ref: Parse
-    alignment: Alignment | None = None
+    alignment: WordAlignment | None = None
+    words: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,7 @@ class ScoreRow:
 def score_rows(pair: PairInput, keys: Sequence[Key]) -> list[ScoreRow]:
     """The rows of one pair for the metrics with these (name, variant) keys."""
     metrics = [BY_KEY[key] for key in keys]
-    context = PairContext(pair.hyp, pair.ref, pair.alignment)
+    context = PairContext(pair.hyp, pair.ref, pair.alignment, pair.words)
     scores = score_context(context, metrics)
     return [
         ScoreRow(

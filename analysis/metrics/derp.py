@@ -37,7 +37,7 @@ from collections.abc import Sequence
 import numba
 import numpy as np
 
-from analysis.metrics.alignment import Alignment
+from analysis.metrics.alignment import WordAlignment
 
 
 @numba.njit(cache=True)
@@ -170,7 +170,7 @@ def _spanning_tree(edges):
     return edges[chosen[:count]]
 
 
-def counterparts(alignment: Alignment) -> dict[int, int]:
+def counterparts(alignment: WordAlignment) -> dict[int, int]:
     """Each linked reference word's hypothesis counterpart (the first, if several)."""
     found: dict[int, int] = {}
     for h, r in alignment.links:
@@ -190,7 +190,7 @@ def _score(edges: np.ndarray) -> float:
     return 1 - int(tree[:, 0].sum()) / total if total else 1.0
 
 
-def _aligned(alignment: Alignment) -> tuple[np.ndarray, np.ndarray]:
+def _aligned(alignment: WordAlignment) -> tuple[np.ndarray, np.ndarray]:
     """The aligned reference words, ascending, and their counterparts."""
     mapping = counterparts(alignment)
     words = sorted(mapping)
@@ -202,7 +202,7 @@ def structured_edges(
     hyp_labels: Sequence[str],
     ref_heads: Sequence[int],
     ref_labels: Sequence[str],
-    alignment: Alignment,
+    alignment: WordAlignment,
 ) -> np.ndarray:
     """Rows (L, L_max, n, m) for every pair n < m of aligned reference words: the path
     disparity of Eqs. 5.3 and 5.4, components compared separately."""
@@ -219,18 +219,18 @@ def derp(
     hyp_labels: Sequence[str],
     ref_heads: Sequence[int],
     ref_labels: Sequence[str],
-    alignment: Alignment,
+    alignment: WordAlignment,
 ) -> float:
     """Structured DERP: dependency paths with their labels."""
     edges = structured_edges(hyp_heads, hyp_labels, ref_heads, ref_labels, alignment)
     return _score(edges)
 
 
-def flattened_edges(alignment: Alignment) -> np.ndarray:
+def flattened_edges(alignment: WordAlignment) -> np.ndarray:
     """Rows (L, L_max, n, m) of flattened DERP (§5.10) for every pair n < m of aligned words."""
     return _flattened_edges(*_aligned(alignment))
 
 
-def flattened_derp(alignment: Alignment) -> float:
+def flattened_derp(alignment: WordAlignment) -> float:
     """Flattened DERP (§5.10): surface distance and direction only, no parser."""
     return _score(flattened_edges(alignment))

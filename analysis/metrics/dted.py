@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.metrics.alignment import Alignment
+from analysis.metrics.alignment import WordAlignment
 from analysis.metrics.ted import flattened, tree_edit_distance
 
 FLAGS = ("b", "c", "co", "cl", "fb", "fc", "fco", "fcl")
@@ -50,14 +50,14 @@ def basic_distance(hyp_heads: Sequence[int], ref_heads: Sequence[int]) -> int:
     return tree_edit_distance(hyp_heads, ref_heads, *ones, np.ones((n_h, n_r), np.int64))
 
 
-def _links(alignment: Alignment) -> tuple[np.ndarray, np.ndarray]:
+def _links(alignment: WordAlignment) -> tuple[np.ndarray, np.ndarray]:
     """Hypothesis and reference positions of the links, for indexing cost matrices."""
     links = np.array(alignment.links, np.int64).reshape(-1, 2)
     return links[:, 0], links[:, 1]
 
 
 def counterpart_distance(
-    hyp_heads: Sequence[int], ref_heads: Sequence[int], alignment: Alignment
+    hyp_heads: Sequence[int], ref_heads: Sequence[int], alignment: WordAlignment
 ) -> int:
     """Flag c: renames between aligned counterparts are free."""
     n_h, n_r = len(hyp_heads), len(ref_heads)
@@ -74,7 +74,7 @@ class PrioritisedDistance:
 
 
 def prioritised_distance(
-    hyp_heads: Sequence[int], ref_heads: Sequence[int], alignment: Alignment
+    hyp_heads: Sequence[int], ref_heads: Sequence[int], alignment: WordAlignment
 ) -> PrioritisedDistance:
     """Flags o and l: aligned operations minimised first, then unaligned ones."""
     n_h, n_r = len(hyp_heads), len(ref_heads)
@@ -96,7 +96,7 @@ def score_distance(distance: int, n_h: int, n_r: int) -> float:
     return 1 - _ratio(distance, n_h + n_r)
 
 
-def score_o(distance: PrioritisedDistance, alignment: Alignment) -> float:
+def score_o(distance: PrioritisedDistance, alignment: WordAlignment) -> float:
     """Eq. 4.2: 1 − dist_a / (a_H + a_R)."""
     aligned = len(alignment.aligned_hyp) + len(alignment.aligned_ref)
     return 1 - _ratio(distance.aligned, aligned)
@@ -107,7 +107,7 @@ def log_weight(prop: float) -> float:
     return 1.0 if prop == 0 else min(0.9, 0.1**prop)
 
 
-def score_l(distance: PrioritisedDistance, alignment: Alignment) -> float:
+def score_l(distance: PrioritisedDistance, alignment: WordAlignment) -> float:
     """Eq. 4.5: 1 − ((1 − log)·dist_a/(a_H + a_R) + log·dist_na/(na_H + na_R))."""
     aligned = len(alignment.aligned_hyp) + len(alignment.aligned_ref)
     unaligned = alignment.hyp_len + alignment.ref_len - aligned
@@ -119,7 +119,7 @@ def score_l(distance: PrioritisedDistance, alignment: Alignment) -> float:
 
 
 def dted(
-    flag: str, hyp_heads: Sequence[int], ref_heads: Sequence[int], alignment: Alignment
+    flag: str, hyp_heads: Sequence[int], ref_heads: Sequence[int], alignment: WordAlignment
 ) -> float:
     """The DTED score of one flag (see FLAGS); higher is better."""
     if flag not in FLAGS:

@@ -20,6 +20,7 @@ from analysis.metrics.registry import (
     score_permutation,
     select,
 )
+from survey.language_rules import LanguageRules, metric_tokens, pipeline_for
 from survey.nlp import parse_texts, read_conllu
 from survey.wmt import read_input
 
@@ -33,9 +34,11 @@ def permutation_report(text: str, metrics=None) -> dict:
     return {"permutation": values, "scores": rows(score_permutation(values, metrics))}
 
 
-def pair_report(hyp, ref, conllu, links, metrics, pipeline: str) -> dict:
-    """Every pair metric (or those named) of a hypothesis and reference, parsed by `pipeline`
-    or read from a CoNLL-U file (hypothesis first); `links` are given i-j alignment links."""
+def pair_report(hyp, ref, conllu, links, metrics, rules: LanguageRules) -> dict:
+    """Every pair metric (or those named) of a hypothesis and reference in the language of
+    `rules`, parsed by its pipeline or read from a CoNLL-U file (hypothesis first); `links` are
+    given i-j alignment links. BLEU, chrF and TER count the texts (from CoNLL-U: its tokens
+    joined as the language writes words) split by the language's sacreBLEU tokeniser."""
     if conllu is not None:
         if hyp is not None or ref is not None:
             raise ValueError("give --conllu or --hyp and --ref, not both")
@@ -46,10 +49,11 @@ def pair_report(hyp, ref, conllu, links, metrics, pipeline: str) -> dict:
         parses = read_conllu(text)
         if len(parses) != 2:
             raise ValueError(f"{conllu} has {len(parses)} sentences; it needs two")
+        hyp, ref = (rules.separator.join(parse.tokens) for parse in parses)
     elif hyp is None or ref is None:
         raise ValueError("give both --hyp and --ref")
     else:
-        parses = list(parse_texts([hyp, ref], pipeline))
+        parses = list(parse_texts([hyp, ref], pipeline_for(rules)))
     hyp_parse, ref_parse = parses
     alignment = None
     if links is not None:
@@ -57,8 +61,11 @@ def pair_report(hyp, ref, conllu, links, metrics, pipeline: str) -> dict:
             alignment = parse_links(links, len(hyp_parse), len(ref_parse), aligner="given")
         except AlignmentFormatError as error:
             raise ValueError(f"--alignment: {error}") from None
-    context = PairContext(hyp_parse, ref_parse, alignment)
+    words = (metric_tokens(hyp, rules), metric_tokens(ref, rules))
+    context = PairContext(hyp_parse, ref_parse, alignment, words)
     return {
+        "language": rules.code,
+        "tokenize": rules.bleu_tokenizer,
         "hypothesis": list(hyp_parse.tokens),
         "reference": list(ref_parse.tokens),
         "parser": context.parser,
@@ -88,7 +95,7 @@ def text(report: dict) -> str:
     for field in ("hypothesis", "reference"):
         if field in report:
             lines.append(f"{field}: {' '.join(report[field])}")
-    for field in ("parser", "aligner", "alignment"):
+    for field in ("language", "tokenize", "parser", "aligner", "alignment"):
         if field in report:
             lines.append(f"{field}: {report[field]}")
     lines.append(f"permutation: {','.join(map(str, report['permutation']))}")

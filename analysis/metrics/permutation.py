@@ -17,10 +17,12 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from rapidfuzz.distance import LCSseq
 
-Permutation = tuple[int, ...]
+#: The order of the aligned hypothesis words, as reference indices 1..n (named apart from
+#: `survey.models.Permutation`, a permuted reference sentence).
+WordOrder = tuple[int, ...]
 
 
-def as_permutation(values: Sequence[int]) -> Permutation:
+def as_permutation(values: Sequence[int]) -> WordOrder:
     """Return `values` as a tuple, or raise ValueError unless it is a permutation of 1..n."""
     perm = tuple(int(v) for v in values)
     if sorted(perm) != list(range(1, len(perm) + 1)):
@@ -37,7 +39,7 @@ def needs_two(metric: Callable[..., float]) -> Callable[..., float]:
     """Apply the short-permutation policy before `metric`, whose formula needs n >= 2."""
 
     @functools.wraps(metric)
-    def wrapper(perm: Permutation, *args, **kwargs) -> float:
+    def wrapper(perm: WordOrder, *args, **kwargs) -> float:
         if len(perm) < 2:
             return short_permutation_score(len(perm))
         return metric(perm, *args, **kwargs)
@@ -45,16 +47,16 @@ def needs_two(metric: Callable[..., float]) -> Callable[..., float]:
     return wrapper
 
 
-def identity(n: int) -> Permutation:
+def identity(n: int) -> WordOrder:
     return tuple(range(1, n + 1))
 
 
-def inverted(n: int) -> Permutation:
+def inverted(n: int) -> WordOrder:
     return tuple(range(n, 0, -1))
 
 
 @needs_two
-def kendall(perm: Permutation) -> float:
+def kendall(perm: WordOrder) -> float:
     """Share of position pairs kept in order (skip-bigrams), i.e. 1 - inversions / C(n, 2)."""
     p = np.asarray(perm)
     n = len(p)
@@ -63,7 +65,7 @@ def kendall(perm: Permutation) -> float:
 
 
 @needs_two
-def spearman(perm: Permutation) -> float:
+def spearman(perm: WordOrder) -> float:
     """(ρ + 1) / 2 with ρ Spearman's rank correlation against the identity (constant 3, not 6)."""
     n = len(perm)
     squared = sum((value - position) ** 2 for position, value in enumerate(perm, start=1))
@@ -71,20 +73,20 @@ def spearman(perm: Permutation) -> float:
 
 
 @needs_two
-def hamming(perm: Permutation) -> float:
+def hamming(perm: WordOrder) -> float:
     """Share of fixed points (1 minus the normalised Hamming distance to the identity)."""
     return sum(value == position for position, value in enumerate(perm, start=1)) / len(perm)
 
 
 @needs_two
-def ulam(perm: Permutation) -> float:
+def ulam(perm: WordOrder) -> float:
     """(LCS(π, identity) − 1) / (n − 1); the LCS with the identity is the longest increasing run."""
     n = len(perm)
     return (LCSseq.similarity(perm, identity(n)) - 1) / (n - 1)
 
 
 @needs_two
-def fuzzy(perm: Permutation) -> float:
+def fuzzy(perm: WordOrder) -> float:
     """Talbot et al.'s fuzzy reordering score 1 − (c − 1)/(n − 1).
 
     c counts the chunks in which each value is its predecessor + 1; descending runs are not

@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache, wraps
 
-from analysis.metrics.permutation import Permutation, inverted, needs_two
+from analysis.metrics.permutation import WordOrder, inverted, needs_two
 
 BETA = 0.6
 
@@ -65,7 +65,7 @@ def _rank(values: list[int]) -> tuple[int, ...]:
 
 
 @lru_cache(maxsize=4096)
-def canonical_pet(perm: Permutation) -> PetNode:
+def canonical_pet(perm: WordOrder) -> PetNode:
     """The left-branching canonical PET, by shift-reduce (Zhang & Gildea 2007; thesis §2.5.3).
 
     After each shift, the smallest k >= 2 top stack elements whose values form a contiguous range
@@ -99,7 +99,7 @@ def canonical_pet(perm: Permutation) -> PetNode:
 
 
 @lru_cache(maxsize=4096)
-def flat_pet(perm: Permutation) -> PetNode:
+def flat_pet(perm: WordOrder) -> PetNode:
     """The canonical PET with chains of one binary operator merged into one node (thesis §2.5.3).
 
     A merged node with k children has operator 1..k (monotone) or k..1 (inverted).
@@ -139,7 +139,7 @@ def _has_one_inference(node: PetNode) -> bool:
 
 
 @needs_two
-def pef_paper(perm: Permutation, beta: float = BETA) -> float:
+def pef_paper(perm: WordOrder, beta: float = BETA) -> float:
     """PEFscore: φ_node over the permutation forest, averaging uniformly over inferences."""
     return _paper_forest(flat_pet(perm), beta)
 
@@ -196,7 +196,7 @@ def _paper_groups(op_score, children, child_scores, beta) -> float:
 
 
 @needs_two
-def pet_paper(perm: Permutation, beta: float = BETA) -> float:
+def pet_paper(perm: WordOrder, beta: float = BETA) -> float:
     """PETscore: φ_node on the canonical left-branching PET only (paper §4; thesis l. 3350)."""
     return _paper_tree(canonical_pet(perm), beta)
 
@@ -211,7 +211,7 @@ def _paper_tree(node: PetNode, beta: float) -> float:
 # --- Released-code variants (BEER; metrics spec §3.2) ------------------------------------------
 
 
-def _rescaled(raw_score, perm: Permutation, beta: float) -> float:
+def _rescaled(raw_score, perm: WordOrder, beta: float) -> float:
     """(raw − raw(inverted_n)) / (1 − raw(inverted_n)), as the released code normalises."""
     floor = raw_score(inverted(len(perm)), beta)
     if floor >= 1:
@@ -279,27 +279,27 @@ def _beer_groups(op_score, children, child_scores, beta, mode) -> float:
 
 
 @lru_cache(maxsize=8192)
-def _pef_beer_raw(perm: Permutation, beta: float) -> float:
+def _pef_beer_raw(perm: WordOrder, beta: float) -> float:
     return _beer_forest(flat_pet(perm), beta, "trees")
 
 
 @lru_cache(maxsize=8192)
-def _pef_beer_old_raw(perm: Permutation, beta: float) -> float:
+def _pef_beer_old_raw(perm: WordOrder, beta: float) -> float:
     return _beer_forest(flat_pet(perm), beta, "inferences")
 
 
 @lru_cache(maxsize=8192)
-def _pet_viterbi_raw(perm: Permutation, beta: float) -> float:
+def _pet_viterbi_raw(perm: WordOrder, beta: float) -> float:
     return _beer_forest(flat_pet(perm), beta, "viterbi")
 
 
 @lru_cache(maxsize=8192)
-def _pet_beer_raw(perm: Permutation, beta: float) -> float:
+def _pet_beer_raw(perm: WordOrder, beta: float) -> float:
     return _beer_tree(canonical_pet(perm), beta)
 
 
 @lru_cache(maxsize=8192)
-def _pet_beer_flat_raw(perm: Permutation, beta: float) -> float:
+def _pet_beer_flat_raw(perm: WordOrder, beta: float) -> float:
     return _beer_tree(flat_pet(perm), beta)
 
 
@@ -311,31 +311,31 @@ def _beer_tree(node: PetNode, beta: float) -> float:
 
 
 @needs_two
-def pef_beer(perm: Permutation, beta: float = BETA) -> float:
+def pef_beer(perm: WordOrder, beta: float = BETA) -> float:
     """Released-code PEF ("PEFrecursive"): the mean over all PETs, rescaled."""
     return _rescaled(_pef_beer_raw, perm, beta)
 
 
 @needs_two
-def pef_beer_old(perm: Permutation, beta: float = BETA) -> float:
+def pef_beer_old(perm: WordOrder, beta: float = BETA) -> float:
     """Released-code "old PEF": uniform over inferences, span-weighted children, rescaled."""
     return _rescaled(_pef_beer_old_raw, perm, beta)
 
 
 @needs_two
-def pet_beer(perm: Permutation, beta: float = BETA) -> float:
+def pet_beer(perm: WordOrder, beta: float = BETA) -> float:
     """Released-code score of the canonical PET, rescaled."""
     return _rescaled(_pet_beer_raw, perm, beta)
 
 
 @needs_two
-def pet_beer_flat(perm: Permutation, beta: float = BETA) -> float:
+def pet_beer_flat(perm: WordOrder, beta: float = BETA) -> float:
     """Released-code score of the flat PET, rescaled; it can be negative (metrics spec §3.2)."""
     return _rescaled(_pet_beer_flat_raw, perm, beta)
 
 
 @needs_two
-def pet_beer_viterbi(perm: Permutation, beta: float = BETA) -> float:
+def pet_beer_viterbi(perm: WordOrder, beta: float = BETA) -> float:
     """Released-code score of the best-scoring PET in the forest, rescaled."""
     return _rescaled(_pet_viterbi_raw, perm, beta)
 
@@ -343,7 +343,7 @@ def pet_beer_viterbi(perm: Permutation, beta: float = BETA) -> float:
 # --- Simple PET metrics (thesis Figure 4.2) -----------------------------------------------------
 
 
-def count_pets(perm: Permutation) -> int:
+def count_pets(perm: WordOrder) -> int:
     """Number of PETs: the product of Catalan(k − 1) over flat binary nodes with k children."""
     return _count_flat(flat_pet(perm))
 
@@ -371,27 +371,27 @@ def _binarizable_below_three(metric):
 
     @needs_two
     @wraps(metric)
-    def wrapper(perm: Permutation) -> float:
+    def wrapper(perm: WordOrder) -> float:
         return 1.0 if len(perm) == 2 else metric(perm)
 
     return wrapper
 
 
 @_binarizable_below_three
-def pet_count_score(perm: Permutation) -> float:
+def pet_count_score(perm: WordOrder) -> float:
     """#PETs: (#PETs(π) − 1) / (Cat(n − 1) − 1); monotone and inverted both score 1."""
     n = len(perm)
     return (count_pets(perm) - 1) / (catalan(n - 1) - 1)
 
 
 @_binarizable_below_three
-def pet_nodes_score(perm: Permutation) -> float:
+def pet_nodes_score(perm: WordOrder) -> float:
     """|PET|: (internal nodes of the canonical PET − 1) / (n − 2); 1 when fully binarizable."""
     return (len(_internal_nodes(canonical_pet(perm))) - 1) / (len(perm) - 2)
 
 
 @_binarizable_below_three
-def pet_max_arity_score(perm: Permutation) -> float:
+def pet_max_arity_score(perm: WordOrder) -> float:
     """MAX|Op|: 1 − (largest operator arity − 2) / (n − 2)."""
     widest = max(len(node.op) for node in _internal_nodes(canonical_pet(perm)))
     return 1.0 - (widest - 2) / (len(perm) - 2)

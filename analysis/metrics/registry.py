@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 from analysis.metrics import baselines, derp, dted, lepor, permutation, pets
-from analysis.metrics.alignment import Alignment, align, aligner_name, alignment_permutation
+from analysis.metrics.alignment import WordAlignment, align, aligner_name, alignment_permutation
 from survey.nlp import Parse
 
 VERSION = "1"
@@ -37,6 +37,7 @@ class BuiltinMetric:
     description: str
     uses_parser: bool = False
     uses_aligner: bool = False
+    uses_tokenizer: bool = False  # counts the target language's sacreBLEU tokens
     lower: float | None = 0.0  # the range of possible scores; None: unbounded
     upper: float | None = 1.0
 
@@ -55,7 +56,13 @@ def combined_parser(hyp_parser: str, ref_parser: str) -> str:
 class PairContext:
     """A hypothesis/reference pair with its alignment; shared intermediate results are cached."""
 
-    def __init__(self, hyp: Parse, ref: Parse, alignment: Alignment | None = None):
+    def __init__(
+        self,
+        hyp: Parse,
+        ref: Parse,
+        alignment: WordAlignment | None = None,
+        words: tuple[Sequence[str], Sequence[str]] | None = None,
+    ):
         if alignment is None:
             alignment = align(hyp.tokens, ref.tokens)
         elif (alignment.hyp_len, alignment.ref_len) != (len(hyp), len(ref)):
@@ -64,6 +71,9 @@ class PairContext:
                 f"the parses have {len(hyp)} and {len(ref)}"
             )
         self.hyp, self.ref, self.alignment = hyp, ref, alignment
+        # What BLEU, chrF and TER count: the texts split as sacreBLEU splits the target
+        # language (survey.language_rules.metric_tokens), else the parses' tokens.
+        self.hyp_words, self.ref_words = words or (hyp.tokens, ref.tokens)
         self._prioritised: dict[bool, dted.PrioritisedDistance] = {}  # by flattened or not
 
     @property
@@ -71,7 +81,7 @@ class PairContext:
         return combined_parser(self.hyp.parser, self.ref.parser)
 
     @cached_property
-    def permutation(self) -> permutation.Permutation:
+    def permutation(self) -> permutation.WordOrder:
         return alignment_permutation(self.alignment)
 
     @cached_property
@@ -167,6 +177,8 @@ def _pair_metrics() -> list[BuiltinMetric]:
     linear, cubic = baselines.METEOR_THESIS, baselines.METEOR_2005
 
     def metric(name, variant, higher, version, function, text, parser=False, aligner=False, **kw):
+        if "tokenizer" in kw:
+            kw["uses_tokenizer"] = kw.pop("tokenizer")
         return BuiltinMetric(
             name, variant, higher, version, function, "pair", text, parser, aligner, **kw
         )
@@ -196,24 +208,27 @@ def _pair_metrics() -> list[BuiltinMetric]:
             "sacrebleu",
             True,
             baselines.signature(baselines.bleu_metric()),
-            lambda ctx: baselines.sentence_bleu(ctx.hyp.tokens, ctx.ref.tokens),
+            lambda ctx: baselines.sentence_bleu(ctx.hyp_words, ctx.ref_words),
             "Sentence BLEU (sacrebleu), 0–1",
+            tokenizer=True,
         ),
         metric(
             "chrf",
             "sacrebleu",
             True,
             baselines.signature(baselines.chrf_metric()),
-            lambda ctx: baselines.sentence_chrf(ctx.hyp.tokens, ctx.ref.tokens),
+            lambda ctx: baselines.sentence_chrf(ctx.hyp_words, ctx.ref_words),
             "Sentence chrF (sacrebleu), 0–1",
+            tokenizer=True,
         ),
         metric(
             "ter",
             "sacrebleu",
             False,
             baselines.signature(baselines.ter_metric()),
-            lambda ctx: baselines.sentence_ter(ctx.hyp.tokens, ctx.ref.tokens),
+            lambda ctx: baselines.sentence_ter(ctx.hyp_words, ctx.ref_words),
             "Sentence TER (sacrebleu), edits per reference word",
+            tokenizer=True,
             upper=None,
         ),
         metric(
@@ -335,7 +350,7 @@ def score_context(context: PairContext, metrics: Sequence[BuiltinMetric]) -> dic
 def score_pair(
     hyp_parse: Parse,
     ref_parse: Parse,
-    alignment: Alignment | None = None,
+    alignment: WordAlignment | None = None,
     metrics: Iterable[str] | None = None,
 ) -> dict[Key, float]:
     """Every built-in metric (or those named) for one pair; the built-in aligner if none given."""

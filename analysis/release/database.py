@@ -24,6 +24,7 @@ from django.db.models import CharField, TextField
 
 from analysis import frames
 from analysis.models import Metric, MetricScore
+from analysis.release import derived
 from analysis.release.read import Problem, Release, ReleaseError, newer_software_note
 from analysis.release.schema import (
     PACKAGE_FILE,
@@ -35,7 +36,6 @@ from analysis.release.schema import (
 from analysis.release.write import (
     Export,
     _no_progress,
-    adjust,
     codebook,
     descriptor,
     save,
@@ -153,7 +153,8 @@ def build(
     progress=_no_progress,
 ) -> Export:
     tables = gather(study, include_simulated=include_simulated, progress=progress)
-    adjustment = adjust(tables)
+    adjusted, adjustment = derived.participant_adjusted(tables)
+    tables["ratings"] = tables["ratings"].assign(**adjusted)
     package = descriptor(
         tables,
         study_configuration(study),

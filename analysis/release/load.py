@@ -55,9 +55,9 @@ def tidy_ratings(
             col.SECONDS,
         ]
     ].merge(people, on=col.PARTICIPANT, how="inner", validate="many_to_one")
-    item_columns = items[[col.ITEM, col.KIND, col.PERM_TYPE, col.DEGREE, col.WMT_SCORE]].assign(
-        **{col.QUALITY: item_quality(items)}
-    )
+    item_columns = items[
+        [col.ITEM, col.KIND, col.PERM_TYPE, col.DEGREE, col.WMT_SCORE, col.TARGET_LANG]
+    ].assign(**{col.QUALITY: item_quality(items)})
     frame = frame.merge(item_columns, on=col.ITEM, how="left", validate="many_to_one")
     shared = questionnaires[[col.QUESTIONNAIRE, col.ITEM, col.SHARED]]
     frame = frame.merge(

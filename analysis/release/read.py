@@ -40,7 +40,7 @@ from analysis.release.schema import (
     TRIPLE_KEY,
     TRUE_VALUES,
     Field,
-    Table,
+    TableSchema,
     empty_table,
     unescape_text,
     upgraded,
@@ -203,7 +203,7 @@ def _json_list(text: str):
         return text
 
 
-def _read_csv(folder: Path, table: Table, problems: _Problems) -> pd.DataFrame | None:
+def _read_csv(folder: Path, table: TableSchema, problems: _Problems) -> pd.DataFrame | None:
     try:
         with open_input(folder / table.path) as handle:
             raw = pd.read_csv(
@@ -238,7 +238,9 @@ def _read_csv(folder: Path, table: Table, problems: _Problems) -> pd.DataFrame |
     return pd.DataFrame(out, index=pd.RangeIndex(len(raw)))
 
 
-def _check_keys(tables: dict[str, pd.DataFrame], schemas: dict[str, Table], problems: _Problems):
+def _check_keys(
+    tables: dict[str, pd.DataFrame], schemas: dict[str, TableSchema], problems: _Problems
+):
     for name, frame in tables.items():
         table = schemas[name]
         if table.primary_key:
@@ -284,6 +286,12 @@ def _check_domain(tables: dict[str, pd.DataFrame], problems: _Problems) -> None:
     for name in ("perm_type", "degree", "seed", "moved", "tokens", "mapping", "perm_quality"):
         missing = perm & items[name].isna()
         problems.cells(ITEMS.path, name, missing, "required for a permutation")
+    problems.cells(
+        ITEMS.path,
+        "perm_quality",
+        derived.permutation_quality_problems(items),
+        "is not eq. 6.2's score of the row's degree for any maximum degree",
+    )
     problems.cells(
         ITEMS.path,
         "perm_type",
@@ -358,7 +366,9 @@ def _without_descriptions(value):
     return value
 
 
-def check_package(package: dict, tables: tuple[Table, ...], problems: _Problems) -> list[Table]:
+def check_package(
+    package: dict, tables: tuple[TableSchema, ...], problems: _Problems
+) -> list[TableSchema]:
     """The package's resources against this software's tables: the same paths and schemas
     (constraints included), each file's size and hash stated. Returns the tables present."""
     ours = {t.name: t for t in tables}
@@ -440,9 +450,9 @@ def check_rows(tables: dict[str, pd.DataFrame], package: dict, problems: _Proble
             )
 
 
-def _disagree(stated: pd.Series, computed: pd.Series) -> pd.Series:
+def _disagree(stated: pd.Series, computed: pd.Series, tolerance: float = 1e-12) -> pd.Series:
     a, b = stated.astype("float64").to_numpy(), computed.astype("float64").to_numpy()
-    same = np.isclose(a, b, rtol=1e-12, atol=1e-12) | (np.isnan(a) & np.isnan(b))
+    same = np.isclose(a, b, rtol=tolerance, atol=tolerance) | (np.isnan(a) & np.isnan(b))
     return pd.Series(~same, index=stated.index)
 
 
@@ -480,11 +490,14 @@ def check_derived(tables: dict[str, pd.DataFrame], problems: _Problems) -> None:
             derived.languages_score(tables["participants"], tables.get("participant_languages")),
         ),
     ]
+    adjusted, _ = derived.participant_adjusted(tables)
+    recomputed += [(RATINGS.path, ratings, name, values) for name, values in adjusted.items()]
     for file, frame, name, values in recomputed:
+        tolerance = derived.ADJUSTED_TOLERANCE if name in adjusted else 1e-12
         problems.cells(
             file,
             name,
-            _disagree(frame[name], values),
+            _disagree(frame[name], values, tolerance),
             lambda i, frame=frame, name=name, values=values: (
                 f"{frame[name][i]} disagrees with the {values[i]} its other columns give"
             ),

@@ -74,7 +74,7 @@ class ForeignKey:
 
 
 @dataclass(frozen=True)
-class Table:
+class TableSchema:
     """One file of the release, with its schema."""
 
     name: str
@@ -120,7 +120,7 @@ def _fk(fields, resource, reference=None) -> ForeignKey:
     return ForeignKey(tuple(fields), resource, tuple(_as_list(reference or fields)))
 
 
-ITEMS = Table(
+ITEMS = TableSchema(
     "items",
     "One row per rated item: a WMT hypothesis, or a permutation of its reference, with the "
     "texts, the WMT scores of the hypothesis and the permutation's parameters.",
@@ -208,7 +208,7 @@ ITEMS = Table(
     primary_key=("item",),
 )
 
-QUESTIONNAIRES = Table(
+QUESTIONNAIRES = TableSchema(
     "questionnaires",
     "One row per questionnaire position: which item each questionnaire shows where.",
     (
@@ -226,9 +226,9 @@ QUESTIONNAIRES = Table(
 )
 
 _LIKERT = dict(minimum=col.LIKERT_MIN, maximum=col.LIKERT_MAX)
-#: The about-you page's limit for ages and years of English (survey.forms.AboutForm).
+#: The about-you page's limit for ages and years of the language (survey.forms.AboutForm).
 MAX_YEARS = 120
-PARTICIPANTS = Table(
+PARTICIPANTS = TableSchema(
     "participants",
     "One row per participant who consented to data sharing: a pseudonymous id and the "
     "about-you answers. Crowd-platform ids, tokens and contact details are never exported.",
@@ -260,8 +260,18 @@ PARTICIPANTS = Table(
             "Highest education: school, college, undergraduate, masters or phd.",
             enum=col.EDUCATION_LEVELS,
         ),
-        Field("english_first", "boolean", "English is a first language."),
-        Field("english_years", "integer", "Years of fluent English.", minimum=0, maximum=MAX_YEARS),
+        Field(
+            "target_first",
+            "boolean",
+            "The study's language (the items' target_lang) is a first language.",
+        ),
+        Field(
+            "target_years",
+            "integer",
+            "Years of speaking the study's language fluently.",
+            minimum=0,
+            maximum=MAX_YEARS,
+        ),
         Field("reading_disability", "string", "Reading disability, as written.", free_text=True),
         Field(
             "grammar_attention",
@@ -282,9 +292,9 @@ PARTICIPANTS = Table(
     foreign_keys=(_fk("questionnaire", "questionnaires"),),
 )
 
-PARTICIPANT_LANGUAGES = Table(
+PARTICIPANT_LANGUAGES = TableSchema(
     "participant_languages",
-    "One row per language a participant listed, English included.",
+    "One row per language a participant listed, the study's language included.",
     (
         Field("participant", "integer", "Participant id (participants.csv).", True),
         Field("language", "string", "Language, as written.", True, free_text=True),
@@ -308,7 +318,7 @@ PARTICIPANT_LANGUAGES = Table(
     optional=True,
 )
 
-RATINGS = Table(
+RATINGS = TableSchema(
     "ratings",
     "One row per participant and item shown: the raw answers as given, their 0-1 values, "
     "position and times. A blank answer is empty.",
@@ -358,7 +368,7 @@ RATINGS = Table(
     foreign_keys=(_fk("participant", "participants"), _fk("item", "items")),
 )
 
-METRICS = Table(
+METRICS = TableSchema(
     "metrics",
     "One row per metric configuration whose scores are in metric_scores.csv.",
     (
@@ -375,7 +385,7 @@ METRICS = Table(
     optional=True,
 )
 
-METRIC_SCORES = Table(
+METRIC_SCORES = TableSchema(
     "metric_scores",
     "Automatic scores, long format: one row per item and metric configuration.",
     (
@@ -409,8 +419,8 @@ DEMOGRAPHICS = (
     col.GENDER,
     "nationality",
     col.EDUCATION,
-    col.ENGLISH_FIRST,
-    "english_years",
+    col.TARGET_FIRST,
+    "target_years",
     "reading_disability",
     "grammar_attention",
     col.LANGUAGES_SCORE,
@@ -427,6 +437,7 @@ RATINGS_FRAME_TYPES = {
     col.DEGREE: "float64",
     col.QUALITY: "float64",
     col.WMT_SCORE: "float64",
+    col.TARGET_LANG: "str",
     col.HOLISTIC: "float64",
     col.ORDER: "float64",
     col.unit(col.HOLISTIC): "float64",
@@ -439,8 +450,8 @@ RATINGS_FRAME_TYPES = {
     col.GENDER: "str",
     "nationality": "str",
     col.EDUCATION: "str",
-    col.ENGLISH_FIRST: "boolean",
-    "english_years": "float64",
+    col.TARGET_FIRST: "boolean",
+    "target_years": "float64",
     "reading_disability": "str",
     "grammar_attention": "float64",
     col.LANGUAGES_SCORE: "int64",
@@ -489,7 +500,7 @@ def _dtype(f: Field) -> str:
     }[f.type]
 
 
-def typed(frame: pd.DataFrame, table: Table) -> pd.DataFrame:
+def typed(frame: pd.DataFrame, table: TableSchema) -> pd.DataFrame:
     """A table's columns, in schema order, from Python values (as the database gives them).
 
     Blank strings become missing, as they would after a trip through CSV. Rows keep their
@@ -511,7 +522,7 @@ def typed(frame: pd.DataFrame, table: Table) -> pd.DataFrame:
     return pd.DataFrame(out, index=pd.RangeIndex(len(frame)))
 
 
-def empty_table(table: Table) -> pd.DataFrame:
+def empty_table(table: TableSchema) -> pd.DataFrame:
     return typed(pd.DataFrame({name: [] for name in table.names}), table)
 
 
@@ -542,8 +553,9 @@ TRIPLE_FIELDS = (
 #: The release format this software writes. It reads formats 1 to FORMAT_VERSION, whichever WOJ-DB
 #: version wrote them; a release without `format_version` is format 1 (written before the field
 #: existed). A later format is refused, naming both versions. Format 2 added participants.mode
-#: and ratings.flagged and ratings.comment.
-FORMAT_VERSION = 2
+#: and ratings.flagged and ratings.comment; format 3 renamed participants.english_first and
+#: english_years to target_first and target_years (studies in other languages).
+FORMAT_VERSION = 3
 #: (table, field) -> (the format that added it, what an earlier release means by its absence):
 #: before paper questionnaires every participant answered on the web, and before flags and
 #: comments no pair was flagged or commented on.
@@ -551,6 +563,12 @@ ADDED_FIELDS = {
     ("participants", "mode"): (2, WEB),
     ("ratings", "flagged"): (2, False),
     ("ratings", "comment"): (2, ""),
+}
+#: (table, field) -> (the format that renamed it, its name before): earlier formats were all
+#: English studies, whose answers on English are the answers on the study's language.
+RENAMED_FIELDS = {
+    ("participants", "target_first"): (3, "english_first"),
+    ("participants", "target_years"): (3, "english_years"),
 }
 #: Files of a release besides those its datapackage.json resources name.
 RELEASE_FILES = (PACKAGE_FILE, "README.md")
@@ -561,10 +579,24 @@ def in_format(table: str, field: str, version: int) -> bool:
     return ADDED_FIELDS.get((table, field), (1, None))[0] <= version
 
 
-def format_tables(version: int) -> tuple[Table, ...]:
-    """The tables as release format `version` has them: without the columns added later."""
+def name_in_format(table: str, field: str, version: int) -> str:
+    """The column's name in release format `version` (RENAMED_FIELDS)."""
+    since, before = RENAMED_FIELDS.get((table, field), (1, field))
+    return before if version < since else field
+
+
+def format_tables(version: int) -> tuple[TableSchema, ...]:
+    """The tables as release format `version` has them: without the columns added later, with
+    the names they had then."""
     return tuple(
-        replace(t, fields=tuple(f for f in t.fields if in_format(t.name, f.name, version)))
+        replace(
+            t,
+            fields=tuple(
+                replace(f, name=name_in_format(t.name, f.name, version))
+                for f in t.fields
+                if in_format(t.name, f.name, version)
+            ),
+        )
         for t in TABLES
     )
 
@@ -575,9 +607,13 @@ SCHEMAS = {version: format_tables(version) for version in range(1, FORMAT_VERSIO
 
 
 def upgraded(tables: dict[str, pd.DataFrame], version: int) -> dict[str, pd.DataFrame]:
-    """The tables of a format-`version` release with the columns added since filled by what
-    the release meant by their absence, typed as this format has them."""
+    """The tables of a format-`version` release with the columns renamed since under their
+    new names, and those added since filled by what the release meant by their absence, typed
+    as this format has them."""
     out = dict(tables)
+    for (name, field), (since, before) in RENAMED_FIELDS.items():
+        if version < since and name in out:
+            out[name] = out[name].rename(columns={before: field})
     for (name, added), (since, meaning) in ADDED_FIELDS.items():
         if version < since and name in out:
             out[name] = typed(out[name].assign(**{added: meaning}), TABLES_BY_NAME[name])

@@ -12,7 +12,6 @@ from datetime import datetime
 from pathlib import Path
 from string import Template
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -27,17 +26,10 @@ from analysis.release.schema import (
     PARQUET_DIR,
     TABLES,
     TABLES_BY_NAME,
-    Table,
+    TableSchema,
     escape_text,
 )
-from analysis.stats import columns as col
-from analysis.stats import mixed
 
-ADJUSTMENT_MODEL = "judgment01 ~ 1 + (1 | participant)"
-ADJUSTMENT_METHOD = (
-    "REML as lme4 fits it (analysis.stats.mixed.adjust_scores), per judgment, on the release's "
-    "ratings without the practice sample"
-)
 CODEBOOK = Template((Path(__file__).parent / "codebook.md").read_text(encoding="utf-8"))
 #: Study settings shown as documents, not in the codebook's settings table.
 DOCUMENTS = (
@@ -65,41 +57,6 @@ class Export:
     @property
     def name(self) -> str:
         return self.package["name"] + "-" + self.package["version"]
-
-
-def adjust(tables: dict[str, pd.DataFrame]) -> dict:
-    """Fill the ratings' participant-adjusted columns (thesis §7.2.3) from this release's own
-    scored ratings, so anyone refitting the release gets the same values; returns each fit's
-    outcome for the package."""
-    ratings = tables["ratings"]
-    # Only what the model and the sentence groups need: a full ratings frame costs seconds.
-    kinds = tables["items"][[col.ITEM, col.KIND, col.PERM_TYPE]]
-    frame = ratings[
-        [col.PARTICIPANT, col.ITEM, col.PRACTICE, *col.JUDGMENTS, *map(col.unit, col.JUDGMENTS)]
-    ].merge(kinds, on=col.ITEM, how="left", validate="many_to_one")
-    fits = {}
-    for judgment in col.JUDGMENTS:
-        name = col.adjusted(judgment)
-        if frame[col.unit(judgment)].notna().sum() == 0:
-            fits[judgment] = {"error": "no answers"}
-            continue
-        try:
-            adjusted, fit = mixed.adjust_scores(frame, judgments=(judgment,))
-        except (ValueError, np.linalg.LinAlgError) as e:
-            fits[judgment] = {"error": str(e)}
-            continue
-        keys = [col.PARTICIPANT, col.ITEM]
-        values = ratings[keys].merge(adjusted[[*keys, name]], on=keys, how="left")
-        ratings[name] = values[name].to_numpy(dtype="float64")
-        result = fit[judgment]
-        fits[judgment] = {
-            "n": result.n_obs,
-            "converged": result.state.converged,
-            "singular": result.state.singular,
-            "participant_variance": float(result.variances[col.PARTICIPANT]),
-            "residual_variance": float(result.variances["residual"]),
-        }
-    return {"model": ADJUSTMENT_MODEL, "fitted_by": ADJUSTMENT_METHOD, "fits": fits}
 
 
 def descriptor(
@@ -224,7 +181,7 @@ def _fit_line(judgment: str, fit: dict) -> str:
     )
 
 
-def _columns(table: Table) -> str:
+def _columns(table: TableSchema) -> str:
     out = ["", f"### {table.path}", "", table.description, ""]
     if table.primary_key:
         out.append(f"One row per {', '.join(table.primary_key)}.")
@@ -253,7 +210,7 @@ def stamped(package: dict, tables: dict[str, pd.DataFrame], folder: Path) -> dic
     return {**package, "resources": resources}
 
 
-def write_table(frame: pd.DataFrame, table: Table, folder: Path) -> None:
+def write_table(frame: pd.DataFrame, table: TableSchema, folder: Path) -> None:
     """One table as Parquet and as CSV, converted to Arrow once; Arrow writes CSV about ten
     times faster than pandas at a million rows.
 

@@ -8,7 +8,8 @@
 - `corpus`: score sources against WMT's human judgments of an imported corpus (no study).
 - `correlation`: correlations with p-values and bootstrap intervals, Table 7.1, Williams's
   test, demographic subsets.
-- `hypotheses`: Table 7.4 from correlation results.
+- `hypotheses`: Table 7.4 from correlation results, per adjustment.
+- `responses`: response trends, the levels used and holistic against order answers.
 - `quality`: agreement on shared items and per-participant checks.
 - `simulate`: simulated answers and power analysis.
 """

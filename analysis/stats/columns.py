@@ -14,6 +14,8 @@ degree              permutation degree (number of words affected); NaN for hypot
 quality             eq. 6.2 score for permutations, eq. 6.1 WMT score for hypotheses; may be NaN
 wmt_score           WMT score (eq. 6.1, or a direct-assessment score) of the item's hypothesis;
                     may be NaN
+target_lang         optional: ISO 639 code of the item's language (its corpus's target
+                    language); the frames from the database and from a release have it
 holistic, order     raw answers 1-5 as given; NaN when left blank
 holistic01,         ``survey.scales.answer_to_unit``: 0, .25, .5, .75, 1 as in the thesis (§6.3.5)
 order01
@@ -22,7 +24,7 @@ practice            bool: the unscored sample sentence
 shared              bool: the item is in every questionnaire
 simulated           bool: answers produced by :func:`analysis.stats.simulate.simulate_responses`
 age                 participant's age in years (NaN if not given)
-english_first       bool or NaN
+target_first       bool or NaN
 languages_score     language-knowledge points (native 7 ... a few words 1, summed)
 education           one of :data:`EDUCATION_LEVELS` (or empty/NaN)
 gender              ``male``, ``female``, ``other``, ``not_say`` (or empty/NaN)
@@ -63,6 +65,7 @@ PERM_TYPE = "perm_type"
 DEGREE = "degree"
 QUALITY = "quality"
 WMT_SCORE = "wmt_score"
+TARGET_LANG = "target_lang"
 HOLISTIC = "holistic"
 ORDER = "order"
 SECONDS = "seconds"
@@ -70,7 +73,7 @@ PRACTICE = "practice"
 SHARED = "shared"
 SIMULATED = "simulated"
 AGE = "age"
-ENGLISH_FIRST = "english_first"
+TARGET_FIRST = "target_first"
 LANGUAGES_SCORE = "languages_score"
 EDUCATION = "education"
 GENDER = "gender"

@@ -38,6 +38,15 @@ THESIS_SUBSETS = {
 }
 
 
+def first_language_subsets(language: str) -> dict[str, str]:
+    """The participants by whether the study's language (by name) is their first, as the
+    about-you page asks: "native French speakers" and "non-native French speakers"."""
+    return {
+        f"native {language} speakers": "target_first == True",
+        f"non-native {language} speakers": "target_first == False",
+    }
+
+
 @dataclass(frozen=True)
 class Correlation:
     r: float
@@ -364,12 +373,17 @@ def williams_test(r12: float, r13: float, r23: float, n: int, two_tailed: bool =
 
     Variable 1 is the human judgment, 2 and 3 the two metrics, r23 their correlation with each
     other. The formula assumes Pearson correlations; WMT (Graham & Baldwin 2014) uses it that
-    way, and applying it to Spearman's rho is an approximation.
+    way, and applying it to Spearman's rho is an approximation. t and p are NaN where the three
+    correlations cannot come from one Pearson correlation matrix.
     """
     if n <= 3:
         raise ValueError("Williams's test needs n > 3")
     k = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
     denominator = 2 * k * (n - 1) / (n - 3) + ((r12 + r13) ** 2 / 4) * (1 - r23) ** 3
+    if denominator <= 0:
+        # k is the correlation matrix's determinant; three rank correlations can be jointly
+        # impossible for Pearson's (k < 0), and then the test has no value.
+        return Williams(float("nan"), float("nan"), n - 3)
     t = (r12 - r13) * np.sqrt((n - 1) * (1 + r23)) / np.sqrt(denominator)
     df = n - 3
     p = stats.t.sf(abs(t), df) * (2 if two_tailed else 1)

@@ -17,7 +17,7 @@ prints as 0.000.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -192,3 +192,23 @@ def hypotheses_table(
     ]
     table = pd.DataFrame(rows, columns=["hypothesis", "null_rejected", "result"])
     return table, threshold
+
+
+#: Columns of :func:`decisions`.
+DECISION_COLUMNS = ("adjustment", "hypothesis", "null_rejected", "result", "threshold")
+
+
+def decisions(
+    correlations: Mapping[str, pd.DataFrame], dted: str = DTED, derp: str = DERP
+) -> pd.DataFrame:
+    """Table 7.4 decided once per adjustment of the scores, in :data:`DECISION_COLUMNS`.
+
+    ``correlations`` maps the name of an adjustment (``linear``, ``ordinal``) to its
+    correlation table; each is decided by :func:`hypotheses_table` with its own configuration
+    threshold, which the ``threshold`` column gives.
+    """
+    frames = []
+    for adjustment, table in correlations.items():
+        decided, threshold = hypotheses_table(table, dted=dted, derp=derp)
+        frames.append(decided.assign(adjustment=adjustment, threshold=threshold))
+    return pd.concat(frames, ignore_index=True)[list(DECISION_COLUMNS)]

@@ -136,3 +136,25 @@ def adjustment_ttest(adjusted: pd.DataFrame, judgment: str, paired: bool = False
         df=float(result.df),
         n=len(both),
     )
+
+
+#: Columns of :func:`adjustment_ttests`.
+TTEST_COLUMNS = ("judgment", "n", "t", "df", "p")
+
+
+def adjustment_ttests(
+    adjusted: pd.DataFrame, judgments: Sequence[str] = col.JUDGMENTS, paired: bool = False
+) -> pd.DataFrame:
+    """:func:`adjustment_ttest` per judgment, one row each in :data:`TTEST_COLUMNS`."""
+    rows = []
+    for judgment in judgments:
+        test = adjustment_ttest(adjusted, judgment, paired)
+        rows.append((judgment, test.n, test.statistic, test.df, test.pvalue))
+    return pd.DataFrame(rows, columns=list(TTEST_COLUMNS))
+
+
+def participant_effects(fits: dict[str, LmmFit]) -> pd.DataFrame:
+    """Each participant's predicted random intercept (BLUP) per judgment's fit: columns
+    participant, then ``<judgment>_effect`` per fit."""
+    effects = {f"{judgment}_effect": fit.random[col.PARTICIPANT] for judgment, fit in fits.items()}
+    return pd.DataFrame(effects).rename_axis(col.PARTICIPANT).reset_index()

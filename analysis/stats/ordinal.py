@@ -31,7 +31,14 @@ from scipy import linalg, optimize, sparse, special, stats
 
 from analysis.stats import columns as col
 from analysis.stats.mixed import design_matrix
-from analysis.stats.reml import SINGULAR_TOL, FitState, factor_codes, outcome
+from analysis.stats.reml import (
+    SINGULAR_TOL,
+    FitState,
+    coefficient_frame,
+    factor_codes,
+    outcome,
+    variance_frame,
+)
 
 #: Newton's method on u stops when max |dg/du| is below this. Far tighter than clmm's 1e-4:
 #: the objective's gradient is exact only at the exact mode.
@@ -64,6 +71,20 @@ class ClmmFit:
     def aic(self) -> float:
         k = len(self.thresholds) + len(self.fixed) + len(self.variances)
         return 2 * k - 2 * self.loglik
+
+    def coefficient_table(self) -> pd.DataFrame:
+        """Coefficients then thresholds as summary.clmm() prints them, in
+        :data:`reml.COEFFICIENT_COLUMNS` (the statistic is z)."""
+        parts = [
+            coefficient_frame(self.fixed, "z"),
+            coefficient_frame(self.thresholds, "z", part="threshold"),
+        ]
+        # A model without fixed effects has an empty part, which concat would warn about.
+        return pd.concat([p for p in parts if len(p)] or parts[:1], ignore_index=True)
+
+    def variance_table(self) -> pd.DataFrame:
+        """Variance components as clmm's VarCorr, in :data:`reml.VARIANCE_COLUMNS`."""
+        return variance_frame(self.variances, self.random)
 
 
 def _logistic(eta: np.ndarray):

@@ -23,16 +23,17 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing import Pool
 
+from survey.language_rules import LanguageRules
 from survey.nlp import Parse
 from survey.permutations.algorithms import PERMUTATION_TYPES, Edit, RandomStream, make_permuter
-from survey.permutations.sentence import Sentence, Truecaser
+from survey.permutations.sentence import ENGLISH, Sentence, Truecaser
 
 __all__ = [
     "MAIN_TYPES",
     "MAX_DEGREE",
     "PERMUTATION_TYPES",
     "VERSION",
-    "Permutation",
+    "PermutedReference",
     "Renderer",
     "Sentence",
     "SentencePair",
@@ -51,11 +52,12 @@ VERSION = "permutations-1"
 
 
 @dataclass(slots=True)  # not frozen: a frozen dataclass takes 5 times as long to build
-class Permutation:
-    """One permuted reference. Its `tokens` are the output's whitespace words; `mapping[i]` is
-    the reference word shown as output word i (-1 for a word taken from the hypothesis), so
+class PermutedReference:
+    """One permuted reference. Its `tokens` are the output's words; `mapping[i]` is the
+    reference word shown as output word i (-1 for a word taken from the hypothesis), so
     permutation metrics need no aligner; `moved` lists the reference words moved or replaced,
-    in the order the algorithm touched them."""
+    in the order the algorithm touched them. In a language written without spaces `text` joins
+    the words without them and `words` holds them separated by spaces."""
 
     perm_type: str
     degree: int
@@ -65,11 +67,12 @@ class Permutation:
     moved: tuple[int, ...]
     mapping: tuple[int, ...]
     quality: float
+    words: str = ""
 
     @property
     def tokens(self) -> tuple[str, ...]:
         # Words never contain spaces, so the text holds them; worker processes send less.
-        return tuple(self.text.split())
+        return tuple((self.words or self.text).split())
 
 
 def quality(degree: int, max_degree: int = MAX_DEGREE) -> float:
@@ -88,15 +91,16 @@ def permutation_rng(seed: int, perm_type: str, degree: int, reference: str) -> R
 class Renderer:
     """Turns edits of one sentence into output text and mappings.
 
-    Every position keeps its punctuation and wears the word now there. All words are truecased
-    (Table 6.1 capitalises 'Cook' although it did not move) and the first word is capitalised
-    if the reference's was (Table 6.1: "Usurper Bajgar time …", "To Cook him …").
+    Every position keeps its punctuation and wears the word now there. In a cased script all
+    words are truecased (Table 6.1 capitalises 'Cook' although it did not move) and the first
+    word is capitalised if the reference's was (Table 6.1: "Usurper Bajgar time …", "To Cook
+    him …"); other scripts have no case to restore.
     """
 
-    def __init__(self, sentence: Sentence, truecaser: Truecaser | None = None):
+    def __init__(self, sentence: Sentence, truecaser: Truecaser | None = None, cased: bool = True):
         self.sentence = sentence
-        self.truecaser = truecaser or Truecaser()
-        self.capital_start = bool(sentence.cores) and sentence.cores[0][:1].isupper()
+        self.truecaser = (truecaser if cased else None) or Truecaser()
+        self.capital_start = cased and bool(sentence.cores) and sentence.cores[0][:1].isupper()
         self.cased = [self.truecaser.case(core) for core in sentence.cores]
         self.capitalised = list(map(_capitalise, self.cased)) if self.capital_start else []
         # The text with a hole for each slot's word: what lies between two slots' words (their
@@ -170,12 +174,14 @@ def generate_all(
     degrees: Iterable[int] = range(1, MAX_DEGREE + 1),
     max_degree: int | None = None,
     truecaser: Truecaser | None = None,
-) -> list[Permutation]:
+    rules: LanguageRules = ENGLISH,
+) -> list[PermutedReference]:
     """Every permutation the reference can take, for each type and degree (§6.2.3); a degree
     the sentence cannot take is skipped. `max_degree` is eq. 6.2's maximum (default: the
-    highest degree tried)."""
-    rows = _rows(reference, hypothesis, seed, types, degrees, max_degree, truecaser)
-    return [Permutation(*row) for row in rows]
+    highest degree tried). `rules` are the target language's (the sentences' own were made
+    with the same)."""
+    rows = _rows(reference, hypothesis, seed, types, degrees, max_degree, truecaser, rules)
+    return [PermutedReference(*row) for row in rows]
 
 
 def _rows(
@@ -186,6 +192,7 @@ def _rows(
     degrees: Iterable[int],
     max_degree: int | None,
     truecaser: Truecaser | None,
+    rules: LanguageRules,
 ) -> list[tuple]:
     """`generate_all`'s permutations as tuples of their fields: worker processes send these,
     in half the time dataclasses take."""
@@ -193,7 +200,7 @@ def _rows(
     if not degrees:
         return []
     max_degree = max_degree or degrees[-1]
-    renderer = Renderer(reference, truecaser)
+    renderer = Renderer(reference, truecaser, rules.cased)
     text, words, mapping = renderer.text, renderer.words, renderer.mapping
     base = reference.text
     qualities = {degree: quality(degree, max_degree) for degree in degrees}
@@ -209,18 +216,19 @@ def _rows(
                 continue
             edit = permute(degree, RandomStream(f"{prefix}{degree}".encode() + suffix))
             if edit is not None:
-                append(
-                    (
-                        perm_type,
-                        degree,
-                        seed,
-                        base,
-                        text(edit),
-                        words(edit.moved),
-                        mapping(edit),
-                        qualities[degree],
-                    )
+                row = (
+                    perm_type,
+                    degree,
+                    seed,
+                    base,
+                    text(edit),
+                    words(edit.moved),
+                    mapping(edit),
+                    qualities[degree],
                 )
+                if not rules.spaced:  # shown without spaces; the words kept apart
+                    row = (*row[:4], "".join(row[4].split()), *row[5:], row[4])
+                append(row)
     return rows
 
 
@@ -236,12 +244,12 @@ class SentencePair:
     hypothesis: str | None = None
     hypothesis_parse: Parse | None = None
 
-    def sentences(self) -> tuple[Sentence, Sentence | None]:
+    def sentences(self, rules: LanguageRules = ENGLISH) -> tuple[Sentence, Sentence | None]:
         try:
-            reference = Sentence.from_parse(self.reference_parse, self.reference)
+            reference = Sentence.from_parse(self.reference_parse, self.reference, rules)
             hypothesis = None
             if self.hypothesis_parse is not None:
-                hypothesis = Sentence.from_parse(self.hypothesis_parse, self.hypothesis)
+                hypothesis = Sentence.from_parse(self.hypothesis_parse, self.hypothesis, rules)
         except ValueError as error:
             raise ValueError(f"{error} (reference {self.reference!r})") from error
         return reference, hypothesis
@@ -254,9 +262,10 @@ class _Run:
     degrees: tuple[int, ...]
     max_degree: int | None
     truecaser: Truecaser | None
+    rules: LanguageRules
 
     def __call__(self, pair: SentencePair) -> list[tuple]:
-        reference, hypothesis = pair.sentences()
+        reference, hypothesis = pair.sentences(self.rules)
         return _rows(
             reference,
             hypothesis,
@@ -265,6 +274,7 @@ class _Run:
             self.degrees,
             self.max_degree,
             self.truecaser,
+            self.rules,
         )
 
 
@@ -291,20 +301,22 @@ def generate_many(
     degrees: Iterable[int] = range(1, MAX_DEGREE + 1),
     max_degree: int | None = None,
     truecaser: Truecaser | None = None,
+    rules: LanguageRules = ENGLISH,
     jobs: int | None = None,
     progress: Callable[[int], object] | None = None,
     chunksize: int = 64,
-) -> Iterator[list[Permutation]]:
+) -> Iterator[list[PermutedReference]]:
     """`generate_all` for many pairs, in input order, on `jobs` processes (default: all cores).
 
     `progress(1)` is called in this process as each pair's permutations arrive, so a tqdm
-    bar's `update` fits. The results do not depend on the number of jobs. Objects frozen
+    bar's `update` fits. The results do not depend on the number of jobs. All pairs are in
+    the target language whose `rules` are given. Objects frozen
     with `gc.freeze()` before the call are unfrozen when it ends (see below).
     """
     unknown = sorted(set(types) - set(PERMUTATION_TYPES))
     if unknown:
         raise ValueError(f"unknown permutation types {unknown}; expected {PERMUTATION_TYPES}")
-    run = _Run(seed, tuple(types), tuple(degrees), max_degree, truecaser)
+    run = _Run(seed, tuple(types), tuple(degrees), max_degree, truecaser, rules)
     jobs = jobs or os.cpu_count() or 1
     # Generating makes no reference cycles: reference counting frees all it drops. The cyclic
     # garbage collector's passes would walk every permutation kept so far (some 10% of the
@@ -323,11 +335,11 @@ def generate_many(
         gc.unfreeze()
 
 
-def _received(rows: Iterable[list[tuple]], progress) -> Iterator[list[Permutation]]:
+def _received(rows: Iterable[list[tuple]], progress) -> Iterator[list[PermutedReference]]:
     """Each pair's permutations from its rows, reporting progress."""
     for pair_rows in rows:
         if progress is not None:
             progress(1)
-        permutations = [Permutation(*row) for row in pair_rows]
+        permutations = [PermutedReference(*row) for row in pair_rows]
         gc.freeze()
         yield permutations

@@ -6,6 +6,10 @@ each position keeps its leading and trailing punctuation, and whichever word lan
 it. The algorithms therefore work on *slots*, the words with something left once punctuation is
 stripped; a word made only of punctuation (a lone dash) never moves. A word takes its tag and
 its head in the dependency tree from its tokens in the parse.
+
+What differs between target languages (the punctuation sets, elided clitics, the tag set, and
+whether words are written with spaces) comes from `survey.language_rules`; English is the
+default.
 """
 
 from __future__ import annotations
@@ -16,22 +20,22 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from survey.language_rules import LEADING_PUNCTUATION, TABLE, TRAILING_PUNCTUATION, LanguageRules
 from survey.nlp import Parse
 
-# §6.2.3: leading ( ' ` " – and trailing . ? ! : , ; ) ' ` " — with the typographic forms of the
-# same quotation marks, which WMT references use as often as the ASCII ones.
-LEADING_PUNCTUATION = "('`\"–“‘„«"
-TRAILING_PUNCTUATION = ".?!:,;)'`\"”’»"
+ENGLISH = TABLE["en"]
 
 
 # Words and punctuation ----------------------------------------------------------------------
 
 
 @lru_cache(maxsize=1 << 14)  # common words recur; at most some 4 MB
-def split_punctuation(word: str) -> tuple[str, str, str]:
+def split_punctuation(
+    word: str, leading: str = LEADING_PUNCTUATION, trailing: str = TRAILING_PUNCTUATION
+) -> tuple[str, str, str]:
     """Split a word into (leading punctuation, core, trailing punctuation) as in §6.2.3."""
-    rest = word.lstrip(LEADING_PUNCTUATION)
-    core = rest.rstrip(TRAILING_PUNCTUATION)
+    rest = word.lstrip(leading)
+    core = rest.rstrip(trailing)
     return word[: len(word) - len(rest)], core, rest[len(core) :]
 
 
@@ -42,11 +46,13 @@ def is_punctuation(text: str) -> bool:
 
 
 @lru_cache(maxsize=1 << 16)
-def is_content(token: str) -> bool:
+def is_content(
+    token: str, leading: str = LEADING_PUNCTUATION, trailing: str = TRAILING_PUNCTUATION
+) -> bool:
     """Whether anything but punctuation is left once §6.2.3's punctuation is stripped. The
     backtick is in the thesis's sets but Unicode files it as a symbol, so "``" is not content:
     its word never moves, and so it cannot head a word that does."""
-    core = split_punctuation(token)[1]
+    core = split_punctuation(token, leading, trailing)[1]
     return bool(core) and not is_punctuation(core)
 
 
@@ -116,7 +122,9 @@ class Sentence:
     the indices of the words that can move or be replaced (those with something other than
     punctuation in them); `cores`, `tags` and `heads` describe the slots, heads[j] being the
     slot of slot j's head word or -1 for a root. A word takes the tag and head of its highest
-    non-punctuation token, so "she's" is one word, tagged like its verb "'s".
+    non-punctuation token, so "she's" is one word, tagged like its verb "'s"; an elided clitic
+    of the language (French "l'homme") leaves that to its host. In a language written without
+    spaces the words are the parse's tokens, and `text` holds them separated by spaces.
     """
 
     text: str
@@ -129,28 +137,52 @@ class Sentence:
     heads: tuple[int, ...]
 
     @classmethod
-    def from_parse(cls, parse: Parse, text: str | None = None) -> Sentence:
-        """Combine a sentence's text (default: the tokens joined by spaces) with its parse."""
+    def from_parse(
+        cls, parse: Parse, text: str | None = None, rules: LanguageRules = ENGLISH
+    ) -> Sentence:
+        """Combine a sentence's text (default: the tokens joined by spaces) with its parse.
+        Without spaces between words (`rules.spaced`), the text only checks the tokens."""
+        if not rules.spaced:
+            if text is not None and "".join(text.split()) != "".join(parse.tokens):
+                raise ValueError(f"the parse's tokens do not spell the text {text!r}")
+            text = None
         text = " ".join(parse.tokens) if text is None else text
         words = text.split()
         spans = align_words(words, parse.tokens)
-        content = list(map(is_content, parse.tokens))
+        punctuation = rules.leading, rules.trailing
+        content = [is_content(token, *punctuation) for token in parse.tokens]
         heads = content_heads(parse.heads, content)
         depths = token_depths(heads)
         leads, cores, trails = (
-            zip(*map(split_punctuation, words), strict=True) if words else ((), (), ())
+            zip(*(split_punctuation(word, *punctuation) for word in words), strict=True)
+            if words
+            else ((), (), ())
         )
         # A content word (a letter, digit or symbol in its core) has a content token; the rest
         # never move.
-        slots = [w for w, word in enumerate(words) if is_content(word)]
+        slots = [w for w, word in enumerate(words) if is_content(word, *punctuation)]
         slot_of_token = {t: j for j, w in enumerate(slots) for t in spans[w]}
-        # A one-token slot's token has the slot's non-punctuation core, so it is content.
-        tops = [
-            span.start
-            if len(span) == 1
-            else min((t for t in span if content[t]), key=depths.__getitem__)
-            for span in map(spans.__getitem__, slots)
-        ]
+        elisions = rules.elisions
+
+        def top(span: range) -> int:
+            # A one-token slot's token has the slot's non-punctuation core, so it is content.
+            if len(span) == 1:
+                return span.start
+            candidates = [t for t in span if content[t]]
+            hosts = [t for t in candidates if parse.tokens[t] not in elisions]
+            return min(hosts or candidates, key=depths.__getitem__)
+
+        tops = [top(spans[w]) for w in slots]
+
+        def head(w: int, token: int) -> int:
+            # The word's head lies outside it: a host's head may be its own elided clitic.
+            head = heads[token]
+            while head in spans[w]:
+                head = heads[head]
+            return head
+
+        word_heads = [head(w, t) for w, t in zip(slots, tops, strict=True)]
+        tags = parse.tags if rules.tags == "xpos" else parse.upos
         return cls(
             text=text,
             words=tuple(words),
@@ -158,8 +190,8 @@ class Sentence:
             trails=trails,
             slots=tuple(slots),
             cores=tuple(map(cores.__getitem__, slots)),
-            tags=tuple(map(parse.tags.__getitem__, tops)),
-            heads=tuple(-1 if heads[t] == -1 else slot_of_token[heads[t]] for t in tops),
+            tags=tuple(map(tags.__getitem__, tops)),
+            heads=tuple(-1 if h == -1 else slot_of_token[h] for h in word_heads),
         )
 
     def __len__(self) -> int:

@@ -17,7 +17,7 @@ from analysis import analysing, report_views
 from analysis import figures as F
 from analysis.analysing import AnalysisError, run_analysis
 from analysis.models import Metric, MetricScore
-from survey.models import DeclinedConsent, Item, Study, Triple, Withdrawal
+from survey.models import DeclinedConsent, Item, Participant, Study, Triple, Withdrawal
 from tests.factories import make_study
 
 
@@ -62,6 +62,7 @@ def test_analyse_writes_the_html_report_tables_and_figures(tmp_path):
     assert ["Participants analysed: simulated", "8"] in manifest["facts"]
     assert ["Declined consent", "1"] in manifest["facts"]
     assert ["Withdrew", "1 real, 0 simulated"] in manifest["facts"]
+    assert ["Target language", "English (en)"] in manifest["facts"]  # the items are de-en
     assert manifest["real_participants"] == 0 and manifest["simulated_participants"] == 8
     assert manifest["source"]["study"] == study.slug and manifest["source"]["as_of"]
     figures = [f["name"] for f in manifest["figures"]]
@@ -116,10 +117,52 @@ def test_run_analysis_takes_a_study_and_the_options_of_the_command(tmp_path):
 
 
 @pytest.mark.django_db
+def test_the_subsets_add_the_native_speakers_of_the_items_language(tmp_path):
+    french = pd.DataFrame({"target_lang": ["fr", "fr"]})
+    assert analysing.subsets(french)["native French speakers"] == "target_first == True"
+    assert analysing.subsets(french)["non-native French speakers"] == "target_first == False"
+    mixed = pd.DataFrame({"target_lang": ["fr", "de"]})
+    assert not any("native" in name for name in analysing.subsets(mixed))
+
+    study = rated_study()
+    people = list(study.participants.order_by("pk"))
+    for n, person in enumerate(people):
+        person.target_first = n % 2 == 0
+        person.save(update_fields=["target_first"])
+    run_analysis(tmp_path / "r", study=study, no_figures=True, bootstrap=0)
+    table = pd.read_csv(tmp_path / "r" / "tables" / "subset_correlations.csv")
+    counts = table.drop_duplicates("subset").set_index("subset")["participants"]
+    assert counts["native English speakers"] == counts["non-native English speakers"] == 4
+
+
+@pytest.mark.django_db
 def test_leaving_out_simulated_participants_can_leave_nothing(tmp_path):
     study = rated_study(participants=2)
     with pytest.raises(CommandError, match="simulated ones left out"):
         analyse("--out", str(tmp_path / "r"), "--study", study.slug, "--no-simulated")
+
+
+@pytest.mark.django_db
+def test_real_and_simulated_participants_are_analysed_apart_unless_left_out(tmp_path):
+    study = rated_study(participants=4)
+    people = study.participants.order_by("pk").values_list("pk", flat=True)[:2]
+    Participant.objects.filter(pk__in=list(people)).update(simulated=False)
+    options = ["--no-figures", "--no-subsets", "--bootstrap", "0"]
+    analyse("--out", str(tmp_path / "both"), "--study", study.slug, *options)
+    names = {p.stem for p in (tmp_path / "both" / "tables").glob("*.csv")}
+    assert {"levels_real", "levels_simulated", "correlations_real"} <= names
+    assert not {"levels", "correlations", "adjustment_ttest"} & names
+    html = (tmp_path / "both" / "report.html").read_text()
+    assert html.index("Response trends (real participants)") < html.index(
+        "Response trends (simulated participants)"
+    )
+    analyse("--out", str(tmp_path / "real"), "--study", study.slug, "--no-simulated", *options)
+    levels = pd.read_csv(tmp_path / "real" / "tables" / "levels.csv")
+    pd.testing.assert_frame_equal(
+        levels, pd.read_csv(tmp_path / "both" / "tables" / "levels_real.csv")
+    )
+    html = (tmp_path / "real" / "report.html").read_text()
+    assert "Response trends (real participants)" in html and "simulated participants)" not in html
 
 
 @pytest.mark.django_db

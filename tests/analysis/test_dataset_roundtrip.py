@@ -34,8 +34,11 @@ def _flush():
 
 
 def _analyse(ratings, scores):
-    """The thesis's analysis: adjusted scores, then correlations with every score source."""
-    adjusted, _ = mixed.adjust_scores(ratings)
+    """The thesis's analysis: adjusted scores (real and simulated participants fitted apart),
+    then correlations with every score source."""
+    groups = [group for _, group in ratings.groupby(col.SIMULATED, sort=True)]
+    assert len(groups) == 2  # the release must keep the two apart
+    adjusted = pd.concat([mixed.adjust_scores(group)[0] for group in groups]).sort_index()
     table = correlation.correlation_table(adjusted, scores, min_items=3, n_boot=20)
     return adjusted, table
 
@@ -45,11 +48,14 @@ def test_roundtrip_gives_the_same_frames_and_results(tmp_path):
     rated = build_rated_study()
     study = rated.study
     Segment.objects.update(document="doc-7", domain="news")  # kept by the release
+    study.language = "fr"  # a study's language travels with its texts, which stay as they are
+    study.save()
     ratings = frames.ratings_frame(study, include_practice=True, sharing_only=True)
     scored = frames.ratings_frame(study, sharing_only=True)
     _export(study, tmp_path / "release")
     release = read.read_release(tmp_path / "release")
     assert set(release.tables["items"]["document"]) == {"doc-7"}
+    assert release.study["language"] == "fr"
     scores = frames.scores_frame(release.tables["items"]["item"])
     assert (
         len(ratings)
@@ -79,6 +85,8 @@ def test_roundtrip_gives_the_same_frames_and_results(tmp_path):
     imported = Study.objects.get()
     assert set(Segment.objects.values_list("document", "domain")) == {("doc-7", "news")}
     assert (imported.slug, imported.is_open) == (study.slug, False)
+    assert imported.language == "fr"
+    assert imported.information_sheet == study.information_sheet
     assert set(imported.shared_items.all()) == {rated.shared}
     assert imported.sample_item_id == study.sample_item_id
     pd.testing.assert_frame_equal(frames.ratings_frame(imported, include_practice=True), ratings)

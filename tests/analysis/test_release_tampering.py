@@ -88,7 +88,7 @@ def test_limits_dropped_from_the_descriptor_are_not_trusted(copy):
     put(copy, "participants.csv", people)
     found = refused(copy)
     assert (
-        "the schema of resource ratings differs from the ratings.csv of release format 2" in found
+        "the schema of resource ratings differs from the ratings.csv of release format 3" in found
     )
     assert "the schema of resource participants differs" in found
 
@@ -141,6 +141,56 @@ def test_derived_columns_are_recomputed_and_must_agree(copy, file, column, value
     frame.loc[1, column] = value
     put(copy, file, frame)
     assert f"{file}, line 3, field {column}: {value} disagrees with the" in refused(copy)
+
+
+def first_row(frame: pd.DataFrame, mask) -> tuple[int, int]:
+    """The index and the CSV line number (header = line 1) of the first row in `mask`."""
+    index = int(mask.to_numpy().nonzero()[0][0])
+    return index, index + 2
+
+
+@pytest.mark.parametrize("column", ["holistic01_adjusted", "order01_adjusted"])
+def test_an_edited_adjusted_score_disagrees_with_the_refit(copy, column):
+    ratings = csv(copy, "ratings.csv")
+    index, line = first_row(ratings, ratings[column] != "")
+    ratings.loc[index, column] = str(float(ratings.loc[index, column]) + 0.01)
+    put(copy, "ratings.csv", ratings)
+    assert f"ratings.csv, line {line}, field {column}: " in refused(copy)
+
+
+def test_an_answer_changed_with_its_0_1_value_no_longer_fits_the_adjusted_scores(copy):
+    """The answer and its 0-1 value agree; the participant model refitted on the changed
+    answers moves the adjusted scores, so the stale ones are caught."""
+    ratings = csv(copy, "ratings.csv")
+    answered = ratings["holistic"].isin(["1", "2", "3", "4"]) & (ratings["practice"] == "false")
+    index, line = first_row(ratings, answered)
+    answer = int(ratings.loc[index, "holistic"]) + 1
+    ratings.loc[index, ["holistic", "holistic01"]] = [str(answer), str((answer - 1) / 4)]
+    put(copy, "ratings.csv", ratings)
+    assert f"ratings.csv, line {line}, field holistic01_adjusted: " in refused(copy)
+
+
+def test_a_permutation_score_no_maximum_degree_gives_is_refused(copy):
+    items = csv(copy, "items.csv")
+    index, line = first_row(items, (items["kind"] == "permutation") & (items["degree"] != "1"))
+    degree = int(items.loc[index, "degree"])
+    # Halfway between the scores of two adjacent maximum degrees.
+    score = 1 - (degree - 1) / (degree + 0.5 - 1)
+    items.loc[index, "perm_quality"] = str(score)
+    put(copy, "items.csv", items)
+    assert (
+        f"items.csv, line {line}, field perm_quality: is not eq. 6.2's score of the row's degree"
+        in refused(copy)
+    )
+
+
+def test_a_degree_1_permutation_must_score_1(copy):
+    items = csv(copy, "items.csv")
+    perms = items["kind"] == "permutation"
+    index, line = first_row(items, perms)
+    items.loc[index, ["degree", "perm_quality"]] = ["1", "0.5"]
+    put(copy, "items.csv", items)
+    assert f"items.csv, line {line}, field perm_quality: " in refused(copy)
 
 
 @pytest.mark.parametrize(

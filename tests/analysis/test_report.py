@@ -67,7 +67,7 @@ def design(participants: int = 18, questionnaires: int = 6, seed: int = 0) -> pd
             C.EDUCATION: [C.EDUCATION_LEVELS[p % 5] for p in range(participants)],
             "grammar_attention": [3 + p % 3 for p in range(participants)],
             C.LANGUAGES_SCORE: [7 + 2 * (p % 5) for p in range(participants)],
-            C.ENGLISH_FIRST: True,
+            C.TARGET_FIRST: True,
         }
     )
     return frame.merge(people, on=C.PARTICIPANT)
@@ -97,7 +97,8 @@ def scores_for(ratings: pd.DataFrame, seed: int = 1) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def frames():
-    ratings = simulate.simulate_responses(design(), seed=3)
+    # A study into French: the items' target language, as the database and a release give it.
+    ratings = simulate.simulate_responses(design(), seed=3).assign(target_lang="fr")
     languages = pd.DataFrame(
         {C.PARTICIPANT: [1, 1, 2], "language": ["English", "French", "English"]}
     )
@@ -169,6 +170,7 @@ def test_the_report_has_every_section_figure_and_table(built):
     assert report.simulated_participants == 18
     assert ("Participants analysed: real", "0") in report.facts
     assert ("Participants analysed: simulated", "18") in report.facts
+    assert ("Target language", "French (fr)") in report.facts
 
 
 def test_level_counts_add_up_to_the_answers(built, frames):
@@ -265,10 +267,12 @@ def test_hypotheses_and_subsets(built):
     report = built[0]
     hypotheses = table(report, "table_7_4")
     assert list(hypotheses["hypothesis"])[:3] == ["EVAL", "STRUC", "ORD"]
+    assert list(hypotheses.columns[:3]) == ["adjustment", "hypothesis", "H₀ rejected"]
     # Decided again on the ordinal model's adjustment, with its own configuration threshold.
-    assert {"H₀ rejected (ordinal)", "result (ordinal)"} <= set(hypotheses.columns)
-    conf = hypotheses.set_index("hypothesis").loc["CONF EVAL"]
-    assert conf["result"] != conf["result (ordinal)"]
+    assert list(hypotheses["adjustment"].unique()) == ["linear", "ordinal"]
+    conf = hypotheses[hypotheses["hypothesis"] == "CONF EVAL"].set_index("adjustment")
+    assert conf.loc["linear", "result"] != conf.loc["ordinal", "result"]
+    assert conf.loc["linear", "threshold"] != conf.loc["ordinal", "threshold"]
     subsets = table(report, "subsets")
     assert any(c.startswith("over-30s (") and c.endswith("): order") for c in subsets.columns)
     assert any(c.startswith("women (9): ") for c in subsets.columns)
@@ -335,7 +339,7 @@ def test_an_ordinal_fit_that_fails_leaves_the_linear_analysis_with_a_note(frames
     variation = next(s for s in report.sections if s.key == "variation")
     assert not any("ordinal" in title for title, _ in variation.summaries)
     assert any("ordinal models were not fitted (Singular matrix)" in n for n in variation.notes)
-    assert "result (ordinal)" not in table(report, "table_7_4").columns
+    assert set(table(report, "table_7_4")["adjustment"]) == {"linear"}
 
 
 def test_a_value_that_rounds_to_zero_prints_without_a_sign():
@@ -361,3 +365,66 @@ def test_per_participant_checks_say_who_is_simulated(built):
     assert list(checks.columns[:2]) == [C.PARTICIPANT, C.SIMULATED]
     assert checks[C.SIMULATED].all()  # the fixture's participants are all simulated
     assert C.SIMULATED in table(built[0], "flagged_participants").columns
+
+
+# --- Real and simulated participants, never pooled -----------------------------------------
+
+GROUP_OPTIONS = dict(n_boot=20, figures=False, subsets={"over-30s": "age >= 30"})
+
+
+@pytest.fixture(scope="module")
+def both_groups(frames):
+    """The first six participants are people, the other twelve simulated: the report of both,
+    and the report of each group analysed alone."""
+    ratings, scores, _ = frames
+    both = ratings.assign(**{C.SIMULATED: ratings[C.PARTICIPANT] > 6})
+    alone = {
+        group: R.build_report(both[both[C.SIMULATED] == simulated], scores, **GROUP_OPTIONS)
+        for group, simulated in (("real", False), ("simulated", True))
+    }
+    return both, R.build_report(both, scores, **GROUP_OPTIONS), alone
+
+
+def test_each_group_gets_the_results_it_gets_when_analysed_alone(both_groups):
+    _, report, alone = both_groups
+    for group, own in alone.items():
+        assert own.tables and own.sections
+        for t in own.tables:
+            apart = table(report, f"{t.name}_{group}")
+            pd.testing.assert_frame_equal(apart, t.frame)
+        for section in own.sections:
+            same = next(s for s in report.sections if s.key == f"{section.key}_{group}")
+            assert same.summaries == section.summaries
+    # Real first, every section saying whom it is about.
+    keys = [s.key for s in report.sections]
+    assert keys[0] == "participants_real" and keys.index("hypotheses_real") < keys.index(
+        "participants_simulated"
+    )
+    for section in report.sections:
+        group = section.key.rsplit("_", 1)[1]
+        assert section.title.endswith(f"({group} participants)")
+
+
+def test_no_table_mixes_real_and_simulated_participants(both_groups):
+    both, report, _ = both_groups
+    simulated = both.drop_duplicates(C.PARTICIPANT).set_index(C.PARTICIPANT)[C.SIMULATED]
+    for t in report.tables:
+        group = t.name.rsplit("_", 1)[1]
+        assert group in ("real", "simulated") and t.title.endswith(f"({group} participants)")
+        if C.PARTICIPANT in t.frame.columns:
+            assert (t.frame[C.PARTICIPANT].map(simulated) == (group == "simulated")).all()
+    # Counted from the frame: the real group's level counts hold the six people's answers only.
+    real = both[~both[C.SIMULATED]]
+    levels = table(report, "levels_real")
+    for judgment in C.JUDGMENTS:
+        counts = levels.loc[levels["judgment"] == judgment, ["0", "0.25", "0.5", "0.75", "1"]]
+        assert counts.to_numpy().sum() == real[judgment].notna().sum()
+    assert ("Ratings (practice sample excluded)", f"{len(both)} (240 real, 480 simulated)") in (
+        report.facts
+    )
+
+
+def test_one_group_says_which_it_is(built):
+    report = built[0]
+    assert all(s.title.endswith("(simulated participants)") for s in report.sections)
+    assert "levels" in {t.name for t in report.tables}

@@ -108,7 +108,13 @@ def test_about_you_answers_resemble_the_thesis_participants():
         names = [name for name, _ in languages]
         assert "English" in names and len(names) == len(set(names))
         native = [name for name, fluency in languages if fluency == 7]
-        assert native == (["English"] if fields["english_first"] else native[:1])
+        assert native == (["English"] if fields["target_first"] else native[:1])
+    # In a French study, French takes English's place.
+    for fields, languages in (simulated_about_you(rng, "French") for _ in range(100)):
+        names = [name for name, _ in languages]
+        assert "French" in names and len(names) == len(set(names))
+        native = [name for name, fluency in languages if fluency == 7]
+        assert native == (["French"] if fields["target_first"] else native[:1])
 
 
 def power(*args: str) -> str:

@@ -168,7 +168,7 @@ def test_the_whole_flow_with_the_mouse(new_context, live_server, study):
     page.get_by_role("group", name=re.compile("Is English your first language")).get_by_label(
         "No"
     ).check()
-    page.get_by_label(texts.ABOUT_YOU["english_years"]).fill("15")
+    page.get_by_label(texts.ABOUT_YOU["target_years"]).fill("15")
     page.locator("#id_languages-0-language").fill("English")
     page.locator("#id_languages-0-fluency").select_option(label="Fluent")
     page.locator("#id_languages-1-language").fill("Polish")
@@ -258,7 +258,7 @@ def test_the_whole_flow_with_the_mouse(new_context, live_server, study):
     assert sum(r.revisions for r in ratings.values()) == 1
     assert all(r.client_ms and r.client_ms > 0 for r in ratings.values())
     assert all(r.shown_at <= r.answered_at for r in ratings.values())
-    assert (participant.english_first, participant.english_years) == (False, 15)
+    assert (participant.target_first, participant.target_years) == (False, 15)
     assert (participant.gender, participant.nationality) == ("female", "Polish")
     assert (participant.education, participant.reading_disability) == ("masters", "No")
     assert (participant.grammar_attention, participant.age) == (4, 29)
@@ -382,7 +382,7 @@ def test_the_whole_flow_with_the_keyboard_only(new_context, live_server, study):
         4: (5, None, False),
         5: (1, 1, False),
     }
-    assert (participant.english_first, participant.english_years) == (False, 3)
+    assert (participant.target_first, participant.target_years) == (False, 3)
     assert (participant.gender, participant.age) == ("not_say", 52)
     languages = ParticipantLanguage.objects.filter(participant=participant).order_by("pk")
     assert [(lang.language, lang.fluency) for lang in languages] == [

@@ -56,3 +56,23 @@ def test_hosts_and_origins_refuse_empty_or_schemeless_entries():
 def test_text_refuses_an_empty_value():
     with pytest.raises(SettingsError, match="WOJDB_SPACY_PIPELINE"):
         env(WOJDB_SPACY_PIPELINE=" ").text("WOJDB_SPACY_PIPELINE", "en_core_web_sm")
+
+
+def test_pipelines_read_language_pipeline_pairs_with_standard_codes():
+    pairs = env(P="fra=fr_core_news_md, de=de_dep_news_trf").pipelines("P")
+    assert pairs == (("de", "de_dep_news_trf"), ("fr", "fr_core_news_md"))
+    assert env().pipelines("P") == ()
+
+
+@pytest.mark.parametrize(
+    ("value", "complaint"),
+    [
+        ("fr", "'fr' is not LANGUAGE=PIPELINE"),
+        ("fr=", "'fr=' is not LANGUAGE=PIPELINE"),
+        ("french=fr_core_news_sm", "'french'.*not an ISO 639"),
+        ("fr=a,fra=b", "'fr' is given two pipelines"),
+    ],
+)
+def test_pipelines_name_the_variable_and_the_bad_entry(value, complaint):
+    with pytest.raises(SettingsError, match=f"WOJDB_SPACY_PIPELINES=.*{complaint}"):
+        env(WOJDB_SPACY_PIPELINES=value).pipelines("WOJDB_SPACY_PIPELINES")

@@ -8,9 +8,9 @@ from analysis.metrics.alignment import (
     DEFAULT_STAGES,
     EXACT,
     STEM,
-    Alignment,
     AlignmentFormatError,
     Stage,
+    WordAlignment,
     align,
     aligner_name,
     alignment_from_word_mapping,
@@ -72,14 +72,14 @@ def test_default_stages_and_name():
 
 def test_alignment_validates_links():
     with pytest.raises(ValueError, match="outside"):
-        Alignment(((0, 3),), 2, 3)
+        WordAlignment(((0, 3),), 2, 3)
     with pytest.raises(ValueError, match="twice"):
-        Alignment(((0, 1), (0, 1)), 2, 3)
-    assert Alignment(((1, 0), (0, 2)), 2, 3).links == ((0, 2), (1, 0))
+        WordAlignment(((0, 1), (0, 1)), 2, 3)
+    assert WordAlignment(((1, 0), (0, 2)), 2, 3).links == ((0, 2), (1, 0))
 
 
 def test_from_mapping_of_a_permuted_reference():
-    alignment = Alignment.from_mapping([2, 0, 1])
+    alignment = WordAlignment.from_mapping([2, 0, 1])
     assert alignment.links == ((0, 2), (1, 0), (2, 1))
     assert alignment.aligner == "permutation-mapping"
     assert alignment_permutation(alignment) == (3, 1, 2)
@@ -136,7 +136,7 @@ def alignments(draw):
     ref_len = draw(st.integers(1, 12))
     pairs = st.tuples(st.integers(0, hyp_len - 1), st.integers(0, ref_len - 1))
     links = draw(st.sets(pairs, max_size=20))
-    return Alignment(tuple(links), hyp_len, ref_len)
+    return WordAlignment(tuple(links), hyp_len, ref_len)
 
 
 @settings(max_examples=60, deadline=None)
@@ -148,7 +148,7 @@ def test_write_then_read_is_the_identity(written, one_based):
 
 
 def test_format_links():
-    alignment = Alignment(((0, 1), (2, 0)), 3, 2)
+    alignment = WordAlignment(((0, 1), (2, 0)), 3, 2)
     assert format_links(alignment) == "0-1 2-0"
     assert format_links(alignment, one_based=True) == "1-2 3-1"
 
@@ -159,16 +159,16 @@ def test_format_links():
 def test_permutation_ignores_and_normalises_unaligned_words():
     # Metrics spec §3.1: reference indices [2,1,5,6] in system order, 0, 3, 4 unaligned ->
     # [1,0,2,3] (0-based) = (2,1,3,4).
-    alignment = Alignment(((0, 2), (1, 1), (3, 5), (4, 6)), 5, 7)
+    alignment = WordAlignment(((0, 2), (1, 1), (3, 5), (4, 6)), 5, 7)
     assert alignment_permutation(alignment) == (2, 1, 3, 4)
 
 
 def test_permutation_of_one_to_many_and_many_to_one_links():
     # A hypothesis word linked to reference words 3 and 1 contributes them in ascending order;
     # reference word 0, linked from hypothesis words 1 and 2, keeps its first link.
-    alignment = Alignment(((0, 3), (0, 1), (1, 0), (2, 0), (2, 2)), 3, 4)
+    alignment = WordAlignment(((0, 3), (0, 1), (1, 0), (2, 0), (2, 2)), 3, 4)
     assert alignment_permutation(alignment) == (2, 4, 1, 3)
-    assert alignment_permutation(Alignment((), 2, 2)) == ()
+    assert alignment_permutation(WordAlignment((), 2, 2)) == ()
 
 
 def test_permutation_of_the_running_example():

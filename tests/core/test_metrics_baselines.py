@@ -8,7 +8,7 @@ import sacrebleu
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.metrics.alignment import EXACT, STEM, Alignment, wordnet_stage
+from analysis.metrics.alignment import EXACT, STEM, WordAlignment, wordnet_stage
 from analysis.metrics.baselines import (
     METEOR_2005,
     METEOR_THESIS,
@@ -29,16 +29,16 @@ from analysis.metrics.baselines import (
 HYP = ["the", "mat", "had", "sat", "on", "the", "cat"]
 REF = ["cats", "had", "sat", "on", "a", "mat"]
 # Thesis L932-934, 0-based (hypothesis, reference).
-ALIGNMENT_1 = Alignment(((6, 0), (2, 1), (3, 2), (4, 3), (1, 5)), 7, 6)
-ALIGNMENT_2_FIRST_THE = Alignment(((6, 5), (2, 1), (3, 2), (4, 3), (0, 4), (1, 0)), 7, 6)
-ALIGNMENT_2_SECOND_THE = Alignment(((6, 5), (2, 1), (3, 2), (4, 3), (5, 4), (1, 0)), 7, 6)
+ALIGNMENT_1 = WordAlignment(((6, 0), (2, 1), (3, 2), (4, 3), (1, 5)), 7, 6)
+ALIGNMENT_2_FIRST_THE = WordAlignment(((6, 5), (2, 1), (3, 2), (4, 3), (0, 4), (1, 0)), 7, 6)
+ALIGNMENT_2_SECOND_THE = WordAlignment(((6, 5), (2, 1), (3, 2), (4, 3), (5, 4), (1, 0)), 7, 6)
 
 
 def test_aligned_percentage():
     # Thesis L936: 10/13 ≈ 0.769 and 12/13 ≈ 0.923.
     assert aligned_percentage(ALIGNMENT_1) == pytest.approx(10 / 13)
     assert aligned_percentage(ALIGNMENT_2_FIRST_THE) == pytest.approx(12 / 13)
-    assert aligned_percentage(Alignment((), 0, 0)) == 0.0
+    assert aligned_percentage(WordAlignment((), 0, 0)) == 0.0
 
 
 def test_thesis_kendall_tau_running_example():
@@ -69,16 +69,16 @@ def _algorithm_1(links):
 @settings(max_examples=80, deadline=None)
 @given(st.sets(st.tuples(st.integers(0, 8), st.integers(0, 8)), max_size=14))
 def test_thesis_kendall_tau_equals_algorithm_1(links):
-    alignment = Alignment(tuple(links), 9, 9)
+    alignment = WordAlignment(tuple(links), 9, 9)
     assert thesis_kendall_tau(alignment) == pytest.approx(_algorithm_1(links))
     assert -1.0 <= thesis_kendall_tau(alignment) <= 1.0
 
 
 def test_thesis_kendall_tau_ties_and_zero_denominator():
     # Hypothesis word 0 linked to reference words 0 and 1 adds a tied pair only.
-    assert thesis_kendall_tau(Alignment(((0, 0), (0, 1), (1, 2)), 2, 3)) == 1.0
-    assert thesis_kendall_tau(Alignment(((0, 0),), 1, 1)) == 0.0  # 0/0 counts as 0 (L1194)
-    assert thesis_kendall_tau(Alignment((), 1, 1)) == 0.0
+    assert thesis_kendall_tau(WordAlignment(((0, 0), (0, 1), (1, 2)), 2, 3)) == 1.0
+    assert thesis_kendall_tau(WordAlignment(((0, 0),), 1, 1)) == 0.0  # 0/0 counts as 0 (L1194)
+    assert thesis_kendall_tau(WordAlignment((), 1, 1)) == 0.0
 
 
 def test_bleu_running_example():
@@ -138,6 +138,6 @@ def test_meteor_synonyms_only_with_wordnet():
 
 
 def test_chunks_need_adjacency_on_both_sides():
-    stats = MeteorStats.from_alignment(Alignment(((0, 0), (1, 1), (2, 3), (3, 2)), 4, 4))
+    stats = MeteorStats.from_alignment(WordAlignment(((0, 0), (1, 1), (2, 3), (3, 2)), 4, 4))
     assert stats.chunks == 3
     assert math.isclose(meteor_penalty(stats, 1), 0.5 * 3 / 4)

@@ -1,6 +1,6 @@
 """The parallel driver: tidy rows, provenance, selection, progress, and jobs > 1."""
 
-from analysis.metrics.alignment import Alignment
+from analysis.metrics.alignment import WordAlignment
 from analysis.metrics.compute import PairInput, compute_many, score_rows
 from analysis.metrics.registry import METRICS, score_pair
 from survey.nlp import Parse
@@ -20,7 +20,7 @@ PAIRS = [
         ("item", 3),
         _parse("it was done then"),
         _parse("then was it done"),
-        Alignment(((0, 2), (1, 1), (2, 3), (3, 0)), 4, 4, "giza++"),
+        WordAlignment(((0, 2), (1, 1), (2, 3), (3, 0)), 4, 4, "giza++"),
     ),
 ]
 

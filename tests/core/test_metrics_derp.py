@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
-from analysis.metrics.alignment import Alignment, read_alignments
+from analysis.metrics.alignment import WordAlignment, read_alignments
 from analysis.metrics.derp import (
     counterparts,
     derp,
@@ -190,7 +190,7 @@ def alignments(draw):
     hyp_len, ref_len = draw(st.integers(1, 7)), draw(st.integers(1, 7))
     refs = draw(st.lists(st.integers(0, ref_len - 1), unique=True, max_size=ref_len))
     links = tuple((draw(st.integers(0, hyp_len - 1)), r) for r in refs)
-    return Alignment(links, hyp_len, ref_len)
+    return WordAlignment(links, hyp_len, ref_len)
 
 
 @settings(max_examples=80, deadline=None)
@@ -213,7 +213,7 @@ def labelled_pairs(draw):
     ref_labels = draw(st.lists(labels, min_size=n_r, max_size=n_r))
     links = st.tuples(st.integers(0, n_h - 1), st.integers(0, n_r - 1))
     chosen = draw(st.lists(links, unique=True, max_size=12)) if n_h and n_r else []
-    return hyp_heads, hyp_labels, ref_heads, ref_labels, Alignment(tuple(chosen), n_h, n_r)
+    return hyp_heads, hyp_labels, ref_heads, ref_labels, WordAlignment(tuple(chosen), n_h, n_r)
 
 
 @settings(max_examples=300, deadline=None)
@@ -264,16 +264,16 @@ def test_kruskal_is_minimal(weights):
 
 def test_degenerate_pairs_score_one():
     # Fewer than two aligned words: no path, 0/0 counts as 0 (L1194).
-    one = Alignment(((0, 0),), 2, 2)
+    one = WordAlignment(((0, 0),), 2, 2)
     assert derp((-1, 0), ("ROOT", "DEP"), (-1, 0), ("ROOT", "DEP"), one) == 1.0
-    assert flattened_derp(Alignment((), 2, 2)) == 1.0
+    assert flattened_derp(WordAlignment((), 2, 2)) == 1.0
     # Two reference words sharing one counterpart: a single weight-0 edge, L_max 0.
-    shared = Alignment(((0, 0), (0, 1)), 1, 2)
+    shared = WordAlignment(((0, 0), (0, 1)), 1, 2)
     assert derp((-1,), ("ROOT",), (-1, 0), ("ROOT", "DEP"), shared) == 1.0
 
 
 def test_reference_word_with_several_counterparts_keeps_the_first():
-    assert counterparts(Alignment(((2, 0), (1, 0), (0, 1)), 3, 2)) == {0: 1, 1: 0}
+    assert counterparts(WordAlignment(((2, 0), (1, 0), (0, 1)), 3, 2)) == {0: 1, 1: 0}
 
 
 def test_several_sentence_roots_meet_at_a_virtual_root():
@@ -281,7 +281,7 @@ def test_several_sentence_roots_meet_at_a_virtual_root():
     labels = ("ROOT", "ROOT")
     ref_path = path_encoding((-1, -1), labels, 0, 1)
     assert ref_path == PathEncoding(("ROOT",), ALPHA, ("ROOT",))
-    alignment = Alignment(((0, 1), (1, 0)), 2, 2)
+    alignment = WordAlignment(((0, 1), (1, 0)), 2, 2)
     score = derp((-1, 0), ("ROOT", "obj"), (-1, -1), labels, alignment)
     # Reference (ROOT, α, ROOT) vs hypothesis (obj, β, ·): 1 + 1 + 1 = 3 of 1 + 1 + 1 = 3.
     assert score == 0.0

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from analysis.metrics import dted as dted_module
-from analysis.metrics.alignment import Alignment, read_alignments
+from analysis.metrics.alignment import WordAlignment, read_alignments
 from analysis.metrics.dted import (
     FLAGS,
     PrioritisedDistance,
@@ -71,7 +71,7 @@ def test_section_4_5_score_l_with_the_printed_weight(example, monkeypatch):
 def test_figure_4_6_flattened():
     # 'One rabbit was very happy' / 'He was one happy bunny': was/was and happy/happy match,
     # One/one is aligned but cannot be matched (thesis spec §2.6).
-    alignment = Alignment(((0, 2), (2, 1), (4, 3)), 5, 5)
+    alignment = WordAlignment(((0, 2), (2, 1), (4, 3)), 5, 5)
     chain = flattened(5)
     assert basic_distance(chain, chain) == 5
     assert counterpart_distance(chain, chain, alignment) == 4
@@ -94,20 +94,20 @@ def test_log_weight_checkpoints():
 
 def test_zero_denominators():
     # No aligned words: 'o' scores 1 and 'l' rests on unaligned words only (thesis L1194).
-    nothing = Alignment((), 2, 3)
+    nothing = WordAlignment((), 2, 3)
     distance = prioritised_distance((-1, 0), (-1, 0, 1), nothing)
     assert distance.aligned == 0
     assert score_o(distance, nothing) == 1.0
     assert score_l(distance, nothing) == pytest.approx(1 - distance.unaligned / 5)
     # Everything aligned: only the aligned term remains.
-    everything = Alignment(((0, 0), (1, 1)), 2, 2)
+    everything = WordAlignment(((0, 0), (1, 1)), 2, 2)
     assert score_l(PrioritisedDistance(2, 0), everything) == pytest.approx(1 - 0.9 * 2 / 4)
 
 
 def test_basic_flag_range_and_identity():
     # Under 'b' even identical trees cost one rename per word: the best score is 0.5.
     heads = (1, -1, 1, 2)
-    alignment = Alignment(tuple((i, i) for i in range(4)), 4, 4)
+    alignment = WordAlignment(tuple((i, i) for i in range(4)), 4, 4)
     assert dted("b", heads, heads, alignment) == 0.5
     for flag in ("c", "co", "cl", "fc", "fco", "fcl"):
         assert dted(flag, heads, heads, alignment) == 1.0
@@ -123,4 +123,4 @@ def test_basic_distance_of_chains_is_the_longer_length():
 
 def test_unknown_flag():
     with pytest.raises(ValueError, match="unknown DTED flag 'x'"):
-        dted("x", (-1,), (-1,), Alignment((), 1, 1))
+        dted("x", (-1,), (-1,), WordAlignment((), 1, 1))

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.metrics.alignment import Alignment, align, read_alignments
+from analysis.metrics.alignment import WordAlignment, align, read_alignments
 from analysis.metrics.registry import (
     BY_KEY,
     METRICS,
@@ -174,7 +174,7 @@ def test_context_records_its_inputs():
     assert context.parser == "hypothesis: hand; reference: other"
     assert PairContext(hyp, hyp).parser == "hand"
     with pytest.raises(ValueError, match="alignment is for 3 and 2 words"):
-        PairContext(hyp, ref, Alignment((), 3, 2))
+        PairContext(hyp, ref, WordAlignment((), 3, 2))
 
 
 def test_table_3_1_pairs_are_scored_in_range():

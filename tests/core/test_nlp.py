@@ -66,6 +66,33 @@ def test_read_conllu_skips_multiword_tokens_and_empty_nodes():
     assert second.parser == "stanford-3.7.0"  # the comment names this sentence's parser
 
 
+def test_read_conllu_surface_keeps_multiword_tokens_whole():
+    first, second = read_conllu(CONLLU, surface=True)
+    # "Don't" stands where "Do" and "n't" both hang: on "stop", with the first word's labels
+    # (a tie of depths goes to the first word).
+    assert first.tokens == ("Don't", "stop", "it", ".")
+    assert first.heads == (1, -1, 1, 1)
+    assert (first.upos[0], first.deps[0]) == ("AUX", "aux")
+    assert second.tokens == ("Go", "!")
+
+
+def test_read_conllu_surface_climbs_out_of_a_token_and_checks_ranges():
+    # French "du" = "de" + "le": "le" hangs on "de", "de" on "pays".
+    text = (
+        "1\tla\tle\tDET\t_\t_\t2\tdet\t_\t_\n"
+        "2\tfin\tfin\tNOUN\t_\t_\t0\troot\t_\t_\n"
+        "3-4\tdu\t_\t_\t_\t_\t_\t_\t_\t_\n"
+        "3\tde\tde\tADP\t_\t_\t5\tcase\t_\t_\n"
+        "4\tle\tle\tDET\t_\t_\t5\tdet\t_\t_\n"
+        "5\tpays\tpays\tNOUN\t_\t_\t2\tnmod\t_\t_\n"
+    )
+    (parse,) = read_conllu(text, surface=True)
+    assert parse.tokens == ("la", "fin", "du", "pays")
+    assert parse.heads == (1, -1, 3, 1)
+    with pytest.raises(ValueError, match="line 3: field ID '4-3' is not a range"):
+        read_conllu(text.replace("3-4\t", "4-3\t"), surface=True)
+
+
 def test_conllu_round_trip():
     text = to_conllu([CAT, CAT])
     assert read_conllu(text) == [CAT, CAT]

@@ -32,7 +32,7 @@ from survey.permutations import (
     quality,
 )
 from survey.permutations.algorithms import Edit, PhrasePermuter, RandomStream, order_moves
-from survey.permutations.sentence import split_punctuation
+from survey.permutations.sentence import ENGLISH, split_punctuation
 from wojdb.bundled import wmt21_toen
 
 REPO = Path(__file__).resolve().parents[2]
@@ -116,15 +116,15 @@ def slot_arrangement(reference: Sentence, permutation) -> list[int]:
     ]
 
 
-def check_common(reference: Sentence, permutation, degree: int) -> None:
-    """What every permutation guarantees, whatever its type."""
+def check_common(reference: Sentence, permutation, degree: int, rules=ENGLISH) -> None:
+    """What every permutation guarantees, whatever its type (`rules`: the target language's)."""
     words, tokens, mapping = reference.words, permutation.tokens, permutation.mapping
     assert permutation.base == reference.text
     assert len(tokens) == len(words) == len(mapping)
     assert permutation.quality == pytest.approx(1 - (degree - 1) / 17)
     # Punctuation positions are unchanged; words made of punctuation stay as they are.
     for i, (token, word) in enumerate(zip(tokens, words, strict=True)):
-        lead, _, trail = split_punctuation(token)
+        lead, _, trail = split_punctuation(token, rules.leading, rules.trailing)
         assert (lead, trail) == (reference.leads[i], reference.trails[i])
         if i not in reference.slots:
             assert token == word and mapping[i] == i

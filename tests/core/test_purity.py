@@ -11,7 +11,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Outside the pure core's row, but promised to import no Django as well.
-ALSO_PURE = ("wojdb.release", "wojdb.environment")
+ALSO_PURE = ("wojdb.release", "wojdb.environment", "wojdb.catalogues")
 
 
 def pure_modules() -> list[str]:

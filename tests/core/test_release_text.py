@@ -48,16 +48,25 @@ def test_each_format_has_the_columns_it_had_and_an_earlier_one_is_read_as_all_we
         return next(t for t in SCHEMAS[version] if t.name == "participants").names
 
     assert "mode" not in columns(1)
-    assert columns(2) == PARTICIPANTS.names
-    old = PARTICIPANTS.names.copy()
-    old.remove("mode")
+    assert (
+        "mode" in columns(2) and "english_first" in columns(2) and "target_first" not in columns(2)
+    )
+    assert columns(3) == PARTICIPANTS.names
     people = pd.DataFrame(
-        {"participant": [1, 2], "questionnaire": [1, 1], "status": ["completed"] * 2}
-    ).reindex(columns=old)
+        {
+            "participant": [1, 2],
+            "questionnaire": [1, 1],
+            "status": ["completed"] * 2,
+            "english_first": [True, False],
+            "english_years": [None, 4],
+        }
+    ).reindex(columns=columns(1))
     people[["simulated", "reading_mode"]] = False
     people["languages_score"] = 0
     tables = upgraded({"participants": people}, 1)
     assert list(tables["participants"]["mode"]) == ["web", "web"]
     assert list(tables["participants"].columns) == PARTICIPANTS.names
-    current = typed(people.assign(mode="paper"), PARTICIPANTS)
-    assert list(upgraded({"participants": current}, 2)["participants"]["mode"]) == ["paper"] * 2
+    assert list(tables["participants"]["target_first"]) == [True, False]
+    assert list(tables["participants"]["target_years"].fillna(-1)) == [-1, 4]
+    current = typed(tables["participants"].assign(mode="paper"), PARTICIPANTS)
+    assert list(upgraded({"participants": current}, 3)["participants"]["mode"]) == ["paper"] * 2

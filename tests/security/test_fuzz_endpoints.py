@@ -67,8 +67,8 @@ ITEM_FIELDS = {
     "go": either("next", "back", "stay", ""),
 }
 ABOUT_FIELDS = {
-    "english_first": either("yes", "no", ""),
-    "english_years": either(0, 12, 120, ""),
+    "target_first": either("yes", "no", ""),
+    "target_years": either(0, 12, 120, ""),
     "gender": either("male", "female", "other", "not_say", ""),
     "nationality": text(),
     "education": either("school", "college", "undergraduate", "masters", "phd", ""),
@@ -208,12 +208,12 @@ class EndpointFuzz(TestCase):
     )
     @example(data={"languages-TOTAL_FORMS": "1", "languages-0-language": "x" * 101})
     @example(data={"languages-TOTAL_FORMS": str(2**70), "languages-INITIAL_FORMS": "0"})
-    @example(data={"english_years": str(2**70), "languages-TOTAL_FORMS": "0"})
+    @example(data={"target_years": str(2**70), "languages-TOTAL_FORMS": "0"})
     def test_about(self, data):
         before = about_state(self.alice.pk)
         self.post(f"/p/{self.alice.token}/about/", data)
         after = about_state(self.alice.pk)
-        form = AboutForm(data)
+        form = AboutForm(self.alice.study, data)
         languages = language_formset(self.alice, data)
         event(f"valid: {form.is_valid() and languages.is_valid()}")
         if not (form.is_valid() and languages.is_valid()):
@@ -222,7 +222,7 @@ class EndpointFuzz(TestCase):
         participant = Participant.objects.get(pk=self.alice.pk)
         expected = Participant.objects.get(pk=self.alice.pk)
         form.apply(expected)
-        for name in ("nationality", "age", "english_years", "reading_disability", "gender"):
+        for name in ("nationality", "age", "target_years", "reading_disability", "gender"):
             assert getattr(participant, name) == getattr(expected, name)
         rows = [r for r in languages.cleaned_data if r and r["language"].strip()]
         assert len(after[1]) == len(rows)

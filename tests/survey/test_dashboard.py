@@ -93,6 +93,14 @@ def test_a_build_that_cannot_be_done_says_why(staff, db):
     assert staff.get(study_url(study, "build")).status_code == 405
 
 
+def test_the_study_page_names_the_target_language(staff, built):
+    page = staff.get(study_url(built)).content.decode()
+    assert "target language <span data-language>English (en)</span>" in page
+    Study.objects.filter(pk=built.pk).update(language="fr")
+    page = staff.get(study_url(built)).content.decode()
+    assert "<span data-language>French (fr)</span>" in page
+
+
 def test_the_study_page_counts_participants_answers_and_time(staff, built):
     q1 = built.questionnaires.get(number=1)
     now = timezone.now()

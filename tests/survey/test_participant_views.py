@@ -356,8 +356,11 @@ def test_about_you_asks_every_question_of_the_cover_page(client):
     consent(client, participant)
     response = client.get(f"/p/{participant.token}/about/")
     page = text_of(response)
+    # The thesis's cover page, for a study in English.
+    assert "Is English your first language?" in page
+    assert "Please indicate the languages you speak (including English)" in page
     for question in texts.ABOUT_YOU.values():
-        assert question in page
+        assert question.replace("%(language)s", "English") in page
     for option in ("Male", "Female", "Other", "Prefer not to say"):
         assert f"<span>{option}</span>" in response.content.decode()
     for option in texts.EDUCATION_LABELS.values():
@@ -372,8 +375,8 @@ def test_about_you_stores_every_answer_and_the_language_rows(client):
     participant = enter(client, study)
     consent(client, participant)
     data = {
-        "english_first": "no",
-        "english_years": "12",
+        "target_first": "no",
+        "target_years": "12",
         "gender": "other",
         "nationality": " Scottish ",
         "education": "masters",
@@ -387,8 +390,8 @@ def test_about_you_stores_every_answer_and_the_language_rows(client):
     assert response["Location"] == f"/p/{participant.token}/instructions/"
     participant.refresh_from_db()
     assert participant.about_done
-    assert participant.english_first is False
-    assert participant.english_years == 12
+    assert participant.target_first is False
+    assert participant.target_years == 12
     assert participant.gender == "other"
     assert participant.nationality == "Scottish"
     assert participant.education == "masters"
@@ -415,7 +418,7 @@ def test_about_you_is_entirely_optional(client):
     assert response.status_code == 302
     participant.refresh_from_db()
     assert participant.about_done
-    assert participant.english_first is None and participant.age is None
+    assert participant.target_first is None and participant.age is None
     assert participant.gender == "" and participant.reading_disability == ""
     assert not participant.languages.exists()
 
@@ -534,7 +537,7 @@ def test_practice_feedback_describes_the_studys_own_practice_item(client):
     answer(client, participant, 0, holistic=3, order=3, go="next")
     page = text_of(client.get(item_url(participant, 0) + "?feedback=1"))
     assert "the second one with some of its words moved to other places" in page
-    assert "(2 words affected)" in page
+    assert "2 words are affected." in page
     assert texts.SAMPLE_ORDER_NOTE not in page  # the thesis's own sentence is not this one
     # A study's own feedback text takes precedence.
     Study.objects.filter(pk=study.pk).update(sample_order_note="Our own words on this pair.")

@@ -167,6 +167,8 @@ def test_an_existing_consent_version_keeps_its_optional_statements(tmp_path):
             "sharing = 0\n",
             "consent_texts 1: sharing is a statement number from 1 to 1",
         ),
+        ('slug = "x"\nname = "X"\nlanguage = "French"\n', "language: 'French' is not an ISO 639"),
+        ('slug = "x"\nname = "X"\nlanguage = "fra"\n', r"language: .*\(write 'fr'\)"),
     ],
 )
 def test_a_bad_study_file_is_refused_naming_the_file_and_writes_nothing(tmp_path, text, message):
@@ -175,6 +177,20 @@ def test_a_bad_study_file_is_refused_naming_the_file_and_writes_nothing(tmp_path
     with pytest.raises(CommandError, match=message):
         create(path)
     assert not Study.objects.exists()
+
+
+def test_a_study_file_in_french_gives_a_french_study_and_writes_its_language_back(tmp_path):
+    path = tmp_path / "study.toml"
+    path.write_text('slug = "fr"\nname = "Étude"\nlanguage = "fr"\nholistic_low = "Ardu"\n')
+    create(path)
+    study = Study.objects.get(slug="fr")
+    assert study.language == "fr"
+    # The texts the file leaves out are the French defaults; the one it gives is kept.
+    assert study.consent_closing.startswith("La participation à cette recherche")
+    assert (study.holistic_low, study.holistic_high) == ("Ardu", "Très facile")
+    declared = tomllib.loads(config("fr"))
+    assert declared["language"] == "fr"
+    assert declared["instructions"].startswith("## Ce que vous verrez")
 
 
 def test_the_demo_builds_its_study_from_its_file():

@@ -1,15 +1,15 @@
 import json
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis.metrics.pair_report import pair_report, permutation_report, text
+from survey.parsing import target_rules
 
 
 class Command(BaseCommand):
     help = (
         "Print every built-in metric for one hypothesis/reference pair (--hyp and --ref, parsed "
-        "with the pipeline WOJDB_SPACY_PIPELINE, or --conllu with the two sentences parsed "
+        "with the pipeline of --language, or --conllu with the two sentences parsed "
         "already, hypothesis first), or every permutation metric for one 1-based permutation "
         "(--permutation 2,4,1,3). The pair is aligned by the built-in aligner unless --alignment "
         "gives 'i-j' links (0-based, hypothesis index first, over the parser's tokens)."
@@ -24,9 +24,14 @@ class Command(BaseCommand):
         parser.add_argument(
             "--metrics", nargs="+", metavar="NAME[:VARIANT]", help="only these metrics"
         )
+        parser.add_argument(
+            "--language",
+            default="en",
+            help="the pair's language (ISO 639): its pipeline and BLEU tokeniser (default: en)",
+        )
         parser.add_argument("--json", action="store_true", help="print JSON")
 
-    def handle(self, hyp, ref, conllu, alignment, permutation, metrics, **options):
+    def handle(self, hyp, ref, conllu, alignment, permutation, metrics, language, **options):
         pair = hyp is not None or ref is not None or conllu is not None
         if permutation is not None and (pair or alignment is not None):
             raise CommandError("give --permutation or a sentence pair, not both")
@@ -34,9 +39,7 @@ class Command(BaseCommand):
             if permutation is not None:
                 report = permutation_report(permutation, metrics)
             elif pair:
-                report = pair_report(
-                    hyp, ref, conllu, alignment, metrics, settings.WOJDB_SPACY_PIPELINE
-                )
+                report = pair_report(hyp, ref, conllu, alignment, metrics, target_rules(language))
             else:
                 raise CommandError("give --hyp and --ref, --conllu, or --permutation")
         except (ValueError, OSError) as error:

@@ -13,8 +13,9 @@ class Command(BaseCommand):
     help = (
         "Generate the automatic permutations of every pool triple's reference (thesis §6.2.3): "
         "each type at every degree from 1 to --max-degree the sentence can take. References "
-        "and hypotheses without a stored parse are parsed first (pipeline WOJDB_SPACY_PIPELINE) "
-        "and the parses kept. Only missing permutations are inserted, so the command can be "
+        "and hypotheses without a stored parse are parsed first, by the spaCy pipeline of their "
+        "target language, and the parses kept (import_parses brings them for a language "
+        "without one). Only missing permutations are inserted, so the command can be "
         "run again after an interruption or with more types."
     )
 

@@ -5,15 +5,6 @@
 (function () {
   "use strict";
 
-  var SAVED = "Saved.";
-  var OFFLINE = "Not saved yet: the connection to the server was lost. Trying again…";
-  var GONE =
-    "Not saved: this personal link no longer works, for example after withdrawing from the " +
-    "study on another device.";
-  var COOKIES =
-    "Your answer cannot be saved because this browser does not accept the site's security " +
-    "cookie. Please allow cookies for this site, then reload the page.";
-
   function setUpLanguageRows() {
     var button = document.querySelector("[data-add-language]");
     var template = document.getElementById("language-row-template");
@@ -38,6 +29,8 @@
   }
 
   function setUpAnswers(form) {
+    // The messages come translated from the page (data-message-* of the form).
+    var message = form.dataset;
     var state = form.querySelector("[data-save-state]");
     var token = form.querySelector("input[name='csrfmiddlewaretoken']");
     var clientMs = form.querySelector("input[name='client_ms']");
@@ -68,9 +61,7 @@
     }
     function showShortcuts() {
       shortcutsButton.setAttribute("aria-pressed", shortcuts ? "true" : "false");
-      shortcutsButton.textContent = shortcuts
-        ? "Turn keyboard shortcuts off"
-        : "Turn keyboard shortcuts on";
+      shortcutsButton.textContent = shortcuts ? message.messageShortcutsOff : message.messageShortcutsOn;
     }
     if (shortcutsButton) {
       showShortcuts();
@@ -142,23 +133,23 @@
 
     // One save at a time, in order; each sends the form as it is when its turn comes.
     function attempt(go, renewed) {
-      show("Saving…", "busy");
+      show(message.messageSaving, "busy");
       return post(go).then(
         function (reply) {
           var body = reply.body;
           if (!body) {
             // Not an answer from this page's server code: a lost link, or a server in trouble.
             if (reply.status === 404) {
-              show(GONE, "error");
+              show(message.messageGone, "error");
               throw new Error("gone");
             }
-            show(OFFLINE, "error");
+            show(message.messageOffline, "error");
             throw new Error("offline");
           }
           if (body.saved) {
             setBasis(body);
             dirty = false;
-            show(SAVED, "");
+            show(message.messageSaved, "");
             return body;
           }
           if (body.reason === "expired" && !renewed) {
@@ -173,11 +164,11 @@
             setBasis(body);
             dirty = false;
           }
-          show(body.reason === "expired" ? COOKIES : body.message, "error");
+          show(body.reason === "expired" ? message.messageCookies : body.message, "error");
           throw new Error(body.reason);
         },
         function () {
-          show(OFFLINE, "error");
+          show(message.messageOffline, "error");
           throw new Error("offline");
         }
       );
@@ -221,7 +212,7 @@
         function (error) {
           moving = false;
           if (error.message === "offline") {
-            show("Not saved yet: the connection to the server was lost. Please try again.", "error");
+            show(message.messageRetry, "error");
           }
         }
       );

@@ -1,4 +1,4 @@
-# Boundary (zero-variance) clmm fits for tests/analysis/test_stats_ordinal.py, on the lme4
+# Boundary (zero-variance) clmm fits for tests/core/test_stats_ordinal.py, on the lme4
 # references' data set without a participant effect. Run once from the repository root:
 #   Rscript tests/analysis/data/clmm/make_boundary_reference.R
 # It writes boundary.json; the tests never regenerate it.

@@ -1,4 +1,4 @@
-# Data sets and ordinal::clmm reference fits for tests/analysis/test_stats_ordinal.py.
+# Data sets and ordinal::clmm reference fits for tests/core/test_stats_ordinal.py.
 #
 # Run once from the repository root:  Rscript tests/analysis/data/clmm/make_reference.R
 # It fits cumulative link mixed models (logit link, flexible thresholds, Laplace

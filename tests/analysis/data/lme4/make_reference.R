@@ -1,4 +1,4 @@
-# Datasets and lme4 reference fits for tests/analysis/test_stats_mixed.py.
+# Datasets and lme4 reference fits for tests/core/test_stats_mixed.py.
 #
 # Run once from the repository root:  Rscript tests/analysis/data/lme4/make_reference.R
 # It writes <dataset>.csv (simulated ratings shaped like the thesis's study) and

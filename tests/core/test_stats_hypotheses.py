@@ -11,7 +11,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.stats.hypotheses import configuration_threshold, hypotheses_table, tool_ranges
+from analysis.stats.hypotheses import (
+    DECISION_COLUMNS,
+    configuration_threshold,
+    decisions,
+    hypotheses_table,
+    tool_ranges,
+)
 
 CONFIGS = ["malt-stanford-giza", "malt-nltk-giza", "malt-stanford-cdec", "stanford-giza"]
 ALIGNERS = ["giza", "cdec"]
@@ -145,3 +151,29 @@ def test_a_difference_that_prints_as_0_000_rejects_nothing():
     result = hypotheses_table(correlations)[0].set_index("hypothesis")
     assert not result.loc["DTED EVAL", "null_rejected"]
     assert not result.loc["EVAL", "null_rejected"]
+
+
+def structured_sd(shift_b: float = 0.0) -> float:
+    """SD of the structured DTED and DERP correlations of ORDER, 'b' DTED's shifted."""
+    values = [
+        r + (shift_b if (metric, variant) == ("DTED", "b") else 0.0)
+        for (metric, variant), rs in ORDER.items()
+        if metric in ("DTED", "DERP") and not variant.startswith("f")
+        for r in rs
+    ]
+    return float(np.std(values, ddof=1))
+
+
+def test_decisions_give_each_adjustment_its_rows_and_own_threshold():
+    linear = table()
+    # Another adjustment with 'b' DTED 0.1 lower: it no longer beats its flattened variant.
+    is_b = (linear["metric"] == "DTED") & (linear["variant"] == "b")
+    lowered = linear.assign(r=linear["r"] - 0.1 * is_b)
+    decided = decisions({"linear": linear, "ordinal": lowered})
+    assert list(decided.columns) == list(DECISION_COLUMNS)
+    assert list(decided["adjustment"]) == ["linear"] * 9 + ["ordinal"] * 9
+    struc = decided[decided["hypothesis"] == "STRUC"].set_index("adjustment")["result"]
+    assert struc.to_dict() == {"linear": "DERP, 'b' DTED", "ordinal": "DERP"}
+    thresholds = decided.groupby("adjustment")["threshold"].unique()
+    assert list(thresholds["linear"]) == [pytest.approx(structured_sd())]
+    assert list(thresholds["ordinal"]) == [pytest.approx(structured_sd(-0.1))]

@@ -11,7 +11,7 @@ import pytest
 
 from analysis.stats import system
 
-DATA = Path(__file__).parent / "data" / "mtme"
+DATA = Path(__file__).parents[1] / "analysis" / "data" / "mtme"
 VECTORS = json.loads((DATA / "vectors.json").read_text())
 REFERENCE = json.loads((DATA / "reference.json").read_text())
 

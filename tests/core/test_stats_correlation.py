@@ -1,5 +1,7 @@
 """Correlations against scipy; Williams's test against published worked examples."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -84,6 +86,14 @@ def test_williams_matches_psych_r_test_documentation_example():
     assert result.t == pytest.approx(-0.891279904760541, abs=1e-12)
     assert result.p == pytest.approx(0.374918517491256, abs=1e-12)
     assert result.df == 100
+
+
+def test_williams_is_undefined_for_correlations_no_pearson_matrix_has():
+    """r12 = r13 = 0.9 with r23 = -0.9: the 3x3 matrix is not positive semi-definite."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = williams_test(0.9, 0.9, -0.9, 50)
+    assert np.isnan(result.t) and np.isnan(result.p)
 
 
 def test_williams_matches_bruceR_cor_diff_documentation_example():

@@ -11,7 +11,7 @@ from analysis.stats import system
 from survey.wmt import read_judgments
 from wojdb import bundled
 
-DATA = Path(__file__).parent / "data" / "wmt21"
+DATA = Path(__file__).parents[1] / "analysis" / "data" / "wmt21"
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import pytest
 from analysis.stats import ordinal
 from analysis.stats.mixed import design_matrix
 
-DATA = Path(__file__).parent / "data" / "clmm"
+DATA = Path(__file__).parents[1] / "analysis" / "data" / "clmm"
 REFERENCE = json.loads((DATA / "reference.json").read_text())
 FITS = {fit["name"]: fit for fit in REFERENCE["fits"]}
 REL = 1e-3  # thresholds, fixed effects and variances
@@ -147,7 +147,9 @@ BOUNDARY = json.loads((DATA / "boundary.json").read_text())["fits"]
 @pytest.mark.parametrize("ref", BOUNDARY, ids=[fit["name"] for fit in BOUNDARY])
 def test_a_zero_participant_variance_is_found_and_reported(ref):
     # clmm stops at a variance of ~1e-9 (its optimiser's bound); this fit lands on zero.
-    data = pd.read_csv(Path(__file__).parent / "data" / "lme4" / "no_participant_effect.csv")
+    data = pd.read_csv(
+        Path(__file__).parents[1] / "analysis" / "data" / "lme4" / "no_participant_effect.csv"
+    )
     fit = fit_like({**ref, "data": "../lme4/no_participant_effect.csv"})
     assert fit.n_obs == ref["n_obs"] == data["order"].notna().sum()
     np.testing.assert_allclose(
@@ -160,3 +162,30 @@ def test_a_zero_participant_variance_is_found_and_reported(ref):
     assert fit.loglik == pytest.approx(ref["loglik"], rel=LOGLIK_REL)
     assert fit.state.converged and fit.state.singular and "zero" in fit.state.message
     assert "participant" not in fit.vcov.index  # no standard error on the boundary
+
+
+@pytest.mark.parametrize("name", [n for n in sorted(FITS) if not n.startswith("large")])
+def test_a_fits_tables_are_clmms_summary_as_frames(name):
+    ref = FITS[name]
+    fit = fit_like(ref)
+    table = fit.coefficient_table()
+    fixef = ref["fixef"] or {}
+    thresholds = table[table["part"] == "threshold"]
+    assert list(thresholds["term"]) == list(ref["thresholds"])
+    np.testing.assert_allclose(thresholds["estimate"], list(ref["thresholds"].values()), rtol=REL)
+    fixed = table[table["part"] == "fixed"]
+    assert [r_term(t) for t in fixed["term"]] == list(fixef)
+    np.testing.assert_allclose(fixed["estimate"], list(fixef.values()), rtol=REL)
+    # Coefficients first, then thresholds, as summary.clmm() prints them; R's names.
+    parts = zip(table["term"], table["part"], strict=True)
+    names = [r_term(t) if part == "fixed" else t for t, part in parts]
+    assert names == [*fixef, *ref["thresholds"]]
+    np.testing.assert_allclose(table["se"], [ref["se"][n] for n in names], rtol=REL)
+    np.testing.assert_allclose(table["statistic"], [ref["z"][n] for n in names], rtol=REL)
+    assert set(table["statistic_name"]) == {"z"}
+    variances = fit.variance_table().set_index("factor")
+    for factor, variance in ref["variances"].items():
+        assert variances.loc[factor, "variance"] == pytest.approx(variance, rel=REL)
+        assert variances.loc[factor, "sd"] ** 2 == pytest.approx(variance, rel=REL)
+        answered = load(ref).dropna(subset=[ref["formula"].split(" ~")[0]])
+        assert variances.loc[factor, "groups"] == answered[factor].nunique()

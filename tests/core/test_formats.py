@@ -10,7 +10,7 @@ from survey.formats import appraise, mqm, pairwise
 from survey.formats.common import document_lines, language, ref_name
 from survey.wmt import InputError
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "survey" / "data"
 WMT22 = DATA / "wmt22-news-systems"
 WMT24 = DATA / "wmt24-news-systems/txt-ts"
 

