@@ -3,8 +3,8 @@
 The message catalogues' .mo files are compiled from their .po files into the build
 (wojdb/catalogues.py), as they are not kept in the tree.
 
-The demo's WMT21 slice stays in fixtures/ for a clone (bin/demo, the tests) and is installed as
-`wojdb/fixtures`, where the installed `demo` command reads it (wojdb.settings.FIXTURES_DIR).
+The demos' WMT21 slices stay in fixtures/ for a clone (bin/demo, the tests) and are installed as
+`wojdb/fixtures`, where the installed `demo` command reads them (wojdb.settings.FIXTURES_DIR).
 Only the data files pyproject.toml's package-data names go in: neither the scripts that cut the
 slices nor the test archives beside them.
 """

@@ -124,7 +124,9 @@ def _expected_files() -> set[str]:
     for path in [
         fixtures / "README.md",
         fixtures / "demo-study.toml",
+        fixtures / "demo-study-fr.toml",
         *(fixtures / "wmt21-slice").rglob("*"),
+        *(fixtures / "wmt21-defr-slice").rglob("*"),
     ]:
         if path.is_file():
             files.add("wojdb/" + path.relative_to(ROOT).as_posix())

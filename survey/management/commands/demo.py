@@ -2,6 +2,7 @@ import argparse
 import os
 import secrets
 import sys
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -20,15 +21,38 @@ from survey.generation import GenerationError, generate_permutations
 from survey.importers import PoolError, import_documents, import_judgments, import_wmt, sample_pool
 from survey.management.arguments import PORT, POSITIVE, SEED
 from survey.management.reporting import print_report
-from survey.models import Item, Permutation, Study, Triple
+from survey.models import Item, Permutation, Segment, Study, Triple
 from survey.permutations import MAIN_TYPES, MAX_DEGREE
 from survey.questionnaires import QuestionnaireError, build_questionnaires
-from survey.study_file import apply_study_file, read_study_file
+from survey.study_file import StudyFileError, apply_study_file, read_study_file
 from survey.wmt import InputError
 
-SLICE = Path(settings.FIXTURES_DIR) / "wmt21-slice"
-# A Prolific study with every fact its texts name written for the demo (no thesis leftovers).
-STUDY_FILE = Path(settings.FIXTURES_DIR) / "demo-study.toml"
+
+@dataclass(frozen=True)
+class DemoData:
+    """A demo into one target language: a slice of real WMT21 data and a Prolific study with
+    every fact its texts name written for the demo (no thesis leftovers)."""
+
+    language: str
+    ready: str
+    slice: Path
+    study_file: Path
+    slug: str
+    per_corpus: int  # pool triples a corpus: 640 in all, enough for 36 questionnaires
+
+
+FIXTURES = Path(settings.FIXTURES_DIR)
+DEMOS = {
+    "en": DemoData(
+        "en", "The WOJ-DB demo is ready.", FIXTURES / "wmt21-slice",
+        FIXTURES / "demo-study.toml", "demo", 40,
+    ),
+    "fr": DemoData(
+        "fr", "The French WOJ-DB demo is ready.", FIXTURES / "wmt21-defr-slice",
+        FIXTURES / "demo-study-fr.toml", "demo-fr", 160,
+    ),
+}  # fmt: skip
+SLICE, STUDY_FILE = DEMOS["en"].slice, DEMOS["en"].study_file
 # What the steps raise on bad input, as their commands report it: one line, not a traceback.
 DEMO_ERRORS = (
     InputError,
@@ -40,6 +64,7 @@ DEMO_ERRORS = (
     SimulationError,
     ScoringError,
     AnalysisError,
+    StudyFileError,
 )
 
 
@@ -50,10 +75,20 @@ class Command(BaseCommand):
         "create the study, build 36 questionnaires, add simulated participants, score the rated "
         "items with the built-in metrics, analyse them into the dashboard's report, and create a "
         "researcher login; with --serve, then serve it with gunicorn. Safe to re-run: finished "
-        "steps are skipped."
+        "steps are skipped. --language fr builds the French demo (German to French) instead, "
+        "in a database of its own."
     )
+    demo = DEMOS["en"]
 
     def add_arguments(self, parser):
+        parser.add_argument(
+            "--language",
+            choices=sorted(DEMOS),
+            default="en",
+            help="the target language: en, English from German, Icelandic, Japanese and Russian "
+            "(the default); fr, French from German. Each demo needs a database of its own "
+            "(WOJDB_HOME or DATABASE_URL)",
+        )
         parser.add_argument(
             "--serve",
             action=argparse.BooleanOptionalAction,
@@ -65,8 +100,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--per-corpus",
             type=POSITIVE,
-            default=40,
-            help="pool triples per corpus (%(type)s; default %(default)s)",
+            help="pool triples per corpus (%(type)s; default 40 for the 16 English corpora, "
+            "160 for the 4 French ones)",
         )
         parser.add_argument(
             "--seed",
@@ -75,15 +110,17 @@ class Command(BaseCommand):
             help="seed of every random step (%(type)s; default %(default)s)",
         )
 
-    def handle(self, serve, port, url, per_corpus, seed, verbosity, **options):
+    def handle(self, language, serve, port, url, per_corpus, seed, verbosity, **options):
         url = url or f"http://127.0.0.1:{port}"
+        self.demo = DEMOS[language]
         call_command("migrate", interactive=False, verbosity=0 if verbosity < 2 else verbosity)
+        self.check_database()
         try:
-            study = self.build(per_corpus, seed, verbosity)
+            study = self.build(per_corpus or self.demo.per_corpus, seed, verbosity)
         except DEMO_ERRORS as e:
             raise CommandError(str(e)) from None
         password = self.researcher()
-        self.stdout.write(self.style.SUCCESS("\nThe WOJ-DB demo is ready."))
+        self.stdout.write(self.style.SUCCESS(f"\n{self.demo.ready}"))
         self.stdout.write(f"  Participant link:  {url}/s/{study.slug}/")
         self.stdout.write(
             f"  As from Prolific:  {url}/s/{study.slug}/?PROLIFIC_PID=demo-pid&STUDY_ID=demo"
@@ -99,10 +136,13 @@ class Command(BaseCommand):
         """Each step through the function its command calls; a finished step is skipped."""
         report = partial(print_report, self, verbosity=int(verbosity >= 2))
         jobs = os.cpu_count() or 1
+        data = self.demo.slice
         self.step("Importing the WMT21 slice")
-        report(import_wmt(SLICE / "txt"))
-        report(import_documents(sorted((SLICE / "documents").glob("*.docids"))))
-        report(import_judgments(sorted((SLICE / "humaneval").glob("*.csv"))))
+        report(import_wmt(data / "txt"))
+        report(import_documents(sorted((data / "documents").glob("*.docids"))))
+        # The French slice has none: WMT21 published its de-fr judgments in one all-pairs file.
+        if judgments := sorted((data / "humaneval").glob("*.csv")):
+            report(import_judgments(judgments))
         if not Triple.objects.filter(in_pool=True).exists():
             self.step("Drawing the pool")
             report(sample_pool(per_corpus, seed))
@@ -136,12 +176,24 @@ class Command(BaseCommand):
     def step(self, text):
         self.stdout.write(f"- {text} …")
 
+    def check_database(self):
+        """The pool is drawn from every imported corpus, so a demo's database may hold test sets
+        into its own target language only."""
+        others = Segment.objects.exclude(target_lang=self.demo.language)
+        others = sorted(set(others.values_list("target_lang", flat=True)))
+        if others:
+            raise CommandError(
+                f"this database holds test sets into {', '.join(others)}; the "
+                f"--language {self.demo.language} demo needs a database of its own: set "
+                "WOJDB_HOME (or DATABASE_URL) to a new one"
+            )
+
     def study(self) -> Study:
-        """The study of fixtures/demo-study.toml, created on the first run; its practice pair
+        """The study of the demo's study file, created on the first run; its practice pair
         is chosen once the questionnaires exist (`practice_item`)."""
         return (
-            Study.objects.filter(slug="demo").first()
-            or apply_study_file(read_study_file(STUDY_FILE))[0]
+            Study.objects.filter(slug=self.demo.slug).first()
+            or apply_study_file(read_study_file(self.demo.study_file))[0]
         )
 
     def practice_item(self, study: Study) -> Item:

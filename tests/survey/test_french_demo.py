@@ -1,0 +1,77 @@
+"""The French demo (`demo --language fr`): its WMT21 de-fr slice, its study file written in
+French, and its refusal to share a database with a demo into another language."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from survey import texts
+from survey.importers import import_documents, import_wmt
+from survey.management.commands.demo import DEMOS
+from survey.management.commands.demo import Command as Demo
+from survey.models import Corpus, Segment
+
+pytestmark = pytest.mark.django_db
+FRENCH = DEMOS["fr"]
+
+
+def test_the_slice_imports_whole_documents_of_german_to_french():
+    import_wmt(FRENCH.slice / "txt")
+    import_documents(sorted((FRENCH.slice / "documents").glob("*.docids")))
+    assert set(Corpus.objects.values_list("system", flat=True)) == {
+        "Online-B", "Online-W", "LISN", "talp_upc",
+    }  # fmt: skip
+    assert set(Segment.objects.values_list("source_lang", "target_lang")) == {("de", "fr")}
+    # The release's newstest2021.de-fr.all.xml: its first document, salzburg.com.306606, has
+    # 13 segments and begins with this title; faz.79579 follows.
+    first = Segment.objects.get(number=1)
+    assert first.document == "salzburg.com.306606"
+    assert first.reference == "Banque Mattersburg\u00a0: l’ÖVP et le FPÖ ouvrent le feu sur le SPÖ"
+    assert first.source == "Mattersburg-Bank: ÖVP und FPÖ schießen sich auf SPÖ ein"
+    assert Segment.objects.get(number=13).document == "salzburg.com.306606"
+    assert Segment.objects.get(number=14).document == "faz.79579"
+
+
+def test_the_demo_refuses_a_database_holding_another_target_language():
+    english = DEMOS["en"].slice / "txt"
+    import_wmt(english, lps=["de-en"])
+    before = Segment.objects.count()
+    with pytest.raises(CommandError, match=r"holds test sets into en; the --language fr demo"):
+        call_command("demo", "--language", "fr", verbosity=0)
+    assert Segment.objects.count() == before
+    assert not Segment.objects.filter(target_lang="fr").exists()
+
+
+# What participants read of a study, beside the consent statements.
+PARTICIPANT_TEXTS = (
+    *texts.DOCUMENTS, "holistic_question", "holistic_low", "holistic_high", "order_question",
+    "order_low", "order_high", "sample_holistic_note", "sample_order_note", "reward",
+    "results_date", "duration", "institution",
+)  # fmt: skip
+ENGLISH_WORDS = re.compile(r"\b(?:the|and|you|your|of|to|is|are|this|with)\b", re.IGNORECASE)
+
+
+def test_the_french_demo_builds_its_study_from_its_file_in_french():
+    demo = Demo()
+    demo.demo = FRENCH
+    study = demo.study()
+    declared = tomllib.loads(FRENCH.study_file.read_text(encoding="utf-8"))
+    consent = declared.pop("consent_texts")
+    assert {k: getattr(study, k) for k in declared} == declared
+    assert study.language == "fr" and study.slug == FRENCH.slug
+    (version,) = study.consent_texts.all()
+    assert (version.statements, version.optional, version.sharing) == (
+        consent[0]["statements"], [5], 5,
+    )  # fmt: skip
+    english = texts.study_defaults("en")
+    for name in PARTICIPANT_TEXTS:
+        value = getattr(study, name)
+        assert value and value != english.get(name), name
+        assert not ENGLISH_WORDS.search(texts.fill(value, study)), name
+    for statement in version.statements:
+        assert not ENGLISH_WORDS.search(statement), statement
+    assert texts.unfilled(study) == []
