@@ -17,9 +17,8 @@ from django.core.management import call_command
 from playwright.sync_api import expect
 
 from survey import participation, texts
-from survey.management.commands.demo import SLICE
-from survey.management.commands.demo import Command as Demo
-from survey.models import Participant, PlatformIdentity, Rating
+from survey.demo import DEMOS, demo_study, practice_item
+from survey.models import Participant, PlatformIdentity, Rating, Study
 from tests.factories import make_study
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
@@ -204,18 +203,19 @@ def test_the_keyboard_shortcuts_can_be_turned_off(new_context, live_server):
     expect(page.locator("#holistic-3")).to_be_checked()
 
 
-def build_demo_pairs() -> Demo:
+def build_demo_pairs() -> Study:
     """The demo's data steps (manage.py demo, without simulating, scoring or analysing)."""
-    call_command("import_wmt", str(SLICE / "txt"), verbosity=0)
-    call_command("import_da", *map(str, sorted((SLICE / "humaneval").glob("*.csv"))), verbosity=0)
+    call_command("import_wmt", str(DEMOS["en"].slice / "txt"), verbosity=0)
+    call_command(
+        "import_da", *map(str, sorted((DEMOS["en"].slice / "humaneval").glob("*.csv"))), verbosity=0
+    )
     call_command("sample_pool", "--per-corpus", "40", "--seed", "1", verbosity=0)
     call_command("generate_permutations", "--seed", "1", verbosity=0)
-    demo = Demo()
-    study = demo.study()
+    study = demo_study(DEMOS["en"])
     call_command(
         "build_questionnaires", "--count", "36", "--seed", "1", "--study", "demo", verbosity=0
     )
-    study.sample_item = demo.practice_item(study)
+    study.sample_item = practice_item(study)
     study.save(update_fields=["sample_item"])
     return study
 

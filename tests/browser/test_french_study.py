@@ -19,8 +19,7 @@ from django.core.management import call_command
 from playwright.sync_api import expect
 
 from analysis.release import load_release, read
-from survey.management.commands.demo import DEMOS
-from survey.management.commands.demo import Command as Demo
+from survey.demo import DEMOS, demo_study, practice_item
 from survey.models import Participant, Permutation, Rating, Segment, Study
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
@@ -195,7 +194,7 @@ def test_a_french_study_runs_end_to_end_from_the_command_line(new_context, live_
     # (a study file can only name an item that exists, and items exist once questionnaires
     # hold them). The study file's practice notes describe the demo's own pair, so they are
     # emptied here and the pages write them from this one, in French.
-    study.sample_item = Demo().practice_item(study)
+    study.sample_item = practice_item(study)
     study.sample_holistic_note = study.sample_order_note = ""
     study.save()
     assert study.unfilled() == []
@@ -230,15 +229,13 @@ def test_a_french_study_runs_end_to_end_from_the_command_line(new_context, live_
 
 @pytest.mark.django_db(transaction=True, reset_sequences=True)  # ids from 1, as in a new demo
 def test_the_french_demo_in_french_on_a_desktop_and_a_phone(new_context, live_server):
-    demo = Demo()
-    demo.demo = FRENCH
     command("import_wmt", str(FRENCH.slice / "txt"))
     command("import_documents", *map(str, sorted((FRENCH.slice / "documents").glob("*.docids"))))
     command("sample_pool", "--per-corpus", str(FRENCH.per_corpus), "--seed", "1")
     command("generate_permutations", "--seed", "1")
-    study = demo.study()
+    study = demo_study(FRENCH)
     command("build_questionnaires", "--count", "36", "--seed", "1", "--study", study.slug)
-    study.sample_item = demo.practice_item(study)
+    study.sample_item = practice_item(study)
     study.save(update_fields=["sample_item"])
     assert study.unfilled() == []
     # The study file's practice notes name the pair the demo picks: « du » and « Kaesong »

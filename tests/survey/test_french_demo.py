@@ -10,9 +10,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from survey import texts
+from survey.demo import DEMOS, demo_study
 from survey.importers import import_documents, import_wmt
-from survey.management.commands.demo import DEMOS
-from survey.management.commands.demo import Command as Demo
 from survey.models import Corpus, Segment
 
 pytestmark = pytest.mark.django_db
@@ -56,9 +55,7 @@ ENGLISH_WORDS = re.compile(r"\b(?:the|and|you|your|of|to|is|are|this|with)\b", r
 
 
 def test_the_french_demo_builds_its_study_from_its_file_in_french():
-    demo = Demo()
-    demo.demo = FRENCH
-    study = demo.study()
+    study = demo_study(FRENCH)
     declared = tomllib.loads(FRENCH.study_file.read_text(encoding="utf-8"))
     consent = declared.pop("consent_texts")
     assert {k: getattr(study, k) for k in declared} == declared

@@ -1,71 +1,14 @@
 import argparse
 import os
-import secrets
 import sys
-from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 
-from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from analysis.analysing import AnalysisError, run_analysis
-from analysis.metrics.registry import select
-from analysis.scoring import ScoringError, score_rated_items
-from analysis.simulation import SimulationError, add_simulated_participants
-from analysis.stats.simulate import SimulationModel
-from survey.composition import CompositionError, ConfigurationError
-from survey.generation import GenerationError, generate_permutations
-from survey.importers import PoolError, import_documents, import_judgments, import_wmt, sample_pool
+from survey.demo import DEMO_ERRORS, DEMOS, build_demo, researcher_login
 from survey.management.arguments import PORT, POSITIVE, SEED
 from survey.management.reporting import print_report
-from survey.models import Item, Permutation, Segment, Study, Triple
-from survey.permutations import MAIN_TYPES, MAX_DEGREE
-from survey.questionnaires import QuestionnaireError, build_questionnaires
-from survey.study_file import StudyFileError, apply_study_file, read_study_file
-from survey.wmt import InputError
-
-
-@dataclass(frozen=True)
-class DemoData:
-    """A demo into one target language: a slice of real WMT21 data and a Prolific study with
-    every fact its texts name written for the demo (no thesis leftovers)."""
-
-    language: str
-    ready: str
-    slice: Path
-    study_file: Path
-    slug: str
-    per_corpus: int  # pool triples a corpus: 640 in all, enough for 36 questionnaires
-
-
-FIXTURES = Path(settings.FIXTURES_DIR)
-DEMOS = {
-    "en": DemoData(
-        "en", "The WOJ-DB demo is ready.", FIXTURES / "wmt21-slice",
-        FIXTURES / "demo-study.toml", "demo", 40,
-    ),
-    "fr": DemoData(
-        "fr", "The French WOJ-DB demo is ready.", FIXTURES / "wmt21-defr-slice",
-        FIXTURES / "demo-study-fr.toml", "demo-fr", 160,
-    ),
-}  # fmt: skip
-SLICE, STUDY_FILE = DEMOS["en"].slice, DEMOS["en"].study_file
-# What the steps raise on bad input, as their commands report it: one line, not a traceback.
-DEMO_ERRORS = (
-    InputError,
-    PoolError,
-    GenerationError,
-    CompositionError,
-    ConfigurationError,
-    QuestionnaireError,
-    SimulationError,
-    ScoringError,
-    AnalysisError,
-    StudyFileError,
-)
 
 
 class Command(BaseCommand):
@@ -78,7 +21,6 @@ class Command(BaseCommand):
         "steps are skipped. --language fr builds the French demo (German to French) instead, "
         "in a database of its own."
     )
-    demo = DEMOS["en"]
 
     def add_arguments(self, parser):
         parser.add_argument(
@@ -112,15 +54,20 @@ class Command(BaseCommand):
 
     def handle(self, language, serve, port, url, per_corpus, seed, verbosity, **options):
         url = url or f"http://127.0.0.1:{port}"
-        self.demo = DEMOS[language]
+        demo = DEMOS[language]
         call_command("migrate", interactive=False, verbosity=0 if verbosity < 2 else verbosity)
-        self.check_database()
         try:
-            study = self.build(per_corpus or self.demo.per_corpus, seed, verbosity)
+            study = build_demo(
+                demo,
+                per_corpus,
+                seed,
+                step=lambda text: self.stdout.write(f"- {text} …"),
+                report=partial(print_report, self, verbosity=int(verbosity >= 2)),
+            )
         except DEMO_ERRORS as e:
             raise CommandError(str(e)) from None
-        password = self.researcher()
-        self.stdout.write(self.style.SUCCESS(f"\n{self.demo.ready}"))
+        password = researcher_login()
+        self.stdout.write(self.style.SUCCESS(f"\n{demo.ready}"))
         self.stdout.write(f"  Participant link:  {url}/s/{study.slug}/")
         self.stdout.write(
             f"  As from Prolific:  {url}/s/{study.slug}/?PROLIFIC_PID=demo-pid&STUDY_ID=demo"
@@ -132,39 +79,6 @@ class Command(BaseCommand):
         if serve:
             self.serve(port)
 
-    def build(self, per_corpus: int, seed: int, verbosity: int) -> Study:
-        """Each step through the function its command calls; a finished step is skipped."""
-        report = partial(print_report, self, verbosity=int(verbosity >= 2))
-        jobs = os.cpu_count() or 1
-        data = self.demo.slice
-        self.step("Importing the WMT21 slice")
-        report(import_wmt(data / "txt"))
-        report(import_documents(sorted((data / "documents").glob("*.docids"))))
-        # The French slice has none: WMT21 published its de-fr judgments in one all-pairs file.
-        if judgments := sorted((data / "humaneval").glob("*.csv")):
-            report(import_judgments(judgments))
-        if not Triple.objects.filter(in_pool=True).exists():
-            self.step("Drawing the pool")
-            report(sample_pool(per_corpus, seed))
-        self.step("Parsing references and generating permutations")
-        generate_permutations(MAIN_TYPES, MAX_DEGREE, seed, jobs)
-        study = self.study()
-        if not study.questionnaires.exists():
-            self.step("Building 36 questionnaires")
-            build_questionnaires(study, 36, seed)
-        if study.sample_item is None:
-            study.sample_item = self.practice_item(study)
-            study.save(update_fields=["sample_item"])
-        if not study.participants.filter(simulated=True).exists():
-            self.step("Simulating 36 participants")
-            add_simulated_participants(study, 36, seed, SimulationModel())
-        self.step("Scoring the rated items with the built-in metrics")
-        score_rated_items(select(), jobs, aligner=None)
-        if not Path(settings.WOJDB_REPORT_DIR, "report.html").exists():
-            self.step("Analysing the simulated answers")
-            run_analysis(Path(settings.WOJDB_REPORT_DIR), study=study)
-        return study
-
     def serve(self, port: int):
         """Serve as bin/demo does: static files collected, two sync gunicorn workers."""
         call_command("collectstatic", interactive=False, verbosity=0)
@@ -172,53 +86,3 @@ class Command(BaseCommand):
         self.stdout.flush()
         gunicorn = [sys.executable, "-m", "gunicorn", "wojdb.wsgi", "--bind", f"127.0.0.1:{port}"]
         os.execv(sys.executable, [*gunicorn, "--workers", "2", "--access-logfile", "-"])
-
-    def step(self, text):
-        self.stdout.write(f"- {text} …")
-
-    def check_database(self):
-        """The pool is drawn from every imported corpus, so a demo's database may hold test sets
-        into its own target language only."""
-        others = Segment.objects.exclude(target_lang=self.demo.language)
-        others = sorted(set(others.values_list("target_lang", flat=True)))
-        if others:
-            raise CommandError(
-                f"this database holds test sets into {', '.join(others)}; the "
-                f"--language {self.demo.language} demo needs a database of its own: set "
-                "WOJDB_HOME (or DATABASE_URL) to a new one"
-            )
-
-    def study(self) -> Study:
-        """The study of the demo's study file, created on the first run; its practice pair
-        is chosen once the questionnaires exist (`practice_item`)."""
-        return (
-            Study.objects.filter(slug=self.demo.slug).first()
-            or apply_study_file(read_study_file(self.demo.study_file))[0]
-        )
-
-    def practice_item(self, study: Study) -> Item:
-        """A short reference with two words swapped, which no questionnaire of the study
-        holds, as the practice pair."""
-        used = study.questionnaires.filter(entries__item__permutation__isnull=False).values(
-            "entries__item__permutation"
-        )
-        permutation = (
-            Permutation.objects.filter(
-                perm_type="swap", degree=2, triple__segment__reference_length__range=(10, 20)
-            )
-            .exclude(pk__in=used)
-            .order_by("triple__segment__reference_length", "pk")
-            .first()
-        )
-        item, _ = Item.objects.get_or_create(triple=permutation.triple, permutation=permutation)
-        return item
-
-    def researcher(self) -> str:
-        """A staff account for the dashboard; a fresh password each run, printed once."""
-        user, _ = get_user_model().objects.get_or_create(
-            username="researcher", defaults={"is_staff": True, "is_superuser": True}
-        )
-        password = secrets.token_urlsafe(9)
-        user.set_password(password)
-        user.save()
-        return password
