@@ -17,9 +17,11 @@ import cv2
 import numpy as np
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext
 
 from survey import participation, texts
+from survey.forms import language_name
 from survey.models import (
     ConsentText,
     PaperAnswer,
@@ -53,55 +55,65 @@ class PaperError(Exception):
 
 
 def about_questions(language: str) -> list[printing.Choice]:
-    """The about-you questions as on the web page (texts.ABOUT_YOU, in English), as boxes and
-    write-ins; `language` is the study's language by name."""
-    q = {key: text.replace("%(language)s", language) for key, text in texts.ABOUT_YOU.items()}
+    """The about-you questions as on the web page (texts.ABOUT_YOU), as boxes and write-ins, in
+    the active language; `language` is the study's language by name. The field names and box
+    values stay the same in every language."""
+    q = {key: gettext(text) % {"language": language} for key, text in texts.ABOUT_YOU.items()}
     fluency = ", ".join(str(label) for _, label in ParticipantLanguage.FLUENCY)
+    yes, no = gettext("Yes"), gettext("No")
     return [
         printing.Choice(
             "english_first",
             q["target_first"],
-            (("yes", "Yes"), ("no", "No")),
-            text_label=q["target_years"] + " (years)",
+            (("yes", yes), ("no", no)),
+            text_label=gettext("%(question)s (years)") % {"question": q["target_years"]},
             text_name="english_years",
             text_width=60 * MM,
         ),
         printing.Choice(
             "languages",
             q["languages"],
-            text_label=f"One language per line, with its fluency ({fluency}) and qualifications",
+            text_label=gettext(
+                "One language per line, with its fluency (%(fluency)s) and qualifications"
+            )
+            % {"fluency": fluency},
             text_height=24 * MM,
         ),
         printing.Choice(
             "gender", q["gender"], tuple((key, str(label)) for key, label in Participant.GENDERS)
         ),
         printing.Choice("nationality", q["nationality"], text_width=90 * MM),
-        printing.Choice("education", q["education"], tuple(texts.EDUCATION_LABELS.items())),
+        printing.Choice(
+            "education",
+            q["education"],
+            tuple((key, gettext(label)) for key, label in texts.EDUCATION_LABELS.items()),
+        ),
         printing.Choice(
             "reading_disability",
             q["reading_disability"],
-            (("no", "No"), ("yes", "Yes")),
-            text_label="If yes, please specify",
+            (("no", no), ("yes", yes)),
+            text_label=gettext("If yes, please specify"),
             text_name="reading_disability_details",
         ),
         printing.Choice(
             "grammar_attention",
             q["grammar_attention"],
-            scale=(texts.GRAMMAR_LOW, texts.GRAMMAR_HIGH),
+            scale=(gettext(texts.GRAMMAR_LOW), gettext(texts.GRAMMAR_HIGH)),
         ),
         printing.Choice("age", q["age"], text_width=30 * MM),
     ]
 
 
 def _pair(position: int, item) -> printing.Pair:
-    segment = item.triple.segment
-    return printing.Pair(position, segment.source_language_name, item.text, item.reference)
+    language = language_name(item.triple.segment.source_lang)
+    return printing.Pair(position, language, item.text, item.reference)
 
 
 def questionnaire_text(
     questionnaire: Questionnaire, paper: str, consent: ConsentText
 ) -> printing.Questionnaire:
-    """What is printed: the same texts, from the same study fields, as the web pages."""
+    """What is printed: the same texts, from the same study fields, as the web pages, and the
+    fixed ones in the active language (the study's, while printing)."""
     study = questionnaire.study
     entries = questionnaire.entries.select_related(
         "item__triple__segment", "item__permutation"
@@ -119,14 +131,17 @@ def questionnaire_text(
             ),
             printing.Scale("word_order", study.order_question, study.order_low, study.order_high),
         ),
-        about=about_questions(study.language_name),
+        about=about_questions(language_name(study.language)),
         consent_statements=list(consent.statements),
         consent_closing=texts.fill(study.consent_closing, study),
         practice=_pair(0, sample) if sample else None,
         practice_notes=(study.sample_holistic_note, study.sample_order_note),
-        practice_lead="This example shows how the questions work. Your answers to it are kept "
-        "as practice and not used in the research.",
+        practice_lead=gettext(
+            "This example shows how the questions work. Your answers to it are kept as practice "
+            "and not used in the research."
+        ),
         pairs=[_pair(e.position, e.item) for e in entries],
+        wording=printing.Wording().translated(gettext),
     )
 
 
@@ -149,7 +164,13 @@ def print_questionnaires(
     progress=None,
 ) -> Printed:
     """PDFs of `copies` copies of each questionnaire (all active ones by default), their
-    layout.json, the information sheet and the debriefing; the copies are recorded."""
+    layout.json, the information sheet and the debriefing, in the study's language; the copies
+    are recorded."""
+    with translation.override(study.language):
+        return _print_questionnaires(study, numbers, copies, paper, out, progress)
+
+
+def _print_questionnaires(study, numbers, copies, paper, out, progress) -> Printed:
     if copies < 1:
         raise PaperError("--copies must be at least 1")
     if paper not in PAPER_SIZES:
@@ -197,8 +218,8 @@ def print_questionnaires(
             Questionnaire.objects.filter(pk=questionnaire.pk).update(frozen=True)
             result.layouts.append((folder, layout))
     for name, title, text in (
-        ("information.pdf", "Participant Information Sheet", study.information_sheet),
-        ("debriefing.pdf", "Participant Debriefing Form", study.debriefing),
+        ("information.pdf", gettext("Participant Information Sheet"), study.information_sheet),
+        ("debriefing.pdf", gettext("Participant Debriefing Form"), study.debriefing),
     ):
         printing.print_document(title, texts.blocks(texts.fill(text, study)), paper, out / name)
         result.documents.append(out / name)

@@ -2,11 +2,14 @@
 
 A questionnaire's copies share one layout: the flow is deterministic and only the page codes
 differ, so each copy is typeset by the same code and the first run's boxes describe them all.
+Every printed string comes in with the Questionnaire: the study's texts and the fixed `Wording`,
+which the glue translates into the study's language. Boxes are placed after the text is measured,
+so a longer translation moves them and the layout records where they went.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from xml.sax.saxutils import escape
 
@@ -35,6 +38,7 @@ from survey.paper.layout import (
     marker_centres,
     qr_box,
 )
+from survey.texts import N_
 
 # DejaVu Sans, shipped with matplotlib (already a dependency), covers the Latin, Greek and
 # Cyrillic letters of WMT sentences that the PDF base fonts lack (ř, ě, ō, ...).
@@ -60,6 +64,39 @@ END_LOW = ParagraphStyle("end_low", parent=SMALL, alignment=TA_RIGHT)
 BOX_LINE = 0.9  # points; the reader measures only inside the line
 BOX_PITCH = 9 * MM  # between box origins in a scale
 TEXT_FIELD_GREY = Color(0.55, 0.55, 0.55)
+
+
+@dataclass(frozen=True)
+class Wording:
+    """The fixed strings of every questionnaire: English message ids (marked for the catalogues),
+    translated as a whole by `translated`."""
+
+    page: str = N_("page %(page)s")
+    pdf_title: str = N_("%(title)s — questionnaire %(number)s, copy %(copy)s")
+    read_by_computer: str = N_(
+        "This questionnaire is automatically read by a computer program. Please use a pen when "
+        "filling in your answers."
+    )
+    how_to_answer: str = N_("How to answer")
+    select: str = N_("Select an answer: check its box")
+    cancel: str = N_("Cancel an answer, to change it: fill its box")
+    marking: str = N_(
+        "Use a dark pen. Check one box per question. To change an answer, fill the box you "
+        "checked completely, then check another. Marks outside the boxes are ignored."
+    )
+    about: str = N_("About you")
+    consent: str = N_("Consent form")
+    consent_lead: str = N_("Please check the box beside each statement you agree to.")
+    practice: str = N_("Sample sentence")
+    practice_pair: str = N_("Sample")
+    pairs: str = N_("Sentence pairs")
+    pair: str = N_("Pair %(position)s")
+    translated_from: str = N_("translated from %(language)s")
+    machine: str = N_("Machine-produced translation:")
+    human: str = N_("Human-produced translation:")
+
+    def translated(self, gettext) -> Wording:
+        return Wording(**{f.name: gettext(getattr(self, f.name)) for f in fields(self)})
 
 
 @dataclass(frozen=True)
@@ -110,6 +147,7 @@ class Questionnaire:
     practice_notes: tuple[str, str]
     practice_lead: str
     pairs: list[Pair] = field(default_factory=list)
+    wording: Wording = Wording()
 
 
 def _p(text: str, style: ParagraphStyle) -> Paragraph:
@@ -119,8 +157,16 @@ def _p(text: str, style: ParagraphStyle) -> Paragraph:
 class _Writer:
     """A top-down flow on a reportlab canvas that records boxes in layout coordinates."""
 
-    def __init__(self, canvas: Canvas, paper: tuple[float, float], code: PageCode, layout: Layout):
+    def __init__(
+        self,
+        canvas: Canvas,
+        paper: tuple[float, float],
+        code: PageCode,
+        layout: Layout,
+        wording: Wording,
+    ):
         self.c, self.paper, self.code, self.layout = canvas, paper, code, layout
+        self.wording = wording
         self.width = paper[0] - 2 * CONTENT_SIDE
         self.page = 0
         self.y = 0.0
@@ -143,7 +189,9 @@ class _Writer:
         self.c.setFont(SANS, 7)
         qx, qy, qw, qh = qr_box(self.paper)
         self.c.drawCentredString(w / 2, h - (qy + qh) - 8, code.text())
-        self.c.drawRightString(w - CONTENT_SIDE, h - (qy + qh) - 8, f"page {self.page}")
+        self.c.drawRightString(
+            w - CONTENT_SIDE, h - (qy + qh) - 8, self.wording.page % {"page": self.page}
+        )
 
     def _qr(self, text: str):
         qr = segno.make(text, error="q", micro=False)
@@ -279,14 +327,13 @@ class _Writer:
 
 def _pair_block(w: _Writer, doc: Questionnaire, pair: Pair, prefix: str, heading: str, notes):
     label_width = 30 * MM
+    origin = escape(doc.wording.translated_from % {"language": pair.language})
     heading = Paragraph(
-        f"{escape(heading)} <font color='#555555' size='8'>translated from</font> "
-        f"{escape(pair.language)}",
-        QUESTION,
+        f"{escape(heading)} <font color='#555555' size='8'>{origin}</font>", QUESTION
     )
     rows = [
-        (_p("Machine-produced translation:", LABEL), _p(pair.machine, SENTENCE)),
-        (_p("Human-produced translation:", LABEL), _p(pair.human, SENTENCE)),
+        (_p(doc.wording.machine, LABEL), _p(pair.machine, SENTENCE)),
+        (_p(doc.wording.human, LABEL), _p(pair.human, SENTENCE)),
     ]
     heights = [
         max(w.height_of(label, label_width - 2 * MM), w.height_of(text, w.width - label_width))
@@ -313,36 +360,31 @@ def _pair_block(w: _Writer, doc: Questionnaire, pair: Pair, prefix: str, heading
 
 def _legend(w: _Writer):
     """Check a box to select; fill it to cancel (SDAPS's "checkcorrect"), printed as examples."""
-    w.flow(_p("How to answer", QUESTION), 1.5 * MM)
-    w.need(BOX_SIZE + 4 * MM)
+    wording = w.wording
+    w.flow(_p(wording.how_to_answer, QUESTION), 1.5 * MM)
+    w.need(2 * BOX_SIZE + 6 * MM)
     c, h = w.c, w.paper[1]
     c.setFont(SANS, 9.5)
-    baseline = h - w.y - BOX_SIZE + 1.2
-    select = "Select an answer: check its box"
-    c.drawString(CONTENT_SIDE, baseline, select)
-    x = c.stringWidth(select, SANS, 9.5) + 3 * MM
-    w.box(x, w.y, "", "")
-    left, top = CONTENT_SIDE + x, h - w.y
+    select_width = c.stringWidth(wording.select, SANS, 9.5) + 3 * MM
+    cancel_width = c.stringWidth(wording.cancel, SANS, 9.5) + 3 * MM
+    c.drawString(CONTENT_SIDE, h - w.y - BOX_SIZE + 1.2, wording.select)
+    w.box(select_width, w.y, "", "")
+    left, top = CONTENT_SIDE + select_width, h - w.y
     c.setLineWidth(1.4)
     c.line(left + 1.0 * MM, top - 2.8 * MM, left + 2.1 * MM, top - 4.1 * MM)
     c.line(left + 2.1 * MM, top - 4.1 * MM, left + 4.2 * MM, top - 0.9 * MM)
-    x += BOX_SIZE + 12 * MM
-    cancel = "Cancel an answer, to change it: fill its box"
-    c.drawString(CONTENT_SIDE + x, baseline, cancel)
-    w.box(x + c.stringWidth(cancel, SANS, 9.5) + 3 * MM, w.y, "", "", filled=True)
+    x = select_width + BOX_SIZE + 12 * MM
+    if x + cancel_width + BOX_SIZE > w.width:  # a longer translation: the second example below
+        x = 0.0
+        w.y += BOX_SIZE + 2 * MM
+    c.drawString(CONTENT_SIDE + x, h - w.y - BOX_SIZE + 1.2, wording.cancel)
+    w.box(x + cancel_width, w.y, "", "", filled=True)
     w.y += BOX_SIZE + 2 * MM
-    w.flow(
-        _p(
-            "Use a dark pen. Check one box per question. To change an answer, fill the box you "
-            "checked completely, then check another. Marks outside the boxes are ignored.",
-            SMALL,
-        ),
-        4 * MM,
-    )
+    w.flow(_p(wording.marking, SMALL), 4 * MM)
 
 
 def _about(w: _Writer, questions: list[Choice]):
-    w.flow(_p("1 About you", HEADING), 2 * MM)
+    w.flow(_p(f"1 {w.wording.about}", HEADING), 2 * MM)
     for n, q in enumerate(questions, start=1):
         question = _p(f"1.{n} {q.question}", BODY)
         body = BOX_SIZE + 4 * MM if q.options or q.scale else 0.0
@@ -363,8 +405,8 @@ def _about(w: _Writer, questions: list[Choice]):
 
 
 def _consent(w: _Writer, statements: list[str], closing: str):
-    w.flow(_p("2 Consent", HEADING), 1 * MM)
-    w.flow(_p("Please check the box beside each statement you agree to.", SMALL), 2 * MM)
+    w.flow(_p(f"2 {w.wording.consent}", HEADING), 1 * MM)
+    w.flow(_p(w.wording.consent_lead, SMALL), 2 * MM)
     indent = BOX_SIZE + 4 * MM
     for n, statement in enumerate(statements, start=1):
         para = _p(statement, BODY)
@@ -381,31 +423,26 @@ def typeset(doc: Questionnaire, copy: str, path: Path | None) -> tuple[Layout, b
     paper = PAPER_SIZES[doc.paper]
     layout = Layout(study=doc.study, questionnaire=doc.number, paper=paper, pages=0)
     canvas = Canvas(str(path) if path else None, pagesize=paper, pageCompression=1)
-    canvas.setTitle(f"{doc.title} — questionnaire {doc.number}, copy {copy}")
+    wording = doc.wording
+    canvas.setTitle(wording.pdf_title % {"title": doc.title, "number": doc.number, "copy": copy})
     canvas.setAuthor(doc.researcher)
-    w = _Writer(canvas, paper, PageCode(doc.study, doc.number, copy, 1), layout)
+    w = _Writer(canvas, paper, PageCode(doc.study, doc.number, copy, 1), layout, wording)
     if doc.researcher:
         w.flow(_p(doc.researcher, SMALL), 1 * MM)
     w.flow(_p(doc.title, TITLE), 2 * MM)
-    w.flow(
-        _p(
-            "This questionnaire is automatically read by a computer program. Please use a pen "
-            "when filling in your answers.",
-            BODY,
-        ),
-        3 * MM,
-    )
+    w.flow(_p(wording.read_by_computer, BODY), 3 * MM)
     _legend(w)
     _about(w, doc.about)
     _consent(w, doc.consent_statements, doc.consent_closing)
     if doc.practice:
-        w.flow(_p("3 Sample sentence", HEADING), 1 * MM)
+        w.flow(_p(f"3 {wording.practice}", HEADING), 1 * MM)
         w.flow(_p(doc.practice_lead, SMALL), 3 * MM)
-        _pair_block(w, doc, doc.practice, "practice", "Sample", doc.practice_notes)
+        _pair_block(w, doc, doc.practice, "practice", wording.practice_pair, doc.practice_notes)
     w.need(60 * MM)  # the heading stays with the first pair
-    w.flow(_p("4 Sentence pairs", HEADING), 2 * MM)
+    w.flow(_p(f"4 {wording.pairs}", HEADING), 2 * MM)
     for pair in doc.pairs:
-        _pair_block(w, doc, pair, f"pair-{pair.position}", f"Pair {pair.position}", None)
+        heading = wording.pair % {"position": pair.position}
+        _pair_block(w, doc, pair, f"pair-{pair.position}", heading, None)
     canvas.showPage()
     layout.pages = w.page
     if path:
