@@ -44,7 +44,6 @@ PAIR_FIELD = re.compile(r"(?:pair-(\d+)|practice)\.(holistic|word_order)")
 # named the study's language: paper field -> Participant field.
 PAPER_NAMES = {"english_first": "target_first", "english_years": "target_years"}
 TEXT_FIELDS = ("english_years", "languages", "nationality", "reading_disability_details", "age")
-FLUENCY_NAMES = {str(label).lower(): value for value, label in ParticipantLanguage.FLUENCY}
 
 
 class PaperError(Exception):
@@ -533,8 +532,19 @@ def _apply_consent(
         person.share_data = False
 
 
-def parse_text(name: str, text: str):
-    """A typed-in answer checked for its field; ValueError says what is wrong."""
+def fluency_names(language: str) -> dict[str, int]:
+    """Fluency as written on a copy: its English name, or its name in the study's language as
+    the paper printed it."""
+    names = {}
+    for shown in ("en", language):
+        with translation.override(shown):
+            names |= {str(label).lower(): value for value, label in ParticipantLanguage.FLUENCY}
+    return names
+
+
+def parse_text(name: str, text: str, study_language: str = "en"):
+    """A typed-in answer checked for its field (fluency named in English or in the study's
+    language); ValueError says what is wrong."""
     text = text.strip()
     about = name.removeprefix("about.")
     if about in ("age", "english_years"):
@@ -544,15 +554,15 @@ def parse_text(name: str, text: str):
             raise ValueError("a whole number of years, 0-120, or nothing")
         return int(text)
     if about == "languages":
-        rows = []
+        rows, levels = [], fluency_names(study_language)
         for line in filter(None, (line.strip() for line in text.splitlines())):
             language, _, rest = line.partition(":")
             fluency, _, qualifications = rest.strip().partition(",")
-            level = FLUENCY_NAMES.get(fluency.strip().lower())
+            level = levels.get(fluency.strip().lower())
             if not language.strip() or level is None:
                 raise ValueError(
                     f"{line!r}: one language per line as 'Language: fluency[, qualifications]', "
-                    f"fluency one of {', '.join(label for _, label in ParticipantLanguage.FLUENCY)}"
+                    f"fluency one of {', '.join(levels)}"
                 )
             rows.append((language.strip()[:100], level, qualifications.strip()[:300]))
         return rows
@@ -562,7 +572,7 @@ def parse_text(name: str, text: str):
 
 
 def _apply_text(person: Participant, name: str, text: str) -> None:
-    value = parse_text(name, text)
+    value = parse_text(name, text, person.study.language)
     about = name.removeprefix("about.")
     if about == "languages":
         person.languages.all().delete()
@@ -587,7 +597,8 @@ def resolve(answer: PaperAnswer, value: str, reviewer: str) -> None:
     """Store a researcher's decision or typing and carry it into the participant."""
     value = value.strip()
     if answer.kind == "text":
-        parse_text(answer.field, value)  # raises ValueError before anything is written
+        # raises ValueError before anything is written
+        parse_text(answer.field, value, answer.copy.layout.study.language)
     elif value not in {v for v, _ in box_choices(answer)}:
         raise ValueError(f"{value!r} is not one of this question's boxes")
     with transaction.atomic():

@@ -20,7 +20,15 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 TEMPLATES = sorted((ROOT / "survey/templates/survey").glob("*.html"))  # not dashboard/
 MODULES = [
     ROOT / "survey" / name
-    for name in ("forms.py", "views.py", "texts.py", "models.py", "participation.py")
+    for name in (
+        "forms.py",
+        "views.py",
+        "texts.py",
+        "models.py",
+        "participation.py",
+        "paper_import.py",
+        "paper/printing.py",
+    )
 ]
 LANGUAGES = ("fr", "de")
 SINGULAR = {"gettext", "gettext_lazy", "_", "N_"}
