@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 
 import cv2
 import pytest
@@ -14,7 +15,7 @@ from django.core.management.base import CommandError
 from survey import paper_import
 from survey.models import PaperAnswer, PaperCopy, Participant, Rating, ScanPage
 from survey.paper import pen, scanning
-from survey.paper.layout import Layout
+from survey.paper.layout import CONTENT_SIDE, Layout
 from tests.factories import make_study
 
 DPI = 150
@@ -313,3 +314,95 @@ def test_scans_in_a_pdf_are_read_and_a_broken_pdf_is_named(printed, tmp_path):
     assert paper_import.waiting_copies() == {
         layout.copies[0]["id"]: list(range(4, layout.pages + 1))
     }
+
+
+def _pdf_text(path) -> tuple[str, list[tuple[float, float, float]]]:
+    """A PDF's text, whitespace normalised, and each page's width with its text's left and
+    right edges."""
+    import pypdfium2
+
+    pdf = pypdfium2.PdfDocument(path)
+    text, extents = [], []
+    for page in pdf:
+        textpage = page.get_textpage()
+        text.append(textpage.get_text_range())
+        boxes = [textpage.get_charbox(n) for n in range(textpage.count_chars())]
+        boxes = [b for b in boxes if b[2] > b[0]]  # spaces and line ends have no width
+        extents.append((page.get_width(), min(b[0] for b in boxes), max(b[2] for b in boxes)))
+    return " ".join(" ".join(text).split()), extents
+
+
+def test_a_french_study_prints_in_french_and_its_copies_read_back(db, tmp_path, settings):
+    from tests.survey.test_study_language import english_left, french_study
+
+    settings.VAR_DIR = tmp_path / "home"
+    study = french_study(questionnaires=1, items=12)
+    out = tmp_path / "print"
+    call_command("print_questionnaires", "--study", study.slug, "--copies", "1", "--out", str(out))
+    layout = Layout.read(out / "layout.json")
+    text, extents = _pdf_text(out / layout.copies[0]["file"])
+    for expected in (
+        "Comment répondre",
+        "Pour choisir une réponse : cochez sa case",
+        "Pour annuler une réponse et la changer : noircissez sa case",
+        "Utilisez un stylo foncé.",
+        "1 À propos de vous",
+        "1.1 Le français est-il votre langue maternelle ?",
+        "Oui Non",
+        "Langue maternelle, Quasi natif",  # the fluency names of the write-in's label
+        "Je préfère ne pas répondre",
+        "2 Formulaire de consentement",
+        "J'accepte de participer à l'étude.",
+        "3 Exemple",
+        "4 Paires de phrases",
+        "Paire 12 langue d'origine : allemand",
+        "Traduction produite par une machine :",
+        "Page 1",
+    ):
+        assert expected in text, expected
+    # The sentences rated are English: everything else is French.
+    for entry in study.questionnaires.get().entries.select_related("item__triple__segment"):
+        for sentence in (entry.item.text, entry.item.reference):
+            text = text.replace(" ".join(sentence.split()), " ")
+    sample = study.sample_item
+    for sentence in (sample.text, sample.reference):
+        text = text.replace(" ".join(sentence.split()), " ")
+    assert english_left(text) == []
+    assert not re.search(r"\b(page|Pair|Sample) \d", text)  # ids with a number in them
+    # The longer French lines still keep to the printed margins.
+    for width, left, right in extents:
+        assert CONTENT_SIDE - 1 <= left and right <= width - CONTENT_SIDE + 1, (left, right)
+    for name in ("information.pdf", "debriefing.pdf"):
+        assert english_left(_pdf_text(out / name)[0]) == [], name
+
+    # A copy filled in by the simulated pen is read back box by box.
+    rng = random.Random(11)
+    scans, truth = _scans(out, layout, layout.copies[0], rng)
+    for n, scan in enumerate(scans):
+        cv2.imwrite(str(tmp_path / f"{n}.png"), scan)
+    call_command("import_scans", *[str(tmp_path / f"{n}.png") for n in range(len(scans))])
+    person = PaperCopy.objects.get(code=layout.copies[0]["id"]).participant
+    # A faint pencil mark is left to the researcher, as in English.
+    flagged = set(PaperAnswer.objects.filter(kind="box").values_list("field", flat=True))
+    assert len(flagged) <= 2
+    read = {name: None if name in flagged else value for name, value in truth.items()}
+    ratings = {r.position: r for r in Rating.objects.filter(participant=person)}
+    assert len(ratings) == 13
+    for position, rating in ratings.items():
+        prefix = "practice" if position == 0 else f"pair-{position}"
+        for suffix, got in (("holistic", rating.holistic), ("word_order", rating.order)):
+            value = read[f"{prefix}.{suffix}"]
+            assert got == (int(value) if value else None), (prefix, suffix)
+    assert person.gender == (read["about.gender"] or "")
+    assert person.education == (read["about.education"] or "")
+    first = read["about.english_first"]
+    assert person.target_first == {"yes": True, "no": False, None: None}[first]
+    consent = [name for name in truth if name.startswith("consent.")]
+    assert person.share_data is all(read[name] == "agree" for name in consent)
+    # The fluency is typed in as the copy printed it, in French.
+    langs = PaperAnswer.objects.get(field="about.languages")
+    paper_import.resolve(langs, "français : Langue maternelle\nanglais : courant, TOEIC", "r")
+    assert sorted(person.languages.values_list("language", "fluency")) == [
+        ("anglais", 4),
+        ("français", 7),
+    ]
