@@ -16,6 +16,9 @@ from django.core.cache import cache
 from django.http import HttpResponseBadRequest
 from django.shortcuts import render
 
+from survey.models import Study
+from survey.views import in_language
+
 RATE_LIMITED_VIEWS = {"survey:entry"}
 
 
@@ -62,6 +65,7 @@ class EntryRateLimitMiddleware:
     Every new participant takes a questionnaire slot, so a script hammering the link could
     unbalance the assignment. A fixed window in the cache keeps this cheap; with the default
     per-process cache each app server (and worker) counts on its own, see docs/deployment.md.
+    The refusal is a participant page, in the language of the study linked to.
     """
 
     def __init__(self, get_response):
@@ -86,8 +90,9 @@ class EntryRateLimitMiddleware:
         if count <= limit:
             return None
         wait = math.ceil(window - now % window)
-        response = render(
-            request, "survey/rate_limited.html", {"retry_minutes": math.ceil(wait / 60)}, status=429
-        )
+        study = Study.objects.filter(slug=view_kwargs.get("slug")).first()
+        context = {"retry_minutes": math.ceil(wait / 60), "study": study}
+        with in_language(study):
+            response = render(request, "survey/rate_limited.html", context, status=429)
         response["Retry-After"] = str(wait)
         return response

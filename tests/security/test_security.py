@@ -317,6 +317,21 @@ def test_the_study_link_is_rate_limited_per_address(client, settings):
     assert Client(REMOTE_ADDR="10.9.8.7").post(f"/s/{study.slug}/").status_code == 302
 
 
+def test_a_french_study_link_is_refused_in_french(client, settings):
+    settings.WOJDB_ENTRY_RATE = (1, 600)
+    study = make_study(language="fr")
+    assert client.get(f"/s/{study.slug}/").status_code == 200
+    response = client.get(f"/s/{study.slug}/")
+    assert response.status_code == 429
+    page = response.content.decode()
+    assert '<html lang="fr">' in page
+    assert "Veuillez patienter un peu" in page
+    assert "votre lien personnel fonctionne toujours" in page
+    assert "Please wait" not in page
+    # A link to no study is refused in the site's language.
+    assert b"Please wait a little" in client.get("/s/no-such-study/").content
+
+
 def test_forwarded_addresses_count_only_behind_a_trusted_proxy(settings):
     settings.WOJDB_ENTRY_RATE = (1, 600)
     study = make_study()
