@@ -332,6 +332,11 @@ def _pdf_text(path) -> tuple[str, list[tuple[float, float, float]]]:
     return " ".join(" ".join(text).split()), extents
 
 
+def assert_within_margins(extents):
+    for width, left, right in extents:
+        assert left >= CONTENT_SIDE - 1 and right <= width - CONTENT_SIDE + 1, (left, right)
+
+
 def test_a_french_study_prints_in_french_and_its_copies_read_back(db, tmp_path, settings):
     from tests.survey.test_study_language import english_left, french_study
 
@@ -370,8 +375,7 @@ def test_a_french_study_prints_in_french_and_its_copies_read_back(db, tmp_path, 
     assert english_left(text) == []
     assert not re.search(r"\b(page|Pair|Sample) \d", text)  # ids with a number in them
     # The longer French lines still keep to the printed margins.
-    for width, left, right in extents:
-        assert CONTENT_SIDE - 1 <= left and right <= width - CONTENT_SIDE + 1, (left, right)
+    assert_within_margins(extents)
     for name in ("information.pdf", "debriefing.pdf"):
         assert english_left(_pdf_text(out / name)[0]) == [], name
 
@@ -406,3 +410,26 @@ def test_a_french_study_prints_in_french_and_its_copies_read_back(db, tmp_path, 
         ("anglais", 4),
         ("français", 7),
     ]
+
+
+def test_a_german_study_prints_in_german(db, tmp_path):
+    from tests.survey.test_study_language import english_left, study_in
+
+    study = study_in("de", questionnaires=1, items=2)
+    out = tmp_path / "print"
+    call_command("print_questionnaires", "--study", study.slug, "--copies", "1", "--out", str(out))
+    layout = Layout.read(out / "layout.json")
+    text, extents = _pdf_text(out / layout.copies[0]["file"])
+    for expected in (
+        "So antworten Sie",
+        "Antwort zurücknehmen, um sie zu ändern: Kästchen ausmalen",
+        "1 Zu Ihrer Person",
+        "Ist Deutsch Ihre Muttersprache?",
+        "Ja Nein",
+        "Paar 2 Ausgangssprache: Deutsch",
+        "Von einem Menschen erstellte Übersetzung:",
+        "Seite 1",
+    ):
+        assert expected in text, expected
+    assert_within_margins(extents)
+    assert english_left(_pdf_text(out / "information.pdf")[0]) == []
