@@ -140,8 +140,9 @@ class Command(BaseCommand):
         self.step("Importing the WMT21 slice")
         report(import_wmt(data / "txt"))
         report(import_documents(sorted((data / "documents").glob("*.docids"))))
-        # The French slice has none: WMT21 published its de-fr judgments in one all-pairs file.
-        if judgments := sorted((data / "humaneval").glob("*.csv")):
+        # The French slice holds WMT21's system-level de-fr results only (a .txt): WMT21
+        # published the per-rater judgments in one all-pairs file, not in the slice.
+        if judgments := sorted((data / "humaneval").glob("*.*")):
             report(import_judgments(judgments))
         if not Triple.objects.filter(in_pool=True).exists():
             self.step("Drawing the pool")
