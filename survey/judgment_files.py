@@ -2,8 +2,8 @@
 
 Each format is (name, recognise, read): `recognise(path) -> bool` looks at the file's content,
 `read(path, lp)` returns its rows — `wmt.SegmentScore`, `wmt.Judgment`, `RaterJudgment` or
-`wmt_clusters.SystemResult` records, which `survey.importers.import_judgments` knows how to store. A new format is one
-more line here.
+`wmt_clusters.SystemResult` records, which `survey.importers.import_judgments` knows how to
+store. A new format is one more line here.
 """
 
 from __future__ import annotations

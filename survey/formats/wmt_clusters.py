@@ -91,13 +91,18 @@ def _block(path, lines: list[str], start: int) -> tuple[list[SystemResult], int]
     no = start + 1
     counts: dict[str, dict[str, int]] = {": ": {}, "-->": {}}
     while no < len(lines) and (c := COUNT.fullmatch(lines[no])):
-        if c[1] in counts[c[2]]:
-            raise InputError(path, f"{c[1]} is counted twice", line=no + 1, field="count")
-        counts[c[2]][c[1]] = int(c[3])
+        system, kind, n = c[1], c[2], int(c[3])
+        if system in counts[kind]:
+            raise InputError(path, f"{system} is counted twice", line=no + 1, field="count")
+        if kind == "-->" and counts[": "].get(system) != n:
+            raise InputError(path, f"{system}-->{n} is not its count in the list above "
+                             f"({counts[': '].get(system, 'none')})", line=no + 1,
+                             field="count")  # fmt: skip
+        counts[kind][system] = n
         no += 1
     if counts[": "] != counts["-->"] or not counts[": "]:
-        raise InputError(path, "the two count lists (SYSTEM: N and SYSTEM-->N) differ or are "
-                         "missing", line=no + 1, field="count")  # fmt: skip
+        raise InputError(path, "expected the counts twice, as SYSTEM: N and as SYSTEM-->N, "
+                         "before the results", line=no + 1, field="count")  # fmt: skip
     counted = counts[": "]
     tuples: dict[str, tuple] = {}
     while no < len(lines) and not DASHES.fullmatch(lines[no]):

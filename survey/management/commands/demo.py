@@ -18,7 +18,14 @@ from analysis.simulation import SimulationError, add_simulated_participants
 from analysis.stats.simulate import SimulationModel
 from survey.composition import CompositionError, ConfigurationError
 from survey.generation import GenerationError, generate_permutations
-from survey.importers import PoolError, import_documents, import_judgments, import_wmt, sample_pool
+from survey.importers import (
+    ImportReport,
+    PoolError,
+    import_documents,
+    import_judgments,
+    import_wmt,
+    sample_pool,
+)
 from survey.management.arguments import PORT, POSITIVE, SEED
 from survey.management.reporting import print_report
 from survey.models import Item, Permutation, Segment, Study, Triple
@@ -132,18 +139,26 @@ class Command(BaseCommand):
         if serve:
             self.serve(port)
 
+    def import_slice(self) -> list[ImportReport]:
+        """The slice's texts, document ids and human judgments; the reports of each import."""
+        data = self.demo.slice
+        reports = [
+            import_wmt(data / "txt"),
+            import_documents(sorted((data / "documents").glob("*.docids"))),
+        ]
+        # The French slice holds WMT21's system-level de-fr results only (a .txt): WMT21
+        # published the per-rater judgments in one all-pairs file, not in the slice.
+        if judgments := sorted((data / "humaneval").glob("*.*")):
+            reports.append(import_judgments(judgments))
+        return reports
+
     def build(self, per_corpus: int, seed: int, verbosity: int) -> Study:
         """Each step through the function its command calls; a finished step is skipped."""
         report = partial(print_report, self, verbosity=int(verbosity >= 2))
         jobs = os.cpu_count() or 1
-        data = self.demo.slice
         self.step("Importing the WMT21 slice")
-        report(import_wmt(data / "txt"))
-        report(import_documents(sorted((data / "documents").glob("*.docids"))))
-        # The French slice holds WMT21's system-level de-fr results only (a .txt): WMT21
-        # published the per-rater judgments in one all-pairs file, not in the slice.
-        if judgments := sorted((data / "humaneval").glob("*.*")):
-            report(import_judgments(judgments))
+        for done in self.import_slice():
+            report(done)
         if not Triple.objects.filter(in_pool=True).exists():
             self.step("Drawing the pool")
             report(sample_pool(per_corpus, seed))
