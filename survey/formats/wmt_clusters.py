@@ -71,10 +71,11 @@ def read(path: Path, lp: str | None = None) -> list[SystemResult]:
         if not lines[no].strip():
             no += 1
             continue
+        header = no + 1
         block, no = _block(path, lines, no)
         pair = (block[0].source_lang, block[0].target_lang)
         if pair in seen:
-            raise InputError(path, f"a second block of {pair[0]}-{pair[1]}", line=block[0].line)
+            raise InputError(path, f"a second block of {pair[0]}-{pair[1]}", line=header)
         seen.add(pair)
         if not lp or f"{pair[0]}-{pair[1]}" == lp:
             results += block
@@ -131,6 +132,9 @@ def _block(path, lines: list[str], start: int) -> tuple[list[SystemResult], int]
             no += 1
             continue
         system, wins = _table_row(path, lines[no], no + 1, tuples)
+        if wins >= len(counted):
+            raise InputError(path, f"{wins} wins, but the pair has {len(counted)} systems",
+                             line=no + 1, field="Wins")  # fmt: skip
         n, z, raw, _, line = tuples.pop(system)
         results.append(SystemResult(src, tgt, system, n, z, raw, wins, cluster, line))
         rows += 1

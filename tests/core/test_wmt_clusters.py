@@ -67,6 +67,8 @@ def edited(tmp_path, old: str, new: str) -> Path:
         # the table disagreeing with the result lines
         ("Online-W  0.00604 4.00000 84.83617", "Online-W  0.00604 4.00000 84.83618", 42, "R Score"),
         ("    Online-Y -0.17748", "    Online-X -0.17748", 48, "System ID"),
+        ("07                                            Online-B",
+         "10                                            Online-B", 38, "Wins"),
         ("[deu-->fra]", "[deu-->xxq]", 4, "language pair"),
         ("P3AI-->2157", "P3AI-->2156", 18, "count"),
         ("P3AI: 2157", "P3AI: 2156", 18, "count"),
