@@ -195,20 +195,28 @@ def _corpus(out: Path, lps, testset, no_figures: bool) -> Analysis:
 
 def study_systems(ratings: pd.DataFrame) -> pd.DataFrame | None:
     """System-level scores from these ratings (the report passes one group of participants at
-    a time) and the imported DA and MQM of their language pairs."""
+    a time) and the imported DA and MQM of their language pairs (DA: from the judgments, or
+    WMT's published system-level results where a pair has none)."""
     study = frames.study_judgments_frame(ratings)
     if study.empty:
         return None
     parts = [system.system_scores(study).assign(source="study")]
+    lps = set(study[system.LP])
     for source, external in (
         ("da", frames.da_judgments_frame()),
         ("mqm", frames.mqm_judgments_frame()),
     ):
-        external = external[external[system.LP].isin(set(study[system.LP]))]
-        if not external.empty:
-            table = system.system_scores(external)
-            if source == "da":
-                table = system.fill_raw(table, frames.da_system_raw())
+        external = external[external[system.LP].isin(lps)]
+        table = (
+            system.system_scores(external)
+            if not external.empty
+            else pd.DataFrame(columns=system.COLUMNS)
+        )
+        if source == "da":
+            table = system.fill_raw(table, frames.da_system_raw())
+            published = frames.da_system_published()
+            table = system.add_published(table, published[published[system.LP].isin(lps)])
+        if not table.empty:
             parts.append(table.assign(source=source))
     return pd.concat(parts, ignore_index=True)
 

@@ -375,7 +375,7 @@ def mqm_judgments_frame(testset: str | None = None) -> pd.DataFrame:
 def da_system_raw(testset: str | None = None) -> pd.DataFrame:
     """WMT's system-level raw DA scores kept where segment ids could not be mapped (lp, system,
     raw)."""
-    rows = SystemScore.objects.all()
+    rows = SystemScore.objects.filter(cluster__isnull=True)  # not the published results
     if testset:
         rows = rows.filter(testset=testset)
     frame = pd.DataFrame.from_records(
@@ -384,3 +384,24 @@ def da_system_raw(testset: str | None = None) -> pd.DataFrame:
     )
     frame.insert(0, system.LP, frame.pop("source_lang") + "-" + frame.pop("target_lang"))
     return frame
+
+
+def da_system_published(testset: str | None = None) -> pd.DataFrame:
+    """WMT's system-level results imported as published (WMT21's clusters file), in the columns
+    of `analysis.stats.system.system_scores`: z, raw, the annotation count as ``judgments``,
+    ``n`` (segments) unknown, ``rank`` by z and WMT's own ``cluster``."""
+    rows = SystemScore.objects.filter(cluster__isnull=False)
+    if testset:
+        rows = rows.filter(testset=testset)
+    frame = pd.DataFrame.from_records(
+        rows.values_list(
+            "source_lang", "target_lang", "system", "z", "raw", "judgments", "cluster"
+        ),
+        columns=["source_lang", "target_lang", system.SYSTEM, "z", system.RAW, "judgments",
+                 "cluster"],
+    )  # fmt: skip
+    frame.insert(0, system.LP, frame.pop("source_lang") + "-" + frame.pop("target_lang"))
+    frame = frame.sort_values([system.LP, "z"], ascending=[True, False], kind="stable")
+    frame["n"] = float("nan")
+    frame["rank"] = frame.groupby(system.LP).cumcount() + 1
+    return frame[system.COLUMNS].reset_index(drop=True)

@@ -524,7 +524,10 @@ def _systems_section(systems: pd.DataFrame, draw: bool) -> Section:
             "Wilcoxon rank-sum test on segment means (p < 0.05). Source 'study' is this "
             "study's ratings of WMT hypotheses (holistic answers standardised per participant), "
             "'da' the imported WMT direct-assessment judgments of the same language pairs, "
-            "'mqm' their imported MQM segment scores (z is then the mean MQM score)."
+            "'mqm' their imported MQM segment scores (z is then the mean MQM score). A pair "
+            "with no DA judgments but WMT's published system-level results (WMT21's clusters "
+            "file) shows those as 'da': z and raw as released, judgments the annotations, n "
+            "unknown, and WMT's own clusters."
         ],
     )
     section.tables.append(Table("system_scores", "System-level human scores", systems))

@@ -57,7 +57,7 @@ class JudgmentImportAdmin(admin.ModelAdmin):
 
 @admin.register(models.SystemScore)
 class SystemScoreAdmin(admin.ModelAdmin):
-    list_display = ["testset", "source_lang", "system", "raw", "z", "n", "judgments"]
+    list_display = ["testset", "source_lang", "system", "raw", "z", "n", "judgments", "cluster"]
     list_filter = ["testset", "source_lang"]
     raw_id_fields = ["source"]
 

@@ -114,13 +114,9 @@ def build_demo(
     returns the study."""
     check_database(demo)
     jobs = os.cpu_count() or 1
-    data = demo.slice
     step("Importing the WMT21 slice")
-    report(import_wmt(data / "txt"))
-    report(import_documents(sorted((data / "documents").glob("*.docids"))))
-    # The French slice has none: WMT21 published its de-fr judgments in one all-pairs file.
-    if judgments := sorted((data / "humaneval").glob("*.csv")):
-        report(import_judgments(judgments))
+    for done in import_slice(demo):
+        report(done)
     if not Triple.objects.filter(in_pool=True).exists():
         step("Drawing the pool")
         report(sample_pool(per_corpus or demo.per_corpus, seed))
@@ -142,6 +138,20 @@ def build_demo(
         step("Analysing the simulated answers")
         run_analysis(Path(settings.WOJDB_REPORT_DIR), study=study)
     return study
+
+
+def import_slice(demo: DemoData) -> list[ImportReport]:
+    """The slice's texts, document ids and human judgments; the reports of each import."""
+    data = demo.slice
+    reports = [
+        import_wmt(data / "txt"),
+        import_documents(sorted((data / "documents").glob("*.docids"))),
+    ]
+    # The French slice holds WMT21's system-level de-fr results only (a .txt): WMT21 published
+    # the per-rater judgments in one all-pairs file, not in the slice.
+    if judgments := sorted((data / "humaneval").glob("*.*")):
+        reports.append(import_judgments(judgments))
+    return reports
 
 
 def demo_study(demo: DemoData) -> Study:

@@ -18,7 +18,7 @@ from django.db import connection, transaction
 from survey import alignment, formats, wmt
 from survey.formats import pairwise
 from survey.formats.common import document_lines
-from survey.judgment_files import APPRAISE, MQM, read_judgment_file
+from survey.judgment_files import APPRAISE, CLUSTERS, MQM, read_judgment_file
 from survey.models import (
     Corpus,
     ErrorAnnotation,
@@ -483,7 +483,11 @@ def import_judgments(
                 continue
             if (ts, src, tgt) not in loaded:
                 loaded[ts, src, tgt] = _Sentences.load(ts, src, tgt)
-            plan = _plan_rater_judgments if file_format in (APPRAISE, MQM) else _plan_judgments
+            plan = {
+                APPRAISE: _plan_rater_judgments,
+                MQM: _plan_rater_judgments,
+                CLUSTERS: _plan_system_results,
+            }.get(file_format, _plan_judgments)
             plans.append(
                 plan(
                     path, file_format, digest, ts, rows, loaded[ts, src, tgt],
@@ -798,6 +802,31 @@ def _plan_rater_judgments(
     scored = [(sum(v) / len(v), hyp, ref) for (_, hyp, ref), v in z_sets.items()]
     _check(path, record, scored, testset, lp, record.mapping, accept, report, chrf,
            documents=(compared, wrong_document), ids="item ids")  # fmt: skip
+    return plan
+
+
+def _plan_system_results(
+    path, file_format, digest, testset, rows, sentences: _Sentences, _sid_mapping, _accept,
+    report, _chrf,
+) -> _JudgmentPlan:  # fmt: skip
+    """Published system-level results (WMT21's clusters file): every system's scores kept, as
+    the DA system-level path keeps them, under its canonical name; systems not imported are
+    counted as unmatched. There are no segments, so no alignment check."""
+    src, tgt = rows[0].source_lang, rows[0].target_lang
+    names, _ = _match_systems(path, rows, sentences, testset, report)
+    plan = _JudgmentPlan(
+        JudgmentImport(
+            sha256=digest, file_name=path.name, file_format=file_format, testset=testset,
+            source_lang=src, target_lang=tgt, mapping="none", level=JudgmentImport.SYSTEM,
+        )
+    )  # fmt: skip
+    plan.systems = [
+        SystemScore(
+            testset=testset, source_lang=src, target_lang=tgt, system=names[r.system], raw=r.raw,
+            z=r.z, n=None, judgments=r.n, cluster=r.cluster,
+        )
+        for r in rows
+    ]  # fmt: skip
     return plan
 
 

@@ -1,9 +1,9 @@
 """Which reader a human-judgment file needs, decided by its content.
 
 Each format is (name, recognise, read): `recognise(path) -> bool` looks at the file's content,
-`read(path, lp)` returns its rows — `wmt.SegmentScore`, `wmt.Judgment` or `RaterJudgment`
-records, which `survey.importers.import_judgments` knows how to store. A new format is one
-more line here.
+`read(path, lp)` returns its rows — `wmt.SegmentScore`, `wmt.Judgment`, `RaterJudgment` or
+`wmt_clusters.SystemResult` records, which `survey.importers.import_judgments` knows how to
+store. A new format is one more line here.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from survey import wmt
-from survey.formats import appraise, mqm
+from survey.formats import appraise, mqm, wmt_clusters
 
-APPRAISE, MQM = "Appraise CSV", "Google MQM"
+APPRAISE, MQM, CLUSTERS = "Appraise CSV", "Google MQM", wmt_clusters.NAME
 
 
 @dataclass(frozen=True)
@@ -121,6 +121,7 @@ JUDGMENT_FORMATS: list[tuple[str, Callable[[Path], bool], Callable[..., list]]] 
     (wmt.JUDGMENTS, wmt.is_judgments, wmt.read_judgments),
     (APPRAISE, appraise.sniff, read_appraise),
     (MQM, mqm.sniff, read_mqm),
+    (CLUSTERS, wmt_clusters.sniff, wmt_clusters.read),
 ]
 
 

@@ -166,7 +166,9 @@ class JudgmentImport(models.Model):
 class SystemScore(models.Model):
     """WMT DA scores of one system kept at system level: mean of its segment scores.
 
-    Used where the segment ids cannot be mapped to sentences (no document ids known).
+    Used where the segment ids cannot be mapped to sentences (no document ids known), and for
+    results published only at system level (WMT21's clusters file: z, raw, the annotation
+    count as `judgments`, and the significance cluster; the segments are not known).
     """
 
     source = models.ForeignKey(JudgmentImport, on_delete=models.CASCADE, related_name="systems")
@@ -176,8 +178,13 @@ class SystemScore(models.Model):
     system = models.CharField(max_length=128, help_text="canonical name (survey.wmt)")
     raw = models.FloatField(help_text="mean of the segments' mean raw scores (0-100)")
     z = models.FloatField(help_text="mean of the segments' mean z-scores")
-    n = models.PositiveIntegerField(help_text="segments scored")
+    n = models.PositiveIntegerField(
+        null=True, blank=True, help_text="segments scored; empty where only the judgments are known"
+    )
     judgments = models.PositiveIntegerField(help_text="judgments behind them")
+    cluster = models.PositiveIntegerField(
+        null=True, blank=True, help_text="WMT's significance cluster as published (1 = best)"
+    )
 
     class Meta:
         constraints = [

@@ -134,6 +134,18 @@ def fill_raw(table: pd.DataFrame, raw: pd.DataFrame) -> pd.DataFrame:
     return table.assign(raw=table[RAW].fillna(fallback))
 
 
+def add_published(table: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (`system_scores` output) with the rows of ``published`` (the same columns:
+    WMT's system-level results as released, ``n`` unknown) for the language pairs ``table``
+    lacks: a pair's scores computed from judgments take precedence over published ones."""
+    extra = published[~published[LP].isin(set(table[LP]))]
+    if extra.empty:
+        return table
+    if table.empty:
+        return extra[COLUMNS].reset_index(drop=True)
+    return pd.concat([table, extra[COLUMNS]], ignore_index=True)
+
+
 def wmt_judgments(rows) -> pd.DataFrame:
     """A judgments frame from `survey.wmt.Judgment` records, or a frame of their fields
     (with ``raw`` kept where the frame has it)."""

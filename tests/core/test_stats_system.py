@@ -124,3 +124,21 @@ def test_standardise_is_per_rater():
 def test_missing_columns_are_named():
     with pytest.raises(ValueError, match="segment"):
         system.system_scores(pd.DataFrame({"system": ["a"], "score": [1.0]}))
+
+
+def test_published_results_fill_only_the_pairs_without_judgments():
+    def table(lp, systems, z):
+        return pd.DataFrame(
+            {"system": systems, "lp": lp, "z": z, "raw": np.nan, "n": np.nan, "judgments": 1,
+             "rank": range(1, len(systems) + 1), "cluster": 1}
+        )  # fmt: skip
+
+    computed = table("de-en", ["A", "B"], [0.2, -0.1])
+    published = pd.concat([table("de-en", ["A", "B"], [0.9, 0.8]), table("de-fr", ["C"], [0.5])])
+    both = system.add_published(computed, published)
+    assert list(zip(both["lp"], both["system"], both["z"], strict=True)) == [
+        ("de-en", "A", 0.2), ("de-en", "B", -0.1), ("de-fr", "C", 0.5),
+    ]  # fmt: skip
+    alone = system.add_published(pd.DataFrame(columns=system.COLUMNS), published)
+    assert list(alone["system"]) == ["A", "B", "C"]
+    assert system.add_published(computed, published.iloc[:0]) is computed

@@ -6,13 +6,16 @@ from __future__ import annotations
 import re
 import tomllib
 
+import numpy as np
+import pandas as pd
 import pytest
 from django.core.management import CommandError, call_command
 
+from analysis.analysing import study_systems
 from survey import texts
-from survey.demo import DEMOS, demo_study
+from survey.demo import DEMOS, demo_study, import_slice
 from survey.importers import import_documents, import_wmt
-from survey.models import Corpus, Segment
+from survey.models import Corpus, Item, Segment, SystemScore, Triple
 
 pytestmark = pytest.mark.django_db
 FRENCH = DEMOS["fr"]
@@ -72,3 +75,34 @@ def test_the_french_demo_builds_its_study_from_its_file_in_french():
     for statement in version.statements:
         assert not ENGLISH_WORDS.search(statement), statement
     assert texts.unfilled(study) == []
+
+
+def test_the_demo_imports_wmt21s_de_fr_system_ranking_for_its_report():
+    import_slice(FRENCH)
+    # The release's wmt21clusters.filtered.20210930.txt, [deu-->fra]: z, raw, cluster.
+    published = {
+        "Online-B": (0.15951255205589446, 87.87845036107525, 1),
+        "Online-W": (0.006039041295178949, 84.83616511659946, 2),
+        "LISN": (-0.14863753629751789, 81.30547141204949, 3),
+        "talp_upc": (-0.18961375098172123, 80.98374647746262, 3),
+    }
+    stored = SystemScore.objects.filter(system__in=published)
+    assert {s.system: (s.z, s.raw, s.cluster) for s in stored} == published
+    # The report's system-level table: the study's ratings of the four systems beside WMT's.
+    triples = Triple.objects.filter(segment__number__lte=10).order_by("pk")
+    items = [Item.objects.create(triple=t).pk for t in triples]
+    ratings = pd.DataFrame(
+        {
+            "participant": np.repeat([1, 2], len(items)),
+            "item": items * 2,
+            "kind": "hypothesis",
+            "holistic": np.random.default_rng(0).integers(1, 6, 2 * len(items)),
+            "practice": False,
+        }
+    )
+    table = study_systems(ratings)
+    da = table[table["source"] == "da"].set_index("system")
+    assert list(da.index[:2]) == ["Online-B", "translator-A"] and len(da) == 10
+    assert {s: (da.loc[s, "z"], da.loc[s, "raw"], da.loc[s, "cluster"]) for s in published} == (
+        published
+    )

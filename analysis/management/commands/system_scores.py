@@ -23,7 +23,10 @@ class Command(BaseCommand):
         "judgments (import_da; SYSTEM and REPEAT items count), --source study the study's "
         "own ratings of WMT hypotheses (each participant's answers standardised), --source "
         "mqm the imported MQM segment scores (import_scores; z is then the mean MQM score, "
-        "negative error weights, higher is better, and the clusters test segment scores)."
+        "negative error weights, higher is better, and the clusters test segment scores). With "
+        "--source da, a pair without judgments but with WMT's published system-level results "
+        "(WMT21's clusters file) gets those: its z, raw, annotations as judgments, no n, and "
+        "WMT's own clusters."
     )
 
     def add_arguments(self, parser):
@@ -47,9 +50,12 @@ class Command(BaseCommand):
         else:
             ratings = frames.ratings_frame(find_study(study))
             judgments = frames.study_judgments_frame(ratings, testset, judgment)
+        published = frames.da_system_published(testset) if source == "da" else None
         if lp:
             judgments = judgments[judgments[system.LP].isin(lp)]
-        if judgments.empty:
+            if published is not None:
+                published = published[published[system.LP].isin(lp)]
+        if judgments.empty and (published is None or published.empty):
             raise CommandError(
                 f"No {source} judgments"
                 + (f" of test set {testset!r}" if testset else "")
@@ -59,6 +65,7 @@ class Command(BaseCommand):
         table = system.system_scores(judgments)
         if source == "da":
             table = system.fill_raw(table, frames.da_system_raw(testset))
+            table = system.add_published(table, published)
         out.parent.mkdir(parents=True, exist_ok=True)
         table.to_csv(out, index=False, float_format="%.6g")
         self.stdout.write(
