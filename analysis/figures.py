@@ -579,7 +579,7 @@ def system_scores(table: pd.DataFrame) -> Figure:
                 ax.axhline(k + 0.5, color=GREY, linewidth=0.6, linestyle="--")
             ax.set_yticks(y, part["system"])
             ax.invert_yaxis()
-            ax.set_xlabel("mean z (segments)")
+            ax.set_xlabel("mean z")  # of segments, or of annotations where published
             ax.set_title(" ".join(filter(None, [lp, f"({source})" if source else ""])))
         for ax in list(grid.flat)[len(panels) :]:
             ax.set_visible(False)
