@@ -248,9 +248,15 @@ def test_conllu_not_matching_the_permutations_is_refused_and_nothing_written(cze
     assert not Permutation.objects.filter(parse__isnull=False).exists()
 
 
-def test_writing_permutations_of_another_pair_or_with_other_arguments_is_refused(czech, tmp_path):
+def test_other_pairs_and_mixed_arguments_are_refused(czech, tmp_path):
     with pytest.raises(CommandError, match="no questionnaire item shows a permutation of en-de"):
         write_permutations(tmp_path / "perms.txt", "--lp", "en-de")
     with pytest.raises(CommandError, match="takes no other argument but --lp"):
         write_permutations(tmp_path / "perms.txt", "--testset", "newstest2021")
     assert not (tmp_path / "perms.txt").exists()
+    with pytest.raises(CommandError, match="--permutations takes no --testset, --lp or --system"):
+        call_command("import_parses", "p.conllu", "--permutations", "p.ids", "--lp", "en-cs")
+    with pytest.raises(CommandError, match="give --testset and --lp"):
+        call_command("import_parses", "p.conllu", "--lp", "en-cs")
+    with pytest.raises(CommandError, match="give FILE.conllu"):
+        call_command("import_parses")
