@@ -71,7 +71,8 @@ def build(tmp_path, code: str, treebank: str, first: int) -> list[Item]:
     questionnaire = Questionnaire.objects.create(
         study=study, number=1, seed=1, software_version="test"
     )
-    items = [Item.objects.create(triple=segment.triples.get()) for segment in _segments()]
+    segments = Segment.objects.order_by("number")
+    items = [Item.objects.create(triple=segment.triples.get()) for segment in segments]
     items += [
         Item.objects.create(triple=permutation.triple, permutation=permutation)
         for permutation in Permutation.objects.filter(degree__in=DEGREES).order_by("pk")
@@ -83,10 +84,6 @@ def build(tmp_path, code: str, treebank: str, first: int) -> list[Item]:
             participant=participant, item=item, position=position, holistic=3, order=3
         )
     return items
-
-
-def _segments():
-    return Segment.objects.order_by("number")
 
 
 def outside_parse(permutation: Permutation) -> str:
