@@ -128,11 +128,18 @@ def import_parses(
 def _read_conllu_file(path: Path, parser: str) -> list[Parse]:
     """The sentences of a CoNLL-U file, multiword tokens whole (they spell the text)."""
     try:
-        return read_conllu(read_input(path).decode("utf-8"), parser, surface=True)
+        parses = read_conllu(read_input(path).decode("utf-8"), parser, surface=True)
     except UnicodeDecodeError as error:
         raise InputError(path, f"bytes are not valid UTF-8 ({error.reason})") from None
     except ValueError as error:
         raise InputError(path, str(error)) from None
+    limit = Segment._meta.get_field("parser").max_length  # Triple's and Permutation's alike
+    for number, parse in enumerate(parses, start=1):
+        if len(parse.parser) > limit:
+            raise InputError(
+                path, f"sentence {number}: the parser's name is over {limit} characters"
+            )
+    return parses
 
 
 # --- permuted references: their texts out to an outside parser, its CoNLL-U back -----------

@@ -242,6 +242,13 @@ def test_conllu_not_matching_the_permutations_is_refused_and_nothing_written(cze
     twice.write_text("\n".join([numbers[0], numbers[0], *numbers[2:]]) + "\n")
     with pytest.raises(CommandError, match="twice.ids, line 2, .* listed twice"):
         import_permutations(whole, twice)
+    named = tmp_path / "named.conllu"
+    long_name = sentences[-1].replace(PERMUTATION_PARSER, "x" * 129)
+    named.write_text("\n".join([*sentences[:-1], long_name]))
+    with pytest.raises(
+        CommandError, match=rf"sentence {len(sentences)}: the parser's name is over 128"
+    ):
+        import_permutations(named, ids)
     assert not Permutation.objects.filter(parse__isnull=False).exists()
 
 
