@@ -4,7 +4,9 @@ A stored metric's identity is its name, variant and config; the config names the
 aligner its input came from, the sacreBLEU tokeniser of the target language for BLEU, chrF and
 TER, and the metric's software version, as sacrebleu's signatures do, so scores of two versions
 are never stored, or analysed, under one identity. Each item is parsed and tokenised by the
-rules of its target language (`survey.language_rules`).
+rules of its target language (`survey.language_rules`). A permuted reference is parsed afresh
+by its language's pipeline, as the thesis parsed them with the parser of the references, unless
+an outside parser's parse is stored with it (`import_parses --permutations`).
 """
 
 from __future__ import annotations
@@ -72,7 +74,8 @@ def score_rated_items(
     label = aligner or aligner_name(DEFAULT_STAGES)
     try:
         references, hypotheses = item_parses(items, bars)
-        configs = _configs(items, chosen, references, hypotheses, label)
+        pipelines = _permutation_pipelines(items)
+        configs = _configs(items, chosen, references, hypotheses, pipelines, label)
     except NoPipelineError as error:
         raise ScoringError(f"{error}; nothing was computed.") from None
     done = set(
@@ -85,10 +88,7 @@ def score_rated_items(
         for item in items
         if any((item.pk, *m.key, configs[item.pk, m.key]) not in done for m in chosen)
     ]
-    try:
-        pairs = _pairs(pending, references, hypotheses, stored, aligner, bars)
-    except NoPipelineError as error:
-        raise ScoringError(f"{error}; nothing was computed.") from None
+    pairs = _pairs(pending, references, hypotheses, pipelines, stored, aligner, bars)
     names = [f"{m.name}:{m.variant}" for m in chosen]
     with bars(total=len(pairs), desc="scoring", unit=" items") as bar:
         rows = compute_many(pairs, names, jobs=jobs, progress=bar.update)
@@ -119,16 +119,41 @@ def _language(item: Item) -> str:
     return item.triple.segment.target_lang
 
 
-def _permutation_parses(items, bars: Bars) -> dict[int, Parse]:
-    """Permuted references are parsed afresh, by their language's pipeline: their parse is not
-    stored. Their words are given, so a language written without spaces keeps them."""
+def _permutation_pipelines(items) -> dict[str, str]:
+    """The pipeline of each language with rated permutations that have no stored parse; a
+    language without one is a NoPipelineError saying how to bring their parses instead."""
+    unparsed = [item for item in items if item.permutation and item.permutation.parse is None]
+    pipelines = {}
+    for code in sorted({_language(item) for item in unparsed}):
+        try:
+            pipelines[code] = target_pipeline(code)
+        except NoPipelineError:
+            count = sum(_language(item) == code for item in unparsed)
+            raise NoPipelineError(
+                f"{count} rated permutation(s) into {code!r} have no stored parse, and no "
+                "spaCy pipeline parses the language: write their texts with import_parses "
+                "--write-permutations PERMS.txt, parse PERMS.txt with an outside parser "
+                "(UDPipe, Stanza, Trankit) and import its CoNLL-U with import_parses "
+                f"PERMS.conllu --permutations PERMS.ids, or set WOJDB_SPACY_PIPELINES={code}="
+                "PIPELINE for an installed pipeline"
+            ) from None
+    return pipelines
+
+
+def _permutation_parses(items, pipelines: dict[str, str], bars: Bars) -> dict[int, Parse]:
+    """The stored parse of each permuted reference, or else a fresh parse by its language's
+    pipeline (not stored). Their words are given, so a language written without spaces keeps
+    them."""
     permuted = [item for item in items if item.permutation]
-    languages = sorted({_language(item) for item in permuted})
-    pipelines = {code: target_pipeline(code) for code in languages}
-    result = {}
-    with bars(total=len(permuted), desc="parsing permutations") as bar:
-        for code in languages:
-            chunk = [item for item in permuted if _language(item) == code]
+    result = {
+        item.pk: Parse.from_dict(item.permutation.parse)
+        for item in permuted
+        if item.permutation.parse is not None
+    }
+    unparsed = [item for item in permuted if item.pk not in result]
+    with bars(total=len(unparsed), desc="parsing permutations") as bar:
+        for code in sorted({_language(item) for item in unparsed}):
+            chunk = [item for item in unparsed if _language(item) == code]
             if target_rules(code).spaced:
                 parses = parse_texts((i.permutation.text for i in chunk), pipelines[code])
             else:
@@ -139,16 +164,19 @@ def _permutation_parses(items, bars: Bars) -> dict[int, Parse]:
     return result
 
 
-def _configs(items, chosen, references, hypotheses, label: str) -> dict:
+def _configs(items, chosen, references, hypotheses, pipelines, label: str) -> dict:
     """(item pk, metric key) -> the config its score is stored under."""
-    permutation_parsers = {
-        code: parser_name(load_pipeline(target_pipeline(code)))
-        for code in {_language(item) for item in items if item.permutation}
+    pipeline_parsers = {
+        code: parser_name(load_pipeline(pipeline)) for code, pipeline in pipelines.items()
     }
     configs = {}
     for item in items:
-        hyp = hypotheses.get(item.triple_id) if not item.permutation else None
-        hyp_parser = permutation_parsers[_language(item)] if hyp is None else hyp.parser
+        if item.permutation is None:
+            hyp_parser = hypotheses[item.triple_id].parser
+        elif item.permutation.parse is None:
+            hyp_parser = pipeline_parsers[_language(item)]
+        else:
+            hyp_parser = item.permutation.parser
         parser = combined_parser(hyp_parser, references[item.triple.segment_id].parser)
         tokenizer = target_rules(_language(item)).bleu_tokenizer
         for metric in chosen:
@@ -159,8 +187,10 @@ def _configs(items, chosen, references, hypotheses, label: str) -> dict:
     return configs
 
 
-def _pairs(items, references, hypotheses, stored, aligner, bars: Bars) -> list[PairInput]:
-    permuted = _permutation_parses(items, bars)
+def _pairs(
+    items, references, hypotheses, pipelines, stored, aligner, bars: Bars
+) -> list[PairInput]:
+    permuted = _permutation_parses(items, pipelines, bars)
     pairs = []
     for item in items:
         ref = references[item.triple.segment_id]

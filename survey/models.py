@@ -282,6 +282,13 @@ class Permutation(models.Model):
     mapping = models.JSONField(help_text="reference position of each output token, -1 if new")
     quality = models.FloatField(help_text="eq. 6.2")
     software_version = models.CharField(max_length=32)
+    parse = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="dependency parse of the text from an outside parser (import_parses "
+        "--permutations); without one, compute_metrics parses it with the language's pipeline",
+    )
+    parser = models.CharField(max_length=128, blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

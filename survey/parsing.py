@@ -1,7 +1,11 @@
 """Stored dependency parses: the parse of each reference (Segment) or hypothesis (Triple),
 made once with the spaCy pipeline of its target language (`target_pipeline`) and kept. Every
 command that needs parses goes through :func:`stored_parses`; parses from an outside parser
-come in as CoNLL-U through :func:`import_parses` (the `import_parses` command)."""
+come in as CoNLL-U through :func:`import_parses` (the `import_parses` command).
+
+Permuted references are parsed when they are scored (`analysis.scoring`), by the language's
+pipeline, unless an outside parser's parse is stored with them: :func:`write_permutations`
+writes their texts for it, :func:`import_permutation_parses` brings its CoNLL-U back."""
 
 from __future__ import annotations
 
@@ -14,10 +18,12 @@ from django.db import transaction
 
 from survey.importers import ImportReport
 from survey.language_rules import LanguageRules, pipeline_for, rules_for
-from survey.models import Segment, Triple
+from survey.languages import language
+from survey.models import Permutation, Segment, Triple
 from survey.nlp import Parse, parse_texts, read_conllu
 from survey.permutations import Sentence
-from survey.wmt import InputError, check_language, read_input
+from survey.permutations.sentence import align_words
+from survey.wmt import InputError, check_language, read_input, read_lines
 
 PARSE_CHUNK = 500  # parses are saved in chunks, so an interrupted run keeps its work
 #: The text each kind of owner holds a parse of.
@@ -83,12 +89,7 @@ def import_parses(
     spells, in the target language's rules) before anything is saved."""
     source, _, target = lp.partition("-")
     source, target = check_language(source, path), check_language(target, path)
-    try:
-        parses = read_conllu(read_input(path).decode("utf-8"), parser, surface=True)
-    except UnicodeDecodeError as error:
-        raise InputError(path, f"bytes are not valid UTF-8 ({error.reason})") from None
-    except ValueError as error:
-        raise InputError(path, str(error)) from None
+    parses = _read_conllu_file(path, parser)
     where = {"testset": testset, "source_lang": source, "target_lang": target}
     if system is None:
         owners = list(Segment.objects.filter(**where).order_by("number", "ref_name"))
@@ -122,3 +123,112 @@ def import_parses(
         owners
     )
     return report
+
+
+def _read_conllu_file(path: Path, parser: str) -> list[Parse]:
+    """The sentences of a CoNLL-U file, multiword tokens whole (they spell the text)."""
+    try:
+        parses = read_conllu(read_input(path).decode("utf-8"), parser, surface=True)
+    except UnicodeDecodeError as error:
+        raise InputError(path, f"bytes are not valid UTF-8 ({error.reason})") from None
+    except ValueError as error:
+        raise InputError(path, str(error)) from None
+    limit = Segment._meta.get_field("parser").max_length  # Triple's and Permutation's alike
+    for number, parse in enumerate(parses, start=1):
+        if len(parse.parser) > limit:
+            raise InputError(
+                path, f"sentence {number}: the parser's name is over {limit} characters"
+            )
+    return parses
+
+
+# --- permuted references: their texts out to an outside parser, its CoNLL-U back -----------
+
+
+def ids_path(path: Path) -> Path:
+    """The file beside a permutations text file naming the permutation of each line."""
+    return path.with_suffix(".ids")
+
+
+def write_permutations(path: Path, lp: str | None = None) -> int:
+    """Write the permuted references that questionnaire items show (rated or not yet), of the
+    language pair `lp` or of all, one sentence per line, to `path` for an outside parser, and
+    the id of each line's permutation to :func:`ids_path` beside it; returns how many.
+
+    Each line is the permutation's words separated by single spaces: its text in a language
+    written with spaces, and in one written without them the generator's words, so a parser
+    told the text is tokenised keeps them."""
+    if ids_path(path) == path:
+        raise ValueError(f"{path}: the text file cannot end in .ids, the ids file's suffix")
+    permutations = Permutation.objects.filter(item__isnull=False)
+    if lp is not None:
+        source, _, target = lp.partition("-")
+        codes = language(source), language(target)
+        if None in codes:
+            raise ValueError(f"--lp {lp!r} is not a language pair of ISO 639 codes, e.g. en-cs")
+        permutations = permutations.filter(
+            triple__corpus__source_lang=codes[0], triple__corpus__target_lang=codes[1]
+        )
+    rows = list(permutations.order_by("pk").values_list("pk", "tokens"))
+    if not rows:
+        into = f" of {lp}" if lp else ""
+        raise ValueError(f"no questionnaire item shows a permutation{into}; nothing written")
+    path.write_text("".join(f"{' '.join(tokens)}\n" for _, tokens in rows), encoding="utf-8")
+    ids_path(path).write_text("".join(f"{pk}\n" for pk, _ in rows), encoding="utf-8")
+    return len(rows)
+
+
+def import_permutation_parses(path: Path, ids: Path, parser: str = "conllu") -> ImportReport:
+    """CoNLL-U parses of permuted references from an outside parser, one sentence per line of
+    the `ids` file `write_permutations` wrote, in order. Each sentence's tokens must spell its
+    permutation's words (a parser may split a word, never join two); all are checked before
+    any is saved, and they replace the permutations' stored parses."""
+    numbers = _read_ids(ids)
+    parses = _read_conllu_file(path, parser)
+    if len(parses) != len(numbers):
+        raise InputError(
+            path, f"has {len(parses)} sentences but {ids} names {len(numbers)} permutations"
+        )
+    found = Permutation.objects.in_bulk(list(numbers))
+    for pk, line in numbers.items():
+        if pk not in found:
+            raise InputError(ids, f"there is no permutation {pk}", line, "permutation id")
+    permutations = []
+    for number, (pk, parse) in enumerate(zip(numbers, parses, strict=True), start=1):
+        permutation = found[pk]
+        try:
+            align_words(permutation.tokens, parse.tokens)
+        except ValueError as error:
+            raise InputError(
+                path, f"sentence {number} (permutation {pk}): {error}", field="FORM"
+            ) from None
+        permutation.parse, permutation.parser = parse.to_dict(), parse.parser
+        permutations.append(permutation)
+    with transaction.atomic():
+        Permutation.objects.bulk_update(permutations, ["parse", "parser"], batch_size=PARSE_CHUNK)
+    report = ImportReport()
+    report.created["permutations given a parse"] = len(permutations)
+    return report
+
+
+def _read_ids(path: Path) -> dict[int, int]:
+    """The permutation ids of an ids file, in order, each with its line number."""
+    numbers: dict[int, int] = {}
+    for line, value in enumerate(read_lines(path), start=1):
+        try:
+            pk = int(value.strip())
+        except ValueError:
+            raise InputError(
+                path, f"{value!r} is not a whole number", line, "permutation id"
+            ) from None
+        if pk in numbers:
+            raise InputError(
+                path,
+                f"permutation {pk} is listed twice (first on line {numbers[pk]})",
+                line,
+                "permutation id",
+            )
+        numbers[pk] = line
+    if not numbers:
+        raise InputError(path, "is empty")
+    return numbers

@@ -76,6 +76,44 @@ def test_permutations_are_aligned_by_their_word_mapping(rated):
         assert score == pytest.approx(1 - 1 / (n * (n - 1) / 2))
 
 
+def test_a_permutation_with_a_stored_parse_is_scored_with_it(rated):
+    items, unrated = rated
+    entry = unrated.entries.get()
+    Rating.objects.create(
+        participant=Participant.objects.get(),
+        item=unrated,
+        position=entry.position,
+        holistic=3,
+        order=4,
+    )
+    permuted = [item.permutation for item in [*items, unrated] if item.permutation]
+    outside, parsed_afresh = permuted[0], permuted[1:]
+    assert parsed_afresh
+    # An outside parser's parse of the permuted words, one token each: every word hangs from
+    # the first.
+    n = len(outside.tokens)
+    outside.parse = Parse(
+        tokens=tuple(outside.tokens),
+        tags=("X",) * n,
+        upos=("X",) * n,
+        heads=(-1,) + (0,) * (n - 1),
+        deps=("root",) + ("dep",) * (n - 1),
+        parser="outside-parser",
+    ).to_dict()
+    outside.parser = "outside-parser"
+    outside.save()
+    run("--metrics", "dted:co", "kendall")
+    dted = MetricScore.objects.get(item=outside.item, metric__name="dted").metric
+    assert dted.config.startswith("parser=hypothesis: outside-parser; reference: spacy-")
+    for permutation in parsed_afresh:
+        dted = MetricScore.objects.get(item=permutation.item, metric__name="dted").metric
+        assert dted.config.startswith("parser=spacy-")
+        assert "outside-parser" not in dted.config
+    # Its tokens are the words, so the word mapping still gives the permutation (2, 1, 3, ...).
+    score = MetricScore.objects.get(item=outside.item, metric__name="kendall").score
+    assert score == pytest.approx(1 - 1 / (n * (n - 1) / 2))
+
+
 def test_running_again_adds_only_what_is_missing(rated):
     items, _ = rated
     run("--metrics", "kendall")
