@@ -233,7 +233,7 @@ def _overview(
 
 def _per_group(ratings: pd.DataFrame) -> str:
     """How many rows, and how many of each group when both are there."""
-    counts = {group: len(part) for group, part in participant_groups(ratings).items()}
+    counts = {group: len(part) for group, part in C.participant_groups(ratings).items()}
     if len(counts) < 2:
         return str(len(ratings))
     return f"{len(ratings)} ({', '.join(f'{n} {group}' for group, n in counts.items())})"
@@ -830,7 +830,8 @@ def build_report(
     ``systems`` gives a group's system-level table from its ratings
     (`analysis.stats.system.system_scores` rows with a ``source`` column, or None), shown with
     its figure. Real and simulated participants are never pooled: each group present gets its
-    own sections, real first (:func:`participant_groups`), each saying whom it is about.
+    own sections, real first (:func:`analysis.stats.columns.participant_groups`), each saying
+    whom it is about.
     ``departures`` counts who declined and who withdrew (keys declined, withdrawn_real,
     withdrawn_simulated).
     Raises ValueError when there is nothing to analyse.
@@ -845,7 +846,7 @@ def build_report(
     simulated = int(answered.drop_duplicates(C.PARTICIPANT)[C.SIMULATED].astype(bool).sum())
     overview = _overview(answered, scores, departures)
     report = Report(title, generated, overview, [], simulated, people - simulated)
-    groups = participant_groups(answered)
+    groups = C.participant_groups(answered)
     for group, part in groups.items():
         apart = len(groups) > 1
         tell = (lambda step, group=group: say(f"{step} ({group} participants)")) if apart else say
@@ -872,17 +873,6 @@ def build_report(
             ),
         )
     return report
-
-
-#: The participants analysed apart, real first: a group's name and its ``simulated`` value.
-GROUPS = (("real", False), ("simulated", True))
-
-
-def participant_groups(ratings: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """The ratings of real and of simulated participants, each group that has any."""
-    simulated = ratings[C.SIMULATED].astype(bool)
-    parts = {name: ratings[simulated == flag] for name, flag in GROUPS}
-    return {name: part for name, part in parts.items() if not part.empty}
 
 
 def _about(sections: list[Section], group: str, apart: bool) -> list[Section]:

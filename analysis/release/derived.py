@@ -57,10 +57,10 @@ def participant_adjusted(tables: dict[str, pd.DataFrame]) -> tuple[dict[str, pd.
     frame = ratings[
         [col.PARTICIPANT, col.ITEM, col.PRACTICE, *col.JUDGMENTS, *map(col.unit, col.JUDGMENTS)]
     ].merge(kinds, on=col.ITEM, how="left", validate="many_to_one")
+    frame.index = ratings.index  # a left merge keeps the rows in order
     people = tables["participants"].set_index(col.PARTICIPANT)[col.SIMULATED].astype(bool)
-    simulated = frame[col.PARTICIPANT].map(people).fillna(False).astype(bool).to_numpy()
-    groups = [(g, simulated == (g == "simulated")) for g in ("real", "simulated")]
-    groups = [(g, rows) for g, rows in groups if rows.any()]
+    frame[col.SIMULATED] = frame[col.PARTICIPANT].map(people).fillna(False).astype(bool)
+    groups = col.participant_groups(frame)
     columns = {
         col.adjusted(j): pd.Series(np.nan, index=ratings.index, dtype="float64")
         for j in col.JUDGMENTS
@@ -68,11 +68,11 @@ def participant_adjusted(tables: dict[str, pd.DataFrame]) -> tuple[dict[str, pd.
     fits = {}
     for judgment in col.JUDGMENTS:
         name = col.adjusted(judgment)
-        for group, rows in groups:
+        for group, part in groups.items():
             key = judgment if len(groups) == 1 else f"{judgment}, {group} participants"
-            fits[key], values = _adjusted(frame[rows], judgment)
+            fits[key], values = _adjusted(part, judgment)
             if values is not None:
-                columns[name].iloc[rows.nonzero()[0]] = values
+                columns[name].loc[part.index] = values
     return columns, {"model": ADJUSTMENT_MODEL, "fitted_by": ADJUSTMENT_METHOD, "fits": fits}
 
 

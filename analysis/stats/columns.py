@@ -124,6 +124,17 @@ def adjusted(judgment: str) -> str:
     return unit(judgment) + "_adjusted"
 
 
+#: The participants analysed apart, real first: a group's name and its ``simulated`` value.
+GROUPS = (("real", False), ("simulated", True))
+
+
+def participant_groups(ratings: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The ratings of real and of simulated participants, each group that has any."""
+    simulated = ratings[SIMULATED].astype(bool)
+    parts = {name: ratings[simulated == flag] for name, flag in GROUPS}
+    return {name: part for name, part in parts.items() if not part.empty}
+
+
 def check_ratings(ratings: pd.DataFrame) -> None:
     """Raise ValueError naming missing columns or answers outside 1-5."""
     missing = [c for c in RATING_COLUMNS if c not in ratings.columns]
