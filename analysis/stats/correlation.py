@@ -11,7 +11,7 @@ correlations on participant-adjusted scores and ran significance tests on unadju
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
@@ -157,12 +157,39 @@ class Bootstrap:
         return x.pearson(y)
 
     def interval(self, x, y, level: float = 0.95) -> tuple[float, float]:
-        boot = self.statistics(x, y)
-        if not np.isfinite(boot).any():
-            return np.nan, np.nan
-        tail = (1 - level) / 2 * 100
-        low, high = np.nanpercentile(boot, [tail, 100 - tail])
-        return float(low), float(high)
+        return percentile_interval(self.statistics(x, y), level)
+
+
+def percentile_interval(replicates: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """The percentile interval of bootstrap replicates (NaN ones ignored; NaN if all are)."""
+    if not np.isfinite(replicates).any():
+        return np.nan, np.nan
+    tail = (1 - level) / 2 * 100
+    low, high = np.nanpercentile(replicates, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+@dataclass
+class Replicates:
+    """The bootstrap statistics behind :func:`correlation_table`'s intervals, kept for decisions
+    that compare correlations (Table 7.4).
+
+    ``values`` holds, per row whose pairs are all of its judgment's judged items (key:
+    judgment, adjusted, group, metric, variant, config), the statistic on every resample, with
+    the sign of a lower-is-better source flipped as in ``r_oriented``. ``items`` holds the
+    judged items per (judgment, group). Rows over the same items saw the same resamples (one
+    seed, one size), so their replicates are paired resample by resample.
+    """
+
+    values: dict[tuple, np.ndarray] = field(default_factory=dict)
+    items: dict[tuple[str, str], tuple] = field(default_factory=dict)
+
+    def paired(self, keys: Iterable[tuple]) -> bool:
+        """Whether every row has replicates and all were drawn over the same items."""
+        keys = list(keys)
+        if not all(key in self.values for key in keys):
+            return False
+        return len({self.items[(key[0], key[2])] for key in keys}) <= 1
 
 
 def correlate(
@@ -241,6 +268,7 @@ def correlation_table(
     n_boot: int = N_BOOT,
     seed: int = 0,
     alpha: float = 0.05,
+    replicates: Replicates | None = None,
 ) -> pd.DataFrame:
     """Every sentence group x score source x judgment x adjustment with enough items.
 
@@ -251,6 +279,8 @@ def correlation_table(
     r_oriented (r with the sign of a lower-is-better source flipped, so that higher always
     means closer to the participants). Sources scoring fewer than ``min_items`` are left out.
     The interval of each row is what correlate() gives on the same pairs with the same seed.
+    ``replicates``, when given, is filled with the rows' bootstrap statistics (see
+    :class:`Replicates`).
     """
     if col.GROUP not in ratings.columns:
         ratings = col.scored(ratings)
@@ -275,6 +305,9 @@ def correlation_table(
             for a in {*adjusted, False}
         }
         prepared_humans: dict[tuple[str, bool], object] = {}
+        if replicates is not None:
+            for j in judgments:
+                replicates.items[(j, group)] = tuple(judged[j])
         for key, source in sources.items():
             prepared_source: dict[bytes, object] = {}
             for judgment in judgments:
@@ -302,7 +335,12 @@ def correlation_table(
                         kept = items.to_numpy()[keep].tobytes()
                         if kept not in prepared_source:
                             prepared_source[kept] = boot.prepare(y)
-                        low, high = boot.interval(px, prepared_source[kept])
+                        replicated = boot.statistics(px, prepared_source[kept])
+                        low, high = percentile_interval(replicated)
+                        if replicates is not None and keep.all():
+                            sign = 1 if better.get(key, True) else -1
+                            row = (judgment, is_adjusted, group, *key)
+                            replicates.values[row] = sign * replicated
                     rows.append(
                         {
                             "judgment": judgment,

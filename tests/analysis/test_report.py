@@ -18,6 +18,7 @@ from matplotlib.patches import Rectangle
 from analysis import report as R
 from analysis.stats import columns as C
 from analysis.stats import simulate
+from wojdb.core.stats.estimability import NotEstimable
 
 PERM_TYPES = ("order", "swap", "phrase", "choice")
 CONFIGS = ("GIZA++", "cdec")
@@ -267,7 +268,12 @@ def test_hypotheses_and_subsets(built):
     report = built[0]
     hypotheses = table(report, "table_7_4")
     assert list(hypotheses["hypothesis"])[:3] == ["EVAL", "STRUC", "ORD"]
-    assert list(hypotheses.columns[:3]) == ["adjustment", "hypothesis", "H₀ rejected"]
+    assert list(hypotheses.columns[:4]) == [
+        "adjustment",
+        "hypothesis",
+        "H₀ rejected: thesis's rule",
+        "H₀ rejected: 95% interval clears",
+    ]
     # Decided again on the ordinal model's adjustment, with its own configuration threshold.
     assert list(hypotheses["adjustment"].unique()) == ["linear", "ordinal"]
     conf = hypotheses[hypotheses["hypothesis"] == "CONF EVAL"].set_index("adjustment")
@@ -329,17 +335,28 @@ def test_cells_are_formatted_for_reading():
     ]
 
 
-def test_an_ordinal_fit_that_fails_leaves_the_linear_analysis_with_a_note(frames, monkeypatch):
-    def refuse(*args, **kwargs):
-        raise np.linalg.LinAlgError("Singular matrix")
+def test_an_ordinal_model_that_is_not_estimable_leaves_the_linear_analysis(frames, monkeypatch):
+    def not_estimable(ratings, judgment, min_groups):
+        return NotEstimable(("the answers say nothing",), 700, {"participant": 18})
 
-    monkeypatch.setattr(R.ordinal, "adjust_scores", refuse)
+    monkeypatch.setattr(R.ordinal, "participant_model", not_estimable)
     ratings, scores, _ = frames
     report = R.build_report(ratings, scores, n_boot=0, figures=False, subsets={})
     variation = next(s for s in report.sections if s.key == "variation")
-    assert not any("ordinal" in title for title, _ in variation.summaries)
-    assert any("ordinal models were not fitted (Singular matrix)" in n for n in variation.notes)
-    assert set(table(report, "table_7_4")["adjustment"]) == {"linear"}
+    summaries = dict(variation.summaries)
+    text = summaries["order: the thesis's model, ordinal"]
+    assert "NOT ESTIMABLE" in text and "the answers say nothing" in text
+    assert "Threshold" not in text and "log-likelihood" not in text
+    assert "The order ordinal participant model is not estimable: the answers say nothing." in (
+        variation.notes
+    )
+    decided = table(report, "table_7_4")
+    ordinal_rows = decided[decided["adjustment"] == "ordinal"]
+    assert (ordinal_rows["H₀ rejected: thesis's rule"] == "not testable").all()
+    assert ordinal_rows["result"].str.contains("there are no ordinal adjusted scores").all()
+    assert ordinal_rows["margin"].isna().all()
+    linear_rows = decided[decided["adjustment"] == "linear"]
+    assert (linear_rows["H₀ rejected: thesis's rule"] != "not testable").any()
 
 
 def test_a_value_that_rounds_to_zero_prints_without_a_sign():
