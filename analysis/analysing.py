@@ -22,6 +22,7 @@ from survey.languages import LANGUAGE_NAMES
 from survey.management.reporting import find_study
 from survey.models import Rating, Study
 from survey.wmt import canonical_system
+from wojdb.core.stats.estimability import MIN_GROUPS
 
 
 class AnalysisError(ValueError):
@@ -46,6 +47,7 @@ def run_analysis(
     no_subsets: bool = False,
     bootstrap: int = correlation.N_BOOT,
     seed: int = 0,
+    min_groups: int = MIN_GROUPS,
     corpus: bool = False,
     lp: list[str] | None = None,
     testset: str | None = None,
@@ -93,6 +95,7 @@ def run_analysis(
             subsets={} if no_subsets else subsets(ratings),
             systems=systems,
             departures=None if release is not None else departures(chosen),
+            min_groups=min_groups,
             progress=lambda step: progress(f"{step} …"),
         )
     except ValueError as e:

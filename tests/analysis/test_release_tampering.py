@@ -18,6 +18,7 @@ from analysis.models import Metric
 from analysis.release import load, read
 from survey.models import Participant, Rating, Study
 from tests.analysis.release_files import copied, exported, restamp
+from tests.analysis.test_frames import add_raters
 
 pytestmark = pytest.mark.django_db
 INJECTION = '=HYPERLINK("http://example.org/x","click")'
@@ -30,6 +31,9 @@ def release(django_db_setup, django_db_blocker, tmp_path_factory):
 
     def inject(rated):
         Participant.objects.filter(pk=rated.people["full"].pk).update(nationality=INJECTION)
+        # Five real participants in all: the participant model is estimable, so the release
+        # holds the adjusted scores tampered with below.
+        add_raters(rated, 2)
 
     return exported(django_db_blocker, tmp_path_factory, inject)
 

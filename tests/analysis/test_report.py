@@ -445,3 +445,92 @@ def test_one_group_says_which_it_is(built):
     report = built[0]
     assert all(s.title.endswith("(simulated participants)") for s in report.sections)
     assert "levels" in {t.name for t in report.tables}
+
+
+# --- What the data cannot carry: not estimable, not testable, never printed as a result -------
+
+
+def numbers_as_results(report: R.Report) -> list[float]:
+    """Every standard error any table of the report gives."""
+    return [
+        float(value)
+        for t in report.tables
+        for column in t.frame.columns
+        if column in ("se", "std. error")
+        for value in t.frame[column].dropna()
+    ]
+
+
+def test_one_participant_makes_every_model_and_hypothesis_say_why_not(frames):
+    ratings, scores, _ = frames
+    one = ratings[ratings[C.PARTICIPANT] == 1]
+    report = R.build_report(one, scores, n_boot=50, figures=False, subsets={})
+    variation = next(s for s in report.sections if s.key == "variation")
+    assert len(variation.summaries) == 8
+    for title, text in variation.summaries:
+        assert "NOT ESTIMABLE, so no estimates are shown:" in text, title
+        assert "only 1 participant: a participant variance needs at least 5" in text
+        assert "std. error" not in text and not re.search(r"\d\.\d", text)  # no estimates
+    models = table(report, "models")
+    assert not models["estimable"].any() and len(models) == 8
+    names = {t.name for t in report.tables}
+    assert not names & {"adjustment_ttest", "model_coefficients", "model_variances"}
+    decided = table(report, "table_7_4")
+    assert len(decided) == 18
+    for column in ("H₀ rejected: thesis's rule", "H₀ rejected: 95% interval clears"):
+        assert (decided[column] == "not testable").all()
+    assert decided["result"].str.startswith("not testable: there are no ").all()
+    assert decided["result"].str.contains("only 1 participant").all()
+    assert decided[["margin", "margin 2.5%", "margin 97.5%"]].isna().all().all()
+    assert numbers_as_results(report) == []
+    # Correlations over items still stand, on unadjusted scores, and say so.
+    corr = table(report, "correlations")
+    assert not corr["adjusted"].any() and len(corr)
+    assert any("Correlations use unadjusted scores only" in note for note in report.notes)
+    assert not any(c.endswith("ρ adjusted") for c in table(report, "correlations_hypothesis"))
+
+
+def test_one_configuration_and_a_separated_ordinal_cell_are_named_with_their_reasons(frames):
+    ratings, scores, _ = frames
+    # Every 'swap' permutation answered 5 for order; every tool run in one configuration.
+    swap = ratings[C.PERM_TYPE] == "swap"
+    ratings = ratings.assign(
+        **{
+            C.ORDER: ratings[C.ORDER].mask(swap & ratings[C.ORDER].notna(), 5),
+            C.unit(C.ORDER): ratings[C.unit(C.ORDER)].mask(swap & ratings[C.ORDER].notna(), 1.0),
+        }
+    )
+    single = scores[scores[C.CONFIG].isin(["", CONFIGS[0]])].assign(**{C.CONFIG: ""})
+    report = R.build_report(ratings, single, n_boot=50, figures=False, subsets={})
+    variation = next(s for s in report.sections if s.key == "variation")
+    summaries = dict(variation.summaries)
+    separated = summaries["order: crossed model, ordinal"]
+    answers = int((swap & ratings[C.ORDER].notna()).sum())
+    assert "NOT ESTIMABLE" in separated and "z value" not in separated
+    assert (
+        f"all {answers} answers of group 'swap' are 5, the highest answer given: its "
+        "coefficient is infinite (complete separation)"
+    ) in separated
+    # The other models are estimated, with intervals.
+    for title in ("order: crossed model", "order: the thesis's model, ordinal"):
+        assert "NOT ESTIMABLE" not in summaries[title] and "97.5%" in summaries[title]
+    coefficients = table(report, "model_coefficients")
+    assert (coefficients["ci_low"] < coefficients["estimate"]).all()
+    assert (coefficients["estimate"] < coefficients["ci_high"]).all()
+    assert "order ~ group + (1 | participant) + (1 | item)" not in set(coefficients["model"])
+    assert max(numbers_as_results(report)) < 1000
+    decided = table(report, "table_7_4").set_index(["adjustment", "hypothesis"])
+    for adjustment in ("linear", "ordinal"):
+        conf = decided.loc[(adjustment, "CONF EVAL")]
+        assert conf["H₀ rejected: thesis's rule"] == "not testable"
+        assert conf["result"] == (
+            "not testable: every DTED or DERP variant ran in one configuration: nothing to compare"
+        )
+        assert np.isnan(conf["margin"])
+
+
+def test_the_t_test_says_it_is_zero_by_construction(built):
+    ttest = next(t for t in built[0].tables if t.name == "adjustment_ttest")
+    # The study is balanced: the adjusted scores keep the original mean exactly.
+    assert ttest.frame["t"].abs().max() < 1e-9
+    assert "zero by construction" in ttest.caption
