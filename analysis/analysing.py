@@ -21,7 +21,6 @@ from analysis.stats import correlation, system
 from survey.languages import LANGUAGE_NAMES
 from survey.management.reporting import find_study
 from survey.models import Rating, Study
-from survey.wmt import canonical_system
 from wojdb.core.stats.estimability import MIN_GROUPS
 
 
@@ -178,8 +177,6 @@ def _corpus(out: Path, lps, testset, no_figures: bool) -> Analysis:
         segments = segments.assign(mqm=segments["item"].map(mqm))
     judgments = frames.da_judgments_frame(testset)
     judgments = judgments[judgments[system.LP].isin(set(segments[system.LP]))]
-    # Judgment files number their systems (UF.15); the corpus names them as imported (UF).
-    judgments = judgments.assign(system=judgments[system.SYSTEM].map(canonical_system))
     try:
         built = report.build_corpus_report(
             segments,

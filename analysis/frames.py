@@ -25,8 +25,9 @@ from analysis.models import Metric, MetricScore
 from analysis.release import derived, load, schema
 from analysis.stats import columns as col
 from analysis.stats import system
-from survey import scales
+from survey import scales, wmt
 from survey.models import (
+    Corpus,
     ExternalJudgment,
     Item,
     Participant,
@@ -300,19 +301,48 @@ def scores_frame(items: Iterable[int] | None = None, *, builtin: bool = True) ->
 def da_judgments_frame(testset: str | None = None) -> pd.DataFrame:
     """Imported WMT direct-assessment judgments as `analysis.stats.system`'s judgments frame.
 
-    ``raw`` is the segment's mean raw score (``ad-seg-scores``, on the linked triple), so a
-    system's raw score is WMT's mean over segments; NaN for judgments not linked to a sentence
-    (systems not imported, or segment ids that could not be mapped). With ``testset``, only
-    judgments imported for that test set, linked or not.
+    Systems are named as imported (:func:`imported_names`), as the study's items and every
+    other table name them. ``raw`` is the segment's mean raw score (``ad-seg-scores``, on the
+    linked triple), so a system's raw score is WMT's mean over segments; NaN for judgments not
+    linked to a sentence (systems not imported, or segment ids that could not be mapped). With
+    ``testset``, only judgments imported for that test set, linked or not.
     """
     rows = ExternalJudgment.objects.all()
     if testset:
         rows = rows.filter(source__testset=testset)
     fields = ["system", "segment_id", "rater", "score", "item_type", "source_lang", "target_lang"]
+    linked = ["triple__da_raw", "triple__corpus__system", "source__testset"]
     records = pd.DataFrame.from_records(
-        rows.order_by("pk").values_list(*fields, "triple__da_raw"), columns=[*fields, "raw"]
+        rows.order_by("pk").values_list(*fields, *linked),
+        columns=[*fields, "raw", "corpus_system", "testset"],
     )
-    return system.wmt_judgments(records)
+    return system.wmt_judgments(records.assign(system=imported_names(records)))
+
+
+def imported_names(records: pd.DataFrame) -> pd.Series:
+    """Each judgment's system as every table names it, by the mapping its import reported
+    (`survey.wmt.imported_system`): the system of its sentence where it is linked to one, else
+    the mapping over the systems imported for its test set and language pair.
+
+    ``records`` has ``system`` (as in the judgment file), ``corpus_system`` (None when not
+    linked), ``testset`` (None for judgments imported before import records were kept),
+    ``source_lang`` and ``target_lang``.
+    """
+    if records.empty:
+        return records["system"]
+    imported: dict[tuple, set[str]] = {}
+    for key in Corpus.objects.values_list("testset", "source_lang", "target_lang", "system"):
+        imported.setdefault(key[:3], set()).add(key[3])
+    keys = ["system", "testset", "source_lang", "target_lang"]
+    named = {
+        key: wmt.imported_system(key[0], imported.get(key[1:], ()))
+        for key in records[keys].drop_duplicates().itertuples(index=False, name=None)
+    }
+    mapped = pd.Series(
+        [named[key] for key in records[keys].itertuples(index=False, name=None)],
+        index=records.index,
+    )
+    return records["corpus_system"].where(records["corpus_system"].notna(), mapped)
 
 
 def study_judgments_frame(

@@ -20,8 +20,6 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from survey.wmt import canonical_system
-
 SYSTEM, SEGMENT, RATER, SCORE, RAW, TYPE, LP = (
     "system",
     "segment",
@@ -122,14 +120,14 @@ def system_scores(judgments: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame
 def fill_raw(table: pd.DataFrame, raw: pd.DataFrame) -> pd.DataFrame:
     """``table`` (`system_scores` output) with missing raw scores taken from ``raw``.
 
-    ``raw`` has ``lp``, ``system`` and ``raw`` per system, names as `survey.wmt.canonical_system`
-    gives them: WMT's system-level raw scores, kept where the segment ids could not be mapped
-    to sentences (so no judgment carries its segment's raw score).
+    ``raw`` has ``lp``, ``system`` and ``raw`` per system: WMT's system-level raw scores, kept
+    where the segment ids could not be mapped to sentences (so no judgment carries its
+    segment's raw score). Both name systems as imported (`survey.wmt.imported_system`).
     """
     if raw.empty:
         return table
     known = raw.set_index([LP, SYSTEM])[RAW]
-    keys = zip(table[LP], table[SYSTEM].map(canonical_system), strict=True)
+    keys = zip(table[LP], table[SYSTEM], strict=True)
     fallback = pd.Series([known.get(key, np.nan) for key in keys], index=table.index)
     return table.assign(raw=table[RAW].fillna(fallback))
 
