@@ -198,7 +198,9 @@ def _language_names(codes: pd.Series) -> str:
 
 
 def _overview(
-    ratings: pd.DataFrame, scores: pd.DataFrame | None, departures: Mapping[str, int] | None
+    ratings: pd.DataFrame,
+    sources: correlation.Sources | None,
+    departures: Mapping[str, int] | None,
 ) -> list[tuple[str, str]]:
     people = ratings.drop_duplicates(C.PARTICIPANT)
     simulated = int(people[C.SIMULATED].astype(bool).sum())
@@ -229,9 +231,8 @@ def _overview(
             ", ".join(f"{n} {F.GROUP_TITLES.get(g, g)}" for g, n in groups.items()) or "none",
         ),
     ]
-    if scores is not None:
-        sources = correlation.score_sources(scores)
-        facts.append(("Score sources", str(len(sources))))
+    if sources is not None:
+        facts.append(("Score sources", str(len(sources.scores))))
     return facts
 
 
@@ -687,7 +688,7 @@ def _correlation_figures(
 
 def _correlation_section(
     adjusted: pd.DataFrame,
-    scores: pd.DataFrame,
+    scores: correlation.Sources,
     draw: bool,
     n_boot: int,
     seed: int,
@@ -804,7 +805,7 @@ def decision_table(decided: pd.DataFrame) -> pd.DataFrame:
 def _hypotheses_section(
     corr: pd.DataFrame,
     adjusted: pd.DataFrame,
-    scores,
+    scores: correlation.Sources,
     adjustments: Mapping[str, hypotheses.Adjustment],
     use_adjusted: bool,
 ) -> Section:
@@ -868,7 +869,7 @@ def subset_overview(subsets: pd.DataFrame) -> pd.DataFrame:
 
 def _subsets_section(
     adjusted: pd.DataFrame,
-    scores: pd.DataFrame,
+    scores: correlation.Sources,
     subsets: Mapping[str, str],
     seed: int,
     use_adjusted: bool,
@@ -939,7 +940,9 @@ def build_report(
         raise ValueError("no answered ratings to analyse")
     people = answered[C.PARTICIPANT].nunique()
     simulated = int(answered.drop_duplicates(C.PARTICIPANT)[C.SIMULATED].astype(bool).sum())
-    overview = _overview(answered, scores, departures)
+    # The scores' sources are found once for every table that correlates them.
+    sources = None if scores is None or scores.empty else correlation.Sources.of(scores)
+    overview = _overview(answered, sources, departures)
     report = Report(title, generated, overview, [], simulated, people - simulated)
     groups = C.participant_groups(answered)
     for group, part in groups.items():
@@ -947,7 +950,7 @@ def build_report(
         tell = (lambda step, group=group: say(f"{step} ({group} participants)")) if apart else say
         sections = _analysis(
             part,
-            scores,
+            sources,
             languages=languages,
             scale_ends=scale_ends,
             figures=figures,
@@ -989,7 +992,7 @@ def _about(sections: list[Section], group: str, apart: bool) -> list[Section]:
 
 def _analysis(
     answered: pd.DataFrame,
-    scores: pd.DataFrame | None,
+    scores: correlation.Sources | None,
     *,
     languages: pd.DataFrame | None,
     scale_ends: Mapping[str, tuple[str, str]] | None,
@@ -1021,7 +1024,7 @@ def _analysis(
     if table is not None and not table.empty:
         say("system level")
         sections.append(_systems_section(table, figures))
-    if scores is None or scores.empty:
+    if scores is None:
         sections[-1].notes.append("No scores were given: correlations are left out.")
         return sections
     say("correlations")
