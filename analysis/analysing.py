@@ -4,6 +4,8 @@ function."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,36 +81,47 @@ def run_analysis(
     pilot_ratings = None
     if pilot:
         pilot_ratings = frames.ratings_frame(find_study(pilot), include_simulated=False)
-    try:
-        built = report.build_report(
-            ratings,
-            scores,
-            title=title,
-            generated=_generated(),
-            languages=languages,
-            pilot=pilot_ratings,
-            scale_ends=scale_ends,
-            figures=not no_figures,
-            n_boot=bootstrap,
-            seed=seed,
-            subsets={} if no_subsets else subsets(ratings),
-            systems=systems,
-            departures=None if release is not None else departures(chosen),
-            min_groups=min_groups,
-            progress=lambda step: progress(f"{step} …"),
-        )
-    except ValueError as e:
-        raise AnalysisError(f"{e}. Nothing was written.") from None
-    if release is None:
-        built.source = {
-            "study": chosen.slug,
-            "as_of": as_of.isoformat(),
-            "last_rating": last or 0,
-            "include_simulated": include_simulated,
-            "figures": not no_figures,
-        }
-    progress("writing files …")
-    return Analysis(report.write_report(built, out), list(built.notes))
+    workers = figure_workers(not no_figures)
+    # Figures are drawn by worker processes while the analysis goes on.
+    with report.FigureWorkers(workers) if workers else contextlib.nullcontext() as drawer:
+        try:
+            built = report.build_report(
+                ratings,
+                scores,
+                title=title,
+                generated=_generated(),
+                languages=languages,
+                pilot=pilot_ratings,
+                scale_ends=scale_ends,
+                figures=not no_figures,
+                n_boot=bootstrap,
+                seed=seed,
+                subsets={} if no_subsets else subsets(ratings),
+                systems=systems,
+                departures=None if release is not None else departures(chosen),
+                min_groups=min_groups,
+                progress=lambda step: progress(f"{step} …"),
+                drawer=drawer,
+            )
+        except ValueError as e:
+            raise AnalysisError(f"{e}. Nothing was written.") from None
+        if release is None:
+            built.source = {
+                "study": chosen.slug,
+                "as_of": as_of.isoformat(),
+                "last_rating": last or 0,
+                "include_simulated": include_simulated,
+                "figures": not no_figures,
+            }
+        progress("writing files …")
+        return Analysis(report.write_report(built, out), list(built.notes))
+
+
+def figure_workers(figures: bool) -> int:
+    """How many processes draw the figures while the analysis goes on: none on one CPU or
+    without figures (then they are drawn, if at all, as the report is written)."""
+    cpus = os.cpu_count() or 1
+    return min(report.MAX_FIGURE_WORKERS, cpus) if figures and cpus > 1 else 0
 
 
 def subsets(ratings: pd.DataFrame) -> dict[str, str]:

@@ -14,8 +14,12 @@ import base64
 import functools
 import json
 import math
+import multiprocessing
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -57,13 +61,63 @@ class Table:
 class FigureEntry:
     name: str  # file stem of the PNG and SVG
     title: str
-    figure: Figure
+    #: Builds the figure: a figure function with its data (functools.partial), which pickles,
+    #: so a worker process can build and draw it (:class:`FigureWorkers`).
+    make: Callable[[], Figure]
     caption: str = ""
+    #: The drawing, when a worker process makes it.
+    drawing: Future | None = field(default=None, repr=False)
 
     @functools.cached_property
+    def figure(self) -> Figure:
+        return self.make()
+
+    @functools.cached_property
+    def drawn(self) -> F.Drawing:
+        """PNG and SVG, drawn once: by the worker it went to, else here."""
+        if self.drawing is not None:
+            try:
+                return self.drawing.result()
+            except BrokenProcessPool:  # the workers died (out of memory, killed): draw here
+                pass
+        return F.draw(self.figure)
+
+    @property
     def svg(self) -> str:
-        """Drawn once, for both the SVG file and the HTML."""
-        return F.svg_text(self.figure)
+        return self.drawn.svg
+
+
+#: Most processes drawing figures at once.
+MAX_FIGURE_WORKERS = 3
+
+
+class FigureWorkers:
+    """Processes that build and draw figures while the analysis goes on.
+
+    Call it with each figure as soon as it is made: the figure's recipe (its function and
+    data) goes to a worker, so this process neither builds nor draws it. The workers come from
+    a fork server, which is safe from a web server's threads; the figures they draw are the
+    ones this process would draw. Like any spawned process they import the main module again,
+    so a script that runs an analysis needs the ``if __name__ == "__main__"`` guard; should
+    the workers fail, the figures are drawn here.
+    """
+
+    def __init__(self, workers: int):
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["analysis.figures"])
+        self.pool = ProcessPoolExecutor(workers, mp_context=context)
+
+    def __call__(self, entry: FigureEntry) -> None:
+        try:
+            entry.drawing = self.pool.submit(F.made_and_drawn, entry.make)
+        except BrokenProcessPool:  # the workers could not start or died: drawn here instead
+            entry.drawing = None
+
+    def __enter__(self) -> FigureWorkers:
+        return self
+
+    def __exit__(self, kind, error, trace) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=kind is not None)
 
 
 @dataclass
@@ -265,17 +319,17 @@ def _participants_section(
         FigureEntry(
             "figure_6_5",
             "Figure 6.5: basic demographic details about participants",
-            F.basic_demographics(people, "Participants"),
+            partial(F.basic_demographics, people, "Participants"),
         ),
         FigureEntry(
             "figure_6_6",
             "Figure 6.6: education level and grammatical focus of participants",
-            F.education_and_grammar(people),
+            partial(F.education_and_grammar, people),
         ),
         FigureEntry(
             "figure_6_7",
             f"Figure 6.7: language knowledge of all {len(people)} participants",
-            F.language_knowledge(people),
+            partial(F.language_knowledge, people),
             "Language points per language known: native 7 … a few words 1, summed.",
         ),
     ]
@@ -310,12 +364,12 @@ def _responses_section(
             FigureEntry(
                 "figure_7_1",
                 "Figure 7.1: distribution across participants of different score levels",
-                F.score_distributions(ratings, scale_ends),
+                partial(F.score_distributions, ratings, scale_ends),
             ),
             FigureEntry(
                 "figure_7_2",
                 "Figure 7.2: similarity between holistic and order-focused adequacy scores",
-                F.holistic_vs_order(ratings),
+                partial(F.holistic_vs_order, ratings),
                 "Marker area is proportional to how often the pair of scores was given.",
             ),
         ]
@@ -549,7 +603,7 @@ def _systems_section(systems: pd.DataFrame, draw: bool) -> Section:
             FigureEntry(
                 "system_scores",
                 "System-level z per language pair and source; dashed lines end a cluster",
-                F.system_scores(systems),
+                partial(F.system_scores, systems),
             )
         )
     return section
@@ -681,7 +735,7 @@ def _correlation_figures(
             panels = [g for g in options["groups"] if g in set(bars["panel"])]
             titles = F.TYPE_TITLES
         heading = None if options["panel"] == "judgment" else "Permutation type"
-        chart = F.correlation_bars(bars, panels=panels, panel_titles=titles, title=heading)
+        chart = partial(F.correlation_bars, bars, panels=panels, panel_titles=titles, title=heading)
         figures.append(FigureEntry(name, title, chart, caption))
     return figures, notes
 
@@ -914,6 +968,7 @@ def build_report(
     departures: Mapping[str, int] | None = None,
     min_groups: int = MIN_GROUPS,
     progress: Progress | None = None,
+    drawer: Callable[[FigureEntry], None] | None = None,
 ) -> Report:
     """Run the analysis of chapter 7 on the frames and gather it as a :class:`Report`.
 
@@ -930,6 +985,8 @@ def build_report(
     withdrawn_simulated). ``min_groups`` is the fewest groups (participants, items) a mixed
     model's random factor needs (`wojdb.core.stats.estimability`); a model with fewer is
     reported as not estimable, and so are the hypotheses decided on its adjusted scores.
+    ``drawer`` is given each figure as soon as it is made (a :class:`FigureWorkers` draws it
+    while the analysis goes on); without it, figures are drawn when written.
     Raises ValueError when there is nothing to analyse.
     """
     say = progress or (lambda _: None)
@@ -960,17 +1017,18 @@ def build_report(
             systems=systems,
             min_groups=min_groups,
             say=tell,
+            drawer=drawer or (lambda _: None),
         )
         report.sections += _about(sections, group, apart)
     if figures and pilot is not None and not pilot.empty:
-        report.sections[0].figures.insert(
-            0,
-            FigureEntry(
-                "figure_6_4",
-                "Figure 6.4: basic demographic details about pilot participants",
-                F.basic_demographics(F.participant_table(pilot), "Pilot participants"),
-            ),
+        entry = FigureEntry(
+            "figure_6_4",
+            "Figure 6.4: basic demographic details about pilot participants",
+            partial(F.basic_demographics, F.participant_table(pilot), "Pilot participants"),
         )
+        if drawer is not None:
+            drawer(entry)
+        report.sections[0].figures.insert(0, entry)
     return report
 
 
@@ -1003,19 +1061,27 @@ def _analysis(
     systems: Callable[[pd.DataFrame], pd.DataFrame | None] | None,
     min_groups: int,
     say: Progress,
+    drawer: Callable[[FigureEntry], None],
 ) -> list[Section]:
-    """The sections of one group of participants' answered ratings."""
+    """The sections of one group of participants' answered ratings; each section's figures go
+    to ``drawer`` as soon as the section is made."""
     sections = []
+
+    def add(section: Section) -> None:
+        sections.append(section)
+        for entry in section.figures:
+            drawer(entry)
+
     say("participants")
-    sections.append(_participants_section(answered, languages, figures))
+    add(_participants_section(answered, languages, figures))
     say("response trends")
-    sections.append(_responses_section(answered, scale_ends, figures, n_boot, seed))
+    add(_responses_section(answered, scale_ends, figures, n_boot, seed))
     say("judgment quality")
-    sections.append(_quality_section(answered))
+    add(_quality_section(answered))
     say("mixed models")
     adjusted, fits = mixed.adjust_scores(answered, min_groups=min_groups)
     ordinal_adjusted, ordinal_fits = ordinal.adjust_scores(answered, min_groups=min_groups)
-    sections.append(_variation_section(adjusted, fits, ordinal_fits, min_groups))
+    add(_variation_section(adjusted, fits, ordinal_fits, min_groups))
     missing = {
         "linear": _missing_adjustment(fits, "linear"),
         "ordinal": _missing_adjustment(ordinal_fits, "ordinal"),
@@ -1023,7 +1089,7 @@ def _analysis(
     table = systems(answered) if systems is not None else None
     if table is not None and not table.empty:
         say("system level")
-        sections.append(_systems_section(table, figures))
+        add(_systems_section(table, figures))
     if scores is None:
         sections[-1].notes.append("No scores were given: correlations are left out.")
         return sections
@@ -1035,7 +1101,7 @@ def _analysis(
     )
     if not use_adjusted:
         section.notes.append(f"Correlations use unadjusted scores only: {missing['linear']}.")
-    sections.append(section)
+    add(section)
     if not corr.empty:
         say("hypotheses")
         linear = (
@@ -1057,10 +1123,10 @@ def _analysis(
             )
             ordinal_adjustment = hypotheses.Adjustment(ordinal_corr, ordinal_replicates)
         adjustments = {"linear": linear, "ordinal": ordinal_adjustment}
-        sections.append(_hypotheses_section(corr, adjusted, scores, adjustments, use_adjusted))
+        add(_hypotheses_section(corr, adjusted, scores, adjustments, use_adjusted))
     if subsets and answered[C.PARTICIPANT].nunique() > 1 and not corr.empty:
         say("participant subsets")
-        sections.append(_subsets_section(adjusted, scores, subsets, seed, use_adjusted))
+        add(_subsets_section(adjusted, scores, subsets, seed, use_adjusted))
     return sections
 
 
@@ -1181,7 +1247,7 @@ def render_html(report: Report) -> str:
                     "caption": f.caption,
                     "src": _svg_data_uri(f),
                     # A little larger than print size: screens are read from further away.
-                    "width": round(f.figure.get_figwidth() * 96 * 1.4),
+                    "width": round(f.drawn.width * 96 * 1.4),
                 }
                 for f in s.figures
             ],
@@ -1226,7 +1292,7 @@ def write_report(report: Report, out: Path | str) -> list[Path]:
         table.frame.to_csv(path, index=False)
         written.append(path)
     for entry in report.figures:
-        written += F.save(entry.figure, out / "figures", entry.name, svg=entry.svg)
+        written += entry.drawn.write(out / "figures", entry.name)
     path = out / "report.json"
     path.write_text(json.dumps(manifest(report), indent=2, ensure_ascii=False))
     written.append(path)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import re
+from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 import pandas as pd
@@ -15,6 +16,7 @@ import pytest
 from django.utils.html import escape
 from matplotlib.patches import Rectangle
 
+from analysis import figures as F
 from analysis import report as R
 from analysis.stats import columns as C
 from analysis.stats import simulate
@@ -534,3 +536,35 @@ def test_the_t_test_says_it_is_zero_by_construction(built):
     # The study is balanced: the adjusted scores keep the original mean exactly.
     assert ttest.frame["t"].abs().max() < 1e-9
     assert "zero by construction" in ttest.caption
+
+
+# --- Figures drawn by worker processes while the analysis goes on ---------------------------
+
+
+def test_worker_processes_draw_the_figures_this_process_would(frames, tmp_path):
+    ratings, scores, languages = frames
+    options = dict(languages=languages, n_boot=0, subsets={})
+    with R.FigureWorkers(2) as drawer:
+        report = R.build_report(ratings, scores, drawer=drawer, **options)
+        assert all(entry.drawing is not None for entry in report.figures)
+        written = R.write_report(report, tmp_path)
+    here = R.build_report(ratings, scores, **options)
+    assert [e.name for e in report.figures] == [e.name for e in here.figures]
+    for drawn, local in zip(report.figures, here.figures, strict=True):
+        assert drawn.drawn == F.draw(local.figure), drawn.name
+    assert tmp_path / "figures" / "figure_7_7.svg" in written
+
+
+def test_figures_are_drawn_here_when_the_workers_fail(frames, tmp_path, monkeypatch):
+    ratings, scores, _ = frames
+    with R.FigureWorkers(1) as drawer:
+
+        def broken(*args, **kwargs):
+            raise BrokenProcessPool("the workers died")
+
+        monkeypatch.setattr(drawer.pool, "submit", broken)
+        report = R.build_report(ratings, scores, drawer=drawer, n_boot=0, subsets={})
+    assert report.figures and all(entry.drawing is None for entry in report.figures)
+    R.write_report(report, tmp_path)
+    for entry in report.figures:
+        assert (tmp_path / "figures" / f"{entry.name}.png").read_bytes()[:4] == b"\x89PNG"
