@@ -538,15 +538,18 @@ def _variation_section(
                 TTEST_CAPTION,
             )
         )
-    section.tables += [
-        Table(
-            "participant_effects",
-            "Participants' random effects",
-            mixed.participant_effects(dict(fits)),
-            "Predicted random intercepts (BLUPs) subtracted to adjust each participant's scores.",
-            show=False,
+    effects = mixed.participant_effects(dict(fits))
+    if len(effects.columns) > 1:  # some participant model is estimable
+        section.tables.append(
+            Table(
+                "participant_effects",
+                "Participants' random effects",
+                effects,
+                "Predicted random intercepts (BLUPs) subtracted to adjust each participant's "
+                "scores.",
+                show=False,
+            )
         )
-    ]
     if coefficients:
         section.tables += [
             Table(

@@ -476,7 +476,12 @@ def test_one_participant_makes_every_model_and_hypothesis_say_why_not(frames):
     models = table(report, "models")
     assert not models["estimable"].any() and len(models) == 8
     names = {t.name for t in report.tables}
-    assert not names & {"adjustment_ttest", "model_coefficients", "model_variances"}
+    assert not names & {
+        "adjustment_ttest",
+        "model_coefficients",
+        "model_variances",
+        "participant_effects",
+    }
     decided = table(report, "table_7_4")
     assert len(decided) == 18
     for column in ("H₀ rejected: thesis's rule", "H₀ rejected: 95% interval clears"):
