@@ -15,13 +15,13 @@ from django.utils.dateparse import parse_datetime
 
 import wojdb
 from analysis import frames, report
-from analysis import release as dataset
-from analysis.stats import columns as C
-from analysis.stats import correlation, system
-from survey.languages import LANGUAGE_NAMES
-from survey.management.reporting import find_study
 from survey.models import Rating, Study
-from survey.wmt import canonical_system
+from wojdb.core import release as dataset
+from wojdb.core.formats.wmt import canonical_system
+from wojdb.core.language.codes import LANGUAGE_NAMES
+from wojdb.core.stats import columns as C
+from wojdb.core.stats import correlation, system
+from wojdb.reporting import find_study
 
 
 class AnalysisError(ValueError):

@@ -1,12 +1,12 @@
-"""The database as the tidy DataFrames of analysis.stats.columns: the one place that reads it.
+"""The database as the tidy DataFrames of wojdb.core.stats.columns: the one place that reads it.
 
 Every table comes from one ``values_list`` query (a few for long lists of ids; never one per
-row) and is typed by the release schema (:mod:`analysis.release.schema`); the frames are then
+row) and is typed by the release schema (:mod:`wojdb.core.release.schema`); the frames are then
 joined by the same pure functions that load an exported release, so the live database and its
 release analyse identically.
 
 Score sources (:func:`scores_frame`): the stored ``MetricScore`` rows, plus two built-in sources
-that live on the items rather than in ``MetricScore`` (``analysis.release.load.builtin_scores``):
+that live on the items rather than in ``MetricScore`` (``wojdb.core.release.load.builtin_scores``):
 ``WMT`` (the WMT score of hypothesis items: eq. 6.1 rank score, else DA raw / 100) and
 ``Permutation degree`` (eq. 6.2 of permutation items). They are metric rows like any other so
 correlations treat every source alike; ``builtin=False`` leaves them out.
@@ -22,10 +22,6 @@ from django.db.models import QuerySet, Sum, TextField
 from django.db.models.functions import Cast, Coalesce
 
 from analysis.models import Metric, MetricScore
-from analysis.release import derived, load, schema
-from analysis.stats import columns as col
-from analysis.stats import system
-from survey import scales
 from survey.models import (
     ExternalJudgment,
     Item,
@@ -36,6 +32,10 @@ from survey.models import (
     Study,
     SystemScore,
 )
+from wojdb.core import scales
+from wojdb.core.release import derived, load, schema
+from wojdb.core.stats import columns as col
+from wojdb.core.stats import system
 
 #: SQLite allows 999 variables in a statement on old builds; lists of ids go in chunks.
 ID_CHUNK = 900
@@ -217,7 +217,7 @@ def ratings_table(participants: QuerySet, *, include_practice: bool = True) -> p
     """ratings.csv: the answers as given, their 0-1 values, position and times.
 
     The adjusted columns stay empty here: they depend on which ratings are analysed together
-    (see analysis.release.derived.participant_adjusted).
+    (see wojdb.core.release.derived.participant_adjusted).
     """
     ratings = Rating.objects.filter(participant__in=participants).annotate(
         # As text: SQLite's datetime converter is the slowest part of reading a million rows.
@@ -298,7 +298,7 @@ def scores_frame(items: Iterable[int] | None = None, *, builtin: bool = True) ->
 
 
 def da_judgments_frame(testset: str | None = None) -> pd.DataFrame:
-    """Imported WMT direct-assessment judgments as `analysis.stats.system`'s judgments frame.
+    """Imported WMT direct-assessment judgments as `wojdb.core.stats.system`'s judgments frame.
 
     ``raw`` is the segment's mean raw score (``ad-seg-scores``, on the linked triple), so a
     system's raw score is WMT's mean over segments; NaN for judgments not linked to a sentence
@@ -388,7 +388,7 @@ def da_system_raw(testset: str | None = None) -> pd.DataFrame:
 
 def da_system_published(testset: str | None = None) -> pd.DataFrame:
     """WMT's system-level results imported as published (WMT21's clusters file), in the columns
-    of `analysis.stats.system.system_scores`: z, raw, the annotation count as ``judgments``,
+    of `wojdb.core.stats.system.system_scores`: z, raw, the annotation count as ``judgments``,
     ``n`` (segments) unknown, ``rank`` by z and WMT's own ``cluster``."""
     rows = SystemScore.objects.filter(cluster__isnull=False)
     if testset:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from analysis.stats import columns as C
+from wojdb.core.stats import columns as C
 
 _ROW = re.compile(r"<tr>(.*?)</tr>\n?", re.S)
 _CELL = re.compile(r"<t[dh](?:\s[^>]*)?>(.*?)</t[dh]>", re.S)

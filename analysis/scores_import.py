@@ -16,7 +16,8 @@ Formats (tab-separated WMT files may be gzip-compressed, `.gz`):
   metric ``MQM`` (higher is better: the scores are negative error weights).
 System-level files (WMT `.sys.score`, 6 columns; mt-metrics-eval `.sys.score`) are recognised
 and refused: scores are stored per rated item. System names go through
-`survey.wmt.canonical_system` (`Online-A.1570` → `Online-A`) unless the name itself is a corpus.
+`wojdb.core.formats.wmt.canonical_system` (`Online-A.1570` → `Online-A`) unless the name itself is
+a corpus.
 Every file is read and checked before anything is written; a key scored twice is refused unless
 an aggregation is asked for; rows whose item is unknown are reported with counts.
 """
@@ -33,11 +34,12 @@ from pathlib import Path
 from django.db import transaction
 
 from analysis.models import Metric, MetricScore
-from survey.formats import mqm
-from survey.formats.common import LINE_BREAK, LINE_BREAKS, pair
 from survey.importers import ImportReport
 from survey.models import Item, Segment, Triple
-from survey.wmt import MAX_INT, InputError, canonical_system, read_lines
+from wojdb.core.formats import mqm
+from wojdb.core.formats.common import LINE_BREAK, LINE_BREAKS, pair
+from wojdb.core.formats.wmt import canonical_system
+from wojdb.core.io import MAX_INT, InputError, read_lines
 
 MAX_ID = 2**63 - 1  # item ids are 64-bit database keys
 AGGREGATIONS = {"mean": lambda scores: sum(scores) / len(scores)}
@@ -49,7 +51,7 @@ MTME_FILE = re.compile(
 @dataclass(frozen=True)
 class ImportedScore:
     """One score as an external metric's file gives it, before it is matched to an item
-    (`analysis.metrics.compute.ScoreRow` is a built-in metric's score)."""
+    (`wojdb.core.metrics.compute.ScoreRow` is a built-in metric's score)."""
 
     metric: str
     variant: str

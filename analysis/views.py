@@ -7,8 +7,9 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.http import FileResponse, HttpResponse
 from django.shortcuts import get_object_or_404
 
-from analysis.release import database, write
+from analysis import releases as database
 from survey.models import Study
+from wojdb.core.release import write
 
 
 @staff_member_required

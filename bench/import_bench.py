@@ -67,9 +67,9 @@ def checks(report):
 
 
 def import_release(year, root, clock, tmp):
-    from survey import formats
     from survey.importers import import_documents, import_judgments, import_wmt
     from survey.models import Segment, Triple
+    from wojdb.core import formats
 
     before = Triple.objects.count()
     clock(f"import_wmt {root.name}/txt", import_wmt, root / "txt")

@@ -17,9 +17,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from survey import balance, scales
 from survey.assignment import release_abandoned
-from survey.composition import CompositionError, ConfigurationError, Layout
 from survey.models import Participant, Rating, Study
 from survey.questionnaires import (
     QuestionnaireError,
@@ -28,7 +26,10 @@ from survey.questionnaires import (
     extend_questionnaires,
     is_frozen,
 )
-from survey.vocabulary import ASSIGNED, COMPLETED, PAPER, WEB
+from wojdb.core import scales
+from wojdb.core.design import balance
+from wojdb.core.design.composition import CompositionError, ConfigurationError, Layout
+from wojdb.core.vocabulary import ASSIGNED, COMPLETED, PAPER, WEB
 
 STATUSES = [s for s, _ in Participant.STATUSES]
 STATUS_LABELS = [s.replace("_", " ").capitalize() for s in STATUSES]
@@ -165,7 +166,7 @@ def questionnaire(request, slug, number):
 @staff_only
 def figure(request, slug, name, fmt):
     # matplotlib takes seconds to import: only figure requests pay for it.
-    from survey import figures
+    from wojdb.core.design import figures
 
     study = get_object_or_404(Study, slug=slug)
     if name not in FIGURES or fmt not in figures.FORMATS:

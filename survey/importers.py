@@ -1,6 +1,7 @@
 """Loading WMT files into the sentence pool.
 
-Every importer reads and validates all its input first (survey.wmt raises `InputError` naming
+Every importer reads and validates all its input first (wojdb.core.formats.wmt raises `InputError`
+naming
 file, line and field), then writes in one transaction; re-importing the same files adds nothing.
 """
 
@@ -15,10 +16,6 @@ from pathlib import Path
 
 from django.db import connection, transaction
 
-from survey import alignment, formats, wmt
-from survey.formats import pairwise
-from survey.formats.common import document_lines
-from survey.judgment_files import APPRAISE, CLUSTERS, MQM, read_judgment_file
 from survey.models import (
     Corpus,
     ErrorAnnotation,
@@ -29,6 +26,12 @@ from survey.models import (
     SystemScore,
     Triple,
 )
+from wojdb.core import formats
+from wojdb.core.formats import pairwise, wmt
+from wojdb.core.formats import segment_ids as alignment
+from wojdb.core.formats.common import document_lines
+from wojdb.core.formats.judgments import APPRAISE, CLUSTERS, MQM, read_judgment_file
+from wojdb.core.io import InputError, read_input, text_length
 
 BATCH = 5000
 Progress = Callable[[int], None]
@@ -94,7 +97,7 @@ def prepare_wmt(
         # e.g. the WMT24 release's txt/ and txt-ts/: the same test set twice, different lines
         other = first.setdefault((ts.testset, ts.lp, ts.ref_name), ts)
         if other is not ts:
-            raise wmt.InputError(
+            raise InputError(
                 root,
                 f"{ts.testset} {ts.lp} is here twice ({other.files['source']} and "
                 f"{ts.files['source']}); import one of the folders",
@@ -128,7 +131,7 @@ def _check_texts(ts: formats.TestSetText, report: ImportReport) -> None:
     over-long ones (kept out); refuse text that differs from what is stored for the same
     segment or triple (a changed file is never silently ignored)."""
     if not ts.sources:
-        raise wmt.InputError(ts.files["source"], "is empty")
+        raise InputError(ts.files["source"], "is empty")
     too_long, blank = Counter(), Counter()
     limit = f"over {formats.common.MAX_TEXT_CHARS:,} characters, kept out"
     for what, lines in (("source", ts.sources), ("reference", ts.references)):
@@ -174,7 +177,7 @@ def _check_stored(ts: formats.TestSetText) -> None:
     for number, source, reference, document, domain in stored.iterator(chunk_size=BATCH):
         i = number - 1
         if i >= len(ts.sources):
-            raise wmt.InputError(
+            raise InputError(
                 ts.files["source"],
                 f"has {len(ts.sources)} lines but {number} segments of this test set are stored",
             )
@@ -185,7 +188,7 @@ def _check_stored(ts: formats.TestSetText) -> None:
             ("domain", domain, ts.domains[i]),
         ):
             if old != new and (what in ("source", "reference") or (old and new)):
-                raise wmt.InputError(
+                raise InputError(
                     ts.files["reference" if what == "reference" else "source"],
                     f"differs from the stored {what} ({old[:60]!r} → {new[:60]!r}); "
                     "a changed test set needs a new --testset name",
@@ -201,7 +204,7 @@ def _check_stored(ts: formats.TestSetText) -> None:
     ).values_list("corpus__system", "segment__number", "hypothesis")
     for system, number, hypothesis in triples.iterator(chunk_size=BATCH):
         if ts.hypotheses[system][number - 1] != hypothesis:
-            raise wmt.InputError(
+            raise InputError(
                 ts.files[system],
                 f"differs from the stored hypothesis ({hypothesis[:60]!r}); "
                 "a changed system output needs a new system name",
@@ -233,7 +236,7 @@ def write_wmt(plan: WmtPlan, progress: Progress = _no_progress) -> ImportReport:
                         "corpus_id": corpus.pk,
                         "segment_id": seg_pk,
                         "hypothesis": text,
-                        "hypothesis_length": wmt.text_length(text, ts.target_lang),
+                        "hypothesis_length": text_length(text, ts.target_lang),
                     }
                     for seg_pk, text in zip(segments, lines, strict=True)
                     if seg_pk is not None
@@ -248,7 +251,7 @@ def write_wmt(plan: WmtPlan, progress: Progress = _no_progress) -> ImportReport:
 
 def import_wmt(root: Path, *, progress: Progress = _no_progress, **selection) -> ImportReport:
     """Import sources, references and hypotheses from any test-set layout under `root`
-    (`survey.formats`): validate everything first, then write in one transaction."""
+    (`wojdb.core.formats`): validate everything first, then write in one transaction."""
     return write_wmt(prepare_wmt(root, **selection), progress)
 
 
@@ -296,8 +299,8 @@ def _segments(ts: formats.TestSetText, report: ImportReport) -> list[int | None]
             "reference": reference,
             "document": ts.documents[n - 1],
             "domain": ts.domains[n - 1],
-            "source_length": wmt.text_length(src, ts.source_lang),
-            "reference_length": wmt.text_length(reference, ts.target_lang),
+            "source_length": text_length(src, ts.source_lang),
+            "reference_length": text_length(reference, ts.target_lang),
         }
         for n, (src, reference) in enumerate(zip(ts.sources, ts.references, strict=True), start=1)
         if n not in existing and n not in ts.skipped_lines
@@ -328,15 +331,15 @@ def _testset_for(testset: str | None, src: str, tgt: str, where) -> str:
             return testset
         known = sorted(set(Segment.objects.values_list("testset", flat=True).distinct()))
         if testset not in known:
-            raise wmt.InputError(
+            raise InputError(
                 "--testset",
                 f"unknown test set {testset!r} (imported: {', '.join(known) or 'none'})",
             )
-        raise wmt.InputError(where, f"test set {testset} has no {src}-{tgt} sentences")
+        raise InputError(where, f"test set {testset} has no {src}-{tgt} sentences")
     if not held:
-        raise wmt.InputError(where, f"no test set holds {src}-{tgt}: import its texts first")
+        raise InputError(where, f"no test set holds {src}-{tgt}: import its texts first")
     if len(held) > 1:
-        raise wmt.InputError(
+        raise InputError(
             where, f"several test sets hold {src}-{tgt} ({', '.join(sorted(held))}): name one "
             "with --testset",
         )  # fmt: skip
@@ -423,7 +426,7 @@ class _JudgmentPlan:
 
 
 def _sha256(path: Path) -> str:
-    return hashlib.sha256(wmt.read_input(path)).hexdigest()
+    return hashlib.sha256(read_input(path)).hexdigest()
 
 
 def import_judgments(
@@ -437,12 +440,13 @@ def import_judgments(
     """Import human-judgment files of any known format (JUDGMENT_FORMATS), recognised by content.
 
     Segment ids are mapped to lines by the test set's document ids (`sid_mapping="documents"`,
-    survey.alignment) or taken as line numbers (`"lines"`); every mapping is checked by content
+    wojdb.core.formats.segment_ids) or taken as line numbers (`"lines"`); every mapping is checked
+    by content
     and refused when it fails, unless `accept_unverified_alignment` (recorded on the import).
     Without document ids, segment scores are kept as system-level scores only.
     """
     if sid_mapping not in SID_MAPPINGS:
-        raise wmt.InputError("--sid-mapping", f"must be one of {', '.join(SID_MAPPINGS)}")
+        raise InputError("--sid-mapping", f"must be one of {', '.join(SID_MAPPINGS)}")
     report, plans, seen, loaded, chrf = ImportReport(), [], {}, {}, {}
     files = [(path, *read_judgment_file(path, lp), _sha256(path)) for path in paths]
     for path, file_format, records, digest in files:
@@ -450,7 +454,7 @@ def import_judgments(
         for row in records:
             by_lp[row.source_lang, row.target_lang].append(row)
         if not by_lp:
-            raise wmt.InputError(path, "holds no judgments" + (f" of {lp}" if lp else ""))
+            raise InputError(path, "holds no judgments" + (f" of {lp}" if lp else ""))
         if len(by_lp) > 1:  # an Appraise export of many pairs: pairs not imported are skipped
             held = {
                 pair: rows
@@ -458,7 +462,7 @@ def import_judgments(
                 if Segment.objects.filter(source_lang=pair[0], target_lang=pair[1]).exists()
             }
             if not held:
-                raise wmt.InputError(
+                raise InputError(
                     path, "no test set holds any of its language pairs ("
                     + ", ".join(f"{s}-{t}" for s, t in sorted(by_lp))
                     + "): import their texts first",
@@ -501,7 +505,7 @@ def import_judgments(
     )
     for (ts, src, tgt), n in scored.items():
         if n > 1:
-            raise wmt.InputError(
+            raise InputError(
                 "FILE", f"{n} different segment-score files for {ts} {src}-{tgt}: import one"
             )
     with transaction.atomic():
@@ -535,10 +539,10 @@ def _match_systems(path, rows, sentences: _Sentences, testset: str, report: Impo
             report.mapped[raw] = name
     for name, raws in by_canonical.items():
         if len(raws) > 1:
-            raise wmt.InputError(path, f"{' and '.join(sorted(raws))} are both {name}", field="SYS")
+            raise InputError(path, f"{' and '.join(sorted(raws))} are both {name}", field="SYS")
     matched = {raw for raw, name in names.items() if name in sentences.systems}
     if not matched:
-        raise wmt.InputError(
+        raise InputError(
             path, f"none of its systems ({', '.join(sorted(names))}) is imported for "
             f"{testset} {lp} (imported: {', '.join(sorted(sentences.systems))})",
         )  # fmt: skip
@@ -577,11 +581,11 @@ def _plan_judgments(
     names, matched = _match_systems(path, rows, sentences, testset, report)
     by_document = {bool(r.document) for r in rows}
     if len(by_document) > 1:
-        raise wmt.InputError(path, "mixes numbered and document-style (DOC_n) segment ids",
+        raise InputError(path, "mixes numbered and document-style (DOC_n) segment ids",
                              field="SID")  # fmt: skip
     if by_document == {True}:
         if sid_mapping == "lines":
-            raise wmt.InputError(
+            raise InputError(
                 "--sid-mapping", f"lines cannot apply to {path.name}: its segment ids name "
                 "documents (DOC_n)",
             )  # fmt: skip
@@ -626,7 +630,7 @@ def _plan_judgments(
                 else f"segment id {row.segment_id} is beyond the {len(lines)} sentences of "
                 f"{testset} {lp}"
             )
-            raise wmt.InputError(path, problem, line=row.line, field="SID")
+            raise InputError(path, problem, line=row.line, field="SID")
         if lines is not None and row.system in matched:
             triple_of[row] = sentences.triples.get((names[row.system], lines[key]))
     if file_format == wmt.SEGMENT_SCORES:
@@ -666,7 +670,8 @@ def _plan_judgments(
 
 def _check(path, record, scored, testset, lp, mapping, accept, report, chrf, documents=(0, 0),
            ids="SID"):  # fmt: skip
-    """The alignment check of one import (survey.alignment), its figures printed and stored on
+    """The alignment check of one import (wojdb.core.formats.segment_ids), its figures printed and
+    stored on
     the record; refused when it fails unless `accept` (then recorded).
 
     `documents` is (items that name a document, of them naming another than their line's).
@@ -697,7 +702,7 @@ def _check(path, record, scored, testset, lp, mapping, accept, report, chrf, doc
     )
     if problems:
         if not accept:
-            raise wmt.InputError(
+            raise InputError(
                 path, f"its segment ids do not fit {testset} {lp}'s sentences by {mapping} "
                 f"({check.describe()}; {'; '.join(problems)}). If you are sure of the "
                 "mapping, re-run with --accept-unverified-alignment (recorded with the import)",
@@ -734,7 +739,7 @@ def _plan_rater_judgments(
         [sentences.document_of.get(n, "") for n in range(1, sentences.count + 1)]
     )
     if by_document and not sentences.document_of:
-        raise wmt.InputError(
+        raise InputError(
             path, f"its segments are numbered within documents, but {testset} {lp} has no "
             "document ids: import them first (import_documents, or a layout that names "
             "documents)",
@@ -743,22 +748,22 @@ def _plan_rater_judgments(
     line_of, compared, wrong_document = {}, 0, 0
     for r in rows:
         if file_format == APPRAISE and not 0 <= r.score <= 100:
-            raise wmt.InputError(path, f"{r.score:g} is outside 0-100", line=r.line, field="score")
+            raise InputError(path, f"{r.score:g} is outside 0-100", line=r.line, field="score")
         if r.seconds is not None and r.seconds < 0:
-            raise wmt.InputError(path, "ends before it starts", line=r.line, field="timeEnd")
+            raise InputError(path, "ends before it starts", line=r.line, field="timeEnd")
         if r.system not in matched or r.document_score:
             continue
         if r.doc_segment is not None:
             line = doc_lines.get((r.document, r.doc_segment))
             if line is None:
-                raise wmt.InputError(
+                raise InputError(
                     path, f"{testset} {lp} has no segment {r.doc_segment} in document "
                     f"{r.document!r}", line=r.line, field=field_name,
                 )  # fmt: skip
         else:
             line = r.test_set_line
             if not 1 <= line <= sentences.count:
-                raise wmt.InputError(
+                raise InputError(
                     path, f"item {r.item_id} is beyond the {sentences.count} sentences of "
                     f"{testset} {lp}", line=r.line, field=field_name,
                 )  # fmt: skip
@@ -866,14 +871,14 @@ def import_documents(paths: Iterable[Path], *, testset: str | None = None) -> Im
         )
         count = max(number for _, number, _ in segments)
         if count != len(docs.ids):
-            raise wmt.InputError(
+            raise InputError(
                 path, f"has {len(docs.ids)} lines but {ts} {docs.source_lang}-{docs.target_lang} "
                 f"has {count} sentences",
             )  # fmt: skip
         for pk, number, document in segments:
             new = docs.ids[number - 1]
             if document and document != new:
-                raise wmt.InputError(
+                raise InputError(
                     path, f"gives {new!r}, but the sentence already belongs to {document!r}",
                     line=number,
                 )  # fmt: skip
@@ -895,13 +900,13 @@ def import_ranks(path: Path, *, testset: str | None = None) -> ImportReport:
     '+' share it), and outputs whose stored hypotheses are identical are one (thesis §6.1.1),
     given the mean of their ranks. Unmatched systems stay in S (they were ranked) but get no
     score; wmt.rank_scores renumbers the ranks over S. The file is recognised by content: WMT's
-    5-way ranking CSV, or WMT15-16's pairwise export (survey.formats.pairwise), whose rows are
+    5-way ranking CSV, or WMT15-16's pairwise export (wojdb.core.formats.pairwise), whose rows are
     grouped back into rankings.
     """
     pairwise_file = pairwise.sniff(path)
     rankings = pairwise.read(path) if pairwise_file else wmt.read_rankings(path)
     if not rankings:
-        raise wmt.InputError(path, "holds no rankings")
+        raise InputError(path, "holds no rankings")
     index, texts = {}, {}
     for src, tgt in sorted({(r.source_lang, r.target_lang) for r in rankings}):
         ts = _testset_for(testset, src, tgt, path)
@@ -934,7 +939,7 @@ def import_ranks(path: Path, *, testset: str | None = None) -> ImportReport:
             for pk in members:
                 totals[pk].append(score)
     if not totals:
-        raise wmt.InputError(path, "none of the ranked systems is imported for its test set")
+        raise InputError(path, "none of the ranked systems is imported for its test set")
     with transaction.atomic():
         updates = [(sum(s) / len(s), len(s), pk) for pk, s in totals.items()]
         _update_triples(["rank_score", "rank_count"], updates)

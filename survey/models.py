@@ -13,9 +13,11 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from survey import composition, languages, scales, texts
-from survey.languages import LANGUAGE_NAMES
-from survey.vocabulary import PARTICIPANT_STATUSES, PARTICIPATION_MODES, PERMUTATION_TYPES, WEB
+from wojdb.core import scales, texts
+from wojdb.core.design import composition
+from wojdb.core.language import codes as languages
+from wojdb.core.language.codes import LANGUAGE_NAMES
+from wojdb.core.vocabulary import PARTICIPANT_STATUSES, PARTICIPATION_MODES, PERMUTATION_TYPES, WEB
 
 
 class Segment(models.Model):
@@ -175,7 +177,7 @@ class SystemScore(models.Model):
     testset = models.CharField(max_length=64)
     source_lang = models.CharField(max_length=8)
     target_lang = models.CharField(max_length=8)
-    system = models.CharField(max_length=128, help_text="canonical name (survey.wmt)")
+    system = models.CharField(max_length=128, help_text="canonical name (wojdb.core.formats.wmt)")
     raw = models.FloatField(help_text="mean of the segments' mean raw scores (0-100)")
     z = models.FloatField(help_text="mean of the segments' mean z-scores")
     n = models.PositiveIntegerField(
@@ -200,7 +202,7 @@ class ExternalJudgment(models.Model):
 
     WMT DA (per-rater files): `score` is the rater's z-score; Appraise (DA, DA+SQM, ESA): the
     0-100 score; MQM: minus the sum of the rater's error weights for the segment
-    (survey.formats.mqm.MQM_WEIGHTS; the segment's MQM score is the mean over its raters).
+    (wojdb.core.formats.mqm.MQM_WEIGHTS; the segment's MQM score is the mean over its raters).
     `source.file_format` says which.
     """
 
@@ -388,7 +390,8 @@ class Study(models.Model):
     order_high = models.CharField(max_length=60, default=texts.QUESTIONS["order_high"])
     abandon_after_minutes = models.PositiveIntegerField(default=120)
     is_open = models.BooleanField(default=True)
-    # What participants read (thesis Appendix A by default); see survey/texts.py for the format.
+    # What participants read (thesis Appendix A by default); see wojdb/core/texts/__init__.py for
+    # the format.
     information_sheet = models.TextField(default=texts.information_sheet)
     consent_intro = models.TextField(default=texts.consent_intro)
     consent_closing = models.TextField(default=texts.consent_closing)
@@ -471,7 +474,7 @@ class Study(models.Model):
     def take_language_defaults(self, given=()) -> None:
         """Give a new study the texts of its language: each participant text, question and
         scale label not in `given` (the fields its creator wrote) becomes the language's
-        default (survey/texts.py; English where there is no translation)."""
+        default (wojdb/core/texts/__init__.py; English where there is no translation)."""
         for name, text in texts.study_defaults(self.language).items():
             if name not in given:
                 setattr(self, name, text)
@@ -744,7 +747,8 @@ class Rating(models.Model):
 
 
 class PaperLayout(models.Model):
-    """One print run of a questionnaire: the layout.json of its copies (survey/paper/layout.py)."""
+    """One print run of a questionnaire: the layout.json of its copies
+    (wojdb/core/paper/layout.py)."""
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="paper_layouts")
     questionnaire = models.ForeignKey(

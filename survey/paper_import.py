@@ -1,6 +1,6 @@
 """Paper questionnaires in the database: print runs, scanned pages, paper participants.
 
-The pure work is in survey/paper/; this module turns a study into what is printed, records the
+The pure work is in wojdb/core/paper/; this module turns a study into what is printed, records the
 copies, stores scanned pages and, once a copy's pages are all in, makes its answers one
 participant (`mode="paper"`) with ratings exactly like a web participant's.
 """
@@ -20,7 +20,7 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 
-from survey import participation, texts
+from survey import participation
 from survey.forms import language_name
 from survey.models import (
     ConsentText,
@@ -34,9 +34,10 @@ from survey.models import (
     ScanPage,
     Study,
 )
-from survey.paper import printing, scanning
-from survey.paper.layout import MM, PAPER_SIZES, Layout, PageCode
-from survey.wmt import read_input
+from wojdb.core import texts
+from wojdb.core.io import read_input
+from wojdb.core.paper import printing, scanning
+from wojdb.core.paper.layout import MM, PAPER_SIZES, Layout, PageCode
 
 SCALE_FIELDS = {"holistic": "holistic", "word_order": "order"}  # field suffix -> Rating field
 PAIR_FIELD = re.compile(r"(?:pair-(\d+)|practice)\.(holistic|word_order)")

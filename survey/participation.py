@@ -20,7 +20,6 @@ from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from survey import texts
 from survey.assignment import enrol
 from survey.models import (
     ConsentText,
@@ -34,7 +33,8 @@ from survey.models import (
     Study,
     Withdrawal,
 )
-from survey.vocabulary import COMPLETED
+from wojdb.core import texts
+from wojdb.core.vocabulary import COMPLETED
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,7 @@
 """Questionnaires in the database: build, extend, revise.
 
-Loads the sentence pool as plain data, lets `survey.composition` compose by Table 6.3, and saves
+Loads the sentence pool as plain data, lets `wojdb.core.design.composition` compose by Table 6.3,
+and saves
 questionnaires with their seed and the composition's version in one transaction. A questionnaire
 a participant has started is frozen: an edit then makes a new version for new participants, and
 the answered version never changes.
@@ -14,16 +15,10 @@ import pandas as pd
 from django.db import transaction
 from django.db.models import Max
 
-from survey import composition, scales
-from survey.balance import ENTRY_COLUMNS
-from survey.models import (
-    Item,
-    Permutation,
-    Questionnaire,
-    QuestionnaireEntry,
-    Study,
-    Triple,
-)
+from survey.models import Item, Permutation, Questionnaire, QuestionnaireEntry, Study, Triple
+from wojdb.core import scales
+from wojdb.core.design import composition
+from wojdb.core.design.balance import ENTRY_COLUMNS
 
 Progress = Callable[[int], None]
 

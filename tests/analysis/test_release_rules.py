@@ -14,8 +14,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 import wojdb
-from analysis.release import load, read, schema
 from tests.analysis.release_files import copied, exported, restamp
+from wojdb.core.release import load, read, schema
 
 pytestmark = pytest.mark.django_db
 

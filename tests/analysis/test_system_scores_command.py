@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 from django.core.management import CommandError, call_command
 
-from analysis.stats import system
 from survey.importers import import_documents, import_judgments, import_wmt
-from survey.wmt import read_judgments
 from wojdb import bundled
+from wojdb.core.formats.wmt import read_judgments
+from wojdb.core.stats import system
 
 SLICE = Path(__file__).resolve().parents[2] / "fixtures/wmt21-slice"
 

@@ -1,4 +1,5 @@
-"""Questionnaire composition (survey.composition): Table 6.3, checked rule by rule on plain data."""
+"""Questionnaire composition (wojdb.core.design.composition): Table 6.3, checked rule by rule on
+plain data."""
 
 import random
 from collections import Counter, defaultdict
@@ -8,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from survey.composition import (
+from wojdb.core.design.composition import (
     CORE_TYPES,
     CompositionError,
     ConfigurationError,

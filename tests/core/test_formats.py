@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from survey import formats
-from survey.formats import appraise, mqm, pairwise
-from survey.formats.common import document_lines, language, ref_name
-from survey.wmt import InputError
+from wojdb.core import formats
+from wojdb.core.formats import appraise, mqm, pairwise
+from wojdb.core.formats.common import document_lines, language, ref_name
+from wojdb.core.io import InputError
 
 DATA = Path(__file__).resolve().parents[1] / "survey" / "data"
 WMT22 = DATA / "wmt22-news-systems"

@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.stats import system
-from survey.wmt import read_judgments
 from wojdb import bundled
+from wojdb.core.formats.wmt import read_judgments
+from wojdb.core.stats import system
 
 DATA = Path(__file__).parents[1] / "analysis" / "data" / "wmt21"
 

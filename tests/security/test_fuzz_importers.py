@@ -13,7 +13,8 @@ from hypothesis.extra.django import TestCase
 
 from survey.importers import import_judgments, import_ranks, import_wmt
 from survey.models import Corpus, ExternalJudgment, Segment, Triple
-from survey.wmt import JUDGMENT_HEADER, InputError
+from wojdb.core.formats.wmt import JUDGMENT_HEADER
+from wojdb.core.io import InputError
 
 pytestmark = pytest.mark.slow
 

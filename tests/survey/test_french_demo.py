@@ -12,10 +12,10 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from analysis.analysing import study_systems
-from survey import texts
-from survey.demo import DEMOS, demo_study, import_slice
+from analysis.demo import DEMOS, demo_study, import_slice
 from survey.importers import import_documents, import_wmt
 from survey.models import Corpus, Item, Segment, SystemScore, Triple
+from wojdb.core import texts
 
 pytestmark = pytest.mark.django_db
 FRENCH = DEMOS["fr"]

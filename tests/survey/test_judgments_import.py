@@ -9,17 +9,13 @@ import pytest
 from django.core.management import CommandError, call_command
 from sacrebleu.metrics import CHRF
 
-from survey import alignment, wmt
 from survey.importers import import_documents, import_judgments, import_ranks, import_wmt
-from survey.judgment_files import read_judgment_file
-from survey.models import (
-    ExternalJudgment,
-    JudgmentImport,
-    Segment,
-    SystemScore,
-    Triple,
-)
+from survey.models import ExternalJudgment, JudgmentImport, Segment, SystemScore, Triple
 from wojdb.bundled import wmt21_toen
+from wojdb.core.formats import segment_ids as alignment
+from wojdb.core.formats import wmt
+from wojdb.core.formats.judgments import read_judgment_file
+from wojdb.core.io import InputError, check_language
 
 REPO = Path(__file__).resolve().parents[2]
 SLICE = REPO / "fixtures/wmt21-slice"
@@ -40,7 +36,7 @@ def state():
 
 def refused(call, *fragments):
     before = state()
-    with pytest.raises(wmt.InputError) as e:
+    with pytest.raises(InputError) as e:
         call()
     for fragment in fragments:
         assert fragment in str(e.value)
@@ -276,13 +272,13 @@ def test_segment_ids_beyond_the_test_set_are_refused(slice_copy):
 def test_files_are_recognised_by_content(tmp_path):
     renamed = tmp_path / "scores.txt"
     shutil.copy(SLICE / "humaneval/ad-seg-scores-de-en.csv", renamed)
-    with pytest.raises(wmt.InputError, match="does not name its language pair"):
+    with pytest.raises(InputError, match="does not name its language pair"):
         read_judgment_file(renamed)
     fmt, rows = read_judgment_file(renamed, "de-en")
     assert fmt == wmt.SEGMENT_SCORES and rows[0].source_lang == "de"
     fmt, rows = read_judgment_file(SLICE / "humaneval/ad-deen-good-stnd.csv")
     assert fmt == wmt.JUDGMENTS and rows[0].item_type in {"SYSTEM", "REPEAT", "BAD_REF", "REF"}
-    with pytest.raises(wmt.InputError, match="not a judgment file of a known format"):
+    with pytest.raises(InputError, match="not a judgment file of a known format"):
         read_judgment_file(SLICE / "txt/newstest2021.de-en.ref.A.en")
 
 
@@ -438,9 +434,9 @@ def test_any_iso_639_pair_is_read_in_its_standard_form(tmp_path):
     scores = tmp_path / "ad-seg-scores-en-liv.csv"
     scores.write_text("SYS SID RAW.SCR Z.SCR N\nTartuNLP.1 3 71.0 0.2 1\n")
     assert wmt.read_segment_scores(scores)[0].target_lang == "liv"
-    assert wmt.check_language("cze", "f") == "cs" and wmt.check_language("deu", "f") == "de"
-    with pytest.raises(wmt.InputError, match="f, line 4, field srclang: unknown language 'xx'"):
-        wmt.check_language("xx", "f", "srclang", 4)
+    assert check_language("cze", "f") == "cs" and check_language("deu", "f") == "de"
+    with pytest.raises(InputError, match="f, line 4, field srclang: unknown language 'xx'"):
+        check_language("xx", "f", "srclang", 4)
 
 
 WMT16 = DATA / "wmt16"

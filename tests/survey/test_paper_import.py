@@ -14,9 +14,9 @@ from django.core.management.base import CommandError
 
 from survey import paper_import
 from survey.models import PaperAnswer, PaperCopy, Participant, Rating, ScanPage
-from survey.paper import pen, scanning
-from survey.paper.layout import CONTENT_SIDE, Layout
 from tests.factories import make_study
+from wojdb.core.paper import pen, scanning
+from wojdb.core.paper.layout import CONTENT_SIDE, Layout
 
 DPI = 150
 

@@ -12,11 +12,12 @@ from hypothesis import strategies as st
 
 from analysis.report import Report, Section, Table, write_report
 from analysis.report_files import forget_participant
-from survey import participation, texts
+from survey import participation
 from survey.checks import unfilled_study_texts
 from survey.models import ConsentText, PlatformIdentity, Rating, Withdrawal
 from survey.participation import Answer, Refused
 from tests.factories import make_study
+from wojdb.core import texts
 
 answers = st.lists(
     st.tuples(st.none() | st.integers(1, 5), st.none() | st.integers(1, 5)), max_size=12

@@ -7,7 +7,6 @@ from collections import Counter
 import pytest
 from django.core.exceptions import ValidationError
 
-from survey import composition
 from survey.assignment import enrol
 from survey.models import (
     Corpus,
@@ -31,6 +30,7 @@ from survey.questionnaires import (
     load_pool,
     revise,
 )
+from wojdb.core.design import composition
 
 LANGUAGES = ("cs", "de", "ha", "is", "ja", "ru", "zh")
 TYPES = ("order", "swap", "phrase", "choice")

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from survey import wmt
-from survey.formats import mqm
 from survey.importers import import_documents, import_judgments, import_wmt
-from survey.judgment_files import APPRAISE, MQM, read_judgment_file
 from survey.models import ErrorAnnotation, ExternalJudgment, JudgmentImport
+from wojdb.core.formats import mqm, wmt
+from wojdb.core.formats.judgments import APPRAISE, MQM, read_judgment_file
+from wojdb.core.io import InputError
 
 DATA = Path(__file__).resolve().parent / "data"
 LIV = DATA / "wmt22-liv"
@@ -30,7 +30,7 @@ def state():
 
 def refused(call, *fragments):
     before = state()
-    with pytest.raises(wmt.InputError) as e:
+    with pytest.raises(InputError) as e:
         call()
     for fragment in fragments:
         assert fragment in str(e.value)

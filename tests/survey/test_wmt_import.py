@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from survey import alignment, wmt
 from survey.importers import (
     PoolError,
     import_documents,
@@ -18,6 +17,9 @@ from survey.importers import (
 )
 from survey.models import Corpus, ExternalJudgment, JudgmentImport, Segment, SystemScore, Triple
 from wojdb.bundled import wmt21_toen
+from wojdb.core.formats import segment_ids as alignment
+from wojdb.core.formats import wmt
+from wojdb.core.io import WORD, InputError
 
 REPO = Path(__file__).resolve().parents[2]
 SLICE = REPO / "fixtures/wmt21-slice"
@@ -63,7 +65,7 @@ def test_texts_are_stored_line_by_line():
     assert t.hypothesis == hyps.split("\n")[2]
     assert t.segment.reference == refs.split("\n")[2]
     assert t.segment.source_lang == "de" and t.corpus.year == 2021
-    assert t.hypothesis_length == len(wmt.WORD.findall(t.hypothesis))
+    assert t.hypothesis_length == len(WORD.findall(t.hypothesis))
 
 
 def import_slice(lps=None):
@@ -127,7 +129,7 @@ def test_full_wmt21_data_imports_every_pair_with_its_alignment_checked():
     judgments = sorted((data / "humaneval").glob("*.csv"))
     # Without document ids, de-en's SIDs taken as line numbers fail the check.
     de_en = data / "humaneval/ad-seg-scores-de-en.csv"
-    with pytest.raises(wmt.InputError, match="do not fit newstest2021 de-en"):
+    with pytest.raises(InputError, match="do not fit newstest2021 de-en"):
         import_judgments([de_en], sid_mapping="lines")
     import_documents(sorted((data / "documents").glob("*.docids")))
     report = import_judgments(judgments)
@@ -161,7 +163,7 @@ def test_full_wmt21_data_imports_every_pair_with_its_alignment_checked():
 
 def refused(call, *fragments):
     before = db_counts()
-    with pytest.raises(wmt.InputError) as e:
+    with pytest.raises(InputError) as e:
         call()
     for fragment in fragments:
         assert fragment in str(e.value)
@@ -240,7 +242,7 @@ def test_rankings_with_a_rank_out_of_range_are_refused(tmp_path):
     rows = (DATA / "rankings.csv").read_text().split("\n")
     rows[1] = rows[1].replace(",1,2,2,4,5", ",1,2,2,4,9")
     bad.write_text("\n".join(rows))
-    with pytest.raises(wmt.InputError, match="line 2, field system5rank: rank 9 outside 1-5"):
+    with pytest.raises(InputError, match="line 2, field system5rank: rank 9 outside 1-5"):
         wmt.read_rankings(bad)
 
 

@@ -3,8 +3,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from analysis.release import database
-from survey.management.reporting import find_study
+from analysis import releases as database
+from wojdb.reporting import find_study
 
 
 class Command(BaseCommand):

@@ -4,8 +4,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from analysis.release import database, read
-from survey.wmt import InputError
+from analysis import releases as database
+from wojdb.core.io import InputError
+from wojdb.core.release import read
 
 
 class Command(BaseCommand):

@@ -7,8 +7,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis import frames
-from analysis.stats import system
-from survey.management.reporting import find_study
+from wojdb.core.stats import system
+from wojdb.reporting import find_study
 
 SOURCES = ("study", "da", "mqm")
 

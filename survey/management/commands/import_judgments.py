@@ -3,8 +3,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand
 
 from survey.importers import SID_MAPPINGS, import_judgments
-from survey.judgment_files import JUDGMENT_FORMATS
-from survey.management.reporting import clear_errors, print_report
+from wojdb.core.formats.judgments import JUDGMENT_FORMATS
+from wojdb.reporting import clear_errors, print_report
 
 
 class Command(BaseCommand):
@@ -15,7 +15,8 @@ class Command(BaseCommand):
         "(import_documents) and the mapping is checked by content (z-scores against sentence "
         "chrF, hypotheses identical to the reference); an import failing the check is refused. "
         "Without document ids, segment scores are kept as system-level scores only. System "
-        "names are matched after one normalisation (survey.wmt.canonical_system); the report "
+        "names are matched after one normalisation (wojdb.core.formats.wmt.canonical_system); "
+        "the report "
         "names every mapped and every unmatched system."
     )
 

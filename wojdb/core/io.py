@@ -1,0 +1,148 @@
+"""The input layer: every input file is opened, listed and read here, and every number in one is
+parsed here, so an unreadable path, bad bytes or a malformed value is one `InputError` naming
+file, line and field.
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+import os
+import re
+from pathlib import Path
+from typing import BinaryIO
+
+from wojdb.core.language.codes import language
+
+# Languages written without spaces: lengths are counted in characters.
+UNSPACED = {"zh", "ja", "th", "km", "my"}
+WORD = re.compile(r"\w+|[^\w\s]")
+MAX_INT = 2**31 - 1
+# Longest names the database stores (survey.models).
+MAX_LENGTH = {
+    "test set": 64, "reference": 16, "system": 128, "WorkerId": 64, "HITId": 64, "document": 128,
+}  # fmt: skip
+
+
+class InputError(ValueError):
+    """A problem in an input file, located by file, line and field."""
+
+    def __init__(self, path, problem: str, line: int | None = None, field: str | None = None):
+        self.path, self.problem = path, problem
+        where = (
+            str(path) + (f", line {line}" if line else "") + (f", field {field}" if field else "")
+        )
+        super().__init__(f"{where}: {problem}")
+
+
+def check_length(value: str, path, field: str, line: int | None = None) -> str:
+    if len(value) > MAX_LENGTH[field]:
+        raise InputError(
+            path, f"longer than {MAX_LENGTH[field]} characters", line=line, field=field
+        )
+    return value
+
+
+def check_language(code: str, path, field: str = "language pair", line: int | None = None) -> str:
+    """The standard form of an ISO 639 code (wojdb.core.language.codes.language), or an
+    InputError."""
+    standard = language(code)
+    if standard is None:
+        raise InputError(path, f"unknown language {code!r} (not an ISO 639 code)", line, field)
+    return standard
+
+
+def text_length(text: str, lang: str) -> int:
+    if lang in UNSPACED:
+        return sum(1 for ch in text if not ch.isspace())
+    return len(WORD.findall(text))
+
+
+def open_input(path: Path) -> BinaryIO:
+    """An input file opened for reading in binary. Every command opens its input files here, so
+    a path that does not exist, a folder where a file is expected and a file the process may
+    not read are each one clear InputError naming the path."""
+    try:
+        return open(path, "rb")  # the caller closes it
+    except (FileNotFoundError, NotADirectoryError):
+        raise InputError(path, "does not exist") from None
+    except IsADirectoryError:
+        raise InputError(path, "is a folder, not a file") from None
+    except PermissionError:
+        raise InputError(path, "cannot be read: permission denied") from None
+    except OSError as e:
+        raise InputError(path, f"cannot be read: {e.strerror or e}") from None
+
+
+def read_input(path: Path) -> bytes:
+    """The bytes of an input file (see `open_input`)."""
+    with open_input(path) as handle:
+        try:
+            return handle.read()
+        except OSError as e:
+            raise InputError(path, f"cannot be read: {e.strerror or e}") from None
+
+
+def input_files(root: Path) -> list[Path]:
+    """Every file below a folder, sorted; a subfolder that cannot be listed is an InputError
+    (pathlib's rglob would skip it without a word)."""
+
+    def refuse(error: OSError):
+        raise InputError(error.filename, f"cannot be listed: {error.strerror or error}")
+
+    return sorted(
+        Path(folder, name)
+        for folder, _, names in os.walk(root, onerror=refuse)
+        for name in names
+        if Path(folder, name).is_file()
+    )
+
+
+def read_lines(path: Path) -> list[str]:
+    """A file's lines as text (gzip-compressed when named .gz); bad bytes are reported by line."""
+    data = read_input(path)
+    if path.suffix == ".gz":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as e:
+            raise InputError(path, f"is not a readable gzip file ({e})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise InputError(path, f"bytes are not valid UTF-8 ({e.reason})", line=line) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\x00" in text:
+        # PostgreSQL cannot store NUL in text; no WMT file has one, so it means a corrupt file.
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise InputError(path, "contains a NUL character", line=line)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.rstrip("\r") for line in lines]
+
+
+# ASCII digits only: Python's int() and float() also take "1_0" (as 10), "٣" (as 3), "nan" and
+# "inf", none of which is a number in an input file.
+INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+
+
+def parse_number(
+    value, path, line: int | None = None, field: str | None = None, kind=float,
+    minimum: float | None = None, maximum: float | None = None,
+):  # fmt: skip
+    """`value` as an int or a finite float, or an InputError naming file, line and field.
+    Integers default to the range of the database's non-negative 32-bit columns."""
+    text = value if isinstance(value, str) else None
+    if text is None or not (INTEGER if kind is int else DECIMAL).fullmatch(text):
+        raise InputError(path, f"{value!r} is not a number", line=line, field=field)
+    number = kind(text)
+    if kind is float and not math.isfinite(number):
+        raise InputError(path, f"{value!r} is not a finite number", line=line, field=field)
+    if kind is int and minimum is None and maximum is None:
+        minimum, maximum = 0, MAX_INT
+    if (minimum is not None and number < minimum) or (maximum is not None and number > maximum):
+        raise InputError(path, f"{value!r} is out of range", line=line, field=field)
+    return number
