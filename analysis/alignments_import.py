@@ -24,10 +24,9 @@ from django.db import transaction
 
 from analysis.models import Alignment, Metric
 from analysis.scoring import item_parses
-from survey.importers import ImportReport, Progress
 from survey.models import Item
 from survey.parsing import Bars, no_bars
-from wojdb.core.io import InputError, read_lines
+from wojdb.core.io import ImportReport, InputError, Progress, read_lines
 from wojdb.core.language.nlp import Parse
 from wojdb.core.metrics.alignment import (
     PERMUTATION_MAPPING,

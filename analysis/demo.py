@@ -19,23 +19,20 @@ from django.contrib.auth import get_user_model
 from analysis.analysing import AnalysisError, run_analysis
 from analysis.scoring import ScoringError, score_rated_items
 from analysis.simulation import SimulationError, add_simulated_participants
+from survey.documents import import_documents
 from survey.generation import GenerationError, generate_permutations
-from survey.importers import (
-    ImportReport,
-    PoolError,
-    import_documents,
-    import_judgments,
-    import_wmt,
-    sample_pool,
-)
+from survey.judgments import import_judgments
 from survey.models import Item, Permutation, Segment, Study, Triple
+from survey.pool import PoolError, sample_pool
 from survey.questionnaires import QuestionnaireError, build_questionnaires
 from survey.study_file import StudyFileError, apply_study_file, read_study_file
+from survey.testsets import import_wmt
 from wojdb.core.design.composition import CompositionError, ConfigurationError
-from wojdb.core.io import InputError
+from wojdb.core.io import ImportReport, InputError
 from wojdb.core.metrics.registry import select
-from wojdb.core.permutations import MAIN_TYPES, MAX_DEGREE
+from wojdb.core.permutations import MAX_DEGREE
 from wojdb.core.stats.simulate import SimulationModel
+from wojdb.core.vocabulary import MAIN_TYPES
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from wojdb.core import scales
 from wojdb.core.release import derived, load, schema
 from wojdb.core.stats import columns as col
 from wojdb.core.stats import system
+from wojdb.core.vocabulary import WITHDRAWN
 
 #: SQLite allows 999 variables in a statement on old builds; lists of ids go in chunks.
 ID_CHUNK = 900
@@ -176,7 +177,7 @@ def select_participants(
 ) -> QuerySet:
     """Participants to analyse; withdrawn ones never (they are deleted, this is a safeguard),
     nor paper participants whose consent is incomplete (on the web they could not take part)."""
-    people = Participant.objects.exclude(status="withdrawn").exclude(
+    people = Participant.objects.exclude(status=WITHDRAWN).exclude(
         mode="paper", consent_version__isnull=True
     )
     if (study := _study(study)) is not None:

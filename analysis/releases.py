@@ -44,6 +44,7 @@ from wojdb.core.release.read import Problem, Release, ReleaseError, newer_softwa
 from wojdb.core.release.schema import PACKAGE_FILE, PARTICIPANTS, TABLES, TABLES_BY_NAME, TRIPLE_KEY
 from wojdb.core.release.write import Export, _no_progress, codebook, descriptor, save, write_zip
 from wojdb.core.stats import columns as col
+from wojdb.core.vocabulary import WITHDRAWN
 
 DEFAULT_RELEASE_VERSION = "1.0"
 #: Study fields (of a study file's, survey.study_file) left out of a release: contact details
@@ -100,7 +101,7 @@ def gather(study: Study, *, include_simulated: bool = True, progress=_no_progres
     ratings = frames.ratings_table(people, include_practice=True)
     progress(1)
     if ratings.empty:
-        total = study.participants.exclude(status="withdrawn").count()
+        total = study.participants.exclude(status=WITHDRAWN).count()
         raise ExportError(
             f"Nothing to export: study {study.slug!r} has no ratings from participants who "
             f"consented to data sharing ({total} participants in all"

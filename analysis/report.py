@@ -29,12 +29,12 @@ from wojdb.core.stats import columns as C
 from wojdb.core.stats import corpus, correlation, hypotheses, mixed, ordinal, quality, responses
 from wojdb.core.stats.ordinal import ClmmFit
 from wojdb.core.stats.reml import LmmFit
+from wojdb.core.vocabulary import PERMUTATION_TYPES
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 #: Sources the thesis calls "other evaluation methods" (purple in Table 7.2), by metric name.
 OTHER_METHODS = ("wmt", "permutation degree", "aligned", "kendall")
 STRUCTURED_TOOLS = {"dted": "dted", "derp": "derp"}
-PERMUTATION_GROUPS = ("order", "swap", "phrase", "choice", "both")
 ALPHA = 0.05
 
 Progress = Callable[[str], None]
@@ -600,7 +600,7 @@ FIGURE_SPECS = (
     (
         "figure_7_7",
         "Figure 7.7: word-order judgments across automatically permuted sentences",
-        dict(panel="group", categories=tuple(F.CATEGORIES), groups=PERMUTATION_GROUPS),
+        dict(panel="group", categories=tuple(F.CATEGORIES), groups=PERMUTATION_TYPES),
     ),
     (
         "figure_7_8",

@@ -34,12 +34,11 @@ from pathlib import Path
 from django.db import transaction
 
 from analysis.models import Metric, MetricScore
-from survey.importers import ImportReport
 from survey.models import Item, Segment, Triple
 from wojdb.core.formats import mqm
 from wojdb.core.formats.common import LINE_BREAK, LINE_BREAKS, pair
 from wojdb.core.formats.wmt import canonical_system
-from wojdb.core.io import MAX_INT, InputError, read_lines
+from wojdb.core.io import MAX_INT, ImportReport, InputError, read_lines
 
 MAX_ID = 2**63 - 1  # item ids are 64-bit database keys
 AGGREGATIONS = {"mean": lambda scores: sum(scores) / len(scores)}

@@ -25,6 +25,7 @@ from survey.models import (
 from wojdb.core.release.derived import item_quality
 from wojdb.core.stats import columns as C
 from wojdb.core.stats import simulate
+from wojdb.core.vocabulary import COMPLETED
 
 # About-you answers drawn to resemble the thesis's participants (§6.5.2): mostly young (a quarter
 # aged 30 or over), mostly British, five more women than men in 36, at least moderate attention
@@ -123,7 +124,7 @@ def _enrol(study: Study, count: int, seed: int) -> list[Participant]:
                 study,
                 rng=rng,
                 simulated=True,
-                status="completed",
+                status=COMPLETED,
                 consent_version=consent.version,
                 consented_at=now,
                 share_data=True,

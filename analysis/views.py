@@ -3,22 +3,22 @@
 import tempfile
 from pathlib import Path
 
-from django.contrib.admin.views.decorators import staff_member_required
 from django.http import FileResponse, HttpResponse
 from django.shortcuts import get_object_or_404
 
-from analysis import releases as database
+from analysis import releases
 from survey.models import Study
 from wojdb.core.release import write
+from wojdb.staff import staff_only
 
 
-@staff_member_required
+@staff_only
 def download_release(request, slug):
     """The study's WOJ-DB release as a zip archive, built on request and streamed."""
     study = get_object_or_404(Study, slug=slug)
     try:
-        built = database.build(study)
-    except database.ExportError as e:
+        built = releases.build(study)
+    except releases.ExportError as e:
         return HttpResponse(str(e), status=404, content_type="text/plain; charset=utf-8")
     # Unnamed and deleted when closed; FileResponse closes it once sent.
     archive = tempfile.TemporaryFile()  # noqa: SIM115

@@ -4,14 +4,11 @@ and the actions to build or extend them and to release abandoned slots."""
 from __future__ import annotations
 
 import secrets
-from functools import wraps
 from statistics import median
 
 import pandas as pd
 from django import forms
 from django.contrib import messages
-from django.contrib.auth.views import redirect_to_login
-from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -30,6 +27,7 @@ from wojdb.core import scales
 from wojdb.core.design import balance
 from wojdb.core.design.composition import CompositionError, ConfigurationError, Layout
 from wojdb.core.vocabulary import ASSIGNED, COMPLETED, PAPER, WEB
+from wojdb.staff import staff_only
 
 STATUSES = [s for s, _ in Participant.STATUSES]
 STATUS_LABELS = [s.replace("_", " ").capitalize() for s in STATUSES]
@@ -38,20 +36,6 @@ FIGURES = {
     "lengths": "Figure 6.2",
     "languages": "Figure 6.3",
 }
-
-
-def staff_only(view):
-    """Anonymous visitors are sent to log in; signed-in people who are not staff are refused."""
-
-    @wraps(view)
-    def wrapped(request, *args, **kwargs):
-        if not request.user.is_authenticated:
-            return redirect_to_login(request.get_full_path())
-        if not (request.user.is_active and request.user.is_staff):
-            raise PermissionDenied("the researcher's dashboard is for staff only")
-        return view(request, *args, **kwargs)
-
-    return wrapped
 
 
 class BuildForm(forms.Form):
@@ -209,7 +193,7 @@ def build(request, slug):
 
 @staff_only
 @require_POST
-def release(request, slug):
+def release_slots(request, slug):
     study = get_object_or_404(Study, slug=slug)
     released = release_abandoned(study)
     messages.success(

@@ -121,7 +121,7 @@ class AboutForm(forms.Form):
     )
     education = forms.ChoiceField(
         label=_lazy(texts.ABOUT_YOU["education"]),
-        choices=[(key, _lazy(label)) for key, label in texts.EDUCATION_LABELS.items()],
+        choices=Participant.EDUCATION,
         widget=forms.RadioSelect,
         required=False,
     )

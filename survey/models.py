@@ -17,7 +17,15 @@ from wojdb.core import scales, texts
 from wojdb.core.design import composition
 from wojdb.core.language import codes as languages
 from wojdb.core.language.codes import LANGUAGE_NAMES
-from wojdb.core.vocabulary import PARTICIPANT_STATUSES, PARTICIPATION_MODES, PERMUTATION_TYPES, WEB
+from wojdb.core.vocabulary import (
+    ASSIGNED,
+    EDUCATION_LEVELS,
+    GENDERS,
+    PARTICIPANT_STATUSES,
+    PARTICIPATION_MODES,
+    PERMUTATION_TYPES,
+    WEB,
+)
 
 
 class Segment(models.Model):
@@ -581,25 +589,14 @@ def new_token() -> str:
 
 class Participant(models.Model):
     STATUSES = [(s, s) for s in PARTICIPANT_STATUSES]
-    GENDERS = [
-        ("male", _("Male")),
-        ("female", _("Female")),
-        ("other", _("Other")),
-        ("not_say", _("Prefer not to say")),
-    ]
-    EDUCATION = [
-        ("school", "School or none"),
-        ("college", "College diploma"),
-        ("undergraduate", "Undergraduate"),
-        ("masters", "Masters"),
-        ("phd", "Ph.D. or higher"),
-    ]
+    GENDERS = [(key, _(texts.GENDER_LABELS[key])) for key in GENDERS]
+    EDUCATION = [(key, _(texts.EDUCATION_LABELS[key])) for key in EDUCATION_LEVELS]
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="participants")
     questionnaire = models.ForeignKey(
         Questionnaire, on_delete=models.PROTECT, related_name="participants"
     )
     token = models.CharField(max_length=64, unique=True, default=new_token, editable=False)
-    status = models.CharField(max_length=12, choices=STATUSES, default="assigned", db_index=True)
+    status = models.CharField(max_length=12, choices=STATUSES, default=ASSIGNED, db_index=True)
     simulated = models.BooleanField(default=False)
     mode = models.CharField(
         max_length=5,

@@ -38,6 +38,7 @@ from wojdb.core import texts
 from wojdb.core.io import read_input
 from wojdb.core.paper import printing, scanning
 from wojdb.core.paper.layout import MM, PAPER_SIZES, Layout, PageCode
+from wojdb.core.vocabulary import COMPLETED
 
 SCALE_FIELDS = {"holistic": "holistic", "word_order": "order"}  # field suffix -> Rating field
 PAIR_FIELD = re.compile(r"(?:pair-(\d+)|practice)\.(holistic|word_order)")
@@ -450,7 +451,7 @@ def complete_copy(copy: PaperCopy, layout: Layout) -> Participant:
         study=study,
         questionnaire=questionnaire,
         mode="paper",
-        status="completed",
+        status=COMPLETED,
         completed_at=now,
         about_done=True,
         position=questionnaire.entries.count() + 1,

@@ -12,8 +12,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from survey import paper_import
-from survey.dashboard import staff_only
 from survey.models import PaperAnswer
+from wojdb.staff import staff_only
 
 
 def _next_pending(after: int | None = None):

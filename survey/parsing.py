@@ -16,9 +16,8 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
-from survey.importers import ImportReport
 from survey.models import Permutation, Segment, Triple
-from wojdb.core.io import InputError, check_language, read_input, read_lines
+from wojdb.core.io import ImportReport, InputError, check_language, read_input, read_lines
 from wojdb.core.language.codes import language
 from wojdb.core.language.nlp import Parse, parse_texts, read_conllu
 from wojdb.core.language.rules import LanguageRules, pipeline_for, rules_for

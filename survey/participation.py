@@ -7,7 +7,6 @@ final check before finishing.
 
 from __future__ import annotations
 
-import logging
 import posixpath
 import re
 import secrets
@@ -16,6 +15,7 @@ from datetime import timedelta
 from urllib.parse import quote, unquote, urlsplit
 
 from django.db import transaction
+from django.dispatch import Signal
 from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
 from django.utils.translation import gettext
@@ -34,9 +34,11 @@ from survey.models import (
     Withdrawal,
 )
 from wojdb.core import texts
-from wojdb.core.vocabulary import COMPLETED
+from wojdb.core.vocabulary import ABANDONED, ASSIGNED, COMPLETED, IN_PROGRESS
 
-logger = logging.getLogger(__name__)
+#: Sent after a withdrawal is stored, with the participant's former primary key (`pk`).
+participant_withdrawn = Signal()
+
 
 SCALES = ("holistic", "order")
 # What an answer save may change besides the scales.
@@ -147,9 +149,9 @@ def enter(
     """
     with transaction.atomic():
         if leaving is not None:
-            Participant.objects.filter(
-                pk=leaving.pk, status__in=("assigned", "in_progress")
-            ).update(status="abandoned")
+            Participant.objects.filter(pk=leaving.pk, status__in=(ASSIGNED, IN_PROGRESS)).update(
+                status=ABANDONED
+            )
         for ids in (("prolific_pid", "session_id"), ("worker_id", "assignment_id")):
             if all(platform.get(name) for name in ids):
                 match = {f"platform__{name}": platform[name] for name in ids}
@@ -184,8 +186,8 @@ def touch(participant: Participant, now=None) -> None:
     """
     now = now or timezone.now()
     changes = {}
-    if participant.status == "abandoned":
-        changes["status"] = "in_progress" if participant.consent_version else "assigned"
+    if participant.status == ABANDONED:
+        changes["status"] = IN_PROGRESS if participant.consent_version else ASSIGNED
     if participant.position != getattr(participant, "loaded_position", participant.position):
         changes["position"] = participant.position
     last = participant.last_activity
@@ -225,7 +227,7 @@ def give_consent(
     participant.consent_version = consent.version
     participant.consented_at = now or timezone.now()
     participant.share_data = share_data
-    participant.status = "in_progress"
+    participant.status = IN_PROGRESS
     participant.save(update_fields=["consent_version", "consented_at", "share_data", "status"])
     Questionnaire.objects.filter(pk=participant.questionnaire_id, frozen=False).update(frozen=True)
 
@@ -239,18 +241,13 @@ def decline(participant: Participant) -> None:
 
 def withdraw(participant: Participant) -> None:
     """Delete the participant with their answers, languages and platform ids (cascade),
-    leaving only a count, and take them out of the stored reports."""
-    from analysis.report_files import forget_participant  # analysis depends on survey
-
+    leaving only a count; `participant_withdrawn` tells whoever keeps files about them."""
     pk = participant.pk
     with transaction.atomic():
         Withdrawal.objects.create(study_id=participant.study_id, simulated=participant.simulated)
         participant.delete()
     # After the deletion, which a file that cannot be rewritten must not hold back.
-    try:
-        forget_participant(pk)
-    except OSError:
-        logger.exception("participant %s withdrew but the stored report still names them", pk)
+    participant_withdrawn.send(sender=Participant, pk=pk)
 
 
 def pair_count(participant: Participant) -> int:

@@ -19,6 +19,7 @@ from survey.models import Item, Permutation, Questionnaire, QuestionnaireEntry, 
 from wojdb.core import scales
 from wojdb.core.design import composition
 from wojdb.core.design.balance import ENTRY_COLUMNS
+from wojdb.core.vocabulary import ASSIGNED
 
 Progress = Callable[[int], None]
 
@@ -183,7 +184,7 @@ def is_frozen(questionnaire: Questionnaire) -> bool:
     """Frozen once a participant has started it, whether or not the flag was set then."""
     return (
         questionnaire.frozen
-        or questionnaire.participants.exclude(status="assigned").exists()
+        or questionnaire.participants.exclude(status=ASSIGNED).exists()
         or questionnaire.participants.filter(ratings__isnull=False).exists()
     )
 

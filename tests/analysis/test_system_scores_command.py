@@ -7,7 +7,9 @@ import pandas as pd
 import pytest
 from django.core.management import CommandError, call_command
 
-from survey.importers import import_documents, import_judgments, import_wmt
+from survey.documents import import_documents
+from survey.judgments import import_judgments
+from survey.testsets import import_wmt
 from wojdb import bundled
 from wojdb.core.formats.wmt import read_judgments
 from wojdb.core.stats import system

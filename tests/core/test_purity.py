@@ -15,8 +15,7 @@ ALSO_PURE = ("wojdb.release", "wojdb.environment", "wojdb.catalogues", "wojdb.bu
 def core_modules() -> list[str]:
     files = sorted((ROOT / "wojdb" / "core").rglob("*.py"))
     return [
-        ".".join(f.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
-        for f in files
+        ".".join(f.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__") for f in files
     ]
 
 

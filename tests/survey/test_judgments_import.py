@@ -9,8 +9,10 @@ import pytest
 from django.core.management import CommandError, call_command
 from sacrebleu.metrics import CHRF
 
-from survey.importers import import_documents, import_judgments, import_ranks, import_wmt
+from survey.documents import import_documents, import_ranks
+from survey.judgments import import_judgments
 from survey.models import ExternalJudgment, JudgmentImport, Segment, SystemScore, Triple
+from survey.testsets import import_wmt
 from wojdb.bundled import wmt21_toen
 from wojdb.core.formats import segment_ids as alignment
 from wojdb.core.formats import wmt

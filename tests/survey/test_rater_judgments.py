@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from survey.importers import import_documents, import_judgments, import_wmt
+from survey.documents import import_documents
+from survey.judgments import import_judgments
 from survey.models import ErrorAnnotation, ExternalJudgment, JudgmentImport
+from survey.testsets import import_wmt
 from wojdb.core.formats import mqm, wmt
 from wojdb.core.formats.judgments import APPRAISE, MQM, read_judgment_file
 from wojdb.core.io import InputError

@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from survey.importers import import_documents, import_judgments, import_wmt
+from survey.documents import import_documents
+from survey.judgments import import_judgments
 from survey.models import JudgmentImport, SystemScore
+from survey.testsets import import_wmt
 from wojdb.core.formats.judgments import CLUSTERS
 from wojdb.core.io import InputError
 

@@ -7,15 +7,11 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from survey.importers import (
-    PoolError,
-    import_documents,
-    import_judgments,
-    import_ranks,
-    import_wmt,
-    sample_pool,
-)
+from survey.documents import import_documents, import_ranks
+from survey.judgments import import_judgments
 from survey.models import Corpus, ExternalJudgment, JudgmentImport, Segment, SystemScore, Triple
+from survey.pool import PoolError, sample_pool
+from survey.testsets import import_wmt
 from wojdb.bundled import wmt21_toen
 from wojdb.core.formats import segment_ids as alignment
 from wojdb.core.formats import wmt

@@ -9,6 +9,9 @@ import gzip
 import math
 import os
 import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
@@ -146,3 +149,34 @@ def parse_number(
     if (minimum is not None and number < minimum) or (maximum is not None and number > maximum):
         raise InputError(path, f"{value!r} is out of range", line=line, field=field)
     return number
+
+
+#: A progress callback: called with the number of units just done.
+Progress = Callable[[int], None]
+
+
+def no_progress(_: int) -> None:
+    pass
+
+
+@dataclass
+class ImportReport:
+    """What an import did, in lines a researcher can read."""
+
+    created: Counter = field(default_factory=Counter)
+    unmatched: Counter = field(default_factory=Counter)
+    notes: list[str] = field(default_factory=list)
+    mapped: dict[str, str] = field(default_factory=dict)  # system name as given → canonical
+
+    def lines(self) -> list[str]:
+        out = [f"{what}: {n:,}" for what, n in self.created.items()]
+        if self.mapped:
+            out.append(
+                "system names mapped: "
+                + ", ".join(f"{a} → {b}" for a, b in sorted(self.mapped.items()))
+            )
+        if self.unmatched:
+            total = sum(self.unmatched.values())
+            out.append(f"unmatched rows: {total:,} (kept out of the pool's scores)")
+            out += [f"  {what}: {n:,}" for what, n in sorted(self.unmatched.items())]
+        return out + self.notes

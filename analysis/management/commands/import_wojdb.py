@@ -4,7 +4,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from analysis import releases as database
+from analysis import releases
 from wojdb.core.io import InputError
 from wojdb.core.release import read
 
@@ -38,7 +38,7 @@ class Command(BaseCommand):
         with tempfile.TemporaryDirectory() as unpacked:
             try:
                 if not check:
-                    database.refuse_non_empty()  # before a long validation
+                    releases.refuse_non_empty()  # before a long validation
                 folder = read.read_source(
                     release, Path(unpacked), allow_extra_files=allow_extra_files
                 )
@@ -48,12 +48,12 @@ class Command(BaseCommand):
                     if note := read.newer_software_note(loaded.package):
                         self.stdout.write(note)
                     return
-                total = database.import_steps(loaded)
+                total = releases.import_steps(loaded)
                 with tqdm(total=total, unit="row", disable=verbosity == 0) as bar:
-                    report = database.import_release(loaded, progress=bar.update)
+                    report = releases.import_release(loaded, progress=bar.update)
             except (read.ReleaseError, InputError, FileNotFoundError) as e:
                 raise CommandError(f"{e}\nNothing was written.") from None
-            except database.ImportRefused as e:
+            except releases.ImportRefused as e:
                 raise CommandError(str(e)) from None
         for line in report.lines() if verbosity else ():
             self.stdout.write(line)

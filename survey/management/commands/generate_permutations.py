@@ -6,7 +6,8 @@ from tqdm import tqdm
 
 from survey.generation import GenerationError, generate_permutations
 from wojdb.arguments import POSITIVE, SEED
-from wojdb.core.permutations import MAIN_TYPES, MAX_DEGREE, PERMUTATION_TYPES, VERSION
+from wojdb.core.permutations import MAX_DEGREE, VERSION
+from wojdb.core.vocabulary import MAIN_TYPES, PERMUTATION_TYPES
 
 
 class Command(BaseCommand):

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from survey.importers import SID_MAPPINGS, import_judgments
+from survey.judgments import SID_MAPPINGS, import_judgments
 from wojdb.core.formats.judgments import JUDGMENT_FORMATS
 from wojdb.reporting import clear_errors, print_report
 

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from survey.importers import sample_pool
+from survey.pool import sample_pool
 from wojdb.arguments import POSITIVE, SEED
 from wojdb.reporting import clear_errors, print_report
 

@@ -32,8 +32,9 @@ import numpy as np
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import maximum_flow
 
+from wojdb.core.vocabulary import MAIN_TYPES
+
 VERSION = "composition-1"  # recorded with every questionnaire; bump when output changes
-CORE_TYPES = ("order", "swap", "phrase", "choice")
 RANDOM = "random"
 PARTS = ("shared", "unique")
 
@@ -130,7 +131,7 @@ def table_6_3(
     items: int = 50,
     permutation_share: float = 0.5,
     shared_share: float = 0.4,
-    types: Sequence[str] = CORE_TYPES,
+    types: Sequence[str] = MAIN_TYPES,
 ) -> dict[str, dict[str, int]]:
     """Permutations per type in the shared and unique parts, derived as Table 6.3 is.
 
@@ -155,7 +156,7 @@ def make_layout(
     shared_share: float = 0.4,
     type_counts: Mapping[str, Mapping[str, int]] | None = None,
     pairs_share_hypothesis: bool = True,
-    known_types: Sequence[str] = (*CORE_TYPES, "both"),
+    known_types: Sequence[str] = (*MAIN_TYPES, "both"),
 ) -> Layout:
     """Validate a study's numbers; empty `type_counts` means `table_6_3` of those numbers."""
     sizes = part_sizes(items, permutation_share, shared_share)
@@ -201,7 +202,7 @@ def make_layout(
             )
         parts[name] = part
     named = {t for part in parts.values() for t in part.typed}
-    random_types = tuple(t for t in known_types if t in named) or CORE_TYPES
+    random_types = tuple(t for t in known_types if t in named) or MAIN_TYPES
     return Layout(parts["shared"], parts["unique"], group, random_types)
 
 

@@ -102,14 +102,6 @@ def sniff(path: Path) -> bool:
         return False
 
 
-def sniff_scores(path: Path) -> bool:
-    try:
-        lines = read_lines(path)
-    except (InputError, OSError):
-        return False
-    return bool(lines) and lines[0].split() == SCORE_HEADER
-
-
 def _int(value: str, path, line: int, field: str) -> int:
     if not value.isdigit() or not 1 <= int(value) <= MAX_INT:
         raise InputError(path, f"{value!r} is not a 1-based number", line=line, field=field)

@@ -25,13 +25,12 @@ from multiprocessing import Pool
 
 from wojdb.core.language.nlp import Parse
 from wojdb.core.language.rules import LanguageRules
-from wojdb.core.permutations.algorithms import PERMUTATION_TYPES, Edit, RandomStream, make_permuter
+from wojdb.core.permutations.algorithms import Edit, RandomStream, make_permuter
 from wojdb.core.permutations.sentence import ENGLISH, Sentence, Truecaser
+from wojdb.core.vocabulary import MAIN_TYPES, PERMUTATION_TYPES
 
 __all__ = [
-    "MAIN_TYPES",
     "MAX_DEGREE",
-    "PERMUTATION_TYPES",
     "VERSION",
     "PermutedReference",
     "Renderer",
@@ -44,8 +43,6 @@ __all__ = [
     "quality",
 ]
 
-# 'both' was used in the pilot only and replaced by 'phrase' in the main study (§6.4.3).
-MAIN_TYPES = ("order", "swap", "phrase", "choice")
 MAX_DEGREE = 18  # "beyond 18 ... devoid of any meaning" (§6.2.3)
 # Bumped whenever the same inputs would give different permutations.
 VERSION = "permutations-1"

@@ -17,7 +17,14 @@ from dataclasses import dataclass, replace
 import pandas as pd
 
 from wojdb.core.stats import columns as col
-from wojdb.core.vocabulary import PARTICIPANT_STATUSES, PARTICIPATION_MODES, WEB, WITHDRAWN
+from wojdb.core.vocabulary import (
+    EDUCATION_LEVELS,
+    GENDERS,
+    PARTICIPANT_STATUSES,
+    PARTICIPATION_MODES,
+    WEB,
+    WITHDRAWN,
+)
 
 PACKAGE_FILE = "datapackage.json"
 PARQUET_DIR = "parquet"
@@ -31,7 +38,6 @@ PERMUTATION_METRIC = "Permutation degree"
 
 #: Withdrawn participants are never released.
 STATUSES = tuple(s for s in PARTICIPANT_STATUSES if s != WITHDRAWN)
-GENDERS = ("male", "female", "other", "not_say")
 
 
 @dataclass(frozen=True)
@@ -258,7 +264,7 @@ PARTICIPANTS = TableSchema(
             "education",
             "string",
             "Highest education: school, college, undergraduate, masters or phd.",
-            enum=col.EDUCATION_LEVELS,
+            enum=EDUCATION_LEVELS,
         ),
         Field(
             "target_first",

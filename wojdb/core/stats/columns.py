@@ -87,8 +87,8 @@ HIGHER_IS_BETTER = "higher_is_better"
 
 HYPOTHESIS, PERMUTATION = vocabulary.HYPOTHESIS, vocabulary.PERMUTATION
 PERM_TYPES = vocabulary.PERMUTATION_TYPES
+EDUCATION_LEVELS = vocabulary.EDUCATION_LEVELS
 JUDGMENTS = (HOLISTIC, ORDER)
-EDUCATION_LEVELS = ("school", "college", "undergraduate", "masters", "phd")
 
 RATING_COLUMNS = (
     PARTICIPANT,
@@ -126,13 +126,13 @@ def adjusted(judgment: str) -> str:
 
 
 #: The participants analysed apart, real first: a group's name and its ``simulated`` value.
-GROUPS = (("real", False), ("simulated", True))
+PARTICIPANT_GROUPS = (("real", False), ("simulated", True))
 
 
 def participant_groups(ratings: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The ratings of real and of simulated participants, each group that has any."""
     simulated = ratings[SIMULATED].astype(bool)
-    parts = {name: ratings[simulated == flag] for name, flag in GROUPS}
+    parts = {name: ratings[simulated == flag] for name, flag in PARTICIPANT_GROUPS}
     return {name: part for name, part in parts.items() if not part.empty}
 
 

@@ -401,24 +401,6 @@ def _williams_row(
     return {"n": len(h), "r_a": r_a, "r_b": r_b, "r_ab": r_ab, "t": t, "p": p}
 
 
-def compare_sources(
-    human: pd.Series,
-    a: pd.Series,
-    b: pd.Series,
-    method: str = "spearman",
-    two_tailed: bool = True,
-) -> dict[str, float]:
-    """Does source a correlate better than source b with the same judgments? (Williams)
-
-    Over the items all three have; t and p are NaN with 3 items or fewer.
-    """
-    frame = pd.concat(
-        {"h": human, "a": a.reindex(human.index), "b": b.reindex(human.index)}, axis=1
-    )
-    h, x, y = frame.dropna().to_numpy().T
-    return _williams_row(h, x, y, method, two_tailed)
-
-
 def williams_table(
     ratings: pd.DataFrame,
     scores: pd.DataFrame,

@@ -16,9 +16,7 @@ import pandas as pd
 
 from wojdb.core.stats import columns as col
 from wojdb.core.stats.correlation import statistic
-
-#: Permutation types whose degree measures disorder (``choice`` changes words, not order).
-ORDER_TYPES = ("order", "swap", "phrase", "both")
+from wojdb.core.vocabulary import ORDER_CHANGING_TYPES
 
 
 def agreement(
@@ -91,7 +89,9 @@ def _longest_run(labels: pd.Series) -> int:
 
 def _one_participant(rows: pd.DataFrame, limits: Thresholds) -> dict:
     rows = rows.sort_values(col.POSITION)
-    disorder = rows[(rows[col.KIND] == col.PERMUTATION) & rows[col.PERM_TYPE].isin(ORDER_TYPES)]
+    disorder = rows[
+        (rows[col.KIND] == col.PERMUTATION) & rows[col.PERM_TYPE].isin(ORDER_CHANGING_TYPES)
+    ]
     disorder = disorder.dropna(subset=[col.ORDER, col.DEGREE])
     rho = np.nan
     if len(disorder) >= limits.min_ratings:

@@ -228,6 +228,12 @@ ABOUT_YOU = {
 }
 GRAMMAR_LOW = N_("It doesn't affect me at all")
 GRAMMAR_HIGH = N_("Correct use of language is important")
+GENDER_LABELS = {
+    "male": N_("Male"),
+    "female": N_("Female"),
+    "other": N_("Other"),
+    "not_say": N_("Prefer not to say"),
+}
 EDUCATION_LABELS = {
     "school": N_("School or none"),
     "college": N_("College diploma"),
