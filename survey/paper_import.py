@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,7 +36,7 @@ from survey.models import (
     Study,
 )
 from wojdb.core import texts
-from wojdb.core.io import read_input
+from wojdb.core.io import open_input
 from wojdb.core.paper import printing, scanning
 from wojdb.core.paper.layout import MM, PAPER_SIZES, Layout, PageCode
 from wojdb.core.vocabulary import COMPLETED
@@ -333,11 +334,12 @@ def _keep_scans(paths: set[Path]) -> tuple[dict[Path, str], list[Path]]:
     folder.mkdir(parents=True, exist_ok=True)
     kept, created = {}, []
     for path in sorted(paths):
-        data = read_input(path)
-        name = f"scans/{hashlib.sha256(data).hexdigest()}{path.suffix.lower()}"
+        with open_input(path) as handle:  # in chunks: a scan file may be large
+            digest = hashlib.file_digest(handle, "sha256").hexdigest()
+        name = f"scans/{digest}{path.suffix.lower()}"
         target = Path(settings.VAR_DIR) / name
         if not target.exists():
-            target.write_bytes(data)
+            shutil.copyfile(path, target)
             created.append(target)
         kept[path] = name
     return kept, created

@@ -51,16 +51,17 @@ class Environment:
             return False
         raise _bad(name, value, "1/0, true/false, yes/no or on/off")
 
-    def integer(self, name: str, default: int, minimum: int = 0) -> int:
+    def integer(self, name: str, default: int, minimum: int = 0, maximum: int | None = None) -> int:
         value = self.variables.get(name)
         if value is None:
             return default
+        expected = f"a whole number ≥ {minimum}" + (f" and ≤ {maximum}" if maximum else "")
         try:
             number = int(value.strip())
         except ValueError:
-            raise _bad(name, value, f"a whole number ≥ {minimum}") from None
-        if number < minimum:
-            raise _bad(name, value, f"a whole number ≥ {minimum}")
+            raise _bad(name, value, expected) from None
+        if number < minimum or (maximum is not None and number > maximum):
+            raise _bad(name, value, expected)
         return number
 
     def choice(self, name: str, default: str, choices: tuple[str, ...]) -> str:
