@@ -57,14 +57,7 @@ def _user_data_dir() -> Path:
     return Path(xdg) if os.path.isabs(xdg) else Path.home() / ".local" / "share"
 
 
-def _home() -> Path:
-    if home := ENV.optional("WOJDB_HOME"):
-        return Path(home)
-    return BASE_DIR / "var" if CHECKOUT else _user_data_dir() / "wojdb"
-
-
-VAR_DIR = _home()
-VAR_DIR.mkdir(parents=True, exist_ok=True)
+VAR_DIR = ENV.folder("WOJDB_HOME", BASE_DIR / "var" if CHECKOUT else _user_data_dir() / "wojdb")
 # The demo's data: fixtures/ in a clone, installed as wojdb/fixtures (see setup.py).
 FIXTURES_DIR = BASE_DIR / "fixtures" if CHECKOUT else Path(__file__).resolve().parent / "fixtures"
 

@@ -28,8 +28,9 @@ class Budgets:
     page_pixels: int = 50_000_000
     # A 300-page PDF of grey scans at 300 dpi is about 250 MB.
     scan_bytes: int = 1024**3
-    # A release's ratings.csv holds about 150 bytes a rating: 1.3 million ratings.
-    release_file_bytes: int = 200 * 1024**2
+    # A ratings.csv holds about 120 bytes a rating: 140,000 ratings (2,800 participants of 50
+    # pairs). Validating a release takes about 15 times its largest file, on 170 MB of code.
+    release_file_bytes: int = 16 * 1024**2
 
     def variable(self, name: str) -> str:
         return VARIABLES[name][0]
