@@ -20,16 +20,19 @@ from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from survey import scan_files
 from survey.assignment import enrol
 from survey.models import (
     ConsentText,
     DeclinedConsent,
     Item,
+    PaperCopy,
     Participant,
     PlatformIdentity,
     Questionnaire,
     QuestionnaireEntry,
     Rating,
+    ScanPage,
     Study,
     Withdrawal,
 )
@@ -240,13 +243,19 @@ def decline(participant: Participant) -> None:
 
 
 def withdraw(participant: Participant) -> None:
-    """Delete the participant with their answers, languages and platform ids (cascade),
-    leaving only a count; `participant_withdrawn` tells whoever keeps files about them."""
+    """Delete the participant with their answers, languages and platform ids (cascade) and,
+    for a paper participant, their copy's scanned pages, typed answers and crops and the kept
+    scan files no other page comes from, leaving only a count; `participant_withdrawn` tells
+    whoever keeps other files about them."""
     pk = participant.pk
     with transaction.atomic():
         Withdrawal.objects.create(study_id=participant.study_id, simulated=participant.simulated)
+        copies = PaperCopy.objects.filter(participant=participant)
+        scans = scan_files.kept_names(ScanPage.objects.filter(copy__in=copies))
+        copies.delete()  # its pages and answers with it (cascade)
         participant.delete()
-    # After the deletion, which a file that cannot be rewritten must not hold back.
+    # After the deletion, which a file that cannot be deleted or rewritten must not hold back.
+    scan_files.forget_unshared(scans)
     participant_withdrawn.send(sender=Participant, pk=pk)
 
 
