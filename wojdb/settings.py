@@ -193,6 +193,11 @@ CONTENT_SECURITY_POLICY = {
     "frame-ancestors": "'none'",
 }
 
+# MTurk shows a study's pages in a frame on these origins, and its workers hand the HIT in to
+# one of them (turkSubmitTo): the pages of an MTurk study allow them as frame ancestors and
+# form targets (wojdb.middleware), and no other turkSubmitTo is taken.
+WOJDB_MTURK_HOSTS = ("https://www.mturk.com", "https://workersandbox.mturk.com")
+
 WOJDB_PROXIES = ENV.integer("WOJDB_PROXIES", 0)
 if WOJDB_PROXIES:
     # Only trustworthy because the proxy overwrites the header the client may have sent.
