@@ -3,8 +3,8 @@ before it is decoded, a PDF page is rasterised within the pixel budget, a TIFF d
 frame; each file is read in a fresh interpreter whose peak memory (ru_maxrss) is measured.
 
 The files are written byte by byte here, small on disk and enormous decoded: a 110 KB PNG of
-30,000 × 30,000 pixels, a 300-byte PDF with one 14,400-point page (PDF's largest), a 26 KB TIFF
-of 150 frames of 3,000 × 3,000 pixels sharing one compressed strip.
+30,000 × 30,000 pixels, a 300-byte PDF with one 14,400-point page (PDF's largest), a 21 KB TIFF
+of 150 frames of 2,000 × 2,000 pixels sharing one compressed strip.
 """
 
 from __future__ import annotations
@@ -155,9 +155,9 @@ def test_a_huge_pdf_page_is_rasterised_within_the_budget(tmp_path):
 
 
 def test_a_tiff_is_decoded_frame_by_frame(tmp_path):
-    path = write_tiff(tmp_path / "batch.tif", 3_000, 3_000, 150)  # 1.35 GB decoded at once
+    path = write_tiff(tmp_path / "batch.tif", 2_000, 2_000, 150)  # 600 MB decoded at once
     lines, peak = measured(READ_PAGES, path)
-    assert lines == [f"batch.tif page {n} 3000 3000" for n in range(1, 151)]
+    assert lines == [f"batch.tif page {n} 2000 2000" for n in range(1, 151)]
     assert peak < MEMORY_MB
 
 
