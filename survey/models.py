@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 from wojdb.core import scales, texts
 from wojdb.core.design import composition
-from wojdb.core.language import codes as languages
+from wojdb.core.language import codes
 from wojdb.core.language.codes import LANGUAGE_NAMES
 from wojdb.core.vocabulary import (
     ASSIGNED,
@@ -350,7 +350,7 @@ class Item(models.Model):
 
 
 def standard_language(code: str) -> None:
-    standard = languages.language(code)
+    standard = codes.language(code)
     if standard != code:
         hint = f" (write {standard!r})" if standard else ""
         raise ValidationError(f"{code!r} is not an ISO 639 language code in standard form{hint}")
