@@ -476,8 +476,6 @@ class Study(models.Model):
             self.layout()
         except composition.ConfigurationError as e:
             raise ValidationError(f"These numbers cannot describe a questionnaire: {e}") from None
-        if self.platform == "prolific" and not self.completion_code:
-            raise ValidationError("A Prolific study needs the completion code set on Prolific.")
 
     def take_language_defaults(self, given=()) -> None:
         """Give a new study the texts of its language: each participant text, question and
@@ -494,10 +492,16 @@ class Study(models.Model):
 
     def unfilled(self) -> list[str]:
         """What keeps the study link closed to newcomers whatever `is_open` says: settings its
-        texts name that are empty (see texts.unfilled), and a missing practice pair (everyone
-        has one before pair 1). Not a validation error: a study is set up before these are."""
-        practice = [] if self.sample_item_id else ["sample_item (the practice pair)"]
-        return texts.unfilled(self) + practice
+        texts name that are empty (see texts.unfilled), a missing practice pair (everyone
+        has one before pair 1), and on Prolific a missing completion code (Prolific accepts
+        only its own; releases leave it out). Not a validation error: a study is set up before
+        these are, and an imported release holds none of the codes."""
+        missing = texts.unfilled(self)
+        if not self.sample_item_id:
+            missing.append("sample_item (the practice pair)")
+        if self.platform == "prolific" and not self.completion_code:
+            missing.append("completion_code (set on Prolific)")
+        return missing
 
     def layout(self) -> composition.Layout:
         """Table 6.3 for this study's numbers; raises composition.ConfigurationError."""
