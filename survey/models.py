@@ -542,6 +542,23 @@ class ConsentText(models.Model):
     def __str__(self):
         return f"{self.study} consent v{self.version}"
 
+    def clean(self):
+        """The statements are texts; `optional` and `sharing` name some of them by number."""
+        statements = self.statements
+        if not (
+            isinstance(statements, list)
+            and statements
+            and all(isinstance(s, str) and s.strip() for s in statements)
+        ):
+            raise ValidationError({"statements": "a list of one or more statements (texts)"})
+        numbers = range(1, len(statements) + 1)
+        if not isinstance(self.optional, list) or any(
+            isinstance(n, bool) or not isinstance(n, int) or n not in numbers for n in self.optional
+        ):
+            raise ValidationError({"optional": f"statement numbers from 1 to {len(statements)}"})
+        if self.sharing is not None and self.sharing not in numbers:
+            raise ValidationError({"sharing": f"a statement number from 1 to {len(statements)}"})
+
 
 class Questionnaire(models.Model):
     """A fixed list of items in a fixed order; frozen once a participant starts it."""
