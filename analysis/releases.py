@@ -40,7 +40,13 @@ from survey.models import (
 )
 from survey.study_file import study_fields
 from wojdb.core.release import derived
-from wojdb.core.release.read import Problem, Release, ReleaseError, newer_software_note
+from wojdb.core.release.read import (
+    Problem,
+    Release,
+    ReleaseError,
+    is_id,
+    newer_software_note,
+)
 from wojdb.core.release.schema import PACKAGE_FILE, PARTICIPANTS, TABLES, TABLES_BY_NAME, TRIPLE_KEY
 from wojdb.core.release.write import Export, _no_progress, codebook, descriptor, save, write_zip
 from wojdb.core.stats import columns as col
@@ -438,14 +444,10 @@ def import_steps(release: Release) -> int:
     )
 
 
-def _is_id(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _study_items(config: dict, items: pd.DataFrame) -> list[int]:
     """The items the study configuration names, checked against items.csv."""
     shared = config.get("shared_items", [])
-    if not isinstance(shared, list) or not all(map(_is_id, shared)):
+    if not isinstance(shared, list) or not all(map(is_id, shared)):
         problem = Problem(PACKAGE_FILE, "study.shared_items: a list of item ids")
         raise ReleaseError([problem])
     wanted = [config.get("sample_item"), *shared]

@@ -550,14 +550,18 @@ class ConsentText(models.Model):
             and statements
             and all(isinstance(s, str) and s.strip() for s in statements)
         ):
-            raise ValidationError({"statements": "a list of one or more statements (texts)"})
+            raise ValidationError({"statements": "Give one or more statements, each a text."})
         numbers = range(1, len(statements) + 1)
         if not isinstance(self.optional, list) or any(
             isinstance(n, bool) or not isinstance(n, int) or n not in numbers for n in self.optional
         ):
-            raise ValidationError({"optional": f"statement numbers from 1 to {len(statements)}"})
+            raise ValidationError(
+                {"optional": f"Give statement numbers from 1 to {len(statements)}."}
+            )
         if self.sharing is not None and self.sharing not in numbers:
-            raise ValidationError({"sharing": f"a statement number from 1 to {len(statements)}"})
+            raise ValidationError(
+                {"sharing": f"Give a statement number from 1 to {len(statements)}."}
+            )
 
 
 class Questionnaire(models.Model):
