@@ -54,7 +54,8 @@ from wojdb.core.vocabulary import WITHDRAWN
 
 DEFAULT_RELEASE_VERSION = "1.0"
 #: Study fields (of a study file's, survey.study_file) left out of a release: contact details
-#: and how the live study is run (whether it is open, the crowd platform's codes).
+#: and how the live study is run (whether it is open, the crowd platform's codes and return
+#: address). The import creates the study closed, and says what it needs before opening.
 LEFT_OUT_STUDY_FIELDS = (
     "researcher_email",
     "supervisor_email",
