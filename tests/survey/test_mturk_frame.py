@@ -48,7 +48,7 @@ def test_an_mturk_studys_pages_may_be_framed_by_mturk_only(client):
 
 
 def test_other_studies_and_pages_are_never_framed(client):
-    study = make_study(items=2, platform="prolific")
+    study = make_study(items=2, platform="prolific", completion_code="C1PROLIFIC")
     for page in (client.get(f"/s/{study.slug}/"), client.get("/"), client.get("/admin/login/")):
         assert page["X-Frame-Options"] == "DENY"
         assert policy(page)["frame-ancestors"] == "'none'"
@@ -127,7 +127,8 @@ def test_in_a_frame_a_post_from_the_pages_own_origin_needs_no_csrf_cookie():
     ],
 )
 def test_other_posts_without_the_csrf_token_are_refused(platform, headers):
-    study = make_study(items=2, platform=platform)
+    code = "C1PROLIFIC" if platform == "prolific" else ""
+    study = make_study(items=2, platform=platform, completion_code=code)
     response = csrf_checked().post(f"/s/{study.slug}/", **headers)
     assert response.status_code == 403
     assert not Participant.objects.exists()
@@ -135,7 +136,8 @@ def test_other_posts_without_the_csrf_token_are_refused(platform, headers):
 
 def test_over_https_the_browser_keeps_an_mturk_participation_in_the_frame(client, settings):
     settings.SESSION_COOKIE_SECURE = True
-    mturk, prolific = make_study(platform="mturk"), make_study(platform="prolific")
+    mturk = make_study(platform="mturk")
+    prolific = make_study(platform="prolific", completion_code="C1PROLIFIC")
     for study, same_site in ((mturk, "None"), (prolific, "Lax")):
         response = client.post(f"/s/{study.slug}/", secure=True)
         cookie = response.cookies[participation.browser_cookie(study)]
