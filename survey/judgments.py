@@ -473,6 +473,11 @@ def _plan_rater_judgments(
         for r in rows
     ]  # fmt: skip
     plan.errors = [r.errors for r in rows]
+    if dropped := sum(a.span_dropped for r in rows for a in r.errors):
+        report.notes.append(
+            f"{path.name}: {dropped:,} error span(s) dropped, their <v> marks not paired; the "
+            "errors and their weights are kept"
+        )
     unlinked = sum(j["triple_id"] is None and not j["document_score"] for j in plan.judgments)
     if unlinked:
         report.notes.append(

@@ -29,6 +29,7 @@ class Annotation:
     end: int | None
     span: str = ""
     weight: float | None = None  # MQM only
+    span_dropped: bool = False  # MQM marks that do not pair up: the error kept, not its span
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,8 @@ def read_mqm(path: Path, lp: str | None = None) -> list[RaterJudgment]:
             RaterJudgment(
                 first.source_lang, first.target_lang, system, rater, segment, "MQM",
                 -sum(weights), None, first.document, False, None, first.doc_segment,
-                tuple(Annotation(e.category, e.severity, e.side, e.start, e.end, e.span, w)
+                tuple(Annotation(e.category, e.severity, e.side, e.start, e.end, e.span, w,
+                                 e.span_dropped)
                       for e, w in zip(kept, weights, strict=True)),
                 first.line,
             )
