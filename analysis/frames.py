@@ -24,6 +24,7 @@ from django.db.models.functions import Cast, Coalesce
 from analysis.models import Metric, MetricScore
 from survey.models import (
     ExternalJudgment,
+    ExternalSegmentScore,
     Item,
     Participant,
     ParticipantLanguage,
@@ -33,6 +34,9 @@ from survey.models import (
     SystemScore,
 )
 from wojdb.core import scales
+from wojdb.core.formats import wmt
+from wojdb.core.formats.judgments import APPRAISE, MQM
+from wojdb.core.formats.segment_ids import ERROR_ANNOTATION
 from wojdb.core.release import derived, load, schema
 from wojdb.core.stats import columns as col
 from wojdb.core.stats import system
@@ -299,21 +303,69 @@ def scores_frame(items: Iterable[int] | None = None, *, builtin: bool = True) ->
 
 
 def da_judgments_frame(testset: str | None = None) -> pd.DataFrame:
-    """Imported WMT direct-assessment judgments as `wojdb.core.stats.system`'s judgments frame.
-
-    ``raw`` is the segment's mean raw score (``ad-seg-scores``, on the linked triple), so a
-    system's raw score is WMT's mean over segments; NaN for judgments not linked to a sentence
-    (systems not imported, or segment ids that could not be mapped). With ``testset``, only
-    judgments imported for that test set, linked or not.
-    """
-    rows = ExternalJudgment.objects.all()
+    """Imported WMT direct-assessment per-rater judgments (`ad-XXen-good-stnd.csv`) as
+    `wojdb.core.stats.system`'s judgments frame, linked to a sentence or not. With
+    ``testset``, only judgments imported for that test set."""
+    rows = ExternalJudgment.objects.filter(source__file_format=wmt.JUDGMENTS)
     if testset:
         rows = rows.filter(source__testset=testset)
     fields = ["system", "segment_id", "rater", "score", "item_type", "source_lang", "target_lang"]
-    records = pd.DataFrame.from_records(
-        rows.order_by("pk").values_list(*fields, "triple__da_raw"), columns=[*fields, "raw"]
-    )
+    records = pd.DataFrame.from_records(rows.order_by("pk").values_list(*fields), columns=fields)
     return system.wmt_judgments(records)
+
+
+def da_segments_frame(testset: str | None = None) -> pd.DataFrame:
+    """Imported WMT DA segment scores (`ad-seg-scores-LP.csv`), every row as published, as a
+    segments frame: ``score`` is Z.SCR, ``raw`` RAW.SCR, ``judgments`` N."""
+    rows = ExternalSegmentScore.objects.all()
+    if testset:
+        rows = rows.filter(source__testset=testset)
+    lookups = {
+        "system": "system",
+        "segment_id": "segment_id",
+        "document": "document",
+        system.SCORE: "z",
+        system.RAW: "raw",
+        "judgments": "judgments",
+        "source_lang": "source_lang",
+        "target_lang": "target_lang",
+    }
+    frame = _frame(rows.order_by("pk"), lookups)
+    frame.insert(
+        1, system.SEGMENT, system.segment_keys(frame.pop("segment_id"), frame.pop("document"))
+    )
+    frame[system.LP] = frame.pop("source_lang") + "-" + frame.pop("target_lang")
+    return frame
+
+
+#: Per-rater judgments of each `rater_judgments_frame` source: file format and kind.
+RATER_SOURCES = {"mqm": (MQM, ERROR_ANNOTATION), "esa": (APPRAISE, ERROR_ANNOTATION)}
+
+
+def rater_judgments_frame(source: str, testset: str | None = None) -> pd.DataFrame:
+    """Imported MQM (error files) or ESA (Appraise) judgments as a judgments frame: one row per
+    rater, system and segment, ``score`` the rater's (MQM: minus the error weights; ESA:
+    0-100). Document-level scores and Appraise's quality controls (BAD) are left out."""
+    file_format, kind = RATER_SOURCES[source]
+    rows = ExternalJudgment.objects.filter(
+        source__file_format=file_format,
+        source__kind=kind,
+        document_score=False,
+        item_type__in=("TGT", "MQM"),
+    )
+    if testset:
+        rows = rows.filter(source__testset=testset)
+    fields = ["system", "segment_id", "document", "rater", "score", "source_lang", "target_lang"]
+    frame = _frame(rows.order_by("pk"), {f: f for f in fields})
+    return pd.DataFrame(
+        {
+            system.SYSTEM: frame["system"],
+            system.SEGMENT: system.segment_keys(frame["segment_id"], frame["document"]),
+            system.RATER: frame["rater"],
+            system.SCORE: frame["score"].astype(float),
+            system.LP: frame["source_lang"] + "-" + frame["target_lang"],
+        }
+    )
 
 
 def study_judgments_frame(
@@ -353,45 +405,29 @@ def corpus_segments_frame(testset: str | None = None, lps=None) -> pd.DataFrame:
     return frame.astype({"da_z": float, "da_raw": float}).reset_index(drop=True)
 
 
-def mqm_judgments_frame(testset: str | None = None) -> pd.DataFrame:
-    """Imported MQM segment scores (metric ``MQM``) as a judgments frame, one row per segment.
-
-    MQM files give one score per system and segment, averaged over raters; ``score`` is that
-    (negative error weight: higher is better).
-    """
+def mqm_scores_frame(testset: str | None = None) -> pd.DataFrame:
+    """Imported MQM segment scores (``import_scores`` of an ``avg_seg_scores`` file: metric
+    ``MQM``) as a segments frame; how many raters each averages is not known."""
     rows = MetricScore.objects.filter(metric__name="MQM", item__permutation=None)
     if testset:
         rows = rows.filter(item__triple__segment__testset=testset)
     lookups = {
-        "system": "item__triple__corpus__system",
-        "segment_id": "item__triple__segment__number",
-        "score": "score",
+        system.SYSTEM: "item__triple__corpus__system",
+        system.SEGMENT: "item__triple__segment__number",
+        system.SCORE: "score",
         "source_lang": "item__triple__segment__source_lang",
         "target_lang": "item__triple__segment__target_lang",
     }
     frame = _frame(rows.order_by("pk"), lookups)
-    return system.wmt_judgments(frame.assign(rater="", item_type="SYSTEM"))
-
-
-def da_system_raw(testset: str | None = None) -> pd.DataFrame:
-    """WMT's system-level raw DA scores kept where segment ids could not be mapped (lp, system,
-    raw)."""
-    rows = SystemScore.objects.filter(cluster__isnull=True)  # not the published results
-    if testset:
-        rows = rows.filter(testset=testset)
-    frame = pd.DataFrame.from_records(
-        rows.values_list("source_lang", "target_lang", "system", "raw"),
-        columns=["source_lang", "target_lang", system.SYSTEM, system.RAW],
-    )
-    frame.insert(0, system.LP, frame.pop("source_lang") + "-" + frame.pop("target_lang"))
-    return frame
+    frame[system.LP] = frame.pop("source_lang") + "-" + frame.pop("target_lang")
+    return frame.assign(judgments=float("nan"))
 
 
 def da_system_published(testset: str | None = None) -> pd.DataFrame:
     """WMT's system-level results imported as published (WMT21's clusters file), in the columns
     of `wojdb.core.stats.system.system_scores`: z, raw, the annotation count as ``judgments``,
     ``n`` (segments) unknown, ``rank`` by z and WMT's own ``cluster``."""
-    rows = SystemScore.objects.filter(cluster__isnull=False)
+    rows = SystemScore.objects.all()
     if testset:
         rows = rows.filter(testset=testset)
     frame = pd.DataFrame.from_records(
@@ -406,3 +442,41 @@ def da_system_published(testset: str | None = None) -> pd.DataFrame:
     frame["n"] = float("nan")
     frame["rank"] = frame.groupby(system.LP).cumcount() + 1
     return frame[system.COLUMNS].reset_index(drop=True)
+
+
+#: Imported human judgments `external_system_table` makes system tables of.
+EXTERNAL_SOURCES = ("da", "mqm", "esa")
+
+
+def external_system_table(
+    source: str, testset: str | None = None, lps: Iterable[str] | None = None
+) -> pd.DataFrame:
+    """The system table (`wojdb.core.stats.system.system_table`'s columns) of imported WMT DA,
+    MQM or ESA judgments, each language pair from the first of its sources that it has:
+
+    - da: the segment scores (WMT's own procedure, raw included), else the per-rater
+      judgments, else WMT's published system-level results;
+    - mqm: the error files' judgments (mt-metrics-eval's procedure: segment = mean over
+      raters, system = mean over segments), else the imported ``avg_seg_scores``;
+    - esa: the Appraise ESA judgments, as MQM's.
+    """
+
+    def kept(frame):
+        return frame[frame[system.LP].isin(set(lps))] if lps else frame
+
+    if source == "da":
+        tables = [
+            system.system_table(kept(da_segments_frame(testset))),
+            system.system_scores(kept(da_judgments_frame(testset))),
+            kept(da_system_published(testset)),
+        ]
+    elif source == "mqm":
+        tables = [
+            system.system_scores(kept(rater_judgments_frame("mqm", testset))),
+            system.system_table(kept(mqm_scores_frame(testset))),
+        ]
+    elif source == "esa":
+        tables = [system.system_scores(kept(rater_judgments_frame("esa", testset)))]
+    else:
+        raise ValueError(f"unknown source {source!r} (one of {', '.join(EXTERNAL_SOURCES)})")
+    return system.first_by_pair(*tables)

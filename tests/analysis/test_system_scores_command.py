@@ -24,26 +24,28 @@ def imported(db):
     import_judgments(sorted((SLICE / "humaneval").glob("*.csv")))
 
 
-def test_da_scores_of_imported_judgments(imported, tmp_path):
+def test_da_scores_are_wmts_means_of_the_imported_segment_scores(imported, tmp_path):
     out = tmp_path / "systems.csv"
     call_command("system_scores", "--out", str(out), "--lp", "de-en", "ru-en", verbosity=0)
     written = pd.read_csv(out)
     assert list(written.columns) == system.COLUMNS
     assert set(written["lp"]) == {"de-en", "ru-en"}
-    rows = read_judgments(SLICE / "humaneval" / "ad-deen-good-stnd.csv")
-    expected = system.system_scores(system.wmt_judgments(rows))
-    de_en = written[written["lp"] == "de-en"].reset_index(drop=True)
-    assert list(de_en["system"]) == list(expected["system"])
-    pd.testing.assert_series_equal(de_en["z"], expected["z"], rtol=1e-5, check_names=False)
-    assert list(de_en["cluster"]) == list(expected["cluster"])
-    assert "HUMAN.0" in set(de_en["system"])
-    # raw: the mean over segments of the segment's mean raw score, from the imported triples.
+    de_en = written[written["lp"] == "de-en"].set_index("system")
+    # WMT's procedure (ad-sys-scores-LP.csv): means over the segment-score rows, every system's,
+    # the second human reference (HUMAN.0, no sentences imported) included.
     segments = pd.read_csv(SLICE / "humaneval" / "ad-seg-scores-de-en.csv", sep=" ")
-    linked = segments[segments["SYS"] != "HUMAN.0"]
-    raw = linked.groupby("SYS")["RAW.SCR"].mean()
-    got = de_en.set_index("system")["raw"]
-    np.testing.assert_allclose(got.reindex(raw.index), raw, rtol=1e-5)
-    assert np.isnan(got["HUMAN.0"])  # unlinked: no triple holds its raw scores
+    grouped = segments.groupby("SYS")
+    assert set(de_en.index) == set(grouped.groups) and "HUMAN.0" in de_en.index
+    np.testing.assert_allclose(de_en["z"], grouped["Z.SCR"].mean()[de_en.index], rtol=1e-5)
+    np.testing.assert_allclose(de_en["raw"], grouped["RAW.SCR"].mean()[de_en.index], rtol=1e-5)
+    assert list(de_en["n"]) == list(grouped.size()[de_en.index])
+    assert list(de_en["judgments"]) == list(grouped["N"].sum()[de_en.index])
+    assert list(de_en["z"]) == sorted(de_en["z"], reverse=True)
+    # The per-rater judgments give the same z: WMT's Z.SCR is the mean of a segment's
+    # SYSTEM and REPEAT judgments.
+    rows = read_judgments(SLICE / "humaneval" / "ad-deen-good-stnd.csv")
+    expected = system.system_scores(system.wmt_judgments(rows)).set_index("system")
+    np.testing.assert_allclose(de_en["z"], expected["z"][de_en.index], rtol=1e-5)
 
 
 def test_testset_keeps_the_judgments_imported_for_it(imported, tmp_path):
