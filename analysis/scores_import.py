@@ -11,9 +11,11 @@ Formats (tab-separated WMT files may be gzip-compressed, `.gz`):
 - CSV with a header `lp,system,segment,metric,score` (optionally `testset`, `variant`);
 - CSV with a header `item_id,metric,score` (optionally `variant`) for WOJ-DB item ids;
 - MQM segment scores as google/wmt-mqm-human-evaluation publishes them,
-  `mqm_TESTSET_SRCTGT.avg_seg_scores.tsv` (header `system mqm_avg_score seg_id`; the language
-  pair and test set come from the file name; `None` marks an unrated segment), stored as the
-  metric ``MQM`` (higher is better: the scores are negative error weights).
+  `mqm_NAME_SRCTGT.avg_seg_scores.tsv` (header `system mqm_avg_score seg_id`; the language
+  pair comes from the file name, and the test set from `--testset`, else the name where a test
+  set of the pair is so named (`newstest2021`), else the one test set holding the pair: the
+  release names TED talks `ted`, without a year; `None` marks an unrated segment), stored as
+  the metric ``MQM`` (higher is better: the scores are negative error weights).
 System-level files (WMT `.sys.score`, 6 columns; mt-metrics-eval `.sys.score`) are recognised
 and refused: scores are stored per rated item. System names go through
 `wojdb.core.formats.wmt.canonical_system` (`Online-A.1570` → `Online-A`) unless the name itself is
@@ -35,6 +37,7 @@ from django.db import transaction
 
 from analysis.models import Metric, MetricScore
 from survey.models import Item, Segment, Triple
+from survey.testsets import testset_for
 from wojdb.core.formats import mqm
 from wojdb.core.formats.common import LINE_BREAK, LINE_BREAKS, pair
 from wojdb.core.formats.wmt import canonical_system
@@ -109,13 +112,13 @@ def _name(value: str, path, line: int, field: str) -> str:
     return value
 
 
-MQM_FILE = re.compile(r"mqm_(?P<testset>[a-z]+\d{4})_(?P<src>[a-z]{2,3})(?P<tgt>[a-z]{2,3})\.")
+MQM_FILE = re.compile(r"mqm_(?P<testset>[A-Za-z0-9]+)_(?P<src>[a-z]{2,3})(?P<tgt>[a-z]{2,3})\.")
 
 
 def _read_mqm(path: Path, lines: list[str]) -> list[ImportedScore]:
     named = MQM_FILE.match(path.name)
     if named is None:
-        raise InputError(path, "an MQM file is named mqm_TESTSET_SRCTGT.avg_seg_scores.tsv")
+        raise InputError(path, "an MQM file is named mqm_NAME_SRCTGT.avg_seg_scores.tsv")
     lp = _lp(f"{named['src']}-{named['tgt']}", path, 1)
     return [
         ImportedScore(
@@ -395,12 +398,33 @@ def _hypothesis_items(rows: list[ImportedScore], report: ImportReport) -> dict[I
     return {r: have[pk] for r, pk in triple_of.items()}
 
 
-def import_scores(paths: list[Path], *, aggregate: str | None = None) -> ImportReport:
+def _mqm_testsets(rows: list[ImportedScore], testset: str | None) -> list[ImportedScore]:
+    """MQM rows with the test set they score (see the module's docstring): their file names
+    a test set, which need not be the stored one's name."""
+    chosen = {}
+    for r in rows:
+        key = (r.path, r.lp)
+        if r.metric == "MQM" and r.path.name.startswith("mqm_") and key not in chosen:
+            src, tgt = r.lp.split("-")
+            named = Segment.objects.filter(testset=r.testset, source_lang=src, target_lang=tgt)
+            chosen[key] = (
+                r.testset
+                if not testset and named.exists()
+                else testset_for(testset, src, tgt, r.path)
+            )
+    return [replace(r, testset=chosen[r.path, r.lp]) if (r.path, r.lp) in chosen else r
+            for r in rows]  # fmt: skip
+
+
+def import_scores(
+    paths: list[Path], *, aggregate: str | None = None, testset: str | None = None
+) -> ImportReport:
     """Import metric scores; a (metric, variant, item) scored twice is refused naming the
-    lines, unless `aggregate` ("mean") says how to combine them."""
+    lines, unless `aggregate` ("mean") says how to combine them. `testset` is the test set of
+    MQM files (see the module's docstring)."""
     if aggregate is not None and aggregate not in AGGREGATIONS:
         raise InputError("--aggregate", f"unknown aggregation {aggregate!r}; use: mean")
-    rows = [row for path in paths for row in read_scores(path)]
+    rows = _mqm_testsets([row for path in paths for row in read_scores(path)], testset)
     report, unknown = ImportReport(), Counter()
     with transaction.atomic():
         items = _hypothesis_items([r for r in rows if r.item_id is None], report)
