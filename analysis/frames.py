@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 from django.db import connections
-from django.db.models import QuerySet, Sum, TextField
+from django.db.models import Count, Q, QuerySet, Sum, TextField
 from django.db.models.functions import Cast, Coalesce
 
 from analysis.models import Metric, MetricScore
@@ -309,9 +309,14 @@ def da_judgments_frame(testset: str | None = None) -> pd.DataFrame:
     rows = ExternalJudgment.objects.filter(source__file_format=wmt.JUDGMENTS)
     if testset:
         rows = rows.filter(source__testset=testset)
-    fields = ["system", "segment_id", "rater", "score", "item_type", "source_lang", "target_lang"]
-    records = pd.DataFrame.from_records(rows.order_by("pk").values_list(*fields), columns=fields)
-    return system.wmt_judgments(records)
+    lookups = {f: f for f in ("system", "segment_id", "rater", "score", "item_type")}
+    lookups |= {
+        "source_lang": "source_lang",
+        "target_lang": "target_lang",
+        system.TESTSET: "source__testset",
+        system.DOCUMENT: "document",
+    }
+    return system.wmt_judgments(_frame(rows.order_by("pk"), lookups))
 
 
 def da_segments_frame(testset: str | None = None) -> pd.DataFrame:
@@ -321,19 +326,17 @@ def da_segments_frame(testset: str | None = None) -> pd.DataFrame:
     if testset:
         rows = rows.filter(source__testset=testset)
     lookups = {
-        "system": "system",
-        "segment_id": "segment_id",
-        "document": "document",
+        system.SYSTEM: "system",
+        system.SEGMENT: "segment_id",
+        system.DOCUMENT: "document",
         system.SCORE: "z",
         system.RAW: "raw",
         "judgments": "judgments",
+        system.TESTSET: "source__testset",
         "source_lang": "source_lang",
         "target_lang": "target_lang",
     }
     frame = _frame(rows.order_by("pk"), lookups)
-    frame.insert(
-        1, system.SEGMENT, system.segment_keys(frame.pop("segment_id"), frame.pop("document"))
-    )
     frame[system.LP] = frame.pop("source_lang") + "-" + frame.pop("target_lang")
     return frame
 
@@ -355,17 +358,19 @@ def rater_judgments_frame(source: str, testset: str | None = None) -> pd.DataFra
     )
     if testset:
         rows = rows.filter(source__testset=testset)
-    fields = ["system", "segment_id", "document", "rater", "score", "source_lang", "target_lang"]
-    frame = _frame(rows.order_by("pk"), {f: f for f in fields})
-    return pd.DataFrame(
-        {
-            system.SYSTEM: frame["system"],
-            system.SEGMENT: system.segment_keys(frame["segment_id"], frame["document"]),
-            system.RATER: frame["rater"],
-            system.SCORE: frame["score"].astype(float),
-            system.LP: frame["source_lang"] + "-" + frame["target_lang"],
-        }
-    )
+    lookups = {
+        system.SYSTEM: "system",
+        system.SEGMENT: "segment_id",
+        system.DOCUMENT: "document",
+        system.RATER: "rater",
+        system.SCORE: "score",
+        system.TESTSET: "source__testset",
+        "source_lang": "source_lang",
+        "target_lang": "target_lang",
+    }
+    frame = _frame(rows.order_by("pk"), lookups).astype({system.SCORE: float})
+    frame[system.LP] = frame.pop("source_lang") + "-" + frame.pop("target_lang")
+    return frame
 
 
 def study_judgments_frame(
@@ -415,6 +420,7 @@ def mqm_scores_frame(testset: str | None = None) -> pd.DataFrame:
         system.SYSTEM: "item__triple__corpus__system",
         system.SEGMENT: "item__triple__segment__number",
         system.SCORE: "score",
+        system.TESTSET: "item__triple__segment__testset",
         "source_lang": "item__triple__segment__source_lang",
         "target_lang": "item__triple__segment__target_lang",
     }
@@ -444,39 +450,104 @@ def da_system_published(testset: str | None = None) -> pd.DataFrame:
     return frame[system.COLUMNS].reset_index(drop=True)
 
 
-#: Imported human judgments `external_system_table` makes system tables of.
+#: Imported human judgments `external_segments` and `external_system_table` read.
 EXTERNAL_SOURCES = ("da", "mqm", "esa")
+
+
+def external_segments(
+    source: str, testset: str | None = None, lps: Iterable[str] | None = None
+) -> pd.DataFrame:
+    """The segment scores (a segments frame) of imported WMT DA, MQM or ESA judgments, each
+    language pair's from the first of its sources that it has:
+
+    - da: the segment scores as imported (WMT's own ``ad-seg-scores``: Z.SCR, RAW.SCR, N),
+      else the means of the per-rater judgments' SYSTEM and REPEAT items (no raw);
+    - mqm: the means over raters of the error files' judgments (mt-metrics-eval's segment
+      score), else the imported ``avg_seg_scores``;
+    - esa: the means over raters of the Appraise ESA judgments.
+    """
+    if source not in EXTERNAL_SOURCES:
+        raise ValueError(f"unknown source {source!r} (one of {', '.join(EXTERNAL_SOURCES)})")
+
+    def kept(frame):
+        return frame[frame[system.LP].isin(set(lps))] if lps else frame
+
+    if source == "da":
+        parts = [
+            kept(da_segments_frame(testset)),
+            system.segment_means(kept(da_judgments_frame(testset))),
+        ]
+    elif source == "mqm":
+        parts = [
+            system.segment_means(kept(rater_judgments_frame("mqm", testset))),
+            kept(mqm_scores_frame(testset)),
+        ]
+    else:
+        parts = [system.segment_means(kept(rater_judgments_frame("esa", testset)))]
+    chosen, seen = [], set()
+    for part in parts:
+        chosen.append(part[~part[system.LP].isin(seen)])
+        seen |= set(part[system.LP])
+    return pd.concat([c for c in chosen if not c.empty] or chosen[:1], ignore_index=True)
 
 
 def external_system_table(
     source: str, testset: str | None = None, lps: Iterable[str] | None = None
 ) -> pd.DataFrame:
     """The system table (`wojdb.core.stats.system.system_table`'s columns) of imported WMT DA,
-    MQM or ESA judgments, each language pair from the first of its sources that it has:
+    MQM or ESA judgments: WMT's and mt-metrics-eval's means over `external_segments`; for DA,
+    a pair with neither segment scores nor judgments has WMT's published system-level
+    results, where imported."""
+    table = system.system_table(external_segments(source, testset, lps))
+    if source != "da":
+        return table
+    published = da_system_published(testset)
+    if lps:
+        published = published[published[system.LP].isin(set(lps))]
+    return system.first_by_pair(table, published)
 
-    - da: the segment scores (WMT's own procedure, raw included), else the per-rater
-      judgments, else WMT's published system-level results;
-    - mqm: the error files' judgments (mt-metrics-eval's procedure: segment = mean over
-      raters, system = mean over segments), else the imported ``avg_seg_scores``;
-    - esa: the Appraise ESA judgments, as MQM's.
-    """
 
-    def kept(frame):
-        return frame[frame[system.LP].isin(set(lps))] if lps else frame
-
-    if source == "da":
-        tables = [
-            system.system_table(kept(da_segments_frame(testset))),
-            system.system_scores(kept(da_judgments_frame(testset))),
-            kept(da_system_published(testset)),
-        ]
-    elif source == "mqm":
-        tables = [
-            system.system_scores(kept(rater_judgments_frame("mqm", testset))),
-            system.system_table(kept(mqm_scores_frame(testset))),
-        ]
-    elif source == "esa":
-        tables = [system.system_scores(kept(rater_judgments_frame("esa", testset)))]
-    else:
-        raise ValueError(f"unknown source {source!r} (one of {', '.join(EXTERNAL_SOURCES)})")
-    return system.first_by_pair(*tables)
+def judgments_export(
+    sources: Iterable[str] | None = None, testset: str | None = None, lps=None
+) -> pd.DataFrame:
+    """Every imported per-rater judgment as imported, one row each (of `sources` only, where
+    given: da the WMT DA judgments, mqm the error files', esa Appraise's ESA): test set,
+    language pair, file, format, kind, system as in the file, segment id and document as
+    published, the test-set line where linked, rater, item type, score, seconds, whether it
+    scores the whole document, and the number of errors marked."""
+    rows = ExternalJudgment.objects.all()
+    if sources:
+        wanted = Q()
+        for source in sources:
+            wanted |= (
+                Q(source__file_format=wmt.JUDGMENTS)
+                if source == "da"
+                else Q(source__file_format=RATER_SOURCES[source][0], source__kind=ERROR_ANNOTATION)
+            )
+        rows = rows.filter(wanted)
+    if testset:
+        rows = rows.filter(source__testset=testset)
+    lookups = {
+        "testset": "source__testset",
+        "source_lang": "source_lang",
+        "target_lang": "target_lang",
+        "file": "source_file",
+        "format": "source__file_format",
+        "kind": "source__kind",
+        "system": "system",
+        "segment_id": "segment_id",
+        "document": "document",
+        "line": "triple__segment__number",
+        "rater": "rater",
+        "item_type": "item_type",
+        "score": "score",
+        "seconds": "seconds",
+        "document_score": "document_score",
+        "errors": "errors_count",
+    }
+    rows = rows.annotate(errors_count=Count("errors")).order_by("source_id", "line")
+    frame = _frame(rows, lookups)
+    frame.insert(1, system.LP, frame.pop("source_lang") + "-" + frame.pop("target_lang"))
+    if lps:
+        frame = frame[frame[system.LP].isin(set(lps))]
+    return frame.astype({"line": "Int64", "seconds": float}).reset_index(drop=True)

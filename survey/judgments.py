@@ -368,7 +368,7 @@ def _plan_judgments(
         plan.judgments = [
             dict(
                 source_lang=src, target_lang=tgt, system=r.system, segment_id=r.segment_id,
-                triple_id=t[0][0] if t else None, hit_id=r.hit_id,
+                document=r.document, triple_id=t[0][0] if t else None, hit_id=r.hit_id,
                 rater=r.rater, item_type=r.item_type, score=r.score, seconds=r.seconds,
                 source_file=path.name, line=r.line,
             )

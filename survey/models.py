@@ -265,7 +265,7 @@ class ExternalJudgment(models.Model):
         "not a line number"
     )
     document = models.CharField(
-        max_length=128, blank=True, help_text="document id as published (Appraise, MQM)"
+        max_length=128, blank=True, help_text="document id as published (Appraise, MQM, DOC_n)"
     )
     document_score = models.BooleanField(
         default=False, help_text="a score of the whole document (Appraise isDocScore)"

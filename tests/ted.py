@@ -1,6 +1,8 @@
 """Google's TED MQM error files (fixtures/ted-mqm.tar.xz) and the test set each annotates,
 rebuilt from the file's own texts: the texts of WMT21's TED test set are not in the release.
-Pure: used by the core tests and the database tests alike."""
+Line n of the rebuilt test set is segment n (`seg_id`), as in the test set; the segments no
+file annotates are blank lines, each run of them a document of its own. Pure: used by the core
+tests and the database tests alike."""
 
 from __future__ import annotations
 
@@ -29,15 +31,15 @@ def plain(text: str) -> str:
 
 @dataclass
 class TedTexts:
-    """Per line (1-based, in seg_id order): document, source, reference (the `ref` system's
-    target) and every other system's output; `line_of` maps a seg_id to its line."""
+    """Per line (1-based: line n is seg_id n): document, source, reference (the `ref` system's
+    target) and every other system's output; `annotated` the seg_ids the file annotates."""
 
     lp: str
     documents: list[str]
     sources: list[str]
     references: list[str]
     hypotheses: dict[str, list[str]]
-    line_of: dict[int, int]
+    annotated: list[int]
 
 
 def ted_texts(lp: str) -> TedTexts:
@@ -45,13 +47,26 @@ def ted_texts(lp: str) -> TedTexts:
     texts = {(r[0], int(r[3])): (r[1], plain(r[5]), plain(r[6])) for r in rows}
     segments = sorted({seg for _, seg in texts})
     systems = sorted({system for system, _ in texts} - {"ref"})
+    lines = range(1, segments[-1] + 1)
+    gap = ""
+    documents = []
+    for n in lines:
+        if ("ref", n) in texts:
+            documents.append(texts["ref", n][0])
+        else:
+            gap = gap if documents and documents[-1] == gap else f"unannotated-{n}"
+            documents.append(gap)
+
+    def text(system, n, i):
+        return texts[system, n][i] if (system, n) in texts else ""
+
     return TedTexts(
         lp,
-        [texts["ref", s][0] for s in segments],
-        [texts["ref", s][1] for s in segments],
-        [texts["ref", s][2] for s in segments],
-        {system: [texts[system, s][2] for s in segments] for system in systems},
-        {s: n for n, s in enumerate(segments, start=1)},
+        documents,
+        [text("ref", n, 1) for n in lines],
+        [text("ref", n, 2) for n in lines],
+        {system: [text(system, n, 2) for n in lines] for system in systems},
+        segments,
     )
 
 

@@ -58,5 +58,10 @@ class Migration(migrations.Migration):
                 'constraints': [models.UniqueConstraint(fields=('source', 'line'), name='unique_segment_score_line')],
             },
         ),
+        migrations.AlterField(
+            model_name='externaljudgment',
+            name='document',
+            field=models.CharField(blank=True, help_text='document id as published (Appraise, MQM, DOC_n)', max_length=128),
+        ),
         migrations.RunPython(forget_segment_score_imports, migrations.RunPython.noop),
     ]

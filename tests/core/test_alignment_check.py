@@ -79,7 +79,7 @@ def test_ted_mqm(lp):
     for j in judgments:
         if j.system != "ref":  # the reference itself
             mean, sd = moments[j.rater]
-            outputs[j.system, texts.line_of[j.item_id]].append((j.score - mean) / sd)
+            outputs[j.system, j.item_id].append((j.score - mean) / sd)
     scored = [(statistics.fmean(z), system, line) for (system, line), z in outputs.items()]
     true, shifted = checks(scored, texts.hypotheses, texts.references, ERROR_ANNOTATION)
     assert true.passed and true.n > 6800

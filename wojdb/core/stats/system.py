@@ -16,9 +16,9 @@ ordered by z and a cluster ends where every system above significantly outperfor
 system below.
 
 Judgments frame: one row per judgment with ``system``, ``segment``, ``rater``, ``score`` (the
-rater-standardised z score), optionally ``raw`` (0-100), ``type`` and ``lp``. Segments frame:
-one row per system and segment with ``system``, ``segment``, ``score``, optionally ``raw``,
-``judgments`` and ``lp``.
+rater-standardised z score), optionally ``raw`` (0-100), ``type``, ``lp``, ``testset`` and
+``document``. Segments frame: one row per system and segment with ``system``, ``segment``,
+``score``, optionally ``raw``, ``judgments``, ``lp``, ``testset`` and ``document``.
 """
 
 from __future__ import annotations
@@ -38,6 +38,10 @@ SYSTEM, SEGMENT, RATER, SCORE, RAW, TYPE, LP = (
     "type",
     "lp",
 )
+TESTSET, DOCUMENT = "testset", "document"
+#: What tells segments apart, where a frame has the column: a segment id may count within its
+#: document (WMT's DOC_n, Appraise's document-level items), and a pair be in two test sets.
+SEGMENT_KEYS = (LP, TESTSET, SYSTEM, DOCUMENT, SEGMENT)
 #: Judgment types that score a system; the others are WMT's quality controls.
 COUNTED_TYPES = ("SYSTEM", "REPEAT")
 ALPHA = 0.05
@@ -63,7 +67,7 @@ def segment_means(judgments: pd.DataFrame) -> pd.DataFrame:
     """Mean z (and raw) per system and segment, with the judgment count: a segments frame."""
     counted = _counted(judgments)
     values = [SCORE, *([RAW] if RAW in counted.columns else [])]
-    keys = [*([LP] if LP in counted.columns else []), SYSTEM, SEGMENT]
+    keys = [key for key in SEGMENT_KEYS if key in counted.columns]
     grouped = counted.groupby(keys, sort=True)
     means = grouped[values].mean()
     return means.assign(judgments=grouped.size()).reset_index()
@@ -143,24 +147,16 @@ def first_by_pair(*tables: pd.DataFrame) -> pd.DataFrame:
     return table.sort_values(LP, kind="stable").reset_index(drop=True)
 
 
-def segment_keys(ids: pd.Series, documents: pd.Series | None = None) -> pd.Series:
-    """Each segment's key: its published id, or `DOC#id` where some ids count within their
-    documents (WMT's DOC_n SIDs, Appraise's document-level items)."""
-    if documents is None or not documents.astype(bool).any():
-        return ids
-    return documents.astype(str) + "#" + ids.astype(str)
-
-
 def wmt_judgments(rows) -> pd.DataFrame:
     """A judgments frame from `wojdb.core.formats.wmt.Judgment` records, or a frame of their fields
-    (with ``raw`` kept where the frame has it)."""
+    (with ``raw``, ``document`` and ``testset`` kept where the frame has them)."""
     frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(map(dataclasses.asdict, rows))
     if frame.empty:
         return pd.DataFrame(columns=[SYSTEM, SEGMENT, RATER, SCORE, TYPE, LP])
     out = pd.DataFrame(
         {
             SYSTEM: frame["system"],
-            SEGMENT: segment_keys(frame["segment_id"], frame.get("document")),
+            SEGMENT: frame["segment_id"],
             RATER: frame["rater"],
             SCORE: frame["score"],
             TYPE: frame["item_type"],
@@ -169,6 +165,9 @@ def wmt_judgments(rows) -> pd.DataFrame:
     )
     if RAW in frame.columns:
         out[RAW] = frame[RAW].astype(float)
+    for column in (DOCUMENT, TESTSET):
+        if column in frame.columns:
+            out[column] = frame[column]
     return out
 
 
