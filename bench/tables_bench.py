@@ -79,13 +79,13 @@ class Release:
 
 
 def timed(label: str, call, *args, **kwargs):
-    """The call's result and wall seconds, printed with its CPU seconds (the machine may be
-    shared: CPU time is what a quiet machine would take, the database's waits aside)."""
+    """The call's result and its (wall, CPU) seconds, printed (the machine may be shared: CPU
+    time is what a quiet machine would take, the database's waits aside)."""
     start, cpu = time.perf_counter(), time.process_time()
     result = call(*args, **kwargs)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     print(f"  {label:<56} {seconds:6.1f} s wall, {cpu:5.1f} s CPU")
-    return result, seconds
+    return result, (seconds, cpu)
 
 
 def documents_by_source(xml_ts, txt_ts) -> list[str] | None:
@@ -284,8 +284,9 @@ def ted_mqm(release: Release, tmp: Path) -> tuple[bool, dict]:
         published = defaultdict(list)
         for s in mqm.read_scores(release.get(f"{stem}.avg_seg_scores.tsv")):
             published[s.system].append(s.score)
-        # The score file names the reference ref-A, the error file ref.
-        names = {system: {"ref": "ref-A"}.get(system, system) for system in ours.index}
+        # The score files name the references ref-A and ref-B, the error files ref and refB.
+        renamed = {"ref": "ref-A", "refB": "ref-B"}
+        names = {system: renamed.get(system, system) for system in ours.index}
         diff = max(
             abs(ours[system] - statistics.fmean(published[names[system]])) for system in ours.index
         )
@@ -332,10 +333,12 @@ def main():
         da_ok, da_seconds = wmt22(Release(args.wmt22, tmp / "wmt22"), tmp)
         print("\nGoogle MQM, TED (wmt-mqm-human-evaluation)")
         mqm_ok, mqm_seconds = ted_mqm(Release(args.mqm, tmp / "mqm"), tmp)
-    print("\nsummary")
-    print(f"  WMT22 into-English DA files: {da_seconds:.1f} s (target ≤ 20 s)")
-    for lp, seconds in mqm_seconds.items():
-        print(f"  TED {lp} MQM file: {seconds:.1f} s (target ≤ 5 s)")
+    print(f"\nsummary (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; wall "
+          "time on a quiet machine is about the CPU time)")  # fmt: skip
+    wall, cpu = da_seconds
+    print(f"  WMT22 into-English DA files: {wall:.1f} s wall, {cpu:.1f} s CPU (target ≤ 20 s)")
+    for lp, (wall, cpu) in mqm_seconds.items():
+        print(f"  TED {lp} MQM file: {wall:.1f} s wall, {cpu:.1f} s CPU (target ≤ 5 s)")
     print(f"  tables and checks: {'all as published' if da_ok and mqm_ok else 'DIFFERENCES'}")
 
 
