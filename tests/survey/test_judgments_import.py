@@ -225,6 +225,23 @@ def test_a_file_is_known_by_its_content_and_test_set_not_its_name(tmp_path):
 
 
 @pytest.mark.django_db
+def test_a_pair_takes_one_segment_score_file(tmp_path):
+    # System scores are means over a pair's segment scores: two files would count twice.
+    import_slice(["de-en"])
+    rows = (SLICE / "humaneval/ad-seg-scores-de-en.csv").read_text().split("\n")
+    first, second = tmp_path / "a/ad-seg-scores-de-en.csv", tmp_path / "b/ad-seg-scores-de-en.csv"
+    for path, part in ((first, rows[1:300]), (second, rows[300:])):
+        path.parent.mkdir()
+        path.write_text("\n".join([rows[0], *part]))
+    refused(lambda: import_judgments([first, second]), "2 different segment-score files")
+    import_judgments([first], accept_unverified_alignment=True)
+    refused(
+        lambda: import_judgments([second], accept_unverified_alignment=True),
+        "newstest2021 de-en already has segment scores, from ad-seg-scores-de-en.csv",
+    )
+
+
+@pytest.mark.django_db
 def test_a_file_of_another_language_pair_or_test_set_matches_nothing_and_is_refused(tmp_path):
     import_slice(["de-en", "ja-en"])
     scores = SLICE / "humaneval/ad-seg-scores-de-en.csv"
@@ -418,8 +435,11 @@ def test_commands_print_the_check_and_refuse_with_a_clear_error(capsys):
         call_command("import_da", scores, "--sid-mapping", "lines")
     call_command("import_documents", str(SLICE / "documents/newstest2021.de-en.docids"))
     call_command("import_judgments", scores)
-    out = capsys.readouterr().out
-    assert "SID by documents: z vs sentence chrF within systems r = " in out and "— passed" in out
+    printed = capsys.readouterr()
+    assert "SID by documents: z vs sentence chrF within systems r = " in printed.out
+    assert "— passed" in printed.out
+    # The progress bar, on the error stream: each step named.
+    assert "checking ad-seg-scores-de-en.csv" in printed.err and "writing" in printed.err
 
 
 # --- the full WMT21 de-en release (bundled) -----------------------------------------------------

@@ -14,6 +14,7 @@ from survey.models import ErrorAnnotation, ExternalJudgment, JudgmentImport
 from survey.testsets import import_wmt
 from wojdb.core.formats import mqm, wmt
 from wojdb.core.formats.judgments import APPRAISE, MQM, read_judgment_file
+from wojdb.core.formats.segment_ids import ERROR_ANNOTATION
 from wojdb.core.io import InputError
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -224,6 +225,20 @@ def test_esa_items_must_name_the_document_of_their_line_and_spans_are_kept(tmp_p
         csv.writer(f).writerows([*r[:2], str(int(r[2]) + 1), *r[3:]] for r in rows)
     JudgmentImport.objects.all().delete()
     refused(lambda: import_judgments([shifted]), "items name another document than their line's")
+
+
+@pytest.mark.django_db
+def test_esa_is_an_error_annotation_and_may_not_be_mixed_with_direct_assessments(tmp_path):
+    import_wmt(ESA / "wmt24")
+    import_judgments([ESA / "esa_generalMT2024_wave2.csv"])
+    assert JudgmentImport.objects.get().kind == ERROR_ANNOTATION
+    # One row as WMT22's segment-level DA writes it (9 fields: no document, no spans).
+    rows = esa_rows()
+    mixed = tmp_path / "esa.csv"
+    with mixed.open("w", newline="") as f:
+        csv.writer(f).writerows([*rows, [*rows[0][:7], *rows[0][10:]]])
+    JudgmentImport.objects.all().delete()
+    refused(lambda: import_judgments([mixed]), "mixes error annotations (ESA) with direct")
 
 
 # --- Appraise document-level DA+SQM (WMT22 calibration HITs, en-hr) -----------------------------
