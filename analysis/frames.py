@@ -484,11 +484,7 @@ def external_segments(
         ]
     else:
         parts = [system.segment_means(kept(rater_judgments_frame("esa", testset)))]
-    chosen, seen = [], set()
-    for part in parts:
-        chosen.append(part[~part[system.LP].isin(seen)])
-        seen |= set(part[system.LP])
-    return pd.concat([c for c in chosen if not c.empty] or chosen[:1], ignore_index=True)
+    return system.first_by_pair(*parts)
 
 
 def external_system_table(

@@ -132,17 +132,17 @@ def system_scores(judgments: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame
     return system_table(segment_means(judgments), alpha)
 
 
-def first_by_pair(*tables: pd.DataFrame) -> pd.DataFrame:
-    """System tables (`system_table`'s columns) of one kind of judgment from several sources,
-    best first: each language pair's rows from the first table that has the pair."""
+def first_by_pair(*frames: pd.DataFrame) -> pd.DataFrame:
+    """Frames of one kind (system tables, or segments frames) from several sources, best
+    first: each language pair's rows from the first frame that has the pair, by pair."""
     kept, seen = [], set()
-    for table in tables:
-        rows = table[~table[LP].isin(seen)]
-        seen |= set(table[LP])
+    for frame in frames:
+        rows = frame[~frame[LP].isin(seen)]
+        seen |= set(frame[LP])
         if not rows.empty:
-            kept.append(rows[COLUMNS])
+            kept.append(rows)
     if not kept:
-        return pd.DataFrame(columns=COLUMNS)
+        return frames[0].iloc[:0] if frames else pd.DataFrame(columns=COLUMNS)
     table = pd.concat(kept, ignore_index=True)
     return table.sort_values(LP, kind="stable").reset_index(drop=True)
 
