@@ -1,6 +1,6 @@
 """The report runs chapter 7 on tidy frames and writes it as self-contained HTML, CSV and figures.
 
-Frames are built here from the stated generative model (analysis.stats.simulate) and a scores
+Frames are built here from the stated generative model (wojdb.core.stats.simulate) and a scores
 frame whose sources are noisy copies of the items' true quality, so every section has content.
 """
 
@@ -16,10 +16,10 @@ import pytest
 from django.utils.html import escape
 from matplotlib.patches import Rectangle
 
-from analysis import figures as F
 from analysis import report as R
-from analysis.stats import columns as C
-from analysis.stats import simulate
+from wojdb.core.report import figures as F
+from wojdb.core.stats import columns as C
+from wojdb.core.stats import simulate
 from wojdb.core.stats.estimability import NotEstimable
 
 PERM_TYPES = ("order", "swap", "phrase", "choice")

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from analysis.stats import columns as col
-from analysis.stats.correlation import (
+from wojdb.core.stats import columns as col
+from wojdb.core.stats.correlation import (
     Bootstrap,
     correlate,
     correlation_table,

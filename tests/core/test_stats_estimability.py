@@ -10,10 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.stats import mixed, ordinal
-from analysis.stats.reml import LmmFit
-from wojdb.core.stats import estimability
+from wojdb.core.stats import estimability, mixed, ordinal
 from wojdb.core.stats.estimability import MAX_LOGIT_SE, MIN_GROUPS, Z95, NotEstimable
+from wojdb.core.stats.reml import LmmFit
 
 DATA = Path(__file__).parents[1] / "analysis" / "data"
 LME4 = {f["name"]: f for f in json.loads((DATA / "lme4" / "reference.json").read_text())["fits"]}

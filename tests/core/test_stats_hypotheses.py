@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.stats.correlation import Replicates
-from analysis.stats.hypotheses import (
+from wojdb.core.stats.correlation import Replicates
+from wojdb.core.stats.hypotheses import (
     DECISION_COLUMNS,
     Adjustment,
     configuration_threshold,

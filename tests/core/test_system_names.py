@@ -1,7 +1,7 @@
 """One name per system: a judgment file's name maps to the imported system as the importers
 report it, and every table uses that name."""
 
-from survey.wmt import canonical_system, imported_system
+from wojdb.core.formats.wmt import canonical_system, imported_system
 
 
 def test_a_judgment_files_system_is_named_as_imported():

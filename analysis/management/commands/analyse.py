@@ -8,8 +8,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis.analysing import AnalysisError, run_analysis
-from analysis.stats import correlation
-from survey.management.arguments import COUNT, SEED, int_range
+from wojdb.arguments import COUNT, SEED, int_range
+from wojdb.core.stats import correlation
 from wojdb.core.stats.estimability import MIN_GROUPS
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.stats.ordinal import ClmmFit
-from analysis.stats.reml import FitState, LmmFit
 from wojdb.core.report.text import fixed, text_table
 from wojdb.core.stats.estimability import NotEstimable
+from wojdb.core.stats.ordinal import ClmmFit
+from wojdb.core.stats.reml import FitState, LmmFit
 
 REML = "REML"
 LAPLACE = "cumulative logit, Laplace"
