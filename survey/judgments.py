@@ -490,7 +490,20 @@ def _plan_rater_judgments(
     scored = [(sum(v) / len(v), hyp, ref) for (_, hyp, ref), v in z_sets.items()]
     _check(path, record, scored, testset, lp, record.mapping, accept, report, chrf,
            documents=(compared, wrong_document), ids="item ids")  # fmt: skip
+    _check_spans(path, rows, triple_of)
     return plan
+
+
+def _check_spans(path, rows, triple_of) -> None:
+    """ESA spans lie in the translation rated; a BAD item shows a degraded copy, not stored."""
+    for r in rows:
+        if r.item_type == "TGT" and triple_of.get(r):
+            length = len(triple_of[r][0][1])
+            if far := [a for a in r.errors if a.end is not None and a.end > length]:
+                raise InputError(
+                    path, f"span {far[0].start}-{far[0].end} goes beyond the {length} "
+                    "characters of the translation rated", line=r.line, field="spans",
+                )  # fmt: skip
 
 
 def _plan_system_results(

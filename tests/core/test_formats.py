@@ -299,3 +299,72 @@ def test_wmt23s_ref_refa_is_reference_a(tmp_path):
 def test_a_language_pair_asked_for_but_absent_is_refused():
     with pytest.raises(InputError, match="field --lp: no test set for language pair.s. de-en"):
         find(WMT22 / "txt", lps=["cs-en", "de-en"])
+
+
+def esa_with(tmp_path, row: int, changes: dict[int, str], extra: list[str] = ()) -> Path:
+    """The ESA slice with fields of one row (0-based) changed, and `extra` rows added."""
+    import csv
+    import io
+
+    rows = csv_rows(ESA24)
+    for column, value in changes.items():
+        rows[row][column] = value
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows + [r.split(",") for r in extra])
+    path = tmp_path / "esa.csv"
+    path.write_text(out.getvalue(), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "message"),
+    [
+        (6, "1_0", "line 4, field score: '1_0' is not a number"),
+        (6, "٣", "line 4, field score: '٣' is not a number"),
+        (6, "nan", "line 4, field score: 'nan' is not a number"),
+        (2, "²", "line 4, field itemId: '²' is not a number"),
+        (2, "1_0", "line 4, field itemId: '1_0' is not a number"),
+        (10, "nan", "line 4, field timeStart: 'nan' is not a number"),
+        (11, "inf", "line 4, field timeEnd: 'inf' is not a number"),
+        (0, "r" * 100, "line 4, field username: longer than 64 characters"),
+        (3, "TGTTGTTGT", "line 4, field itemType: longer than 8 characters"),
+        (7, "d" * 129, "line 4, field docId: longer than 128 characters"),
+        (9, '[{"start_i": true, "end_i": 4}]', "line 4, field spans: span offset true"),
+        (9, '[{"start_i": 0, "end_i": 1e3}]', "line 4, field spans: span offset 1000.0"),
+        (9, '[{"start_i": 0, "end_i": NaN}]', "line 4, field spans: span offset NaN"),
+        (
+            9,
+            '[{"start_i": 0, "end_i": 100000000000000000000}]',
+            "span offset 100000000000000000000",
+        ),
+        (9, '[{"start_i": 0, "end_i": 2, "severity": {"a": 1}}]', 'span severity {"a": 1}'),
+        (9, '[{"start_i": 0, "end_i": 2, "severity": "' + "m" * 33 + '"}]', "field severity"),
+    ],
+)
+def test_appraise_numbers_offsets_and_names_are_checked_by_line_and_field(
+    tmp_path, column, value, message
+):
+    with pytest.raises(InputError) as error:
+        appraise.read(esa_with(tmp_path, 3, {column: value}))
+    assert message in str(error.value)
+
+
+def test_appraise_rows_of_one_rater_item_and_time_are_refused_as_duplicates(tmp_path):
+    rows = csv_rows(ESA24)
+    first = next(i for i, r in enumerate(rows) if r[3] == "TGT" and r[10] != r[11])
+    again = list(rows[first])
+    with pytest.raises(InputError) as error:
+        appraise.read(esa_with(tmp_path, 0, {}, [",".join(again)]))
+    assert f"line {len(rows) + 1}, field score: repeats line {first + 1} exactly" in str(
+        error.value
+    )
+    other = [*rows[first][:6], "3" if rows[first][6] != "3" else "67", *rows[first][7:]]
+    with pytest.raises(InputError) as error:
+        appraise.read(esa_with(tmp_path, 0, {}, [",".join(other)]))
+    assert f"the rater, system, item and times of line {first + 1} but another judgment" in str(
+        error.value
+    )
+    assert f"score {float(rows[first][6]):g} there, {float(other[6]):g} here" in str(error.value)
+    # The same item by the same rater at another time is a judgment of its own.
+    later = [*other[:10], str(float(other[10]) + 60), str(float(other[11]) + 60)]
+    assert len(appraise.read(esa_with(tmp_path, 0, {}, [",".join(later)]))) == len(rows) + 1
