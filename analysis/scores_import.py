@@ -19,13 +19,13 @@ and refused: scores are stored per rated item. System names go through
 `wojdb.core.formats.wmt.canonical_system` (`Online-A.1570` → `Online-A`) unless the name itself is
 a corpus.
 Every file is read and checked before anything is written; a key scored twice is refused unless
-an aggregation is asked for; rows whose item is unknown are reported with counts.
+an aggregation is asked for; rows whose item is unknown are reported with counts, and a file
+none of whose rows names a stored hypothesis is refused.
 """
 
 from __future__ import annotations
 
 import csv
-import math
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
@@ -38,9 +38,8 @@ from survey.models import Item, Segment, Triple
 from wojdb.core.formats import mqm
 from wojdb.core.formats.common import LINE_BREAK, LINE_BREAKS, pair
 from wojdb.core.formats.wmt import canonical_system
-from wojdb.core.io import MAX_INT, ImportReport, InputError, read_lines
+from wojdb.core.io import MAX_ID, MAX_INT, ImportReport, InputError, parse_number, read_lines
 
-MAX_ID = 2**63 - 1  # item ids are 64-bit database keys
 AGGREGATIONS = {"mean": lambda scores: sum(scores) / len(scores)}
 MTME_FILE = re.compile(
     r"^(?:(?P<lp>[a-z]{2,3}-[a-z]{2,3})\.)?(?P<metric>.+)-(?P<ref>[^-]+?)\.(?P<level>seg|sys|doc|domain)\.score$"
@@ -68,26 +67,6 @@ class ImportedScore:
 #: Imported metrics whose lower scores are better (error rates and edit distances, as named in
 #: WMT metrics-task files); every other imported metric is taken as higher-is-better.
 LOWER_IS_BETTER = frozenset({"ter", "character", "eed", "wer", "per", "cder"})
-
-
-def _float(value: str, path, line: int, field: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise InputError(path, f"{value!r} is not a number", line, field) from None
-    if not math.isfinite(number):
-        raise InputError(path, f"{value!r} is not a finite number", line, field)
-    return number
-
-
-def _int(value: str, path, line: int, field: str, limit: int = MAX_INT) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise InputError(path, f"{value!r} is not a whole number", line, field) from None
-    if not 1 <= number <= limit:
-        raise InputError(path, f"{value} is outside 1–{limit:,}", line, field)
-    return number
 
 
 def _lp(value: str, path, line: int) -> str:
@@ -174,8 +153,8 @@ def _read_mtme(path: Path, m: re.Match, lines: list[str]) -> list[ImportedScore]
             continue
         rows.append(
             ImportedScore(
-                metric=m["metric"], variant=m["ref"], score=_float(cols[1], path, no, "score"),
-                line=no, lp=lp, system=system, segment=counts[system],
+                metric=m["metric"], variant=m["ref"], line=no, lp=lp, system=system,
+                score=parse_number(cols[1], path, no, "score"), segment=counts[system],
             )
         )  # fmt: skip
     if len(set(counts.values())) > 1:
@@ -203,12 +182,12 @@ def _read_wmt(path: Path, lines: list[str]) -> list[ImportedScore]:
             ImportedScore(
                 metric=_name(cols[0], path, no, "metric"),
                 variant=cols[3].strip(),
-                score=_float(cols[-1], path, no, "score"),
+                score=parse_number(cols[-1].strip(), path, no, "score"),
                 line=no,
                 lp=_lp(cols[1], path, no),
                 testset=cols[2].strip(),
                 system=_name(cols[4], path, no, "system"),
-                segment=_int(cols[-2], path, no, "seg"),
+                segment=parse_number(cols[-2].strip(), path, no, "seg", int, 1, MAX_INT),
                 document=_name(cols[5], path, no, "doc") if len(cols) == 8 else None,
             )
         )
@@ -234,11 +213,11 @@ def _read_csv(path: Path, lines: list[str]) -> list[ImportedScore]:
             common = dict(
                 metric=_name(row["metric"], path, no, "metric"),
                 variant=(row.get("variant") or "").strip(),
-                score=_float(row["score"], path, no, "score"),
+                score=parse_number(row["score"].strip(), path, no, "score"),
                 line=no,
             )
             if by_item:
-                item_id = _int(row["item_id"], path, no, "item_id", MAX_ID)
+                item_id = parse_number(row["item_id"].strip(), path, no, "item_id", int, 1, MAX_ID)
                 rows.append(ImportedScore(**common, item_id=item_id))
             else:
                 rows.append(
@@ -247,7 +226,9 @@ def _read_csv(path: Path, lines: list[str]) -> list[ImportedScore]:
                         lp=_lp(row["lp"], path, no),
                         testset=(row.get("testset") or "").strip(),
                         system=_name(row["system"], path, no, "system"),
-                        segment=_int(row["segment"], path, no, "segment"),
+                        segment=parse_number(
+                            row["segment"].strip(), path, no, "segment", int, 1, MAX_INT
+                        ),
                     )
                 )
     except csv.Error as e:
@@ -401,7 +382,7 @@ def import_scores(paths: list[Path], *, aggregate: str | None = None) -> ImportR
     if aggregate is not None and aggregate not in AGGREGATIONS:
         raise InputError("--aggregate", f"unknown aggregation {aggregate!r}; use: mean")
     rows = [row for path in paths for row in read_scores(path)]
-    report, unknown = ImportReport(), Counter()
+    report, unknown, matched = ImportReport(), Counter(), set()
     with transaction.atomic():
         items = _hypothesis_items([r for r in rows if r.item_id is None], report)
         known_ids = set(
@@ -421,7 +402,9 @@ def import_scores(paths: list[Path], *, aggregate: str | None = None) -> ImportR
             if item is None:
                 unknown[label] += 1
                 continue
+            matched.add(row.path)
             scores.setdefault((row.metric, row.variant), {}).setdefault(item, []).append(row)
+        _refuse_unmatched(paths, rows, matched, unknown)
         _check_repeats(scores, aggregate, report)
         for (name, variant), by_item in scores.items():
             metric, created = Metric.objects.get_or_create(
@@ -447,6 +430,26 @@ def import_scores(paths: list[Path], *, aggregate: str | None = None) -> ImportR
             report.created["scores"] += len(by_item)
     report.unmatched.update(unknown)
     return report
+
+
+def _refuse_unmatched(paths, rows: list[ImportedScore], matched: set, unknown: Counter) -> None:
+    """A file none of whose rows names a hypothesis in the database is refused: importing it
+    would do nothing, which is most likely a wrong file, pair or system naming."""
+    for path in paths:
+        if path in matched:
+            continue
+        count = sum(row.path == path for row in rows)
+        if not count:
+            raise InputError(path, "holds no scores")
+        what = "; ".join(
+            f"{label.removeprefix(path.name + ': ')}: {n:,}"
+            for label, n in sorted(unknown.items())
+            if label.startswith(path.name + ": ")
+        )
+        raise InputError(
+            path, f"none of its {count:,} scores is of a hypothesis in the database ({what}); "
+            "import the test set and its systems first (import_wmt)",
+        )  # fmt: skip
 
 
 def _check_repeats(scores, aggregate: str | None, report: ImportReport) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from wojdb.core import formats
-from wojdb.core.formats import appraise, mqm, pairwise
+from wojdb.core.formats import appraise, mqm, pairwise, wmt
 from wojdb.core.formats.common import document_lines, language, ref_name
 from wojdb.core.io import InputError
 
@@ -262,6 +262,35 @@ def test_pairwise_refuses_a_system_ranked_two_ways_in_one_ranking(tmp_path):
         pairwise.read(path)
 
 
+def test_a_rank_field_holding_a_unicode_line_separator_is_read_as_one_field(tmp_path):
+    rows = lines(DATA / "rankings.csv")
+    rows[1] = rows[1].replace(",judge1,", ",judge\u2028one\x85two,", 1)
+    path = tmp_path / "rankings.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    rankings = wmt.read_rankings(path)
+    assert len(rankings) == len(rows) - 1
+    assert rankings[0].judge == "judge\u2028one\x85two" and rankings[0].line == 2
+
+
+@pytest.mark.parametrize("rank", ["\u00b2", "0_2", "\u0662"])
+def test_a_rank_python_would_read_but_no_file_means_is_refused(tmp_path, rank):
+    rows = lines(WMT16 / "wmt16.deu-eng.csv")
+    cols = rows[2].split(",")
+    cols[6] = rank
+    rows[2] = ",".join(cols)
+    path = tmp_path / "r.csv"
+    path.write_text("\n".join(rows) + "\n")
+    with pytest.raises(InputError, match=f"line 3, field system1rank: '{rank}' is not a number"):
+        pairwise.read(path)
+    five_way = lines(DATA / "rankings.csv")
+    cols = five_way[1].split(",")
+    cols[16] = rank
+    five_way[1] = ",".join(cols)
+    path.write_text("\n".join(five_way) + "\n")
+    with pytest.raises(InputError, match=f"line 2, field system1rank: '{rank}' is not a number"):
+        wmt.read_rankings(path)
+
+
 def test_a_pair_without_system_outputs_is_named(tmp_path):
     root = Path(shutil.copytree(WMT22 / "txt", tmp_path / "txt"))
     (root / "system-outputs/generaltest2022.en-hr.hyp.Online-A.hr").unlink()
@@ -278,6 +307,15 @@ def test_sgml_system_missing_a_document_is_refused_naming_it(tmp_path):
     hyp.write_text(hyp.read_text().replace('docid="bbc.381765"', 'docid="other"'))
     with pytest.raises(InputError, match="SRPOL.en-hr.sgm, field docid: document 'bbc.381765'"):
         find(root)
+
+
+@pytest.mark.parametrize("seg_id", ["0_2", "\u00b2", "\u0662"])
+def test_a_seg_id_python_would_read_but_no_file_means_is_refused(tmp_path, seg_id):
+    path = tmp_path / "wmttest2022.en-hr.all.xml"
+    text = (WMT22 / "xml/wmttest2022.en-hr.all.xml").read_text()
+    path.write_text(text.replace('<seg id="2">', f'<seg id="{seg_id}">', 1))
+    with pytest.raises(InputError, match=f"en-hr.all.xml, field seg id: .* '{seg_id}' is not"):
+        find(tmp_path)
 
 
 def test_a_byte_order_mark_inside_an_xml_segment_is_dropped(tmp_path):

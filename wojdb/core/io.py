@@ -21,6 +21,7 @@ from wojdb.core.language.codes import language
 UNSPACED = {"zh", "ja", "th", "km", "my"}
 WORD = re.compile(r"\w+|[^\w\s]")
 MAX_INT = 2**31 - 1
+MAX_ID = 2**63 - 1  # database keys are 64-bit (BigAutoField)
 # Longest names the database stores (survey.models), by the field names of the files; a test
 # holds them to the models' columns.
 MAX_LENGTH = {
