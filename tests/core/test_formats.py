@@ -406,3 +406,26 @@ def test_appraise_rows_of_one_rater_item_and_time_are_refused_as_duplicates(tmp_
     # The same item by the same rater at another time is a judgment of its own.
     later = [*other[:10], str(float(other[10]) + 60), str(float(other[11]) + 60)]
     assert len(appraise.read(esa_with(tmp_path, 0, {}, [",".join(later)]))) == len(rows) + 1
+
+
+def test_every_standard_code_is_accepted_as_it_is():
+    """Whatever a code stands for is a code the same check accepts: `sh` (standard tag sr-Latn)
+    is `sr`, never a tag no reader or study would take."""
+    import itertools
+    import string
+
+    for size in (2, 3):
+        for letters in itertools.product(string.ascii_lowercase, repeat=size):
+            if (standard := language("".join(letters))) is not None:
+                assert language(standard) == standard, "".join(letters)
+
+
+def test_a_language_is_right_to_left_by_its_script():
+    from wojdb.core.language.codes import right_to_left
+
+    assert [c for c in ("he", "ar", "fa", "ur", "ug", "ps", "yi", "dv", "sd", "ckb", "syr", "nqo")
+            if not right_to_left(c)] == []  # fmt: skip
+    assert [
+        c for c in ("en", "fr", "pa", "hi", "zh", "liv", "sr", "az", "tr") if right_to_left(c)
+    ] == []
+    assert right_to_left("az-Arab") and not right_to_left("ks-Deva") and not right_to_left("")

@@ -136,10 +136,11 @@ def test_a_german_study_asks_about_you_in_german(client):
 
 
 @pytest.mark.django_db
-def test_a_right_to_left_study_sets_the_direction(client):
-    study = make_study(language="ar")
+@pytest.mark.parametrize("language", ["ar", "he", "fa", "ur", "ug", "ps", "yi", "dv", "sd"])
+def test_a_right_to_left_study_sets_the_direction(client, language):
+    study = make_study(language=language)
     response = client.get(f"/s/{study.slug}/")
-    assert '<html lang="ar" dir="rtl">' in response.content.decode()
+    assert f'<html lang="{language}" dir="rtl">' in response.content.decode()
     # An English study, and the pages without a study, stay left to right.
     english = make_study()
     assert '<html lang="en">' in client.get(f"/s/{english.slug}/").content.decode()
@@ -216,6 +217,24 @@ def test_a_language_that_is_no_standard_iso_639_code_is_refused(code):
     with pytest.raises(ValidationError) as error:
         study.full_clean()
     assert "language" in error.value.message_dict
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", ["pa", "hi", "liv", "sr"])
+def test_a_study_in_a_left_to_right_script_has_no_direction(client, language):
+    study = make_study(language=language)
+    assert f'<html lang="{language}">' in client.get(f"/s/{study.slug}/").content.decode()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("code", "standard"), [("sh", "sr"), ("prs", "fa"), ("ces", "cs")])
+def test_a_code_refused_suggests_one_that_is_accepted(code, standard):
+    study = Study(name="s", slug="s", language=code)
+    with pytest.raises(ValidationError) as error:
+        study.full_clean()
+    assert f"(write {standard!r})" in str(error.value.message_dict["language"])
+    study.language = standard
+    study.full_clean()
 
 
 @pytest.mark.django_db
