@@ -44,9 +44,9 @@ from wojdb.core.release.schema import (
     Field,
     TableSchema,
     empty_table,
-    unescape_text,
     upgraded,
 )
+from wojdb.core.spreadsheet import unescape_text
 from wojdb.core.stats import columns as col
 
 #: Problems reported before a validation gives up listing them.
@@ -231,7 +231,10 @@ def _read_csv(folder: Path, table: TableSchema, problems: _Problems) -> pd.DataF
         return None
     out = {
         f.name: _parse(
-            unescape_text(raw[f.name]) if f.free_text else raw[f.name], f, table.path, problems
+            unescape_text(raw[f.name]) if f.type == "string" else raw[f.name],
+            f,
+            table.path,
+            problems,
         )
         for f in table.fields
     }
