@@ -102,6 +102,24 @@ def test_values_beyond_the_projects_own_limits_are_refused_whatever_the_descript
     assert "participants.csv, line 2, field age: 70000 is above the maximum 120" in refused(copy)
 
 
+@pytest.mark.parametrize(
+    "file, column, value, message",
+    [
+        ("items.csv", "wmt_score", "1_0", "'1_0' is not a number"),
+        ("items.csv", "wmt_score", "nan", "'nan' is not a number"),
+        ("items.csv", "wmt_score", "inf", "'inf' is not a number"),
+        ("items.csv", "wmt_score", "\u0663", "'\u0663' is not a number"),
+        ("participants.csv", "age", "\u0663\u0663", "'\u0663\u0663' is not an integer"),
+    ],
+)
+def test_a_number_python_reads_but_no_file_means_is_refused(copy, file, column, value, message):
+    frame = csv(copy, file)
+    index, line = first_row(frame, frame[column] != "")
+    frame.loc[index, column] = value
+    put(copy, file, frame)
+    assert f"{file}, line {line}, field {column}: {message}" in refused(copy)
+
+
 def test_an_allowed_value_added_to_the_descriptor_is_not_trusted(copy):
     descriptor = package(copy)
     field(descriptor, "participants", "status")["constraints"]["enum"].append("hacked")
