@@ -21,7 +21,6 @@ from survey.models import (
     Triple,
 )
 from survey.questionnaires import (
-    ENTRY_COLUMNS,
     QuestionnaireError,
     build_questionnaires,
     entries_frame,
@@ -31,6 +30,7 @@ from survey.questionnaires import (
     revise,
 )
 from wojdb.core.design import composition
+from wojdb.core.design.balance import ENTRY_COLUMNS
 
 LANGUAGES = ("cs", "de", "ha", "is", "ja", "ru", "zh")
 TYPES = ("order", "swap", "phrase", "choice")
