@@ -20,6 +20,7 @@ from tests.survey.test_participant_views import (
     text_of,
 )
 from wojdb.core import texts
+from wojdb.core.texts import fr
 
 pytestmark = pytest.mark.filterwarnings("ignore:No directory at:UserWarning")
 
@@ -159,7 +160,7 @@ def test_a_new_study_takes_the_texts_of_its_language_unless_given():
     french = Study(language="fr")
     french.take_language_defaults()
     assert french.information_sheet.startswith("## Titre du projet")
-    assert french.order_question == texts.texts_fr.QUESTIONS["order_question"]
+    assert french.order_question == fr.QUESTIONS["order_question"]
     own = Study(language="de", instructions="Eigene.")
     own.take_language_defaults(given={"instructions"})
     assert own.instructions == "Eigene."
