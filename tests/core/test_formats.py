@@ -429,3 +429,23 @@ def test_a_language_is_right_to_left_by_its_script():
         c for c in ("en", "fr", "pa", "hi", "zh", "liv", "sr", "az", "tr") if right_to_left(c)
     ] == []
     assert right_to_left("az-Arab") and not right_to_left("ks-Deva") and not right_to_left("")
+
+
+def test_mqm_numbers_and_names_are_checked_by_line_and_field(tmp_path):
+    rows = lines(MQM / "mqm_ted_ende.tsv")
+    cols = rows[1].split("\t")
+    for column, value, message in (
+        (4, "r" * 65, "line 2, field rater: longer than 64 characters"),
+        (3, "1_0", "line 2, field seg_id: '1_0' is not a number"),
+        (2, "\u00b2", "line 2, field doc_id: '²' is not a number"),
+    ):
+        path = tmp_path / "mqm_ted_ende.tsv"
+        path.write_text("\n".join([rows[0], "\t".join([*cols[:column], value, *cols[column + 1 :]]),
+                                   *rows[2:]]) + "\n")  # fmt: skip
+        with pytest.raises(InputError, match=message):
+            mqm.read(path)
+    scores = lines(MQM / "mqm_ted_ende.avg_seg_scores.tsv")
+    path = tmp_path / "mqm_ted_ende.avg_seg_scores.tsv"
+    path.write_text("\n".join([scores[0], scores[1].replace(scores[1].split()[1], "1_0")]) + "\n")
+    with pytest.raises(InputError, match="line 2, field mqm_avg_score: '1_0' is not a number"):
+        mqm.read_scores(path)
