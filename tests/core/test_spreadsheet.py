@@ -53,3 +53,8 @@ def test_a_frame_has_its_text_columns_escaped_and_its_numbers_left_alone():
     assert list(out["z"]) == [-0.25, 1.0] and out["z"].dtype == frame["z"].dtype
     assert out["label"].iloc[0] == "'@x" and pd.isna(out["label"].iloc[1])
     assert frame["system"].iloc[0] == '=HYPERLINK("http://x")'  # the frame itself is kept
+
+
+def test_a_column_mixing_text_and_numbers_has_only_its_text_escaped():
+    mixed = escape_text(pd.Series(["=x", 3, None, "-1", -2.5, "@y"], dtype=object))
+    assert list(mixed) == ["'=x", 3, None, "-1", -2.5, "'@y"]

@@ -11,21 +11,37 @@ never touched; formats that keep types (Parquet) keep the exact text.
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 from pandas.api.types import is_object_dtype, is_string_dtype
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "'")
 NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+_RISKY_START = "^[" + re.escape("".join(FORMULA_STARTS)) + "]"
+
+
+def _escape_cell(value):
+    risky = value.startswith(FORMULA_STARTS) and not re.fullmatch(NUMBER, value)
+    return "'" + value if risky else value
 
 
 def escape_text(values: pd.Series) -> pd.Series:
     """A column's text cells as written to CSV (missing values and non-text cells stay)."""
-    text = values.astype(object)
-    is_text = text.map(lambda v: isinstance(v, str)).astype(bool)
-    strings = text.where(is_text, "")
-    risky = is_text & strings.str.startswith(FORMULA_STARTS)
-    risky &= ~strings.str.fullmatch(NUMBER).astype(bool)
-    return text.where(~risky, "'" + strings)
+    try:  # a column of text: in Arrow's compiled kernels, a million cells in a fraction of a second
+        text = pa.array(values, type=pa.string(), from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):  # text mixed with other values: cell by cell
+        return values.map(lambda v: _escape_cell(v) if isinstance(v, str) else v)
+    risky = pc.and_not(
+        pc.match_substring_regex(text, _RISKY_START),
+        pc.match_substring_regex(text, f"^(?:{NUMBER})$"),
+    )
+    risky = risky.fill_null(False).to_numpy(zero_copy_only=False)
+    escaped = values.astype(object)
+    escaped[risky] = "'" + escaped[risky]
+    return escaped
 
 
 def unescape_text(values: pd.Series) -> pd.Series:
