@@ -31,6 +31,7 @@ from wojdb.core.language.codes import LANGUAGE_NAMES
 from wojdb.core.report import figures as F
 from wojdb.core.report import summaries
 from wojdb.core.report.text import fixed
+from wojdb.core.spreadsheet import escape_frame
 from wojdb.core.stats import columns as C
 from wojdb.core.stats import (
     corpus,
@@ -1300,7 +1301,7 @@ def write_report(report: Report, out: Path | str) -> list[Path]:
     (out / "tables").mkdir(parents=True, exist_ok=True)
     for table in report.tables:
         path = out / "tables" / f"{table.name}.csv"
-        table.frame.to_csv(path, index=False)
+        escape_frame(table.frame).to_csv(path, index=False)
         written.append(path)
     for entry in report.figures:
         written += entry.drawn.write(out / "figures", entry.name)
