@@ -514,9 +514,9 @@ def wmt_benchmark() -> None:
         compare_lme4(fit, r_fit(data, WMT_SCRIPT))
 
 
-#: The demo's report before it was reworked (commit 9cfc075: models refitted for the report,
-#: scipy called per correlation, every figure drawn three times in this process), measured by
-#: demo_report() on the same 2-core machine, shared, at the same time as the new figures.
+#: The demo's report before it was reworked (commit 9cfc075: scipy called per correlation,
+#: each figure drawn three times in this process), measured as demo_report() measures, the
+#: best of three runs on the same shared 2-core machine (load average about 10).
 BEFORE = ("9cfc075", 14.95)
 DEMO_TARGET = 5.0
 
