@@ -22,12 +22,13 @@ from analysis.simulation import SimulationError, add_simulated_participants
 from survey.documents import import_documents
 from survey.generation import GenerationError, generate_permutations
 from survey.judgments import import_judgments
-from survey.models import Item, Permutation, Segment, Study, Triple
-from survey.pool import PoolError, sample_pool
+from survey.models import Item, Permutation, Segment, Study
+from survey.pool import PoolError, pool_triples, sample_pool
 from survey.questionnaires import QuestionnaireError, build_questionnaires
 from survey.study_file import StudyFileError, apply_study_file, read_study_file
 from survey.testsets import import_wmt
 from wojdb.core.design.composition import CompositionError, ConfigurationError
+from wojdb.core.design.pool import PoolRule
 from wojdb.core.io import ImportReport, InputError
 from wojdb.core.metrics.registry import select
 from wojdb.core.permutations import MAX_DEGREE
@@ -114,12 +115,12 @@ def build_demo(
     step("Importing the WMT21 slice")
     for done in import_slice(demo):
         report(done)
-    if not Triple.objects.filter(in_pool=True).exists():
-        step("Drawing the pool")
-        report(sample_pool(per_corpus or demo.per_corpus, seed))
-    step("Parsing references and generating permutations")
-    generate_permutations(MAIN_TYPES, MAX_DEGREE, seed, jobs)
     study = demo_study(demo)
+    if not study.pool_entries.exists():
+        step("Drawing the pool")
+        report(sample_pool(study, PoolRule(per_corpus or demo.per_corpus, seed)))
+    step("Parsing references and generating permutations")
+    generate_permutations(pool_triples(study), MAIN_TYPES, MAX_DEGREE, seed, jobs)
     if not study.questionnaires.exists():
         step(f"Building {QUESTIONNAIRES} questionnaires")
         build_questionnaires(study, QUESTIONNAIRES, seed)
@@ -168,7 +169,10 @@ def practice_item(study: Study) -> Item:
     )
     permutation = (
         Permutation.objects.filter(
-            perm_type="swap", degree=2, triple__segment__reference_length__range=(10, 20)
+            triple__pool_entries__study=study,
+            perm_type="swap",
+            degree=2,
+            triple__segment__reference_length__range=(10, 20),
         )
         .exclude(pk__in=used)
         .order_by("triple__segment__reference_length", "pk")

@@ -22,8 +22,8 @@ class CorpusAdmin(admin.ModelAdmin):
 
 @admin.register(models.Triple)
 class TripleAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "hypothesis", "hypothesis_length", "rank_score", "da_raw", "in_pool"]
-    list_filter = ["in_pool", "corpus__source_lang", "corpus__system"]
+    list_display = ["__str__", "hypothesis", "hypothesis_length", "rank_score", "da_raw"]
+    list_filter = ["pool_entries__study", "corpus__source_lang", "corpus__system"]
     search_fields = ["hypothesis", "segment__reference"]
     list_select_related = ["corpus", "segment"]
     raw_id_fields = ["corpus", "segment"]

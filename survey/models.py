@@ -114,7 +114,6 @@ class Triple(models.Model):
     da_raw = models.FloatField(null=True, blank=True)
     da_z = models.FloatField(null=True, blank=True)
     da_count = models.PositiveIntegerField(default=0)
-    in_pool = models.BooleanField(default=False, db_index=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["corpus", "segment"], name="unique_triple")]
@@ -509,6 +508,23 @@ class Study(models.Model):
             self.pairs_share_hypothesis,
             known_types=PERMUTATION_TYPES,
         )
+
+
+class PoolEntry(models.Model):
+    """A triple of a study's sentence pool (thesis §6.2.3): each study draws its own
+    (survey.pool.sample_pool), and its questionnaires are composed from it."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="pool_entries")
+    triple = models.ForeignKey(Triple, on_delete=models.CASCADE, related_name="pool_entries")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["study", "triple"], name="unique_pool_entry")
+        ]
+        verbose_name_plural = "pool entries"
+
+    def __str__(self):
+        return f"{self.triple} in the pool of {self.study}"
 
 
 class ConsentText(models.Model):

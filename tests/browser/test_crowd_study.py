@@ -210,9 +210,9 @@ def build_demo_pairs() -> Study:
     call_command(
         "import_da", *map(str, sorted((DEMOS["en"].slice / "humaneval").glob("*.csv"))), verbosity=0
     )
+    study = demo_study(DEMOS["en"])
     call_command("sample_pool", "--per-corpus", "40", "--seed", "1", verbosity=0)
     call_command("generate_permutations", "--seed", "1", verbosity=0)
-    study = demo_study(DEMOS["en"])
     call_command(
         "build_questionnaires", "--count", "36", "--seed", "1", "--study", "demo", verbosity=0
     )

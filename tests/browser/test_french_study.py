@@ -176,6 +176,7 @@ def command(*args) -> str:
 def test_a_french_study_runs_end_to_end_from_the_command_line(new_context, live_server, tmp_path):
     command("import_wmt", str(FRENCH.slice / "txt"))
     command("import_documents", *map(str, sorted((FRENCH.slice / "documents").glob("*.docids"))))
+    command("create_study", str(FRENCH.study_file))
     command("sample_pool", "--per-corpus", "40", "--seed", "1")
     command("generate_permutations", "--seed", "1")
     parsers = {p for p in Segment.objects.values_list("parser", flat=True) if p}
@@ -186,7 +187,6 @@ def test_a_french_study_runs_end_to_end_from_the_command_line(new_context, live_
         for permutation in made:
             check_permutation(permutation.triple.segment.reference, permutation)
 
-    command("create_study", str(FRENCH.study_file))
     command("build_questionnaires", "--count", "2", "--seed", "1", "--study", "demo-fr")
     study = Study.objects.get(slug="demo-fr")
     assert study.language == "fr"
@@ -231,9 +231,9 @@ def test_a_french_study_runs_end_to_end_from_the_command_line(new_context, live_
 def test_the_french_demo_in_french_on_a_desktop_and_a_phone(new_context, live_server):
     command("import_wmt", str(FRENCH.slice / "txt"))
     command("import_documents", *map(str, sorted((FRENCH.slice / "documents").glob("*.docids"))))
+    study = demo_study(FRENCH)
     command("sample_pool", "--per-corpus", str(FRENCH.per_corpus), "--seed", "1")
     command("generate_permutations", "--seed", "1")
-    study = demo_study(FRENCH)
     command("build_questionnaires", "--count", "36", "--seed", "1", "--study", study.slug)
     study.sample_item = practice_item(study)
     study.save(update_fields=["sample_item"])

@@ -205,11 +205,11 @@ def test_a_study_is_built_from_the_command_line_alone(tmp_path):
     slice_ = ROOT / "fixtures" / "wmt21-slice"
     quiet = {"verbosity": 0}
     call_command("import_wmt", str(slice_ / "txt"), **quiet)
-    call_command("sample_pool", "--per-corpus", "30", "--seed", "1", **quiet)
-    call_command("generate_permutations", "--seed", "1", **quiet)
     path = tmp_path / "study.toml"
     path.write_text('name = "Word order"\nslug = "word-order"\nitems_per_questionnaire = 40\n')
     create(path)
+    call_command("sample_pool", "--per-corpus", "30", "--seed", "1", **quiet)
+    call_command("generate_permutations", "--seed", "1", **quiet)
     call_command("build_questionnaires", "--count", "3", "--seed", "1", **quiet)
     study = Study.objects.get(slug="word-order")
     assert study.questionnaires.count() == 3
