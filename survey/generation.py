@@ -76,7 +76,8 @@ def generate_permutations(
         # eq. 6.2's score tells the maximum degree the permutation was made with
         rescored = score != quality(degree, max_degree)
         other_runs += rescored or (stored_seed, version) != (seed, VERSION)
-    # Each target language's triples with its own rules, truecased from its own references.
+    # Each target language's triples with its own rules, truecased from the references of
+    # their own test sets.
     languages = sorted({triple.segment.target_lang for triple in triples})
     triples = [t for code in languages for t in triples if t.segment.target_lang == code]
     results = (
@@ -110,9 +111,9 @@ def _generate_language(triples, references, hypotheses, code, types, max_degree,
     )
     truecaser = None
     if rules.cased:
-        testsets = {(t.segment.testset, t.segment.source_lang) for t in triples}
+        testsets = sorted({(t.segment.testset, t.segment.source_lang) for t in triples})
         corpus = Segment.objects.filter(
-            reduce(or_, (Q(testset=ts, source_lang=src) for ts, src in sorted(testsets))),
+            reduce(or_, (Q(testset=ts, source_lang=src) for ts, src in testsets)),
             target_lang=code,
         ).values_list("reference", flat=True)
         truecaser = Truecaser.from_corpus(reference.split() for reference in corpus.iterator())

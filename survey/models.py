@@ -10,6 +10,7 @@ from __future__ import annotations
 import secrets
 
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -348,6 +349,10 @@ class Item(models.Model):
         return self.triple.wmt_score if self.permutation is None else self.permutation.quality
 
 
+SHARE = [MinValueValidator(0.0), MaxValueValidator(1.0)]
+MINUTES_A_YEAR = 366 * 24 * 60
+
+
 def standard_language(code: str) -> None:
     standard = languages.language(code)
     if standard != code:
@@ -361,8 +366,8 @@ class Study(models.Model):
     name = models.CharField(max_length=200, unique=True)
     slug = models.SlugField(unique=True)
     items_per_questionnaire = models.PositiveSmallIntegerField(default=50)
-    permutation_share = models.FloatField(default=0.5)
-    shared_share = models.FloatField(default=0.4)
+    permutation_share = models.FloatField(default=0.5, validators=SHARE)
+    shared_share = models.FloatField(default=0.4, validators=SHARE)
     type_counts = models.JSONField(
         default=dict,
         blank=True,
@@ -395,7 +400,12 @@ class Study(models.Model):
     order_question = models.TextField(default=texts.QUESTIONS["order_question"])
     order_low = models.CharField(max_length=60, default=texts.QUESTIONS["order_low"])
     order_high = models.CharField(max_length=60, default=texts.QUESTIONS["order_high"])
-    abandon_after_minutes = models.PositiveIntegerField(default=120)
+    abandon_after_minutes = models.PositiveIntegerField(
+        default=120,
+        validators=[MinValueValidator(1), MaxValueValidator(MINUTES_A_YEAR)],
+        help_text="idle participants are marked abandoned after this many minutes (at most a "
+        "year)",
+    )
     is_open = models.BooleanField(default=True)
     # What participants read (thesis Appendix A by default); see wojdb/core/texts/__init__.py for
     # the format.
@@ -508,6 +518,22 @@ class Study(models.Model):
             self.pairs_share_hypothesis,
             known_types=PERMUTATION_TYPES,
         )
+
+
+class StudyPlan(models.Model):
+    """What a study file declares beside the study's settings (survey/study_file.py): its
+    sources (paths absolute), how its pool is drawn, and how its permutations and questionnaires
+    are made, each the file's table with its defaults written out. Kept so that `study_config`
+    writes the whole file back and a new build of the file can tell what changed."""
+
+    study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="plan")
+    sources = models.JSONField(default=dict, blank=True)
+    pool = models.JSONField(null=True, blank=True)
+    permutations = models.JSONField(null=True, blank=True)
+    questionnaires = models.JSONField(null=True, blank=True)
+
+    def __str__(self):
+        return f"plan of {self.study}"
 
 
 class PoolEntry(models.Model):

@@ -12,9 +12,11 @@ from django.db.models import Q, QuerySet
 
 from survey.models import Corpus, PoolEntry, Rating, Study, Triple
 from survey.questionnaires import discard_questionnaires
+from survey.study_file import record_plan
 from survey.testsets import BATCH
 from wojdb.core.design.pool import Candidate, CorpusName, PoolRule, TooFew, draw
 from wojdb.core.io import ImportReport
+from wojdb.core.study_file import rule_table
 
 
 class PoolError(ValueError):
@@ -64,7 +66,7 @@ def sample_pool(
     """
     if reason := real_participation(study):
         raise PoolError(f"study {study.slug!r}: {reason}, so its pool can no longer be redrawn")
-    corpora = _corpora(rule, within)
+    corpora = selected_corpora(rule, within)
     candidates = _candidates(corpora)
     everything = [c for members in candidates.values() for c in members]
     if unmatched := [x for x in rule.exclude if not any(x.matches(c) for c in everything)]:
@@ -86,6 +88,7 @@ def sample_pool(
         PoolEntry.objects.bulk_create(
             (PoolEntry(study=study, triple_id=pk) for pk in drawn.keys), batch_size=BATCH
         )
+        record_plan(study, pool=rule_table(rule))
     report.created["corpora sampled"] = len(drawn.chosen)
     report.created["triples in the pool"] = len(drawn.keys)
     if replaced[1]:
@@ -104,7 +107,7 @@ def sample_pool(
     return report
 
 
-def _corpora(rule: PoolRule, within) -> list[Corpus]:
+def selected_corpora(rule: PoolRule, within) -> list[Corpus]:
     """The corpora the rule selects, each of its names checked to exist."""
     corpora = list(Corpus.objects.order_by("testset", "source_lang", "target_lang", "system"))
     if not corpora:

@@ -123,7 +123,7 @@ def _items(keys: Iterable[Hashable], ids: dict[Hashable, tuple[int, int | None]]
     return found | missing
 
 
-def _current(study: Study) -> list[Questionnaire]:
+def current_questionnaires(study: Study) -> list[Questionnaire]:
     """The newest version of each of the study's questionnaires."""
     newest = {}
     for q in study.questionnaires.order_by("number", "version"):
@@ -186,7 +186,7 @@ def extend_questionnaires(
     items no existing questionnaire (any version) holds; existing ones are not touched."""
     with transaction.atomic():
         study = Study.objects.select_for_update().get(pk=study.pk)
-        current = _current(study)
+        current = current_questionnaires(study)
         if not current:
             raise QuestionnaireError(f"study {study.slug!r} has no questionnaires to extend")
         shared_sets = {}
@@ -311,7 +311,7 @@ def entries_frame(study: Study) -> pd.DataFrame:
         "segment": "item__triple__segment_id",
     }
     rows = QuestionnaireEntry.objects.filter(
-        questionnaire__in=[q.pk for q in _current(study)]
+        questionnaire__in=[q.pk for q in current_questionnaires(study)]
     ).values_list(*fields.values())
     frame = pd.DataFrame(list(rows), columns=list(fields))
     is_permutation = frame["perm_type"].notna()

@@ -6,6 +6,7 @@ from tqdm import tqdm
 
 from survey.generation import GenerationError, generate_permutations
 from survey.pool import pool_triples
+from survey.study_file import record_plan
 from wojdb.arguments import POSITIVE, SEED
 from wojdb.core.permutations import MAX_DEGREE, VERSION
 from wojdb.core.vocabulary import MAIN_TYPES, PERMUTATION_TYPES
@@ -51,11 +52,12 @@ class Command(BaseCommand):
     def handle(self, types, max_degree, seed, study, jobs, verbosity, **options):
         types = [t.strip() for t in types.split(",") if t.strip()]
         bars = partial(tqdm, disable=verbosity < 1)
-        triples = pool_triples(find_study(study))
+        study = find_study(study)
         try:
-            report = generate_permutations(triples, types, max_degree, seed, jobs, bars)
+            report = generate_permutations(pool_triples(study), types, max_degree, seed, jobs, bars)
         except GenerationError as e:
             raise CommandError(str(e)) from None
+        record_plan(study, permutations={"types": types, "seed": seed})
         self.stdout.write(
             self.style.SUCCESS(
                 f"Added {report.added} permutation(s) of {report.triples} pool triple(s) "
