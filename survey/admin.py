@@ -99,6 +99,33 @@ class StudyAdmin(admin.ModelAdmin):
         super().save_model(request, obj, form, change)
 
 
+@admin.register(models.PoolEntry)
+class PoolEntryAdmin(admin.ModelAdmin):
+    """A study's pool is drawn (sample_pool, create_study), never edited by hand: read only."""
+
+    list_display = ["study", "triple"]
+    list_filter = ["study"]
+    list_select_related = ["study", "triple__corpus", "triple__segment"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(models.StudyPlan)
+class StudyPlanAdmin(admin.ModelAdmin):
+    """What the study file declared (study_config writes it back); changed by building a
+    changed file, so read only here."""
+
+    list_display = ["study"]
+    readonly_fields = ["study", "sources", "pool", "permutations", "questionnaires"]
+
+    def has_add_permission(self, request):
+        return False
+
+
 class QuestionnaireEntryInline(admin.TabularInline):
     """Entries are edited here only until a participant starts the questionnaire; after that,
     changes go through survey.questionnaires.revise(), which writes a new version."""

@@ -383,7 +383,11 @@ class Study(models.Model):
         help_text="the items every questionnaire shares; empty lets the build choose them, "
         "stratified by quality, permutation type and degree, and source language",
     )
-    max_degree = models.PositiveSmallIntegerField(default=18)
+    max_degree = models.PositiveSmallIntegerField(
+        default=18,
+        validators=[MinValueValidator(1), MaxValueValidator(100)],
+        help_text="the highest permutation degree used (eq. 6.2's maximum; the thesis's 18)",
+    )
     sample_item = models.ForeignKey(
         Item, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -403,8 +407,7 @@ class Study(models.Model):
     abandon_after_minutes = models.PositiveIntegerField(
         default=120,
         validators=[MinValueValidator(1), MaxValueValidator(MINUTES_A_YEAR)],
-        help_text="idle participants are marked abandoned after this many minutes (at most a "
-        "year)",
+        help_text="idle participants are marked abandoned after this many minutes (at most a year)",
     )
     is_open = models.BooleanField(default=True)
     # What participants read (thesis Appendix A by default); see wojdb/core/texts/__init__.py for

@@ -71,8 +71,8 @@ def sample_pool(
     everything = [c for members in candidates.values() for c in members]
     if unmatched := [x for x in rule.exclude if not any(x.matches(c) for c in everything)]:
         raise PoolError(
-            "exclude: " + ", ".join(x.describe() for x in unmatched) + " matches no triple of the "
-            "pool's corpora",
+            ", ".join(x.describe() for x in unmatched) + " matches no triple of the pool's "
+            "corpora; the pool is unchanged",
             key="exclude",
         )
     try:
@@ -126,7 +126,7 @@ def selected_corpora(rule: PoolRule, within) -> list[Corpus]:
         if unknown := sorted(set(names) - have):
             what = {"testsets": "test set", "language_pairs": "language pair"}.get(key, "system")
             raise PoolError(
-                f"{key}: no imported corpus has the {what}(s) {', '.join(unknown)} (there are "
+                f"no imported corpus has the {what}(s) {', '.join(unknown)} (there are "
                 f"{', '.join(sorted(have)) or 'none'}); the pool is unchanged",
                 key=key,
             )

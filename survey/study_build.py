@@ -370,8 +370,13 @@ def _practice(declared: Declared, practice: dict, study: Study, candidates) -> I
             raise declared.error(
                 key,
                 f"no triple of the study's pool has a {practice['perm_type']} permutation of "
-                f"degree {practice['degree']} with a reference of {low} to {high} words; widen "
-                "the lengths or name the pair. Nothing was written.",
+                f"degree {practice['degree']} with a reference of {low} to {high} words"
+                + (
+                    ""
+                    if declared.practice_item
+                    else " (the rule a file without practice_item follows)"
+                )
+                + "; widen the lengths or name the pair. Nothing was written.",
             )
         return Item.objects.get_or_create(triple=found.triple, permutation=found)[0]
     if "reference" in practice:
@@ -454,9 +459,7 @@ def study_digest(study: Study) -> str:
     practice = None
     if study.sample_item_id:
         practice = shown(Item.objects.select_related(*ITEM_RELATIONS).get(pk=study.sample_item_id))
-    pool = sorted(
-        list(row) for row in pool_triples(study).values_list(*HYPOTHESIS_FIELDS)
-    )
+    pool = sorted(list(row) for row in pool_triples(study).values_list(*HYPOTHESIS_FIELDS))
     questionnaires = [
         [q.number, q.version, [
             [e.position, e.shared, *shown(e.item)]
@@ -476,4 +479,3 @@ def questionnaire_items(study: Study) -> list[tuple]:
         for q in current_questionnaires(study)
         for e in q.entries.select_related(*(f"item__{r}" for r in ITEM_RELATIONS))
     ]
-

@@ -381,7 +381,7 @@ def _practice(table: dict, where: Where) -> dict:
 
 def _mixed(where: Where):
     raise where.error(
-        "names the practice pair in one of three ways: rule = \"shortest\" (with perm_type, "
+        'names the practice pair in one of three ways: rule = "shortest" (with perm_type, '
         "degree, min_length, max_length); reference and text (with system); or an item's key "
         f"({', '.join(HYPOTHESIS_KEY + PERMUTATION_KEY)})"
     )
@@ -398,8 +398,10 @@ def _consent(text: dict, where: Where) -> dict:
     numbers = range(1, len(text["statements"]) + 1)
     for n, number in enumerate(text.get("optional", []), start=1):
         if number not in numbers:
-            raise where.child("optional").child(n).error(
-                f"lists statement numbers from 1 to {len(numbers)}, not {number}"
+            raise (
+                where.child("optional")
+                .child(n)
+                .error(f"lists statement numbers from 1 to {len(numbers)}, not {number}")
             )
     sharing = text.get("sharing")
     if sharing is not None and sharing not in numbers:
@@ -421,9 +423,13 @@ def _versions(texts: list[dict], where: Where) -> list[dict]:
     seen: dict[int, int] = {}
     for n, text in enumerate(texts, start=1):
         if text["version"] in seen:
-            raise where.child(n).child("version").error(
-                f"version {text['version']} is given twice (consent_texts {seen[text['version']]} "
-                f"and {n}); each version is one text"
+            raise (
+                where.child(n)
+                .child("version")
+                .error(
+                    f"version {text['version']} is given twice (consent_texts {seen[text['version']]} "
+                    f"and {n}); each version is one text"
+                )
             )
         seen[text["version"]] = n
     return texts
