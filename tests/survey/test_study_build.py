@@ -109,8 +109,8 @@ def test_a_study_builds_from_its_file_again_unchanged_and_in_an_empty_database(t
         ),
         (
             {"pool": 'per_corpus = 20\nlanguage_pairs = ["xx-yy"]\n'},
-            r"line 9, key pool\.language_pairs: no imported corpus has the language pair\(s\) xx-yy "
-            r"\(there are de-en\); the pool is unchanged. Nothing was written.",
+            r"line 9, key pool\.language_pairs: no imported corpus has the language pair\(s\) "
+            r"xx-yy \(there are de-en\); the pool is unchanged. Nothing was written.",
         ),
         (
             {"pool": 'per_corpus = 20\nexclude = [{system = "Nobody"}]\n'},

@@ -115,6 +115,12 @@ class Where:
             f"{self.key}.{name}" if self.key else name)  # fmt: skip
         return Where(self.path, key, self.lines)
 
+    def at(self, *names: str | int) -> Where:
+        where = self
+        for name in names:
+            where = where.child(name)
+        return where
+
     def error(self, problem: str) -> StudyFileError:
         return StudyFileError(self.path, problem, self.key or None, self.line())
 
@@ -146,7 +152,9 @@ class Key:
         raise NotImplementedError
 
     def wrong(self, value, where: Where) -> StudyFileError:
-        return where.error(f"must be {self.expected}, not {_kind(value)} ({value!r})")
+        shown = repr(value)
+        shown = shown if len(shown) <= 60 else shown[:57] + "…"
+        return where.error(f"must be {self.expected}, not {_kind(value)} ({shown})")
 
 
 class Text(Key):
@@ -163,6 +171,8 @@ class Text(Key):
             raise where.error("must not be empty")
         if self.max_length is not None and len(value) > self.max_length:
             raise where.error(f"is longer than {self.max_length:,} characters ({len(value):,})")
+        if "\x00" in value:  # no database stores it in a text
+            raise where.error("holds a NUL character (\\u0000)")
         # One kind of line end, whatever the editor wrote: \r\n and \r become \n.
         return value.replace("\r\n", "\n").replace("\r", "\n")
 
@@ -422,16 +432,11 @@ CONSENT = Table({
 def _versions(texts: list[dict], where: Where) -> list[dict]:
     seen: dict[int, int] = {}
     for n, text in enumerate(texts, start=1):
-        if text["version"] in seen:
-            raise (
-                where.child(n)
-                .child("version")
-                .error(
-                    f"version {text['version']} is given twice (consent_texts {seen[text['version']]} "
-                    f"and {n}); each version is one text"
-                )
-            )
-        seen[text["version"]] = n
+        version = text["version"]
+        if version in seen:
+            problem = f"version {version} is given twice (consent_texts {seen[version]} and {n})"
+            raise where.at(n, "version").error(f"{problem}; each version is one text")
+        seen[version] = n
     return texts
 
 
