@@ -22,8 +22,7 @@ from survey.models import (
     Triple,
 )
 from survey.testsets import BATCH, insert_rows, testset_for, update_triples
-from wojdb.core.formats import segment_ids as alignment
-from wojdb.core.formats import wmt
+from wojdb.core.formats import segment_ids, wmt
 from wojdb.core.formats.common import document_lines
 from wojdb.core.formats.judgments import APPRAISE, CLUSTERS, MQM, read_judgment_file
 from wojdb.core.io import ImportReport, InputError, read_input
@@ -277,7 +276,7 @@ def _plan_judgments(
     elif sid_mapping == "lines":
         lines, unmapped = dict(enumerate(range(1, sentences.count + 1), start=1)), ""
     elif sentences.documents:
-        lines, unmapped = dict(enumerate(alignment.sid_lines(sentences.documents), start=1)), ""
+        lines, unmapped = dict(enumerate(segment_ids.sid_lines(sentences.documents), start=1)), ""
     else:
         lines, unmapped = None, "has no document ids"
     record = JudgmentImport(
@@ -362,7 +361,7 @@ def _check(path, record, scored, testset, lp, mapping, accept, report, chrf, doc
     check, and agreement over at least MIN_SEGMENTS items passes it whatever the chrF figures
     (source-based ESA follows chrF with the reference only loosely: WMT24 en-hi r = 0.12, its
     lines shifted by one 0.05-0.07 with a quarter of the documents wrong)."""
-    check = alignment.check_alignment(scored, cache=chrf)
+    check = segment_ids.check_alignment(scored, cache=chrf)
     record.check_n, record.check_r, record.check_mean_z = check.n, check.r, check.mean_z
     record.check_identical_n, record.check_identical_mean_z = (
         check.identical_n,
@@ -373,7 +372,7 @@ def _check(path, record, scored, testset, lp, mapping, accept, report, chrf, doc
     if wrong_document:
         problems.append(f"{wrong_document:,} of {compared:,} items name another document than "
                         "their line's")  # fmt: skip
-    elif compared >= alignment.MIN_SEGMENTS:
+    elif compared >= segment_ids.MIN_SEGMENTS:
         report.notes.append(
             f"{path.name}: {testset} {lp}: all {compared:,} items name the document of their line"
         )

@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy as _
 
 from wojdb.core import scales, texts
 from wojdb.core.design import composition
-from wojdb.core.language import codes as languages
+from wojdb.core.language import codes
 from wojdb.core.language.codes import LANGUAGE_NAMES
 from wojdb.core.vocabulary import (
     ASSIGNED,
@@ -354,7 +354,7 @@ MINUTES_A_YEAR = 366 * 24 * 60
 
 
 def standard_language(code: str) -> None:
-    standard = languages.language(code)
+    standard = codes.language(code)
     if standard != code:
         hint = f" (write {standard!r})" if standard else ""
         raise ValidationError(f"{code!r} is not an ISO 639 language code in standard form{hint}")
@@ -488,8 +488,6 @@ class Study(models.Model):
             self.layout()
         except composition.ConfigurationError as e:
             raise ValidationError(f"These numbers cannot describe a questionnaire: {e}") from None
-        if self.platform == "prolific" and not self.completion_code:
-            raise ValidationError("A Prolific study needs the completion code set on Prolific.")
 
     def take_language_defaults(self, given=()) -> None:
         """Give a new study the texts of its language: each participant text, question and
@@ -506,10 +504,16 @@ class Study(models.Model):
 
     def unfilled(self) -> list[str]:
         """What keeps the study link closed to newcomers whatever `is_open` says: settings its
-        texts name that are empty (see texts.unfilled), and a missing practice pair (everyone
-        has one before pair 1). Not a validation error: a study is set up before these are."""
-        practice = [] if self.sample_item_id else ["sample_item (the practice pair)"]
-        return texts.unfilled(self) + practice
+        texts name that are empty (see texts.unfilled), a missing practice pair (everyone
+        has one before pair 1), and on Prolific a missing completion code (Prolific accepts
+        only its own; releases leave it out). Not a validation error: a study is set up before
+        these are, and an imported release holds none of the codes."""
+        missing = texts.unfilled(self)
+        if not self.sample_item_id:
+            missing.append("sample_item (the practice pair)")
+        if self.platform == "prolific" and not self.completion_code:
+            missing.append("completion_code (set on Prolific)")
+        return missing
 
     def layout(self) -> composition.Layout:
         """Table 6.3 for this study's numbers; raises composition.ConfigurationError."""
@@ -582,6 +586,27 @@ class ConsentText(models.Model):
 
     def __str__(self):
         return f"{self.study} consent v{self.version}"
+
+    def clean(self):
+        """The statements are texts; `optional` and `sharing` name some of them by number."""
+        statements = self.statements
+        if not (
+            isinstance(statements, list)
+            and statements
+            and all(isinstance(s, str) and s.strip() for s in statements)
+        ):
+            raise ValidationError({"statements": "Give one or more statements, each a text."})
+        numbers = range(1, len(statements) + 1)
+        if not isinstance(self.optional, list) or any(
+            isinstance(n, bool) or not isinstance(n, int) or n not in numbers for n in self.optional
+        ):
+            raise ValidationError(
+                {"optional": f"Give statement numbers from 1 to {len(statements)}."}
+            )
+        if self.sharing is not None and self.sharing not in numbers:
+            raise ValidationError(
+                {"sharing": f"Give a statement number from 1 to {len(statements)}."}
+            )
 
 
 class Questionnaire(models.Model):

@@ -11,8 +11,6 @@ import os
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
-from wojdb.core.language.rules import parse_pipelines
-
 TRUE = {"1", "true", "yes", "on"}
 FALSE = {"0", "false", "no", "off", ""}
 
@@ -88,6 +86,11 @@ class Environment:
     def pipelines(self, name: str) -> tuple[tuple[str, str], ...]:
         """``LANGUAGE=PIPELINE,…`` (e.g. ``fr=fr_core_news_md``) as (code, pipeline) pairs."""
         value = self.variables.get(name, "")
+        if not value:
+            return ()
+        # langcodes' tables load here, only when the variable is set.
+        from wojdb.core.language.rules import parse_pipelines
+
         try:
             return parse_pipelines(value)
         except ValueError as error:

@@ -14,8 +14,7 @@ from survey.judgments import import_judgments
 from survey.models import ExternalJudgment, JudgmentImport, Segment, SystemScore, Triple
 from survey.testsets import import_wmt
 from wojdb.bundled import wmt21_toen
-from wojdb.core.formats import segment_ids as alignment
-from wojdb.core.formats import wmt
+from wojdb.core.formats import segment_ids, wmt
 from wojdb.core.formats.judgments import read_judgment_file
 from wojdb.core.io import InputError, check_language
 
@@ -72,7 +71,7 @@ def edit(path: Path, line: int, column: int, value: str, sep: str) -> None:
 def test_sid_counts_sentences_after_sorting_documents_by_id():
     docs = ["b", "b", "tsuite-x", "a", "c", "a"]
     # a's lines (4, 6) in order, then b's (1, 2), then c's (5); the test suite has no SID.
-    assert alignment.sid_lines(docs) == [4, 6, 1, 2, 5]
+    assert segment_ids.sid_lines(docs) == [4, 6, 1, 2, 5]
 
 
 def test_the_check_tells_the_document_mapping_from_line_numbers_on_real_scores():
@@ -82,10 +81,10 @@ def test_the_check_tells_the_document_mapping_from_line_numbers_on_real_scores()
     hyp = (SLICE / "txt/newstest2021.de-en.hyp.UEdin.en").read_text().split("\n")
     rows = [r for r in wmt.read_segment_scores(SLICE / "humaneval/ad-seg-scores-de-en.csv")]
     rows = [r for r in rows if r.system == "UEdin.9"]
-    lines = alignment.sid_lines(docs)
+    lines = segment_ids.sid_lines(docs)
 
     def check(line_of):
-        return alignment.check_alignment(
+        return segment_ids.check_alignment(
             [(r.z, hyp[line_of(r.segment_id) - 1], ref[line_of(r.segment_id) - 1]) for r in rows]
         )
 
@@ -106,12 +105,12 @@ def test_the_check_uses_identical_hypotheses_when_there_are_enough():
         scored.append((CHRF().sentence_score(hyp, [ref]).score / 50 + rng.gauss(0, 0.3), hyp, ref))
     mean = sum(z for z, _, _ in scored) / len(scored)
     scored += [(mean, "a b c d", "a b c d")] * 40
-    check = alignment.check_alignment(scored)
-    assert check.identical_n >= 40 and check.r > alignment.MIN_R
+    check = segment_ids.check_alignment(scored)
+    assert check.identical_n >= 40 and check.r > segment_ids.MIN_R
     assert check.problems == [
-        f"identical hypotheses score less than {alignment.MIN_IDENTICAL_GAP} above the mean"
+        f"identical hypotheses score less than {segment_ids.MIN_IDENTICAL_GAP} above the mean"
     ]
-    assert not alignment.check_alignment(scored[:40]).passed  # too few to check at all
+    assert not segment_ids.check_alignment(scored[:40]).passed  # too few to check at all
 
 
 # --- import_judgments ---------------------------------------------------------------------------

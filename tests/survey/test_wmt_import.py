@@ -22,8 +22,7 @@ from survey.pool import PoolError, sample_pool
 from survey.testsets import import_wmt
 from wojdb.bundled import wmt21_toen
 from wojdb.core.design.pool import PoolRule
-from wojdb.core.formats import segment_ids as alignment
-from wojdb.core.formats import wmt
+from wojdb.core.formats import segment_ids, wmt
 from wojdb.core.io import WORD, InputError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -87,7 +86,7 @@ def test_da_scores_and_judgments_join_through_document_order_and_system_names():
     assert ExternalJudgment.objects.count() == judgment_rows
     # SID 1 is the first sentence of the alphabetically first document, not line 1.
     docids = (SLICE / "documents/newstest2021.de-en.docids").read_text().split()
-    line = alignment.sid_lines(docids)[0]
+    line = segment_ids.sid_lines(docids)[0]
     assert line != 1 and docids[line - 1] == min(docids)
     # Nemo.7 in the judgments is NVIDIA-NeMo in the text files.
     nemo = Triple.objects.get(

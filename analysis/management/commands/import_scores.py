@@ -2,7 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from analysis.scores_import import AGGREGATIONS, import_scores
+from analysis.scores_import import import_scores
+from wojdb.core.formats.scores import AGGREGATIONS
 from wojdb.reporting import clear_errors, print_report
 
 

@@ -350,11 +350,21 @@ def read_package(folder: str | Path) -> dict:
                 problems.append(f"resource {n + 1} is not a JSON object")
             elif not all(isinstance(resource.get(k), str) for k in ("name", "path")):
                 problems.append(f"resource {n + 1} has no name or path (strings)")
-        if not isinstance(package.get("study", {}), dict):
+        study = package.get("study", {})
+        if not isinstance(study, dict):
             problems.append("its study is not a JSON object")
+        elif not (study.get("sample_item") is None or is_id(study["sample_item"])):
+            problems.append(
+                f"study.sample_item: {json.dumps(study['sample_item'])} is not an item id"
+            )
     if problems:
         raise ReleaseError([Problem(PACKAGE_FILE, p) for p in problems])
     return package
+
+
+def is_id(value) -> bool:
+    """A row id as JSON gives it: an integer (JSON's true and false are not)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _without_descriptions(value):
