@@ -22,6 +22,7 @@ database's columns, seeds 0 to 2⁶³−1, minutes of idleness at most a year.
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 import re
@@ -263,13 +264,20 @@ class Table(Key):
             raise self.wrong(value, where)
         if unknown := [k for k in value if k not in self.keys]:
             raise where.child(unknown[0]).error(
-                f"unknown key {unknown[0]!r}; "
-                + ("this table holds " + ", ".join(self.keys) if self.keys else "no keys here")
+                f"unknown key {unknown[0]!r}; " + self._hint(unknown[0])
             )
         if missing := [k for k in self.required if k not in value]:
             raise where.error(f"needs the key {missing[0]!r}")
         out = {k: self.keys[k].check(v, where.child(k)) for k, v in value.items()}
         return self.extra(out, where) if self.extra else out
+
+    def _hint(self, key: str) -> str:
+        if len(self.keys) <= 12:
+            return "this table holds " + ", ".join(self.keys)
+        close = difflib.get_close_matches(key, self.keys, n=3)
+        return (f"did you mean {' or '.join(map(repr, close))}? " if close else "") + (
+            'the README\'s "Run your own study" lists the keys'
+        )
 
 
 class Either(Key):
