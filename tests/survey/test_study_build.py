@@ -6,6 +6,7 @@ key, with nothing written, even when the build fails half-way."""
 
 from __future__ import annotations
 
+import re
 import tomllib
 from io import StringIO
 from pathlib import Path
@@ -138,6 +139,33 @@ def test_a_build_that_cannot_finish_names_the_key_and_leaves_the_database_as_it_
 ):
     with pytest.raises(CommandError, match=message):
         create(small(tmp_path, **change))
+    assert nothing_written()
+
+
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        (
+            f'{{path = "{SLICE / "txt"}", layout = "WMT XML"}}',
+            r"line 6, key sources\.testsets\[1\]: .*txt: is in the WMT plain text layout, not "
+            "WMT XML",
+        ),
+        (
+            f'"{SLICE / "humaneval"}"',
+            r"key sources\.testsets\[1\]: .*humaneval: no known layout here \(mt-metrics-eval; ",
+        ),
+        (
+            f'{{path = "{SLICE / "txt"}", language_pairs = ["de-en"], systems = ["Nobody"]}}',
+            r"key sources\.testsets\[1\]: .*no test set with system outputs matches the selection",
+        ),
+    ],
+)
+def test_a_source_in_another_layout_is_refused_naming_its_key(tmp_path, source, message):
+    path = small(tmp_path)
+    path.write_text(re.sub(r"testsets = \[.*\]", lambda _: f"testsets = [{source}]",
+                           path.read_text()))  # fmt: skip
+    with pytest.raises(CommandError, match=message):
+        create(path)
     assert nothing_written()
 
 
