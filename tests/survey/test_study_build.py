@@ -21,6 +21,13 @@ from survey.study_build import questionnaire_items, study_digest
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 SLICE = DEMOS["en"].slice
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def section(title: str) -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index(title)
+    return text[start : text.index("\n## ", start + 1)]
 
 
 def create(path: Path) -> str:
@@ -207,14 +214,29 @@ def test_the_design_changes_until_real_people_take_part(tmp_path):
     assert Study.objects.get().researcher_name == "Ana" and study_digest(study) == digest
 
 
-def test_both_demos_live_in_one_database_and_the_demo_rebuilds_from_its_written_file(tmp_path):
+def readme_study(folder: Path) -> Path:
+    """The README's own study file ("Run your own study"), saved in a folder beside the clone's
+    fixtures, as the README has it saved in the clone's folder."""
+    (folder / "fixtures").symlink_to(ROOT / "fixtures")
+    (text,) = re.findall(r"^```toml\n(.*?)^```", section("## Run your own study"), re.M | re.S)
+    (folder / "my-study.toml").write_text(text)
+    return folder / "my-study.toml"
+
+
+def test_three_studies_live_in_one_database_and_the_demo_rebuilds_from_its_written_file(tmp_path):
     create(DEMOS["fr"].study_file)
     create(DEMOS["en"].study_file)
+    create(readme_study(tmp_path))
     french, english = Study.objects.get(slug="demo-fr"), Study.objects.get(slug="demo")
-    for study, pairs in ((french, {"de-fr"}), (english, {"de-en", "is-en", "ja-en", "ru-en"})):
+    readme = Study.objects.get(slug="word-order-cs")
+    for study, pairs, size, count in (
+        (french, {"de-fr"}, 640, 36),
+        (english, {"de-en", "is-en", "ja-en", "ru-en"}, 640, 36),
+        (readme, {"cs-en"}, 90, 4),
+    ):
         pool = study.pool_entries.select_related("triple__corpus")
-        assert {e.triple.corpus.lp for e in pool} == pairs and len(pool) == 640
-        assert study.questionnaires.count() == 36
+        assert {e.triple.corpus.lp for e in pool} == pairs and len(pool) == size
+        assert study.questionnaires.count() == count
         held = study.questionnaires.values_list("entries__item__triple__corpus__target_lang")
         assert set(held) == {(study.language,)}
     practice = french.sample_item
