@@ -88,6 +88,7 @@ STEP_ERRORS = (
     CompositionError,
     ConfigurationError,
     QuestionnaireError,
+    OSError,
 )
 
 
@@ -98,7 +99,10 @@ def _under(declared: Declared, key: str, explain: Callable[[str], str] = str) ->
     except STEP_ERRORS as e:
         if isinstance(e, PoolError) and e.key:
             key = f"{key}.{e.key}"
-        raise declared.error(key, f"{explain(str(e))}. Nothing was written.") from None
+        if isinstance(e, OSError):  # a source that went away or turned unreadable since
+            e = InputError(e.filename or key, e.strerror or str(e))
+        problem = explain(str(e)).rstrip(".")
+        raise declared.error(key, f"{problem}. Nothing was written.") from None
 
 
 def build_study(

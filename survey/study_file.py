@@ -113,7 +113,7 @@ def _key_of(f: models.Field) -> Key:
         return TYPE_COUNTS
     if isinstance(f, models.CharField | models.TextField):
         return core.Text(f.max_length or MAX_TEXT)
-    raise TypeError(f"Study.{f.name}: no study-file type for a {type(f).__name__}")
+    return core.Scalar()  # any other field: its own checks (to_python, validators) decide
 
 
 def study_keys() -> dict[str, Key]:

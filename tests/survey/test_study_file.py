@@ -12,7 +12,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from analysis.demo import DEMOS
-from survey.models import Participant, Questionnaire, Study
+from survey.models import Participant, PoolEntry, Questionnaire, Study
 from survey.study_file import read_study_file, study_fields
 from tests.factories import (
     make_hypothesis_item,
@@ -259,6 +259,14 @@ def test_line_ends_in_a_study_files_texts_become_one_kind(tmp_path):
     path.write_text(HEAD + 'instructions = "## Steps\\r\\n\\r\\nRead.\\rRate."\n')
     create(path)
     assert Study.objects.get().instructions == "## Steps\n\nRead.\nRate."
+
+
+def test_a_pool_drawn_before_pools_were_declared_is_said_not_to_be_in_the_file():
+    study = make_study(questionnaires=0)
+    PoolEntry.objects.create(study=study, triple=make_triple())
+    assert config(study.slug).startswith(
+        "# The study's pool of 1 triples was not drawn by a [pool] rule, so this file\n"
+    )
 
 
 def test_a_pool_drawn_by_command_is_written_back_as_the_files_pool(tmp_path):

@@ -213,6 +213,17 @@ class Boolean(Key):
         return value
 
 
+class Scalar(Key):
+    """One value, not a list or a table; what it must be beyond that, the caller checks."""
+
+    expected = "a single value"
+
+    def check(self, value, where):
+        if isinstance(value, list | dict):
+            raise self.wrong(value, where)
+        return value
+
+
 class ListOf(Key):
     def __init__(self, item: Key, *, min_items: int = 0, max_items: int = 100_000, unique=False):
         self.item, self.min_items, self.max_items, self.unique = item, min_items, max_items, unique
