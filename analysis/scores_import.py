@@ -1,18 +1,21 @@
 """Automatic scores into the database: the records of `wojdb.core.formats.scores` matched to
 rated items (by item id, or by language pair, system and segment through the stored test sets)
 and stored; every file is read and checked before anything is written; a key scored twice is
-refused unless an aggregation is asked for; rows whose item is unknown are reported with counts.
+refused unless an aggregation is asked for; rows whose item is unknown are reported with counts,
+and a file none of whose rows names a stored hypothesis is refused.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 from django.db import transaction
 
 from analysis.models import Metric, MetricScore
 from survey.models import Item, Segment, Triple
+from survey.testsets import testset_for
 from wojdb.core.formats.scores import AGGREGATIONS, LOWER_IS_BETTER, ImportedScore, read_scores
 from wojdb.core.formats.wmt import canonical_system
 from wojdb.core.io import ImportReport, InputError
@@ -158,13 +161,35 @@ def _hypothesis_items(rows: list[ImportedScore], report: ImportReport) -> dict[I
     return {r: have[pk] for r, pk in triple_of.items()}
 
 
-def import_scores(paths: list[Path], *, aggregate: str | None = None) -> ImportReport:
+def _mqm_testsets(rows: list[ImportedScore], testset: str | None) -> list[ImportedScore]:
+    """MQM rows with the test set they score: `testset`, else the one their file names where a
+    test set of the pair is so named (`newstest2021`), else the one test set holding the pair
+    (Google's TED files are named `ted`, without a year)."""
+    chosen = {}
+    for r in rows:
+        key = (r.path, r.lp)
+        if r.metric == "MQM" and r.path.name.startswith("mqm_") and key not in chosen:
+            src, tgt = r.lp.split("-")
+            named = Segment.objects.filter(testset=r.testset, source_lang=src, target_lang=tgt)
+            chosen[key] = (
+                r.testset
+                if not testset and named.exists()
+                else testset_for(testset, src, tgt, r.path)
+            )
+    return [replace(r, testset=chosen[r.path, r.lp]) if (r.path, r.lp) in chosen else r
+            for r in rows]  # fmt: skip
+
+
+def import_scores(
+    paths: list[Path], *, aggregate: str | None = None, testset: str | None = None
+) -> ImportReport:
     """Import metric scores; a (metric, variant, item) scored twice is refused naming the
-    lines, unless `aggregate` ("mean") says how to combine them."""
+    lines, unless `aggregate` ("mean") says how to combine them. `testset` is the test set of
+    MQM files (`_mqm_testsets`)."""
     if aggregate is not None and aggregate not in AGGREGATIONS:
         raise InputError("--aggregate", f"unknown aggregation {aggregate!r}; use: mean")
-    rows = [row for path in paths for row in read_scores(path)]
-    report, unknown = ImportReport(), Counter()
+    rows = _mqm_testsets([row for path in paths for row in read_scores(path)], testset)
+    report, unknown, matched = ImportReport(), Counter(), set()
     with transaction.atomic():
         items = _hypothesis_items([r for r in rows if r.item_id is None], report)
         known_ids = set(
@@ -184,7 +209,9 @@ def import_scores(paths: list[Path], *, aggregate: str | None = None) -> ImportR
             if item is None:
                 unknown[label] += 1
                 continue
+            matched.add(row.path)
             scores.setdefault((row.metric, row.variant), {}).setdefault(item, []).append(row)
+        _refuse_unmatched(paths, rows, matched, unknown)
         _check_repeats(scores, aggregate, report)
         for (name, variant), by_item in scores.items():
             metric, created = Metric.objects.get_or_create(
@@ -210,6 +237,26 @@ def import_scores(paths: list[Path], *, aggregate: str | None = None) -> ImportR
             report.created["scores"] += len(by_item)
     report.unmatched.update(unknown)
     return report
+
+
+def _refuse_unmatched(paths, rows: list[ImportedScore], matched: set, unknown: Counter) -> None:
+    """A file none of whose rows names a hypothesis in the database is refused: importing it
+    would do nothing, which is most likely a wrong file, pair or system naming."""
+    for path in paths:
+        if path in matched:
+            continue
+        count = sum(row.path == path for row in rows)
+        if not count:
+            raise InputError(path, "holds no scores")
+        what = "; ".join(
+            f"{label.removeprefix(path.name + ': ')}: {n:,}"
+            for label, n in sorted(unknown.items())
+            if label.startswith(path.name + ": ")
+        )
+        raise InputError(
+            path, f"none of its {count:,} scores is of a hypothesis in the database ({what}); "
+            "import the test set and its systems first (import_wmt)",
+        )  # fmt: skip
 
 
 def _check_repeats(scores, aggregate: str | None, report: ImportReport) -> None:

@@ -15,6 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from survey.assignment import release_abandoned
+from survey.checks import catalogue_problem
 from survey.models import Participant, Rating, Study
 from survey.questionnaires import (
     QuestionnaireError,
@@ -73,7 +74,15 @@ def index(request):
             distinct=True,
         ),
     ).order_by("name")
-    return render(request, "survey/dashboard/index.html", {"studies": studies})
+    uncompiled = [
+        (study, why)
+        for study in studies
+        if (problem := catalogue_problem(study.language)) and problem[0] == "error"
+        for why in problem[1:]
+    ]
+    return render(
+        request, "survey/dashboard/index.html", {"studies": studies, "uncompiled": uncompiled}
+    )
 
 
 @staff_only
@@ -108,6 +117,7 @@ def study(request, slug):
         "abandon_after": study.abandon_after_minutes,
         "people": _people(study),
         "unfilled": study.unfilled(),
+        "catalogue": catalogue_problem(study.language),
         "remarks": _remarks(study),
         # Real participants only, as every other count on the page.
         "modes": dict(

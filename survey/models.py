@@ -150,8 +150,16 @@ class JudgmentImport(models.Model):
         choices=[(SEGMENT, SEGMENT), (SYSTEM, SYSTEM)],
         help_text="system: the segment ids could not be mapped, only system scores were kept",
     )
+    kind = models.CharField(
+        max_length=24,
+        blank=True,
+        help_text="direct assessment or error annotation (MQM, ESA), whose alignment checks "
+        "differ; empty for system-level results",
+    )
     check_n = models.PositiveIntegerField(default=0)
-    check_r = models.FloatField(null=True, blank=True, help_text="Pearson r of z with chrF")
+    check_r = models.FloatField(
+        null=True, blank=True, help_text="Pearson r of z with chrF, within systems"
+    )
     check_mean_z = models.FloatField(null=True, blank=True)
     check_identical_n = models.PositiveIntegerField(default=0)
     check_identical_mean_z = models.FloatField(null=True, blank=True)
@@ -174,12 +182,9 @@ class JudgmentImport(models.Model):
 
 
 class SystemScore(models.Model):
-    """WMT DA scores of one system kept at system level: mean of its segment scores.
-
-    Used where the segment ids cannot be mapped to sentences (no document ids known), and for
-    results published only at system level (WMT21's clusters file: z, raw, the annotation
-    count as `judgments`, and the significance cluster; the segments are not known).
-    """
+    """WMT's DA results of one system as published at system level only (WMT21's clusters
+    file: z, raw, the annotation count as `judgments`, and the significance cluster; the
+    segments are not known)."""
 
     source = models.ForeignKey(JudgmentImport, on_delete=models.CASCADE, related_name="systems")
     testset = models.CharField(max_length=64)
@@ -205,6 +210,44 @@ class SystemScore(models.Model):
         return f"{self.testset} {self.source_lang}-{self.target_lang} {self.system}: {self.z:+.3f}"
 
 
+class ExternalSegmentScore(models.Model):
+    """One row of an imported segment-score file (WMT DA `ad-seg-scores-LP.csv`): one system's
+    mean scores of one segment, as published.
+
+    Every row is kept, linked to its sentence where the segment id maps to one, so that system
+    scores are computed from all of them as WMT computes its tables (human references judged
+    as systems and segments of unmapped ids included).
+    """
+
+    source = models.ForeignKey(
+        JudgmentImport, on_delete=models.CASCADE, related_name="segment_scores"
+    )
+    source_lang = models.CharField(max_length=8)
+    target_lang = models.CharField(max_length=8)
+    system = models.CharField(max_length=128, help_text="system name as in the file")
+    segment_id = models.PositiveIntegerField(
+        help_text="SID as published (n of a document-style DOC_n), not a line number"
+    )
+    document = models.CharField(
+        max_length=128, blank=True, help_text="DOC of a document-style SID; empty otherwise"
+    )
+    triple = models.ForeignKey(
+        Triple, null=True, blank=True, on_delete=models.CASCADE, related_name="segment_scores"
+    )
+    raw = models.FloatField(help_text="RAW.SCR: mean raw score, 0-100")
+    z = models.FloatField(help_text="Z.SCR: mean rater-standardised score")
+    judgments = models.PositiveIntegerField(help_text="N: the judgments averaged")
+    line = models.PositiveIntegerField(help_text="the line of the file it comes from")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "line"], name="unique_segment_score_line")
+        ]
+
+    def __str__(self):
+        return f"{self.system} #{self.segment_id}: {self.z:+.3f}"
+
+
 class ExternalJudgment(models.Model):
     """One published human judgment by one anonymous rater, kept as published.
 
@@ -222,7 +265,7 @@ class ExternalJudgment(models.Model):
         "not a line number"
     )
     document = models.CharField(
-        max_length=128, blank=True, help_text="document id as published (Appraise, MQM)"
+        max_length=128, blank=True, help_text="document id as published (Appraise, MQM, DOC_n)"
     )
     document_score = models.BooleanField(
         default=False, help_text="a score of the whole document (Appraise isDocScore)"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import random
 import re
@@ -11,9 +12,10 @@ import cv2
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.urls import reverse
 
-from survey import paper_import
-from survey.models import PaperAnswer, PaperCopy, Participant, Rating, ScanPage
+from survey import paper_import, participation, scan_files
+from survey.models import PaperAnswer, PaperCopy, Participant, Rating, ScanPage, Withdrawal
 from tests.factories import make_study
 from wojdb.core.paper import pen, scanning
 from wojdb.core.paper.layout import CONTENT_SIDE, Layout
@@ -144,6 +146,36 @@ def test_bad_pages_refuse_the_import_and_write_nothing(printed, tmp_path):
     assert not list((tmp_path / "home" / "scans").glob("*"))  # no scan kept either
 
 
+def test_one_page_marked_two_ways_is_refused_unless_skipped(printed, tmp_path):
+    study, out, layout = printed
+    n = layout.questions()["pair-1.holistic"][0].page  # a page of rating questions
+    marked = []
+    for seed in (11, 12):  # the same sheet filled in twice, differently
+        pages = [grey for _, grey in scanning.load_pages(out / layout.copies[0]["file"], DPI)]
+        pen.mark(pages, layout, DPI, random.Random(seed), pen.PenModel(blank=0, pencil=0))
+        marked.append(tmp_path / f"marked-{seed}.png")
+        cv2.imwrite(str(marked[-1]), pen.scan(pages[n - 1], random.Random(seed)))
+    same = tmp_path / "marked-11-again.png"
+    same.write_bytes(marked[0].read_bytes())
+    with pytest.raises(CommandError) as error:
+        call_command("import_scans", str(marked[0]), str(same), str(marked[1]))
+    assert re.search(
+        rf"marked-12.png page 1: copy {layout.copies[0]['id']} page {n} is marked differently "
+        r"from marked-11.png page 1 \(\S",
+        str(error.value),
+    )
+    assert "marked-11-again" not in str(error.value)  # the same marks: only a duplicate
+    assert ScanPage.objects.count() == 0
+    assert not list((tmp_path / "home" / "scans").glob("*"))
+    # --skip-bad leaves the doubtful page out; against a stored page, the same holds.
+    call_command("import_scans", str(marked[0]), str(marked[1]), "--skip-bad")
+    assert ScanPage.objects.count() == 0
+    call_command("import_scans", str(marked[0]))
+    with pytest.raises(CommandError, match="is marked differently from the page stored"):
+        call_command("import_scans", str(marked[1]))
+    assert ScanPage.objects.count() == 1
+
+
 def test_skip_bad_imports_the_good_pages(printed, tmp_path):
     study, out, layout = printed
     scans, _ = _scans(out, layout, layout.copies[0], random.Random(3))
@@ -224,6 +256,21 @@ def test_review_page_stores_typed_answers(printed, tmp_path, client, django_user
     client.post(f"/researcher/paper/{age.pk}/", {"value": "33"})
     age.refresh_from_db()
     assert age.status == "resolved" and age.copy.participant.age == 33
+    # Typed answers are checked as the web form checks them, and refused with a clear message.
+    nationality = PaperAnswer.objects.get(field="about.nationality")
+    languages = PaperAnswer.objects.get(field="about.languages")
+    for answer, value, message in (
+        (age, "²", "a whole number of years, 0-120, or nothing"),
+        (age, "1_0", "a whole number of years, 0-120, or nothing"),
+        (nationality, "x" * 150, "at most 100 characters, as on the web form (150 typed)"),
+        (languages, "English: Native, " + "q" * 301, "its qualifications at most 300"),
+        (languages, "E" * 101 + ": Native", "a language's name is at most 100 characters"),
+    ):
+        response = client.post(f"/researcher/paper/{answer.pk}/", {"value": value})
+        assert response.status_code == 400 and message in html.unescape(response.content.decode())
+    person = Participant.objects.get(pk=age.copy.participant.pk)
+    assert (person.age, person.nationality, person.languages.count()) == (33, "", 0)
+    assert PaperAnswer.objects.get(pk=nationality.pk).status != "resolved"
 
 
 def test_paper_consent_is_honoured_as_on_the_web(printed, tmp_path, client, django_user_model):
@@ -433,3 +480,65 @@ def test_a_german_study_prints_in_german(db, tmp_path):
         assert expected in text, expected
     assert_within_margins(extents)
     assert english_left(_pdf_text(out / "information.pdf")[0]) == []
+
+
+def test_withdrawal_erases_a_paper_participant_and_their_scans_unless_shared(
+    printed, tmp_path, client, django_user_model
+):
+    """Copies A and B; one TIFF holds a page of each (a batch scan), the other pages are PNGs.
+    A withdrawal erases the person's ratings, scanned pages, typed answers and crops, and the
+    kept files only their pages came from; the shared TIFF goes with the second withdrawal."""
+    study, out, layout = printed
+    codes = [c["id"] for c in layout.copies]
+    scans = [
+        _scans(out, layout, copy, random.Random(20 + n))[0] for n, copy in enumerate(layout.copies)
+    ]
+    cv2.imwritemulti(str(tmp_path / "batch.tif"), [scans[0][0], scans[1][0]])
+    own = {code: [] for code in codes}
+    for code, pages in zip(codes, scans, strict=True):
+        for n, page in enumerate(pages[1:], start=2):
+            own[code].append(tmp_path / f"{code}-{n}.png")
+            cv2.imwrite(str(own[code][-1]), page)
+    files = [tmp_path / "batch.tif", *own[codes[0]], *own[codes[1]]]
+    call_command("import_scans", *map(str, files), "--dpi", str(DPI))
+    home = tmp_path / "home"
+
+    def kept(path):
+        return home / f"scans/{hashlib.sha256(path.read_bytes()).hexdigest()}{path.suffix}"
+
+    assert all(kept(path).exists() for path in files)
+    first, second = (PaperCopy.objects.get(code=code).participant for code in codes)
+    paper_import.resolve(PaperAnswer.objects.get(copy__code=codes[0], field="about.age"), "41", "r")
+
+    participation.withdraw(first)
+    assert not Participant.objects.filter(pk=first.pk).exists()
+    assert not Rating.objects.filter(participant_id=first.pk).exists()
+    assert not ScanPage.objects.filter(copy__code=codes[0]).exists()
+    assert not PaperAnswer.objects.filter(copy__code=codes[0]).exists()
+    assert not PaperAnswer.objects.filter(value="41").exists()
+    assert not any(kept(path).exists() for path in own[codes[0]])
+    assert kept(tmp_path / "batch.tif").exists()  # page 1 of copy B comes from it
+    assert all(kept(path).exists() for path in own[codes[1]])
+    assert ScanPage.objects.filter(copy__code=codes[1]).count() == layout.pages
+    assert Withdrawal.objects.filter(study=study).count() == 1
+
+    # Scanned again, the withdrawn copy is refused and nothing is written.
+    with pytest.raises(CommandError, match=f"copy {codes[0]} was never printed .* withdrew"):
+        call_command("import_scans", *map(str, own[codes[0]]), "--dpi", str(DPI))
+    assert not ScanPage.objects.filter(copy__code=codes[0]).exists()
+
+    # Deleting a participant in the admin is a withdrawal too.
+    client.force_login(django_user_model.objects.create_superuser("boss", "b@example.org", "pw"))
+    url = reverse("admin:survey_participant_delete", args=[second.pk])
+    assert client.post(url, {"post": "yes"}).status_code == 302
+    assert not Participant.objects.exists() and not ScanPage.objects.exists()
+    assert not PaperAnswer.objects.exists()
+    assert Withdrawal.objects.filter(study=study).count() == 2
+    assert not any((home / "scans").iterdir())
+
+
+def test_a_long_file_name_never_cuts_off_the_name_of_the_kept_scan():
+    kept = "scans/" + "a" * 64 + ".pdf"
+    source = scan_files.source("n" * 400 + ".pdf page 1", kept)
+    assert len(source) == ScanPage._meta.get_field("source").max_length
+    assert scan_files.KEPT_NAME.search(source).group(1) == kept

@@ -5,8 +5,8 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-BEFORE = [("survey", "0013_about_you_labels")]
-AFTER = [("survey", "0014_study_pools")]
+BEFORE = [("survey", "0014_segment_scores")]
+AFTER = [("survey", "0015_study_pools")]
 
 
 def migrate(targets):

@@ -12,10 +12,10 @@ from survey.judgments import import_judgments
 from survey.models import (
     Corpus,
     ExternalJudgment,
+    ExternalSegmentScore,
     JudgmentImport,
     Segment,
     Study,
-    SystemScore,
     Triple,
 )
 from survey.pool import PoolError, sample_pool
@@ -144,13 +144,21 @@ def test_full_wmt21_data_imports_every_pair_with_its_alignment_checked():
     assert {lp for lp, _ in checked} == {"de", "is", "ja", "ru"}
     assert all(r.check_passed and not r.accepted_unverified for r in checked.values())
     de = checked["de", wmt.SEGMENT_SCORES]
-    assert de.check_r == pytest.approx(0.235, abs=0.001) and de.check_n == 18_409
+    assert de.check_r == pytest.approx(0.234, abs=0.001) and de.check_n == 18_409
     assert de.check_identical_mean_z - de.check_mean_z > 0.9
-    # cs-en, ha-en and zh-en have no document ids: system-level scores only.
-    assert set(SystemScore.objects.values_list("source_lang", flat=True)) == {"cs", "ha", "zh"}
+    # cs-en, ha-en and zh-en have no document ids: their segment scores are kept unlinked.
+    unlinked = ExternalSegmentScore.objects.filter(triple=None)
+    assert {"cs", "ha", "zh"} <= set(unlinked.values_list("source_lang", flat=True))
     assert not Triple.objects.filter(
         corpus__source_lang__in=["cs", "ha", "zh"], da_raw__isnull=False
     ).exists()
+    assert ExternalSegmentScore.objects.count() == sum(
+        1
+        for p in judgments
+        if p.name.startswith("ad-seg-scores")
+        for r in p.read_text().split("\n")[1:]
+        if r.strip()
+    )
     seg_rows = sum(
         1
         for p in judgments
@@ -464,3 +472,20 @@ def test_the_same_test_set_in_two_folders_is_refused(tmp_path):
     shutil.copytree(WMT24, tmp_path / "wmt24/txt")
     shutil.copytree(WMT24, tmp_path / "wmt24/txt-ts")
     refused(lambda: import_wmt(tmp_path / "wmt24"), "wmt24 en-cs is here twice", "txt-ts")
+
+
+@pytest.mark.django_db
+def test_a_folder_whose_only_pair_is_no_language_pair_imports_nothing_and_is_refused(slice_copy):
+    txt = slice_copy / "txt"
+    for p in txt.iterdir():
+        if ".is-en." not in p.name:
+            p.unlink()
+    for p in txt.glob("newstest2021.is-en.*"):
+        p.rename(p.with_name(p.name.replace("is-en", "xx-en").replace(".src.is", ".src.xx")))
+    refused(
+        lambda: import_wmt(txt),
+        "no test set with system outputs matches the selection",
+        "skipped xx-en: not a pair of ISO 639 language codes",
+    )
+    with pytest.raises(CommandError, match="skipped xx-en: not a pair of ISO 639"):
+        call_command("import_wmt", str(txt))

@@ -9,6 +9,7 @@ import gzip
 import math
 import os
 import re
+import stat
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,9 +22,13 @@ from wojdb.core.language.codes import language
 UNSPACED = {"zh", "ja", "th", "km", "my"}
 WORD = re.compile(r"\w+|[^\w\s]")
 MAX_INT = 2**31 - 1
-# Longest names the database stores (survey.models).
+MAX_ID = 2**63 - 1  # database keys are 64-bit (BigAutoField)
+# Longest names the database stores (survey.models), by the field names of the files; a test
+# holds them to the models' columns.
 MAX_LENGTH = {
     "test set": 64, "reference": 16, "system": 128, "WorkerId": 64, "HITId": 64, "document": 128,
+    "username": 64, "itemType": 8, "docId": 128, "severity": 32, "error_type": 128,
+    "rater": 64, "doc": 128, "category": 128,
 }  # fmt: skip
 
 
@@ -61,12 +66,19 @@ def text_length(text: str, lang: str) -> int:
     return len(WORD.findall(text))
 
 
-def open_input(path: Path) -> BinaryIO:
+OPEN_FLAGS = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
+def open_input(path: Path, max_bytes: int | None = None, budget: str = "") -> BinaryIO:
     """An input file opened for reading in binary. Every command opens its input files here, so
-    a path that does not exist, a folder where a file is expected and a file the process may
-    not read are each one clear InputError naming the path."""
+    a path that does not exist, a folder where a file is expected, a file the process may not
+    read, and anything but a regular file (a device such as /dev/zero, a named pipe, a socket,
+    which could be read forever or block) are each one clear InputError naming the path.
+    `max_bytes` refuses a larger file, naming the `budget` variable that raises the limit."""
     try:
-        return open(path, "rb")  # the caller closes it
+        # Non-blocking, so that opening a named pipe returns at once, to be refused below (it
+        # changes nothing for a regular file).
+        fd = os.open(path, os.O_RDONLY | OPEN_FLAGS)
     except (FileNotFoundError, NotADirectoryError):
         raise InputError(path, "does not exist") from None
     except IsADirectoryError:
@@ -75,15 +87,31 @@ def open_input(path: Path) -> BinaryIO:
         raise InputError(path, "cannot be read: permission denied") from None
     except OSError as e:
         raise InputError(path, f"cannot be read: {e.strerror or e}") from None
+    info = os.fstat(fd)
+    problem = None
+    if stat.S_ISDIR(info.st_mode):
+        problem = "is a folder, not a file"
+    elif not stat.S_ISREG(info.st_mode):
+        problem = "is not a regular file (a device, named pipe or socket): refused"
+    elif max_bytes is not None and info.st_size > max_bytes:
+        raises = f" ({budget} raises it)" if budget else ""
+        problem = f"is {info.st_size:,} bytes, over the budget of {max_bytes:,} bytes{raises}"
+    if problem:
+        os.close(fd)
+        raise InputError(path, problem)
+    return os.fdopen(fd, "rb")  # the caller closes it
 
 
-def read_input(path: Path) -> bytes:
+def read_input(path: Path, max_bytes: int | None = None, budget: str = "") -> bytes:
     """The bytes of an input file (see `open_input`)."""
-    with open_input(path) as handle:
+    with open_input(path, max_bytes, budget) as handle:
         try:
-            return handle.read()
+            data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
         except OSError as e:
             raise InputError(path, f"cannot be read: {e.strerror or e}") from None
+    if max_bytes is not None and len(data) > max_bytes:  # it grew while being read
+        raise InputError(path, f"is over the budget of {max_bytes:,} bytes")
+    return data
 
 
 def input_files(root: Path) -> list[Path]:
@@ -147,7 +175,12 @@ def parse_number(
     if kind is int and minimum is None and maximum is None:
         minimum, maximum = 0, MAX_INT
     if (minimum is not None and number < minimum) or (maximum is not None and number > maximum):
-        raise InputError(path, f"{value!r} is out of range", line=line, field=field)
+        bounds = (
+            f"at least {minimum:,}" if maximum is None
+            else f"at most {maximum:,}" if minimum is None
+            else f"{minimum:,} to {maximum:,}"
+        )  # fmt: skip
+        raise InputError(path, f"{value!r} is out of range ({bounds})", line=line, field=field)
     return number
 
 

@@ -13,9 +13,10 @@ Formats (tab-separated WMT files may be gzip-compressed, `.gz`):
 - CSV with a header `lp,system,segment,metric,score` (optionally `testset`, `variant`);
 - CSV with a header `item_id,metric,score` (optionally `variant`) for WOJ-DB item ids;
 - MQM segment scores as google/wmt-mqm-human-evaluation publishes them,
-  `mqm_TESTSET_SRCTGT.avg_seg_scores.tsv` (header `system mqm_avg_score seg_id`; the language
-  pair and test set come from the file name; `None` marks an unrated segment), stored as the
-  metric ``MQM`` (higher is better: the scores are negative error weights).
+  `mqm_NAME_SRCTGT.avg_seg_scores.tsv` (header `system mqm_avg_score seg_id`; the language
+  pair comes from the file name, and NAME is kept as the test set, which the importer may
+  replace: Google names TED talks `ted`, without a year; `None` marks an unrated segment),
+  stored as the metric ``MQM`` (higher is better: the scores are negative error weights).
 System-level files (WMT `.sys.score`, 6 columns; mt-metrics-eval `.sys.score`) are recognised
 and refused: scores are stored per rated item. System names go through
 `wojdb.core.formats.wmt.canonical_system` (`Online-A.1570` → `Online-A`) unless the name itself is
@@ -34,9 +35,8 @@ from pathlib import Path
 
 from wojdb.core.formats import mqm
 from wojdb.core.formats.common import LINE_BREAK, LINE_BREAKS, pair
-from wojdb.core.io import MAX_INT, InputError, parse_number, read_lines
+from wojdb.core.io import MAX_ID, MAX_INT, InputError, parse_number, read_lines
 
-MAX_ID = 2**63 - 1  # item ids are 64-bit database keys
 AGGREGATIONS = {"mean": lambda scores: sum(scores) / len(scores)}
 MTME_FILE = re.compile(
     r"^(?:(?P<lp>[a-z]{2,3}-[a-z]{2,3})\.)?(?P<metric>.+)-(?P<ref>[^-]+?)\.(?P<level>seg|sys|doc|domain)\.score$"
@@ -93,13 +93,13 @@ def _name(value: str, path, line: int, field: str) -> str:
     return value
 
 
-MQM_FILE = re.compile(r"mqm_(?P<testset>[a-z]+\d{4})_(?P<src>[a-z]{2,3})(?P<tgt>[a-z]{2,3})\.")
+MQM_FILE = re.compile(r"mqm_(?P<testset>[A-Za-z0-9]+)_(?P<src>[a-z]{2,3})(?P<tgt>[a-z]{2,3})\.")
 
 
 def _read_mqm(path: Path, lines: list[str]) -> list[ImportedScore]:
     named = MQM_FILE.match(path.name)
     if named is None:
-        raise InputError(path, "an MQM file is named mqm_TESTSET_SRCTGT.avg_seg_scores.tsv")
+        raise InputError(path, "an MQM file is named mqm_NAME_SRCTGT.avg_seg_scores.tsv")
     lp = _lp(f"{named['src']}-{named['tgt']}", path, 1)
     return [
         ImportedScore(

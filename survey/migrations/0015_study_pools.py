@@ -28,7 +28,7 @@ def one_pool(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('survey', '0013_about_you_labels'),
+        ('survey', '0014_segment_scores'),
     ]
 
     operations = [

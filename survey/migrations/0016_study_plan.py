@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('survey', '0014_study_pools'),
+        ('survey', '0015_study_pools'),
     ]
 
     operations = [
