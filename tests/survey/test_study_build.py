@@ -163,7 +163,8 @@ def test_a_build_that_cannot_finish_names_the_key_and_leaves_the_database_as_it_
         ),
         (
             f'{{path = "{SLICE / "txt"}", language_pairs = ["de-en"], systems = ["Nobody"]}}',
-            r"key sources\.testsets\[1\]: .*no test set with system outputs matches the selection",
+            r"key sources\.testsets\[1\]: .*txt, field --lp: no test set for language pair\(s\) "
+            "de-en",
         ),
     ],
 )
