@@ -14,7 +14,14 @@ from survey.models import Corpus, PoolEntry, Rating, Study, Triple
 from survey.questionnaires import discard_questionnaires
 from survey.study_file import record_plan
 from survey.testsets import BATCH
-from wojdb.core.design.pool import Candidate, CorpusName, PoolRule, TooFew, draw
+from wojdb.core.design.pool import (
+    Candidate,
+    CorpusName,
+    PoolRule,
+    TooFew,
+    draw,
+    unmatched_exclusions,
+)
 from wojdb.core.io import ImportReport
 from wojdb.core.study_file import rule_table
 
@@ -68,8 +75,8 @@ def sample_pool(
         raise PoolError(f"study {study.slug!r}: {reason}, so its pool can no longer be redrawn")
     corpora = selected_corpora(rule, within)
     candidates = _candidates(corpora)
-    everything = [c for members in candidates.values() for c in members]
-    if unmatched := [x for x in rule.exclude if not any(x.matches(c) for c in everything)]:
+    everything = (c for members in candidates.values() for c in members)
+    if unmatched := unmatched_exclusions(rule, everything):
         raise PoolError(
             ", ".join(x.describe() for x in unmatched) + " matches no triple of the pool's "
             "corpora; the pool is unchanged",

@@ -474,12 +474,3 @@ def study_digest(study: Study) -> str:
     content = {"practice": practice, "pool": pool, "questionnaires": questionnaires}
     text = json.dumps(content, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
-
-
-def questionnaire_items(study: Study) -> list[tuple]:
-    """Every questionnaire's entries by content: (number, position, item key, shared)."""
-    return [
-        (q.number, e.position, item_key(e.item), e.shared)
-        for q in current_questionnaires(study)
-        for e in q.entries.select_related(*(f"item__{r}" for r in ITEM_RELATIONS))
-    ]

@@ -17,7 +17,8 @@ from django.core.management import CommandError, call_command
 
 from analysis.demo import DEMOS
 from survey.models import Corpus, Item, JudgmentImport, Participant, Rating, Segment, Study
-from survey.study_build import questionnaire_items, study_digest
+from survey.questionnaires import ITEM_RELATIONS, current_questionnaires, item_key
+from survey.study_build import study_digest
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 SLICE = DEMOS["en"].slice
@@ -46,6 +47,15 @@ def small(tmp_path: Path, extra: str = "", *, pool: str = "per_corpus = 20\nmax_
         f"[pool]\n{pool}\n[questionnaires]\ncount = {count}\n{practice}"
     )
     return path
+
+
+def questionnaire_items(study: Study) -> list[tuple]:
+    """Every questionnaire's entries by content: (number, position, item key, shared)."""
+    return [
+        (q.number, e.position, item_key(e.item), e.shared)
+        for q in current_questionnaires(study)
+        for e in q.entries.select_related(*(f"item__{r}" for r in ITEM_RELATIONS))
+    ]
 
 
 def empty_database() -> None:

@@ -124,7 +124,6 @@ class Draw:
     """The triples drawn, per corpus in name order, and what was left out of each."""
 
     chosen: dict[CorpusName, list[Hashable]] = field(default_factory=dict)
-    eligible: dict[CorpusName, int] = field(default_factory=dict)
     reasons: dict[CorpusName, Counter] = field(default_factory=dict)
 
     @property
@@ -169,7 +168,7 @@ def draw(corpora: Mapping[CorpusName, Sequence[Candidate]], rule: PoolRule) -> D
         verdicts = [(c.key, left_out(c, rule)) for c in members]
         reasons = Counter(why for _, why in verdicts if why)
         fit = [key for key, why in verdicts if why is None]
-        out.eligible[name], out.reasons[name] = len(fit), reasons
+        out.reasons[name] = reasons
         if len(fit) < rule.per_corpus:
             short.append((name, len(fit), len(members), reasons))
             continue
