@@ -36,6 +36,7 @@ def languages_score(participants: pd.DataFrame, languages: pd.DataFrame | None) 
 #: How far an adjusted score may lie from a refit's: REML optima agree far closer than this
 #: between machines, and any edit of an answer or an adjusted cell moves it far more.
 ADJUSTED_TOLERANCE = 1e-6
+ADJUSTED_DECIMALS = 10
 ADJUSTMENT_MODEL = "judgment01 ~ 1 + (1 | participant)"
 ADJUSTMENT_METHOD = (
     "REML as lme4 fits it (wojdb.core.stats.mixed.adjust_scores), per judgment, on the release's "
@@ -97,7 +98,9 @@ def _adjusted(frame: pd.DataFrame, judgment: str) -> tuple[dict, np.ndarray | No
         "participant_variance": float(result.variances[col.PARTICIPANT]),
         "residual_variance": float(result.variances["residual"]),
     }
-    return outcome, values[name].to_numpy(dtype="float64")
+    # Ten decimals: far inside ADJUSTED_TOLERANCE, and free of the optimiser's last-digit noise
+    # (0.750000000000038), which a release would otherwise print as if it meant something.
+    return outcome, np.round(values[name].to_numpy(dtype="float64"), ADJUSTED_DECIMALS)
 
 
 def permutation_quality_problems(items: pd.DataFrame) -> pd.Series:
