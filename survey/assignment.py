@@ -33,7 +33,8 @@ def release_abandoned(study: Study, now=None) -> int:
 
 
 def enrol(study: Study, *, rng: random.Random | None = None, **fields) -> Participant:
-    """Create a participant on the least-used active questionnaire, safely under concurrency."""
+    """Create a participant on the least-used active questionnaire, safely under concurrency.
+    Before the study's launch, a person who arrives is a pilot participant."""
     rng = rng or random.SystemRandom()
     with transaction.atomic():
         # Locking the study row serialises concurrent arrivals on PostgreSQL; SQLite's
@@ -55,4 +56,5 @@ def enrol(study: Study, *, rng: random.Random | None = None, **fields) -> Partic
             raise StudyClosed(f"study {study.name!r} has no active questionnaire")
         fewest = min(load.get(n, 0) for n in active)
         number = rng.choice(sorted(n for n in active if load.get(n, 0) == fewest))
+        fields.setdefault("pilot", not study.launched and not fields.get("simulated"))
         return Participant.objects.create(study=study, questionnaire=active[number], **fields)

@@ -3,8 +3,9 @@
 Loads the sentence pool as plain data, lets `wojdb.core.design.composition` compose by Table 6.3,
 and saves
 questionnaires with their seed and the composition's version in one transaction. A questionnaire
-a participant has started is frozen: an edit then makes a new version for new participants, and
-the answered version never changes.
+a real participant has started (or the study's launch) freezes: an edit then makes a new version
+for new participants, and the answered version never changes. Pilot and simulated participants
+freeze nothing (survey/launch.py).
 """
 
 from __future__ import annotations
@@ -181,11 +182,13 @@ def extend_questionnaires(
 
 
 def is_frozen(questionnaire: Questionnaire) -> bool:
-    """Frozen once a participant has started it, whether or not the flag was set then."""
+    """Frozen once its flag is set (by the study's launch, a print run) or a real participant
+    has started it; pilot and simulated participants never freeze it."""
+    people = questionnaire.participants.real()
     return (
         questionnaire.frozen
-        or questionnaire.participants.exclude(status=ASSIGNED).exists()
-        or questionnaire.participants.filter(ratings__isnull=False).exists()
+        or people.exclude(status=ASSIGNED).exists()
+        or people.filter(ratings__isnull=False).exists()
     )
 
 

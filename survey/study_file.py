@@ -25,6 +25,7 @@ from django.db import transaction
 
 from survey.models import ConsentText, Item, Study
 from survey.questionnaires import is_frozen
+from wojdb.core import texts
 from wojdb.core.io import InputError, read_input
 
 #: Keys of the file beside the Study fields.
@@ -152,7 +153,7 @@ def read_study_file(path: Path) -> StudyFile:
         consent[text.get("version")] = _consent_text(text, f"{path}: {CONSENT_TEXTS} {n + 1}")
     practice = data.get(PRACTICE_ITEM)
     return StudyFile(
-        fields={k: v for k, v in data.items() if k in names},
+        fields={k: _text(v) for k, v in data.items() if k in names},
         practice_item=None if practice is None else find_item(practice, f"{path}: {PRACTICE_ITEM}"),
         shared_items=[
             find_item(key, f"{path}: {SHARED_ITEMS} {n + 1}")
@@ -160,6 +161,11 @@ def read_study_file(path: Path) -> StudyFile:
         ],
         consent_texts=consent,
     )
+
+
+def _text(value):
+    """A text of the file with "\n" line ends, as the study stores it (Study.save)."""
+    return texts.normalise_line_ends(value) if isinstance(value, str) else value
 
 
 def study_config(study: Study) -> dict:

@@ -110,6 +110,19 @@
       });
     }
 
+    // The questions the server says are still to answer: marked, and the first one focused.
+    function markMissing(names) {
+      scales.forEach(function (fieldset) {
+        var missing = names.indexOf(fieldset.getAttribute("data-scale")) !== -1;
+        fieldset.classList.toggle("missing", missing);
+        fieldset.querySelector("[data-missing]").hidden = !missing;
+      });
+      var first = scales.filter(function (fieldset) {
+        return names.indexOf(fieldset.getAttribute("data-scale")) !== -1;
+      })[0];
+      if (first) focusScale(first);
+    }
+
     function post(go) {
       clientMs.value = String(elapsed());
       var data = new FormData(form);
@@ -149,6 +162,12 @@
           if (body.saved) {
             setBasis(body);
             dirty = false;
+            if (body.reason === "incomplete") {
+              // Saved, but the study asks for both answers before moving on.
+              show(body.message, "error");
+              markMissing(body.missing);
+              throw new Error("incomplete");
+            }
             show(message.messageSaved, "");
             return body;
           }
@@ -191,6 +210,11 @@
     }
 
     form.addEventListener("change", function (event) {
+      var answered = event.target.closest("fieldset.missing");
+      if (answered && event.target.type === "radio") {
+        answered.classList.remove("missing");
+        answered.querySelector("[data-missing]").hidden = true;
+      }
       var type = event.target.type;
       if (type === "radio" || type === "checkbox" || event.target.name === "comment") {
         saveInBackground();
