@@ -268,7 +268,7 @@ def test_other_pairs_and_mixed_arguments_are_refused(czech, tmp_path):
 
 @pytest.mark.django_db
 def test_the_parsing_progress_names_its_texts_in_the_plural():
-    """ "parsing hypothesiss" was what the bar said."""
+    """The bar used to say "parsing hypothesiss"."""
     from survey.parsing import no_bars, stored_parses
     from tests.factories import make_triple
 
