@@ -53,6 +53,7 @@ FINISHED = gettext_lazy(
     "You have already finished the study, so your answers can no longer be changed."
 )
 BOTH_ANSWERS = gettext_lazy("Please answer both questions about this pair before moving on.")
+MISSING = gettext_lazy("This question is not answered yet.")
 
 
 class CsrfRejected(Exception):
@@ -327,7 +328,7 @@ def about(request, participant):
 
 def scales(study: Study, shown: dict, saved: dict, notes: dict | None, missing=()) -> list[dict]:
     """The two questions as the item page shows them, worded as the study configures;
-    `missing` names those the participant must still answer to move on."""
+    `missing` names those the participant must still answer to move on (each then says so)."""
     wording = [
         ("holistic", study.holistic_question, study.holistic_low, study.holistic_high),
         ("order", study.order_question, study.order_low, study.order_high),
@@ -342,7 +343,7 @@ def scales(study: Study, shown: dict, saved: dict, notes: dict | None, missing=(
             "note": notes[name] if notes else "",
             "value": shown[name],
             "saved": saved[name],
-            "missing": name in missing,
+            "missing": MISSING if name in missing else "",
         }
         for number, (name, question, low, high) in enumerate(wording, start=1)
     ]

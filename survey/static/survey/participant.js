@@ -110,16 +110,39 @@
       });
     }
 
+    // A question still to answer says so (as the server's page does), or no longer.
+    function setMissing(fieldset, missing) {
+      var note = fieldset.querySelector("[data-missing]");
+      var described = (fieldset.getAttribute("aria-describedby") || "").split(" ");
+      var id = fieldset.getAttribute("data-scale") + "-missing";
+      fieldset.classList.toggle("missing", missing);
+      if (missing && !note) {
+        note = document.createElement("p");
+        note.className = "missing-note";
+        note.id = id;
+        note.setAttribute("data-missing", "");
+        note.textContent = message.messageMissing;
+        fieldset.querySelector(".ends").insertAdjacentElement("beforebegin", note);
+        described.push(id);
+      } else if (!missing && note) {
+        note.remove();
+        described = described.filter(function (each) {
+          return each !== id;
+        });
+      }
+      described = described.filter(Boolean).join(" ");
+      if (described) fieldset.setAttribute("aria-describedby", described);
+      else fieldset.removeAttribute("aria-describedby");
+    }
+
     // The questions the server says are still to answer: marked, and the first one focused.
     function markMissing(names) {
+      var first = null;
       scales.forEach(function (fieldset) {
         var missing = names.indexOf(fieldset.getAttribute("data-scale")) !== -1;
-        fieldset.classList.toggle("missing", missing);
-        fieldset.querySelector("[data-missing]").hidden = !missing;
+        setMissing(fieldset, missing);
+        if (missing && !first) first = fieldset;
       });
-      var first = scales.filter(function (fieldset) {
-        return names.indexOf(fieldset.getAttribute("data-scale")) !== -1;
-      })[0];
       if (first) focusScale(first);
     }
 
@@ -211,10 +234,7 @@
 
     form.addEventListener("change", function (event) {
       var answered = event.target.closest("fieldset.missing");
-      if (answered && event.target.type === "radio") {
-        answered.classList.remove("missing");
-        answered.querySelector("[data-missing]").hidden = true;
-      }
+      if (answered && event.target.type === "radio") setMissing(answered, false);
       var type = event.target.type;
       if (type === "radio" || type === "checkbox" || event.target.name === "comment") {
         saveInBackground();
