@@ -40,7 +40,13 @@ from survey.models import (
 )
 from survey.study_file import study_fields
 from wojdb.core.release import derived
-from wojdb.core.release.read import Problem, Release, ReleaseError, newer_software_note
+from wojdb.core.release.read import (
+    Problem,
+    Release,
+    ReleaseError,
+    is_id,
+    newer_software_note,
+)
 from wojdb.core.release.schema import PACKAGE_FILE, PARTICIPANTS, TABLES, TABLES_BY_NAME, TRIPLE_KEY
 from wojdb.core.release.write import Export, _no_progress, codebook, descriptor, save, write_zip
 from wojdb.core.stats import columns as col
@@ -48,7 +54,8 @@ from wojdb.core.vocabulary import WITHDRAWN
 
 DEFAULT_RELEASE_VERSION = "1.0"
 #: Study fields (of a study file's, survey.study_file) left out of a release: contact details
-#: and how the live study is run (whether it is open, the crowd platform's codes).
+#: and how the live study is run (whether it is open, the crowd platform's codes and return
+#: address). The import creates the study closed, and says what it needs before opening.
 LEFT_OUT_STUDY_FIELDS = (
     "researcher_email",
     "supervisor_email",
@@ -87,7 +94,12 @@ def study_configuration(study: Study) -> dict:
     config["sample_item"] = study.sample_item_id
     config["shared_items"] = sorted(study.shared_items.values_list("pk", flat=True))
     config["consent_texts"] = [
-        {"version": c.version, "statements": c.statements}
+        {
+            "version": c.version,
+            "statements": c.statements,
+            "optional": c.optional,
+            "sharing": c.sharing,
+        }
         for c in study.consent_texts.order_by("version")
     ]
     return config
@@ -253,19 +265,53 @@ def _with_ids(frame: pd.DataFrame, queryset, key: dict[str, str], name: str) -> 
     return frame.merge(rows, on=list(key), how="left", validate="many_to_one")
 
 
+def _invalid(error: ValidationError, where: str) -> list[Problem]:
+    return [
+        Problem(PACKAGE_FILE, f"{where}.{name}: {' '.join(messages)}")
+        for name, messages in error.message_dict.items()
+    ]
+
+
 def _study(config: dict) -> Study:
+    """The study, closed: the platform's codes it may need to open are not in the release
+    (Study.unfilled names them)."""
     names = {f.name for f in released_study_fields()}
     fields = {k: v for k, v in config.items() if k in names}
     study = Study(**fields, is_open=False)
     try:
         study.full_clean(exclude=["sample_item"], validate_unique=False)
     except ValidationError as e:
-        problems = [
-            Problem(PACKAGE_FILE, f"study.{name}: {' '.join(messages)}")
-            for name, messages in e.message_dict.items()
-        ]
-        raise ReleaseError(problems) from None
+        raise ReleaseError(_invalid(e, "study")) from None
     return study
+
+
+def _consent_texts(config: dict) -> list[ConsentText]:
+    """The study's consent versions, checked as the admin checks them. Releases written
+    before they carried `optional` and `sharing` get the model's defaults."""
+    texts = config.get("consent_texts", [])
+    if not isinstance(texts, list) or not all(isinstance(t, dict) for t in texts):
+        raise ReleaseError([Problem(PACKAGE_FILE, "study.consent_texts: a list of objects")])
+    consents, problems, versions = [], [], set()
+    for n, text in enumerate(texts):
+        where = f"study.consent_texts[{n}]"
+        consent = ConsentText(
+            version=text.get("version"),
+            statements=text.get("statements"),
+            optional=text.get("optional", []),
+            sharing=text.get("sharing"),
+        )
+        try:
+            consent.full_clean(exclude=["study"], validate_constraints=False)
+        except ValidationError as e:
+            problems += _invalid(e, where)
+            continue
+        if consent.version in versions:
+            problems.append(Problem(PACKAGE_FILE, f"{where}: version {consent.version} twice"))
+        versions.add(consent.version)
+        consents.append(consent)
+    if problems:
+        raise ReleaseError(problems)
+    return consents
 
 
 SEGMENT_KEY = {
@@ -401,7 +447,11 @@ def import_steps(release: Release) -> int:
 
 def _study_items(config: dict, items: pd.DataFrame) -> list[int]:
     """The items the study configuration names, checked against items.csv."""
-    wanted = [config.get("sample_item"), *config.get("shared_items", [])]
+    shared = config.get("shared_items", [])
+    if not isinstance(shared, list) or not all(map(is_id, shared)):
+        problem = Problem(PACKAGE_FILE, "study.shared_items: a list of item ids")
+        raise ReleaseError([problem])
+    wanted = [config.get("sample_item"), *shared]
     missing = sorted(set(i for i in wanted if i is not None) - set(items["item"]))
     if missing:
         problem = Problem(PACKAGE_FILE, f"study refers to items {missing} absent from items.csv")
@@ -420,16 +470,16 @@ def import_release(release: Release, progress=_no_progress) -> ImportReport:
     t = release.tables
     shared = _study_items(config, t["items"])
     study = _study(config)
+    consents = _consent_texts(config)
     with transaction.atomic():
         study.save()
         _import_items(t["items"], progress)
         study.sample_item_id = config.get("sample_item")
         study.save(update_fields=["sample_item"])
         study.shared_items.set(shared)
-        ConsentText.objects.bulk_create(
-            ConsentText(study=study, version=c["version"], statements=c["statements"])
-            for c in config.get("consent_texts", [])
-        )
+        for consent in consents:
+            consent.study = study
+        ConsentText.objects.bulk_create(consents)
         entries = t["questionnaires"]
         _create(
             Questionnaire,
@@ -455,5 +505,17 @@ def import_release(release: Release, progress=_no_progress) -> ImportReport:
         "ratings": len(t["ratings"]),
         "metric scores": len(t["metric_scores"]),
     }
-    note = newer_software_note(release.package)
-    return ImportReport(study, counts, [note] if note else [])
+    notes = [closed_note(study)]
+    if note := newer_software_note(release.package):
+        notes.append(note)
+    return ImportReport(study, counts, notes)
+
+
+def closed_note(study: Study) -> str:
+    """What the researcher sets before opening an imported study (LEFT_OUT_STUDY_FIELDS)."""
+    missing = study.unfilled()
+    wanted = f"Set {', '.join(missing)}" if missing else "Set those it needs"
+    return (
+        f"Study {study.slug!r} was imported closed (is_open off): releases leave out contact "
+        f"details and the crowd platform's codes and return address. {wanted} before opening it."
+    )

@@ -27,7 +27,6 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
-from analysis import analysing
 from survey.models import Study
 from wojdb.staff import staff_only
 
@@ -83,6 +82,8 @@ def _replace_report(new: Path) -> None:
 
 def generate(slug: str, include_simulated: bool, figures: bool, started: str) -> None:
     """Analyse a study into a new folder and swap it in; record the outcome."""
+    from analysis import analysing  # the statistics load on use
+
     target = report_dir()
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}-new-"))
@@ -137,6 +138,8 @@ def _manifest() -> dict | None:
 
 @staff_only
 def index(request):
+    from analysis import analysing  # the statistics load on use
+
     status = read_status()
     manifest = _manifest() if (report_dir() / "report.html").exists() else None
     context = {

@@ -6,15 +6,16 @@ from pathlib import Path
 from django.http import FileResponse, HttpResponse
 from django.shortcuts import get_object_or_404
 
-from analysis import releases
 from survey.models import Study
-from wojdb.core.release import write
 from wojdb.staff import staff_only
 
 
 @staff_only
 def download_release(request, slug):
     """The study's WOJ-DB release as a zip archive, built on request and streamed."""
+    from analysis import releases  # the release loads on use
+    from wojdb.core.release import write  # the release loads on use
+
     study = get_object_or_404(Study, slug=slug)
     try:
         built = releases.build(study)

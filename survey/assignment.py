@@ -26,7 +26,10 @@ class StudyClosed(Exception):
 
 def release_abandoned(study: Study, now=None) -> int:
     """Mark idle participants abandoned; returns how many were released."""
-    cutoff = (now or timezone.now()) - timedelta(minutes=study.abandon_after_minutes)
+    try:
+        cutoff = (now or timezone.now()) - timedelta(minutes=study.abandon_after_minutes)
+    except OverflowError:  # before the calendar's first day: no one has been idle that long
+        return 0
     return Participant.objects.filter(
         study=study, status__in=(ASSIGNED, IN_PROGRESS), last_activity__lt=cutoff
     ).update(status=ABANDONED)

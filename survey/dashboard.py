@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import secrets
 from statistics import median
+from typing import TYPE_CHECKING
 
-import pandas as pd
 from django import forms
 from django.contrib import messages
 from django.db.models import Count, Q
@@ -26,7 +26,6 @@ from survey.questionnaires import (
     is_frozen,
 )
 from wojdb.core import scales
-from wojdb.core.design import balance
 from wojdb.core.design.composition import CompositionError, ConfigurationError, Layout
 from wojdb.core.io import length_units
 from wojdb.core.vocabulary import ASSIGNED, COMPLETED, PAPER, WEB
@@ -39,6 +38,9 @@ FIGURES = {
     "lengths": "Figure 6.2",
     "languages": "Figure 6.3",
 }
+
+if TYPE_CHECKING:  # pandas and the balance checks load on use, not at start-up
+    import pandas as pd
 
 
 class BuildForm(forms.Form):
@@ -78,6 +80,10 @@ def index(request):
 
 @staff_only
 def study(request, slug):
+    import pandas as pd
+
+    from wojdb.core.design import balance
+
     study = get_object_or_404(Study, slug=slug)
     entries = entries_frame(study)
     try:
@@ -314,6 +320,8 @@ def _remarks(study: Study) -> list[Rating]:
 def _status_counts(study: Study) -> pd.DataFrame:
     """Real participants per questionnaire number (rows) and status (columns), all versions;
     pilot and simulated ones are counted apart (`_people`)."""
+    import pandas as pd
+
     counts = (
         Participant.objects.real()
         .filter(study=study)
@@ -357,6 +365,8 @@ def _answers_per_item(study: Study, entries: pd.DataFrame) -> dict[int, tuple[in
 def _questionnaire_rows(
     study: Study, entries: pd.DataFrame, statuses: pd.DataFrame, drifts
 ) -> list[dict]:
+    from wojdb.core.design import balance
+
     if entries.empty:
         return []
     minutes = _minutes_to_complete(study)
@@ -390,6 +400,8 @@ def _questionnaire_rows(
 
 def _judgments(study: Study) -> pd.DataFrame:
     """Answers on the 0-1 scale of §6.3.5 (1 → 0, 5 → 1), per questionnaire, for Figure 6.1."""
+    import pandas as pd
+
     rows = Rating.objects.filter(
         real_participants("participant__"), participant__study=study, practice=False
     ).values_list("participant__questionnaire__number", "holistic", "order")
@@ -404,4 +416,6 @@ def _median_seconds(values: list) -> float | None:
 
 
 def _number(value) -> float | None:
+    import pandas as pd
+
     return None if pd.isna(value) else float(value)

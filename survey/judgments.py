@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,14 +16,14 @@ from django.db import transaction
 from survey.models import (
     ErrorAnnotation,
     ExternalJudgment,
+    ExternalSegmentScore,
     JudgmentImport,
     Segment,
     SystemScore,
     Triple,
 )
 from survey.testsets import BATCH, insert_rows, testset_for, update_triples
-from wojdb.core.formats import segment_ids as alignment
-from wojdb.core.formats import wmt
+from wojdb.core.formats import segment_ids, wmt
 from wojdb.core.formats.common import document_lines
 from wojdb.core.formats.judgments import APPRAISE, CLUSTERS, MQM, read_judgment_file
 from wojdb.core.io import ImportReport, InputError, read_input
@@ -71,6 +71,11 @@ class _Sentences:
 
 
 SID_MAPPINGS = ("documents", "lines")
+Progress = Callable[[str, int, int], None]  # (step, done, total)
+
+
+def _no_progress(_step: str, _done: int, _total: int) -> None:
+    pass
 
 
 @dataclass
@@ -79,6 +84,7 @@ class _JudgmentPlan:
 
     record: JudgmentImport
     da_updates: list[tuple] = field(default_factory=list)
+    segment_scores: list[dict] = field(default_factory=list)  # ExternalSegmentScore fields
     judgments: list[dict] = field(default_factory=list)  # ExternalJudgment fields
     # the errors of each judgment (same order as `judgments`), for MQM and ESA
     errors: list[tuple] = field(default_factory=list)
@@ -87,8 +93,9 @@ class _JudgmentPlan:
     def write(self) -> None:
         self.record.save()
         update_triples(["da_raw", "da_z", "da_count"], self.da_updates)
-        for j in self.judgments:
-            j["source_id"] = self.record.pk
+        for row in (*self.segment_scores, *self.judgments):
+            row["source_id"] = self.record.pk
+        insert_rows(ExternalSegmentScore, self.segment_scores)
         insert_rows(ExternalJudgment, self.judgments)
         for s in self.systems:
             s.source = self.record
@@ -119,19 +126,25 @@ def import_judgments(
     lp: str | None = None,
     sid_mapping: str = "documents",
     accept_unverified_alignment: bool = False,
+    progress: Progress = _no_progress,
 ) -> ImportReport:
     """Import human-judgment files of any known format (JUDGMENT_FORMATS), recognised by content.
 
     Segment ids are mapped to lines by the test set's document ids (`sid_mapping="documents"`,
     wojdb.core.formats.segment_ids) or taken as line numbers (`"lines"`); every mapping is checked
-    by content
-    and refused when it fails, unless `accept_unverified_alignment` (recorded on the import).
-    Without document ids, segment scores are kept as system-level scores only.
+    by content and refused when it fails, unless `accept_unverified_alignment` (recorded on the
+    import). Without document ids, segment scores and judgments are kept without a link to a
+    sentence. `progress(step, done, total)` is told how far each step is.
     """
     if sid_mapping not in SID_MAPPINGS:
         raise InputError("--sid-mapping", f"must be one of {', '.join(SID_MAPPINGS)}")
     report, plans, seen, loaded, chrf = ImportReport(), [], {}, {}, {}
-    files = [(path, *read_judgment_file(path, lp), _sha256(path)) for path in paths]
+    paths = list(paths)
+    files = []
+    for n, path in enumerate(paths):
+        progress(f"reading {path.name}", n, len(paths))
+        files.append((path, *read_judgment_file(path, lp), _sha256(path)))
+    total, done = sum(len(records) for _, _, records, _ in files), 0
     for path, file_format, records, digest in files:
         by_lp = defaultdict(list)
         for row in records:
@@ -157,6 +170,8 @@ def import_judgments(
                 )
             by_lp = held
         for (src, tgt), rows in sorted(by_lp.items()):
+            progress(f"checking {path.name}", done, total)
+            done += len(rows)
             ts = testset_for(testset, src, tgt, path)
             key = (digest, ts, src, tgt)
             if key in seen:
@@ -181,21 +196,15 @@ def import_judgments(
                     sid_mapping, accept_unverified_alignment, report, chrf,
                 )
             )  # fmt: skip
-    scored = Counter(
-        (p.record.testset, p.record.source_lang, p.record.target_lang)
-        for p in plans
-        if p.record.file_format == wmt.SEGMENT_SCORES
-    )
-    for (ts, src, tgt), n in scored.items():
-        if n > 1:
-            raise InputError(
-                "FILE", f"{n} different segment-score files for {ts} {src}-{tgt}: import one"
-            )
+    _one_segment_score_file(plans)
+    progress("writing", 0, len(plans))
     with transaction.atomic():
-        for plan in plans:
+        for n, plan in enumerate(plans, start=1):
             plan.write()
+            progress("writing", n, len(plans))
             for what, rows in (
                 ("triples with DA scores", plan.da_updates),
+                ("segment scores", plan.segment_scores),
                 ("judgments", plan.judgments),
                 ("error annotations", [a for e in plan.errors for a in e]),
                 ("system-level scores", plan.systems),
@@ -203,6 +212,29 @@ def import_judgments(
                 if rows:
                     report.created[what] += len(rows)
     return report
+
+
+def _one_segment_score_file(plans: list[_JudgmentPlan]) -> None:
+    """A pair's system scores are means over its segment scores: a second segment-score file of
+    the same pair, in this import or an earlier one, is refused."""
+    pairs = Counter(
+        (p.record.testset, p.record.source_lang, p.record.target_lang)
+        for p in plans
+        if p.record.file_format == wmt.SEGMENT_SCORES
+    )
+    for (ts, src, tgt), n in pairs.items():
+        if n > 1:
+            raise InputError(
+                "FILE", f"{n} different segment-score files for {ts} {src}-{tgt}: import one"
+            )
+        earlier = JudgmentImport.objects.filter(
+            file_format=wmt.SEGMENT_SCORES, testset=ts, source_lang=src, target_lang=tgt
+        ).first()
+        if earlier:
+            raise InputError(
+                "FILE", f"{ts} {src}-{tgt} already has segment scores, from {earlier.file_name} "
+                f"(imported {earlier.imported_at:%Y-%m-%d}): a pair takes one segment-score file",
+            )  # fmt: skip
 
 
 def _match_systems(path, rows, sentences: _Sentences, testset: str, report: ImportReport):
@@ -277,7 +309,7 @@ def _plan_judgments(
     elif sid_mapping == "lines":
         lines, unmapped = dict(enumerate(range(1, sentences.count + 1), start=1)), ""
     elif sentences.documents:
-        lines, unmapped = dict(enumerate(alignment.sid_lines(sentences.documents), start=1)), ""
+        lines, unmapped = dict(enumerate(segment_ids.sid_lines(sentences.documents), start=1)), ""
     else:
         lines, unmapped = None, "has no document ids"
     record = JudgmentImport(
@@ -289,21 +321,19 @@ def _plan_judgments(
         target_lang=tgt,
         mapping="none" if lines is None else sid_mapping,
         level=JudgmentImport.SYSTEM if lines is None else JudgmentImport.SEGMENT,
+        kind=segment_ids.DIRECT_ASSESSMENT,
     )
     plan = _JudgmentPlan(record)
     if lines is None:
-        kept = (
-            "only system-level scores are kept"
-            if file_format == wmt.SEGMENT_SCORES
-            else "the judgments are kept without a link to a sentence"
-        )
         report.notes.append(
             f"{path.name}: {testset} {lp} {unmapped}, so its segment ids cannot be "
-            f"mapped to sentences; {kept} (import the document ids with import_documents, or "
-            "use --sid-mapping lines where SID is the line number)"
+            "mapped to sentences; its rows are kept without a link to a sentence (import the "
+            "document ids with import_documents, or use --sid-mapping lines where SID is the "
+            "line number)"
         )
-    triple_of = {}
-    for row in rows:
+    # The triples of each row's output (one per imported reference), where mapped and imported.
+    triples: list[list | None] = [None] * len(rows)
+    for i, row in enumerate(rows):
         key = (row.document, row.segment_id) if row.document else row.segment_id
         if lines is not None and key not in lines:
             problem = (
@@ -315,28 +345,33 @@ def _plan_judgments(
             )
             raise InputError(path, problem, line=row.line, field="SID")
         if lines is not None and row.system in matched:
-            triple_of[row] = sentences.triples.get((names[row.system], lines[key]))
+            triples[i] = sentences.triples.get((names[row.system], lines[key]))
+    linked = list(zip(rows, triples, strict=True))
     if file_format == wmt.SEGMENT_SCORES:
-        z_by_triple = {triple_of[r][0]: r.z for r in rows if triple_of.get(r)}
-        plan.da_updates = [
-            (r.raw, r.z, r.n, pk) for r in rows if triple_of.get(r) for pk, _, _ in triple_of[r]
-        ]
-        if lines is None:
-            plan.systems = _system_scores(testset, src, tgt, rows, names)
+        z_by_triple = {t[0]: (r.z, names[r.system]) for r, t in linked if t}
+        plan.da_updates = [(r.raw, r.z, r.n, pk) for r, t in linked if t for pk, _, _ in t]
+        plan.segment_scores = [
+            dict(
+                source_lang=src, target_lang=tgt, system=r.system, segment_id=r.segment_id,
+                document=r.document, triple_id=t[0][0] if t else None, raw=r.raw, z=r.z,
+                judgments=r.n, line=r.line,
+            )
+            for r, t in linked
+        ]  # fmt: skip
     else:
         z_sets = defaultdict(list)
-        for r in rows:  # the segment z of WMT: mean of a system's SYSTEM and REPEAT judgments
-            if triple_of.get(r) and r.item_type in ("SYSTEM", "REPEAT"):
-                z_sets[triple_of[r][0]].append(r.score)
-        z_by_triple = {t: sum(v) / len(v) for t, v in z_sets.items()}
+        for r, t in linked:  # WMT's segment z: mean of SYSTEM and REPEAT judgments
+            if t and r.item_type in ("SYSTEM", "REPEAT"):
+                z_sets[t[0], names[r.system]].append(r.score)
+        z_by_triple = {t: (sum(v) / len(v), system) for (t, system), v in z_sets.items()}
         plan.judgments = [
             dict(
                 source_lang=src, target_lang=tgt, system=r.system, segment_id=r.segment_id,
-                triple_id=triple_of[r][0][0] if triple_of.get(r) else None, hit_id=r.hit_id,
+                document=r.document, triple_id=t[0][0] if t else None, hit_id=r.hit_id,
                 rater=r.rater, item_type=r.item_type, score=r.score, seconds=r.seconds,
                 source_file=path.name, line=r.line,
             )
-            for r in rows
+            for r, t in linked
         ]  # fmt: skip
         unlinked = sum(j["triple_id"] is None for j in plan.judgments)
         if lines is not None and unlinked:
@@ -346,23 +381,23 @@ def _plan_judgments(
             )
     if lines is None:
         return plan
-    scored = [(z, hyp, ref) for (_, hyp, ref), z in z_by_triple.items()]
+    scored = [(z, system, hyp, ref) for (_, hyp, ref), (z, system) in z_by_triple.items()]
     _check(path, record, scored, testset, lp, sid_mapping, accept, report, chrf)
     return plan
 
 
 def _check(path, record, scored, testset, lp, mapping, accept, report, chrf, documents=(0, 0),
            ids="SID"):  # fmt: skip
-    """The alignment check of one import (wojdb.core.formats.segment_ids), its figures printed and
-    stored on
-    the record; refused when it fails unless `accept` (then recorded).
+    """The alignment check of one import (wojdb.core.formats.segment_ids) at the threshold of
+    its kind of judgment, its figures printed and stored on the record; refused when it fails
+    unless `accept` (then recorded).
 
     `documents` is (items that name a document, of them naming another than their line's).
     Where items name their document, that is the stronger test: one wrong document fails the
     check, and agreement over at least MIN_SEGMENTS items passes it whatever the chrF figures
     (source-based ESA follows chrF with the reference only loosely: WMT24 en-hi r = 0.12, its
     lines shifted by one 0.05-0.07 with a quarter of the documents wrong)."""
-    check = alignment.check_alignment(scored, cache=chrf)
+    check = segment_ids.check_alignment(scored, record.kind, cache=chrf)
     record.check_n, record.check_r, record.check_mean_z = check.n, check.r, check.mean_z
     record.check_identical_n, record.check_identical_mean_z = (
         check.identical_n,
@@ -373,7 +408,7 @@ def _check(path, record, scored, testset, lp, mapping, accept, report, chrf, doc
     if wrong_document:
         problems.append(f"{wrong_document:,} of {compared:,} items name another document than "
                         "their line's")  # fmt: skip
-    elif compared >= alignment.MIN_SEGMENTS:
+    elif compared >= segment_ids.MIN_SEGMENTS:
         report.notes.append(
             f"{path.name}: {testset} {lp}: all {compared:,} items name the document of their line"
         )
@@ -394,18 +429,18 @@ def _check(path, record, scored, testset, lp, mapping, accept, report, chrf, doc
         report.notes.append(f"{path.name}: imported although the check failed, as asked (recorded)")
 
 
-def _rater_z(rows, scores: dict) -> dict:
-    """Each row's score standardised within its rater (WMT's z), for the alignment check."""
+def _rater_z(raters: list[str], scores: list[float]) -> list[float]:
+    """Each score standardised within its rater (WMT's z), for the alignment check."""
     by_rater = defaultdict(list)
-    for r in rows:
-        by_rater[r.rater].append(scores[r])
+    for rater, score in zip(raters, scores, strict=True):
+        by_rater[rater].append(score)
     stats = {}
     for rater, values in by_rater.items():
         mean = sum(values) / len(values)
         sd = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
         stats[rater] = (mean, sd)
-    return {r: (scores[r] - stats[r.rater][0]) / stats[r.rater][1] if stats[r.rater][1] else 0.0
-            for r in rows}  # fmt: skip
+    return [(score - stats[rater][0]) / stats[rater][1] if stats[rater][1] else 0.0
+            for rater, score in zip(raters, scores, strict=True)]  # fmt: skip
 
 
 def _plan_rater_judgments(
@@ -428,8 +463,9 @@ def _plan_rater_judgments(
             "documents)",
         )  # fmt: skip
     field_name = "doc_id" if file_format == MQM else "itemId"
-    line_of, compared, wrong_document = {}, 0, 0
-    for r in rows:
+    triples: list[list | None] = [None] * len(rows)  # each row's output, where imported
+    compared, wrong_document = 0, 0
+    for i, r in enumerate(rows):
         if file_format == APPRAISE and not 0 <= r.score <= 100:
             raise InputError(path, f"{r.score:g} is outside 0-100", line=r.line, field="score")
         if r.seconds is not None and r.seconds < 0:
@@ -454,25 +490,32 @@ def _plan_rater_judgments(
             if r.document and known:
                 compared += 1
                 wrong_document += known != r.document
-        line_of[r] = line
-    triple_of = {r: sentences.triples.get((names[r.system], n)) for r, n in line_of.items()}
+        triples[i] = sentences.triples.get((names[r.system], line))
+    linked = list(zip(rows, triples, strict=True))
+    kinds = {r.kind for r in rows}
+    if len(kinds) > 1:
+        raise InputError(path, "mixes error annotations (ESA) with direct assessments")
     record = JudgmentImport(
         sha256=digest, file_name=path.name, file_format=file_format, testset=testset,
         source_lang=src, target_lang=tgt, mapping="documents" if by_document else "lines",
-        level=JudgmentImport.SEGMENT,
+        level=JudgmentImport.SEGMENT, kind=kinds.pop(),
     )  # fmt: skip
     plan = _JudgmentPlan(record)
     plan.judgments = [
         dict(
             source_lang=src, target_lang=tgt, system=r.system, segment_id=r.item_id,
             document=r.published_document, document_score=r.document_score,
-            triple_id=triple_of[r][0][0] if triple_of.get(r) else None, rater=r.rater,
-            item_type=r.item_type, score=r.score, seconds=r.seconds, source_file=path.name,
-            line=r.line,
+            triple_id=t[0][0] if t else None, rater=r.rater, item_type=r.item_type,
+            score=r.score, seconds=r.seconds, source_file=path.name, line=r.line,
         )
-        for r in rows
+        for r, t in linked
     ]  # fmt: skip
     plan.errors = [r.errors for r in rows]
+    if dropped := sum(a.span_dropped for r in rows for a in r.errors):
+        report.notes.append(
+            f"{path.name}: {dropped:,} error span(s) dropped, their <v> marks not paired; the "
+            "errors and their weights are kept"
+        )
     unlinked = sum(j["triple_id"] is None and not j["document_score"] for j in plan.judgments)
     if unlinked:
         report.notes.append(
@@ -481,13 +524,14 @@ def _plan_rater_judgments(
         )
     # The check: real judgments (TGT; every MQM segment) standardised per rater, higher = better
     # (MQM's score is minus its error weights, so already so), averaged per output.
-    judged = [r for r in rows if r.item_type in ("TGT", "MQM") and not r.document_score]
-    z = _rater_z(judged, {r: r.score for r in judged})
+    judged = [i for i, r in enumerate(rows) if r.item_type in ("TGT", "MQM")
+              and not r.document_score]  # fmt: skip
+    z = _rater_z([rows[i].rater for i in judged], [rows[i].score for i in judged])
     z_sets = defaultdict(list)
-    for r in judged:
-        if triple_of.get(r):
-            z_sets[triple_of[r][0]].append(z[r])
-    scored = [(sum(v) / len(v), hyp, ref) for (_, hyp, ref), v in z_sets.items()]
+    for i, zi in zip(judged, z, strict=True):
+        if triples[i]:
+            z_sets[triples[i][0], names[rows[i].system]].append(zi)
+    scored = [(sum(v) / len(v), system, hyp, ref) for ((_, hyp, ref), system), v in z_sets.items()]
     _check(path, record, scored, testset, lp, record.mapping, accept, report, chrf,
            documents=(compared, wrong_document), ids="item ids")  # fmt: skip
     return plan
@@ -497,9 +541,9 @@ def _plan_system_results(
     path, file_format, digest, testset, rows, sentences: _Sentences, _sid_mapping, _accept,
     report, _chrf,
 ) -> _JudgmentPlan:  # fmt: skip
-    """Published system-level results (WMT21's clusters file): every system's scores kept, as
-    the DA system-level path keeps them, under its canonical name; systems not imported are
-    counted as unmatched. There are no segments, so no alignment check."""
+    """Published system-level results (WMT21's clusters file): every system's scores kept
+    under its canonical name; systems not imported are counted as unmatched. There are no
+    segments, so no alignment check."""
     src, tgt = rows[0].source_lang, rows[0].target_lang
     names, _ = _match_systems(path, rows, sentences, testset, report)
     plan = _JudgmentPlan(
@@ -516,22 +560,6 @@ def _plan_system_results(
         for r in rows
     ]  # fmt: skip
     return plan
-
-
-def _system_scores(testset, src, tgt, rows, names) -> list[SystemScore]:
-    """WMT's system score: the mean over the system's segments of their mean scores."""
-    per_system = defaultdict(list)
-    for r in rows:
-        per_system[names[r.system]].append(r)
-    return [
-        SystemScore(
-            testset=testset, source_lang=src, target_lang=tgt, system=system,
-            raw=sum(r.raw for r in scores) / len(scores),
-            z=sum(r.z for r in scores) / len(scores),
-            n=len(scores), judgments=sum(r.n for r in scores),
-        )
-        for system, scores in sorted(per_system.items())
-    ]  # fmt: skip
 
 
 def unmatched_label(lp: str, system: str) -> str:

@@ -7,7 +7,6 @@ participant (`mode="paper"`) with ratings exactly like a web participant's.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import secrets
 from dataclasses import dataclass, field
@@ -15,12 +14,11 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 
-from survey import participation
+from survey import participation, scan_files
 from survey.forms import language_name
 from survey.models import (
     ConsentText,
@@ -35,7 +33,6 @@ from survey.models import (
     Study,
 )
 from wojdb.core import texts
-from wojdb.core.io import read_input
 from wojdb.core.paper import printing, scanning
 from wojdb.core.paper.layout import MM, PAPER_SIZES, Layout, PageCode
 from wojdb.core.vocabulary import COMPLETED
@@ -269,7 +266,10 @@ class _Copies:
                 .first()
             )
             if copy is None:
-                raise scanning.ScanError(f"copy {code.copy} was never printed by this database")
+                raise scanning.ScanError(
+                    f"copy {code.copy} was never printed by this database, or its participant "
+                    "withdrew"
+                )
             self.cache[code.copy] = (copy, Layout.from_dict(copy.layout.layout))
         copy, layout = self.cache[code.copy]
         if (copy.layout.study.slug, copy.layout.questionnaire.number) != (
@@ -315,7 +315,7 @@ def import_scans(
     if problems and not skip_bad:
         raise ScanRefused(problems)
     result = Imported(skipped=problems)
-    kept, new_files = _keep_scans({path for *_, path in readings})
+    kept, new_files = scan_files.keep({path for *_, path in readings})
     try:
         with transaction.atomic():
             _store_readings(readings, kept, copies, result)
@@ -324,23 +324,6 @@ def import_scans(
             made.unlink(missing_ok=True)
         raise
     return result
-
-
-def _keep_scans(paths: set[Path]) -> tuple[dict[Path, str], list[Path]]:
-    """Copy each scanned file into WOJDB_HOME/scans/, named by its SHA-256, so every answer can
-    be traced to the scan itself: (path -> kept name, files this call created)."""
-    folder = Path(settings.VAR_DIR) / "scans"
-    folder.mkdir(parents=True, exist_ok=True)
-    kept, created = {}, []
-    for path in sorted(paths):
-        data = read_input(path)
-        name = f"scans/{hashlib.sha256(data).hexdigest()}{path.suffix.lower()}"
-        target = Path(settings.VAR_DIR) / name
-        if not target.exists():
-            target.write_bytes(data)
-            created.append(target)
-        kept[path] = name
-    return kept, created
 
 
 def _store_readings(readings, kept: dict[Path, str], copies, result: Imported) -> None:
@@ -358,7 +341,7 @@ def _store_readings(readings, kept: dict[Path, str], copies, result: Imported) -
             continue
         seen.add(key)
         copy, _ = copies.cache[reading.code.copy]
-        _store_page(copy, f"{label}; kept as {kept[path]}", reading, image)
+        _store_page(copy, scan_files.source(label, kept[path]), reading, image)
         touched.add(copy.code)
         result.pages += 1
     for code in sorted(touched):
@@ -405,7 +388,7 @@ def _store_page(copy: PaperCopy, label: str, reading: scanning.PageReading, imag
         copy=copy,
         page=reading.code.page,
         image=image,
-        source=label[:300],
+        source=label,
         boxes=[
             {"field": b.field, "value": b.value, "coverage": round(b.coverage, 4), "state": b.state}
             for b in reading.boxes

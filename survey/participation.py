@@ -14,22 +14,26 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from urllib.parse import quote, unquote, urlsplit
 
+from django.conf import settings
 from django.db import transaction
 from django.dispatch import Signal
 from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
+from survey import scan_files
 from survey.assignment import enrol
 from survey.models import (
     ConsentText,
     DeclinedConsent,
     Item,
+    PaperCopy,
     Participant,
     PlatformIdentity,
     Questionnaire,
     QuestionnaireEntry,
     Rating,
+    ScanPage,
     Study,
     Withdrawal,
 )
@@ -60,8 +64,6 @@ PLATFORM_PARAMETERS = {
     "pid": "pid",
 }
 PLATFORM_VALUE = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
-# Only MTurk's own hosts may receive the external-question submit.
-MTURK_HOSTS = ("https://www.mturk.com", "https://workersandbox.mturk.com")
 MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc="
 
@@ -111,7 +113,7 @@ def platform_fields(params) -> dict[str, str]:
         if not value:
             continue
         if parameter == "turkSubmitTo":
-            if value.rstrip("/") not in MTURK_HOSTS:
+            if value.rstrip("/") not in settings.WOJDB_MTURK_HOSTS:
                 message = gettext("%(parameter)s is not an MTurk address")
                 raise ValueError(message % {"parameter": parameter})
         elif not PLATFORM_VALUE.fullmatch(value):
@@ -244,15 +246,21 @@ def decline(participant: Participant) -> None:
 
 
 def withdraw(participant: Participant) -> None:
-    """Delete the participant with their answers, languages and platform ids (cascade),
-    leaving only a count; `participant_withdrawn` tells whoever keeps files about them."""
+    """Delete the participant with their answers, languages and platform ids (cascade) and,
+    for a paper participant, their copy's scanned pages, typed answers and crops and the kept
+    scan files no other page comes from, leaving only a count; `participant_withdrawn` tells
+    whoever keeps other files about them."""
     pk = participant.pk
     with transaction.atomic():
         Withdrawal.objects.create(
             study_id=participant.study_id, simulated=participant.simulated, pilot=participant.pilot
         )
+        copies = PaperCopy.objects.filter(participant=participant)
+        scans = scan_files.kept_names(ScanPage.objects.filter(copy__in=copies))
+        copies.delete()  # its pages and answers with it (cascade)
         participant.delete()
-    # After the deletion, which a file that cannot be rewritten must not hold back.
+    # After the deletion, which a file that cannot be deleted or rewritten must not hold back.
+    scan_files.forget_unshared(scans)
     participant_withdrawn.send(sender=Participant, pk=pk)
 
 
@@ -448,9 +456,41 @@ def mturk_submit(participant: Participant) -> tuple[str, str] | None:
     identity = PlatformIdentity.objects.filter(participant=participant).first()
     if identity is None or not identity.submit_to or not identity.assignment_id:
         return None
-    if identity.assignment_id == MTURK_PREVIEW:
+    host = identity.submit_to.rstrip("/")
+    if identity.assignment_id == MTURK_PREVIEW or host not in settings.WOJDB_MTURK_HOSTS:
         return None
-    return identity.submit_to.rstrip("/") + "/mturk/externalSubmit", identity.assignment_id
+    return host + "/mturk/externalSubmit", identity.assignment_id
+
+
+def framed_by(study: Study) -> tuple[str, ...]:
+    """The origins that may show the study's pages in a frame: MTurk's, for an MTurk study
+    (its HITs show an external question in a frame); none for any other."""
+    return tuple(settings.WOJDB_MTURK_HOSTS) if study.platform == "mturk" else ()
+
+
+def take_up_assignment(participant: Participant, platform: dict[str, str]) -> None:
+    """A worker who previewed the HIT, started, and then accepted it comes back with the
+    accepted assignment's ids: they replace the preview's (or are added to a participation
+    started without any), so the finished work can be handed in. A participation already
+    holding an accepted assignment, or one of these ids held by another, is left as it is."""
+    assignment = platform.get("assignment_id", "")
+    if participant.study.platform != "mturk" or assignment in ("", MTURK_PREVIEW):
+        return
+    identity = PlatformIdentity.objects.filter(participant=participant).first()
+    if identity is not None and identity.assignment_id not in ("", MTURK_PREVIEW):
+        return
+    taken = Participant.objects.filter(
+        study=participant.study, platform__assignment_id=assignment
+    ).exclude(pk=participant.pk)
+    if taken.exists():
+        return
+    if identity is None:
+        identity = PlatformIdentity(
+            participant=participant, return_url=participant.study.platform_return_url
+        )
+    for name, value in platform.items():
+        setattr(identity, name, value)
+    identity.save()
 
 
 def leaving_url(study: Study) -> str:

@@ -11,18 +11,20 @@ freeze nothing (survey/launch.py).
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
-import pandas as pd
 from django.db import transaction
 from django.db.models import Max
 
 from survey.models import Item, Permutation, Questionnaire, QuestionnaireEntry, Study, Triple
 from wojdb.core import scales
 from wojdb.core.design import composition
-from wojdb.core.design.balance import ENTRY_COLUMNS
 from wojdb.core.vocabulary import ASSIGNED
 
 Progress = Callable[[int], None]
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class QuestionnaireError(Exception):
@@ -237,6 +239,10 @@ def revise(questionnaire: Questionnaire, entries: Sequence[tuple[Item, bool]]) -
 def entries_frame(study: Study) -> pd.DataFrame:
     """One row per entry of the newest version of each questionnaire (ENTRY_COLUMNS); quality
     is the WMT score for hypotheses and eq. 6.2 for permutations."""
+    import pandas as pd  # loaded on use: the admin imports this module at start-up
+
+    from wojdb.core.design.balance import ENTRY_COLUMNS
+
     fields = {
         "questionnaire": "questionnaire__number",
         "version": "questionnaire__version",

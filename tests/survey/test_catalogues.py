@@ -23,10 +23,10 @@ MODULES = [
     for name in (
         "survey/forms.py",
         "survey/views.py",
-        "wojdb/core/texts/__init__.py",
         "survey/models.py",
         "survey/participation.py",
         "survey/paper_import.py",
+        "wojdb/core/texts/__init__.py",
         "wojdb/core/paper/printing.py",
     )
 ]

@@ -22,7 +22,6 @@ from survey.models import (
     Triple,
 )
 from survey.questionnaires import (
-    ENTRY_COLUMNS,
     QuestionnaireError,
     build_questionnaires,
     entries_frame,
@@ -32,6 +31,7 @@ from survey.questionnaires import (
     revise,
 )
 from wojdb.core.design import composition
+from wojdb.core.design.balance import ENTRY_COLUMNS
 
 LANGUAGES = ("cs", "de", "ha", "is", "ja", "ru", "zh")
 TYPES = ("order", "swap", "phrase", "choice")

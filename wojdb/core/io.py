@@ -9,6 +9,7 @@ import gzip
 import math
 import os
 import re
+import stat
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -83,12 +84,19 @@ def length_units(source_langs, target_lang: str) -> dict[str, str]:
     return {"source": source, "reference": target, "hypothesis": target}
 
 
-def open_input(path: Path) -> BinaryIO:
+OPEN_FLAGS = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
+def open_input(path: Path, max_bytes: int | None = None, budget: str = "") -> BinaryIO:
     """An input file opened for reading in binary. Every command opens its input files here, so
-    a path that does not exist, a folder where a file is expected and a file the process may
-    not read are each one clear InputError naming the path."""
+    a path that does not exist, a folder where a file is expected, a file the process may not
+    read, and anything but a regular file (a device such as /dev/zero, a named pipe, a socket,
+    which could be read forever or block) are each one clear InputError naming the path.
+    `max_bytes` refuses a larger file, naming the `budget` variable that raises the limit."""
     try:
-        return open(path, "rb")  # the caller closes it
+        # Non-blocking, so that opening a named pipe returns at once, to be refused below (it
+        # changes nothing for a regular file).
+        fd = os.open(path, os.O_RDONLY | OPEN_FLAGS)
     except (FileNotFoundError, NotADirectoryError):
         raise InputError(path, "does not exist") from None
     except IsADirectoryError:
@@ -97,15 +105,31 @@ def open_input(path: Path) -> BinaryIO:
         raise InputError(path, "cannot be read: permission denied") from None
     except OSError as e:
         raise InputError(path, f"cannot be read: {e.strerror or e}") from None
+    info = os.fstat(fd)
+    problem = None
+    if stat.S_ISDIR(info.st_mode):
+        problem = "is a folder, not a file"
+    elif not stat.S_ISREG(info.st_mode):
+        problem = "is not a regular file (a device, named pipe or socket): refused"
+    elif max_bytes is not None and info.st_size > max_bytes:
+        raises = f" ({budget} raises it)" if budget else ""
+        problem = f"is {info.st_size:,} bytes, over the budget of {max_bytes:,} bytes{raises}"
+    if problem:
+        os.close(fd)
+        raise InputError(path, problem)
+    return os.fdopen(fd, "rb")  # the caller closes it
 
 
-def read_input(path: Path) -> bytes:
+def read_input(path: Path, max_bytes: int | None = None, budget: str = "") -> bytes:
     """The bytes of an input file (see `open_input`)."""
-    with open_input(path) as handle:
+    with open_input(path, max_bytes, budget) as handle:
         try:
-            return handle.read()
+            data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
         except OSError as e:
             raise InputError(path, f"cannot be read: {e.strerror or e}") from None
+    if max_bytes is not None and len(data) > max_bytes:  # it grew while being read
+        raise InputError(path, f"is over the budget of {max_bytes:,} bytes")
+    return data
 
 
 def input_files(root: Path) -> list[Path]:

@@ -11,7 +11,8 @@ class Command(BaseCommand):
     help = (
         "Export a study as a WOJ-DB release: ratings, participants, participant languages, "
         "items, questionnaires, metrics and metric scores as CSV with Parquet copies, a "
-        "README.md codebook and a Frictionless datapackage.json. Only participants who "
+        "README.md codebook and a Frictionless datapackage.json with the study's settings and "
+        "texts (without contact details or crowd-platform codes). Only participants who "
         "consented to data sharing are exported; withdrawn participants never. Fails, writing "
         "nothing, when there is nothing to export or the target exists."
     )

@@ -19,7 +19,9 @@ class Command(BaseCommand):
         "errors name the file, line and field. A zip holding more than one release, a release "
         "of a later format than this WOJ-DB reads, and files the datapackage.json does not "
         "name are refused. Then everything is written in one transaction, keeping the "
-        "release's item, questionnaire, participant and metric ids."
+        "release's item, questionnaire, participant and metric ids. The study is created "
+        "closed: a release holds no contact details or crowd-platform codes, and the import "
+        "names those the study needs before it opens."
     )
 
     def add_arguments(self, parser):

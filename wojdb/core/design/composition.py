@@ -29,8 +29,6 @@ from itertools import combinations
 from typing import NamedTuple
 
 import numpy as np
-from scipy.sparse import csr_array
-from scipy.sparse.csgraph import maximum_flow
 
 from wojdb.core.vocabulary import MAIN_TYPES
 
@@ -403,6 +401,10 @@ def _reserve(
     classes to the roles decides how many of each class fill each role; which members of a
     class do so is left to chance.
     """
+    # scipy loads here, not when the models import this module at start-up.
+    from scipy.sparse import csr_array
+    from scipy.sparse.csgraph import maximum_flow
+
     roles = sorted(demand, key=_role_order)
     classes: dict[frozenset, list[PoolHypothesis]] = defaultdict(list)
     for h in candidates:

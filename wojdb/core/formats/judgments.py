@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wojdb.core.formats import appraise, mqm, wmt, wmt_clusters
+from wojdb.core.formats.segment_ids import DIRECT_ASSESSMENT, ERROR_ANNOTATION
 from wojdb.core.io import InputError
 
 APPRAISE, MQM, CLUSTERS = "Appraise CSV", "Google MQM", wmt_clusters.NAME
@@ -29,6 +30,7 @@ class Annotation:
     end: int | None
     span: str = ""
     weight: float | None = None  # MQM only
+    span_dropped: bool = False  # MQM marks that do not pair up: the error kept, not its span
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,7 @@ class RaterJudgment:
     errors: tuple[Annotation, ...]
     line: int
     doc_tag: str = ""  # Appraise's `#bad`, `#dup`, `#3-13` after the document id
+    kind: str = DIRECT_ASSESSMENT  # or ERROR_ANNOTATION: MQM, and Appraise's ESA
 
     @property
     def published_document(self) -> str:
@@ -80,7 +83,7 @@ def read_appraise(path: Path, lp: str | None = None) -> list[RaterJudgment]:
                 j.item_id + 1 - base if not by_line and not j.is_doc_score else None,
                 tuple(Annotation(s.category, s.severity, "target" if s.start is not None else "",
                                  s.start, s.end) for s in j.spans),
-                j.line, j.doc_tag,
+                j.line, j.doc_tag, ERROR_ANNOTATION if j.fields == 12 else DIRECT_ASSESSMENT,
             )
         )  # fmt: skip
     return rows
@@ -108,9 +111,10 @@ def read_mqm(path: Path, lp: str | None = None) -> list[RaterJudgment]:
             RaterJudgment(
                 first.source_lang, first.target_lang, system, rater, segment, "MQM",
                 -sum(weights), None, first.document, False, None, first.doc_segment,
-                tuple(Annotation(e.category, e.severity, e.side, e.start, e.end, e.span, w)
+                tuple(Annotation(e.category, e.severity, e.side, e.start, e.end, e.span, w,
+                                 e.span_dropped)
                       for e, w in zip(kept, weights, strict=True)),
-                first.line,
+                first.line, kind=ERROR_ANNOTATION,
             )
         )  # fmt: skip
     return rows

@@ -61,6 +61,7 @@ class MqmError:
     line: int
     source_lang: str
     target_lang: str
+    span_dropped: bool = False  # its <v> marks do not pair up, so where it lies is unknown
 
 
 @dataclass(frozen=True)
@@ -108,9 +109,11 @@ def _int(value: str, path, line: int, field: str) -> int:
     return int(value)
 
 
-def _span(text: str, path, line: int, field: str) -> tuple[int, int, str] | None:
-    if text.count("<v>") != text.count("</v>"):
-        raise InputError(path, "unbalanced <v> span marks", line=line, field=field)
+def balanced(text: str) -> bool:
+    return text.count("<v>") == text.count("</v>")
+
+
+def _span(text: str) -> tuple[int, int, str] | None:
     m = SPAN.search(text)
     if not m:
         return None
@@ -150,8 +153,9 @@ def read(path: Path, lp: str | None = None) -> list[MqmError]:
         for field in ("system", "doc", "rater", "category", "severity"):
             check_text(f[field], path, no, field)
         side, span = "", None
-        for name in ("target", "source"):
-            if (span := _span(f[name], path, no, name)) is not None:
+        dropped = not (balanced(f["target"]) and balanced(f["source"]))
+        for name in () if dropped else ("target", "source"):
+            if (span := _span(f[name])) is not None:
                 side = name
                 break
         start, end, text = span or (None, None, "")
@@ -159,7 +163,7 @@ def read(path: Path, lp: str | None = None) -> list[MqmError]:
             MqmError(
                 f["system"], f["doc"], _int(f["doc_id"], path, no, "doc_id"),
                 _int(f["seg_id"], path, no, "seg_id"), f["rater"], f["category"], f["severity"],
-                side, start, end, text, no, src, tgt,
+                side, start, end, text, no, src, tgt, dropped,
             )
         )  # fmt: skip
     return errors

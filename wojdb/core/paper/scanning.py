@@ -10,6 +10,9 @@ an answer that is not one clear checked box is flagged for review, never guessed
 
 from __future__ import annotations
 
+import math
+import struct
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +21,10 @@ import cv2
 import numpy as np
 import pypdfium2
 import zxingcpp
+from PIL import Image
 
+from wojdb.core import budgets
+from wojdb.core.budgets import Budgets
 from wojdb.core.io import InputError, open_input
 from wojdb.core.paper.layout import (
     MARKER_SIZE,
@@ -127,54 +133,99 @@ def load_pages(path: Path, dpi: int = 200) -> list[tuple[str, np.ndarray]]:
     return list(iter_pages(path, dpi))
 
 
-def iter_pages(path: Path, dpi: int = 200) -> Iterator[tuple[str, np.ndarray]]:
-    """The pages of a file one by one (a long PDF is rasterised page by page)."""
+def iter_pages(
+    path: Path, dpi: int = 200, limits: Budgets | None = None
+) -> Iterator[tuple[str, np.ndarray]]:
+    """The pages of a file one by one, within the budgets (wojdb.core.budgets): each page's
+    size is read from the file's header before it is decoded; a PDF page is rasterised at `dpi`
+    or at the highest resolution the pixel budget allows, one page at a time; a TIFF is decoded
+    frame by frame."""
     path = Path(path)
+    limits = limits or budgets.current()
     try:
-        with open_input(path) as handle:
+        with open_input(path, limits.scan_bytes, limits.variable("scan_bytes")) as handle:
             head = handle.read(8)
     except (InputError, OSError) as e:
         raise ScanError(str(e) if isinstance(e, InputError) else f"{path}: {e}") from None
     if head.startswith(b"%PDF"):
-        yield from _pdf_pages(path, dpi)
-        return
-    images: list[np.ndarray] = []
-    if head[:4] in (b"II*\x00", b"MM\x00*"):
-        ok, images = cv2.imreadmulti(str(path), flags=cv2.IMREAD_UNCHANGED)
-        images = list(images) if ok else []
+        yield from _pdf_pages(path, dpi, limits)
     else:
-        data = np.fromfile(str(path), dtype=np.uint8)
-        image = cv2.imdecode(data, cv2.IMREAD_UNCHANGED) if data.size else None
-        images = [] if image is None else [image]
-    if not images:
-        raise ScanError(f"{path}: not a PDF or an image file that can be read (PNG, TIFF, JPEG)")
-    for n, image in enumerate(images, start=1):
-        yield f"{path.name} page {n}", _grey(image)
+        yield from _image_pages(path, limits)
 
 
-def _pdf_pages(path: Path, dpi: int) -> Iterator[tuple[str, np.ndarray]]:
+def _too_large(label: str, width: int, height: int, limits: Budgets) -> ScanError:
+    return ScanError(
+        f"{label}: {width:,} × {height:,} pixels, over the budget of {limits.page_pixels:,} "
+        f"pixels a page ({limits.variable('page_pixels')} raises it)"
+    )
+
+
+#: What Pillow raises on a header it cannot parse.
+HEADER_ERRORS = (OSError, ValueError, SyntaxError, EOFError, IndexError, TypeError, struct.error)
+
+
+def _image_pages(path: Path, limits: Budgets) -> Iterator[tuple[str, np.ndarray]]:
+    unreadable = ScanError(f"{path}: not a PDF or an image file that can be read (PNG, TIFF, JPEG)")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            header = Image.open(path)  # reads the header only
+        frames = getattr(header, "n_frames", 1) if header.format == "TIFF" else 1
+    except Image.DecompressionBombError:  # Pillow's own limit, above any budget allowed
+        raise ScanError(
+            f"{path.name} page 1: over the budget of {limits.page_pixels:,} pixels a page"
+        ) from None
+    except HEADER_ERRORS:
+        raise unreadable from None
+    with header:
+        for n in range(frames):
+            label = f"{path.name} page {n + 1}"
+            try:
+                header.seek(n)
+            except HEADER_ERRORS:
+                raise ScanError(f"{label}: cannot be read") from None
+            width, height = header.size
+            if width * height > limits.page_pixels:
+                raise _too_large(label, width, height, limits)
+            if frames > 1:  # this frame alone, decoded straight to 8-bit grey
+                ok, decoded = cv2.imreadmulti(str(path), n, 1, flags=cv2.IMREAD_GRAYSCALE)
+                image = decoded[0] if ok and decoded else None
+            else:
+                data = np.fromfile(str(path), dtype=np.uint8)
+                image = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE) if data.size else None
+                del data
+            if image is None:
+                raise unreadable if n == 0 else ScanError(f"{label}: cannot be decoded")
+            yield label, _grey(image)
+            del image
+
+
+def _pdf_pages(path: Path, dpi: int, limits: Budgets) -> Iterator[tuple[str, np.ndarray]]:
     try:
         pdf = pypdfium2.PdfDocument(str(path))
     except pypdfium2.PdfiumError as e:
         raise ScanError(f"{path}: not a readable PDF ({e})") from None
     try:
         for n in range(len(pdf)):
-            bitmap = pdf[n].render(scale=dpi / 72, grayscale=True)
-            yield f"{path.name} page {n + 1}", _grey(bitmap.to_numpy())
+            page = pdf[n]
+            width, height = page.get_size()  # points
+            if not width * height > 0:
+                raise ScanError(f"{path.name} page {n + 1}: the page has no size")
+            scale = min(dpi / 72, math.sqrt(limits.page_pixels / (width * height)))
+            # The array shares the bitmap's buffer, which Python allocated: it outlives both.
+            grey = _grey(page.render(scale=scale, grayscale=True).to_numpy())
+            page.close()
+            yield f"{path.name} page {n + 1}", grey
+            del grey
     finally:
         pdf.close()
 
 
 def _grey(image: np.ndarray) -> np.ndarray:
-    if image.dtype == np.uint16:
-        image = (image >> 8).astype(np.uint8)
-    elif image.dtype == bool or (image.dtype == np.uint8 and image.max(initial=0) == 1):
-        image = image.astype(np.uint8) * 255  # bilevel scans stored as 0/1
-    if image.ndim == 3:
-        if image.shape[2] == 1:
-            return np.ascontiguousarray(image[:, :, 0])
-        code = cv2.COLOR_BGRA2GRAY if image.shape[2] == 4 else cv2.COLOR_BGR2GRAY
-        return cv2.cvtColor(image, code)
+    """A decoded grey page (OpenCV decodes straight to 8-bit grey, a colour or 16-bit page
+    never held whole), with bilevel scans stored as 0/1 stretched to 0/255."""
+    if image.max(initial=0) == 1:
+        image = image * np.uint8(255)
     return np.ascontiguousarray(image)
 
 

@@ -11,17 +11,20 @@ Imports nothing from Django.
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
 import zipfile
+import zlib
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import numpy as np
 import pandas as pd
 
 import wojdb
-from wojdb.core import scales
+from wojdb.core import budgets, scales
+from wojdb.core.budgets import Budgets
 from wojdb.core.io import InputError, input_files, open_input, read_input
 from wojdb.core.release import derived
 from wojdb.core.release.schema import (
@@ -51,13 +54,16 @@ from wojdb.core.stats import columns as col
 
 #: Problems reported before a validation gives up listing them.
 MAX_PROBLEMS = 30
-#: What a release zip may hold: a release has about twenty files; a table of a million ratings
-#: is about 150 MB of CSV. The ratio catches a small archive that would expand enormously.
+#: What a release zip may hold: a release has about twenty files, each within the release file
+#: budget (wojdb.core.budgets). The ratio catches a small archive that would expand enormously.
 ZIP_MAX_ENTRIES = 200
-ZIP_MAX_ENTRY_BYTES = 4 * 1024**3
 ZIP_MAX_TOTAL_BYTES = 8 * 1024**3
 ZIP_MAX_RATIO = 200
 HASH_PREFIX = "sha256:"
+#: A datapackage.json is about 60 KB (its schemas); a table's header under 2 KB.
+PACKAGE_MAX_BYTES = 4 * 1024**2
+HEADER_MAX_BYTES = 64 * 1024
+NAME_MAX_BYTES = 255  # the longest file name common file systems store
 
 # --- reading and validating --------------------------------------------------------------------
 
@@ -203,21 +209,46 @@ def _json_list(text: str):
         return text
 
 
-def _read_csv(folder: Path, table: TableSchema, problems: _Problems) -> pd.DataFrame | None:
+def _open(path: Path, limits: Budgets):
+    return open_input(path, limits.release_file_bytes, limits.variable("release_file_bytes"))
+
+
+def _header(handle) -> list[str] | None:
+    """The names of a CSV file's first line, read within HEADER_MAX_BYTES (None beyond), so a
+    header of a million columns is refused before a table of them is built."""
+    line = handle.readline(HEADER_MAX_BYTES + 1)
+    if len(line) > HEADER_MAX_BYTES:
+        return None
+    handle.seek(0)
+    text = line.decode("utf-8", errors="replace").lstrip("\ufeff")
+    return next(csv.reader([text]), [])
+
+
+def _read_csv(
+    folder: Path, table: TableSchema, limits: Budgets, problems: _Problems
+) -> pd.DataFrame | None:
     try:
-        with open_input(folder / table.path) as handle:
-            raw = pd.read_csv(
-                handle, dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8"
-            )
+        with _open(folder / table.path, limits) as handle:
+            names = _header(handle)
+            if names == table.names:
+                raw = pd.read_csv(
+                    handle, dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8"
+                )
     except InputError as e:
         problems.add(Problem(table.path, e.problem))
         return None
     except (UnicodeDecodeError, pd.errors.ParserError) as e:
         problems.add(Problem(table.path, f"not a readable UTF-8 CSV file: {e}"))
         return None
-    if list(raw.columns) != table.names:
-        missing = [n for n in table.names if n not in raw.columns]
-        extra = [n for n in raw.columns if n not in table.names]
+    if names is None:
+        problem = f"header over {HEADER_MAX_BYTES:,} bytes, not the header of {table.path}"
+        problems.add(Problem(table.path, problem, 1))
+        return None
+    if names != table.names:
+        missing = [n for n in table.names if n not in names]
+        extra = [n for n in names if n not in table.names]
+        if len(extra) > MAX_PROBLEMS:
+            extra = [*extra[:MAX_PROBLEMS], f"... ({len(extra):,} in all)"]
         detail = "; ".join(
             part
             for part in (
@@ -334,7 +365,8 @@ def _check_domain(tables: dict[str, pd.DataFrame], problems: _Problems) -> None:
 def read_package(folder: str | Path) -> dict:
     """datapackage.json as a dict, its shape checked enough for the checks that follow."""
     try:
-        package = json.loads(read_input(Path(folder) / PACKAGE_FILE).decode("utf-8"))
+        data = read_input(Path(folder) / PACKAGE_FILE, PACKAGE_MAX_BYTES)
+        package = json.loads(data.decode("utf-8"))
     except InputError as e:
         raise ReleaseError([Problem(PACKAGE_FILE, f"{e.problem} (in {folder})")]) from None
     except ValueError as e:
@@ -350,11 +382,21 @@ def read_package(folder: str | Path) -> dict:
                 problems.append(f"resource {n + 1} is not a JSON object")
             elif not all(isinstance(resource.get(k), str) for k in ("name", "path")):
                 problems.append(f"resource {n + 1} has no name or path (strings)")
-        if not isinstance(package.get("study", {}), dict):
+        study = package.get("study", {})
+        if not isinstance(study, dict):
             problems.append("its study is not a JSON object")
+        elif not (study.get("sample_item") is None or is_id(study["sample_item"])):
+            problems.append(
+                f"study.sample_item: {json.dumps(study['sample_item'])} is not an item id"
+            )
     if problems:
         raise ReleaseError([Problem(PACKAGE_FILE, p) for p in problems])
     return package
+
+
+def is_id(value) -> bool:
+    """A row id as JSON gives it: an integer (JSON's true and false are not)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _without_descriptions(value):
@@ -407,12 +449,13 @@ def check_package(
     return present
 
 
-def check_files(folder: Path, package: dict, problems: _Problems) -> None:
-    """Each resource's file has the size and SHA-256 hash its descriptor states."""
+def check_files(folder: Path, package: dict, limits: Budgets, problems: _Problems) -> None:
+    """Each resource's file is a regular file within the budget, of the size and SHA-256 hash
+    its descriptor states."""
     for resource in package["resources"]:
         path = folder / resource["path"]
         try:
-            with open_input(path) as handle:
+            with _open(path, limits) as handle:
                 size, digest = file_stamp(handle)
         except InputError as e:
             problems.add(Problem(resource["path"], e.problem))
@@ -632,15 +675,19 @@ def check_links(tables: dict[str, pd.DataFrame], study: dict, problems: _Problem
     )
 
 
-def read_release(folder: str | Path, *, allow_extra_files: bool = False) -> Release:
+def read_release(
+    folder: str | Path, *, allow_extra_files: bool = False, limits: Budgets | None = None
+) -> Release:
     """Read a release folder, validating everything above before returning anything.
 
     Raises ReleaseError listing every problem found (file, line, field), up to MAX_PROBLEMS.
     Files the package does not name are refused unless `allow_extra_files`; they are never read.
+    Each file must be a regular file within `limits` (default: wojdb.core.budgets.current()).
     The tables come back as the current format has them: columns an earlier format lacks are
     filled with what it meant (schema.ADDED_FIELDS).
     """
     folder = Path(folder)
+    limits = limits or budgets.current()
     package = read_package(folder)
     problems = _Problems()
     check_format(package, problems)
@@ -651,11 +698,11 @@ def read_release(folder: str | Path, *, allow_extra_files: bool = False) -> Rele
     version = package.get("format_version", 1)
     present = check_package(package, SCHEMAS[version], problems)
     problems.raise_any()
-    check_files(folder, package, problems)
+    check_files(folder, package, limits, problems)
     problems.raise_any()
     tables = {}
     for table in present:
-        frame = _read_csv(folder, table, problems)
+        frame = _read_csv(folder, table, limits, problems)
         if frame is not None:
             tables[table.name] = frame
     problems.raise_any()
@@ -673,18 +720,21 @@ def read_release(folder: str | Path, *, allow_extra_files: bool = False) -> Rele
     return Release(tables, package)
 
 
-def _unpack(archive: zipfile.ZipFile, into: Path, name: str) -> None:
-    """Extract within the ZIP_* limits, counting the bytes actually inflated (a stated size
-    can lie)."""
+def _unpack(archive: zipfile.ZipFile, into: Path, name: str, limits: Budgets) -> None:
+    """Extract within the ZIP_* limits and the release file budget, counting the bytes
+    actually inflated (a stated size can lie)."""
     entries = archive.infolist()
     if len(entries) > ZIP_MAX_ENTRIES:
         problem = f"holds {len(entries)} entries; a release has at most {ZIP_MAX_ENTRIES}"
         raise ReleaseError([Problem(name, problem)])
+    if problems := _entry_name_problems(entries):
+        raise ReleaseError([Problem(name, p) for p in problems[:MAX_PROBLEMS]])
     total = 0
     for entry in entries:
-        limit = min(ZIP_MAX_ENTRY_BYTES, max(entry.compress_size, 1 << 20) * ZIP_MAX_RATIO)
+        ratio_limit = max(entry.compress_size, 1 << 20) * ZIP_MAX_RATIO
+        limit = min(limits.release_file_bytes, ratio_limit)
         if entry.file_size > limit or total + entry.file_size > ZIP_MAX_TOTAL_BYTES:
-            raise ReleaseError([Problem(name, _too_big(entry))])
+            raise ReleaseError([Problem(name, _too_big(entry, limits))])
         target = into / entry.filename
         if entry.is_dir():
             continue
@@ -694,33 +744,72 @@ def _unpack(archive: zipfile.ZipFile, into: Path, name: str) -> None:
             while chunk := source.read(1 << 20):
                 written += len(chunk)
                 if written > limit or total + written > ZIP_MAX_TOTAL_BYTES:
-                    raise ReleaseError([Problem(name, _too_big(entry))])
+                    raise ReleaseError([Problem(name, _too_big(entry, limits))])
                 out.write(chunk)
         total += written
 
 
-def _too_big(entry: zipfile.ZipInfo) -> str:
+def _shown(entry_name: str) -> str:
+    return entry_name if len(entry_name) <= 60 else f"{entry_name[:40]}… ({len(entry_name)} long)"
+
+
+def _entry_name_problems(entries: list[zipfile.ZipInfo]) -> list[str]:
+    """Entry names that cannot be unpacked as one folder: outside it, a name longer than file
+    systems store, one path twice, a file and a folder of one name."""
+    outside = [_shown(e.filename) for e in entries if not _inside(e.filename)]
+    if outside:
+        return [f"entries outside the archive's folder: {', '.join(outside[:5])}"]
+    problems, files, folders = [], {}, set()
+    for entry in entries:
+        name, parts = entry.filename, PurePosixPath(entry.filename).parts
+        if any(len(part.encode("utf-8")) > NAME_MAX_BYTES for part in parts):
+            problems.append(f"entry {_shown(name)}: a name over {NAME_MAX_BYTES} bytes")
+        elif not entry.is_dir() and parts in files:
+            problems.append(f"entry {_shown(name)} is in the archive twice")
+        folders.update(parts[:n] for n in range(1, len(parts) + entry.is_dir()))
+        if not entry.is_dir():
+            files.setdefault(parts, name)
+    for parts in sorted(files.keys() & folders):
+        problems.append(f"entry {_shown(files[parts])} is both a file and a folder")
+    return problems
+
+
+def _too_big(entry: zipfile.ZipInfo, limits: Budgets) -> str:
     return (
-        f"entry {entry.filename} expands to {entry.file_size} bytes from {entry.compress_size}: "
-        f"over the limits of {ZIP_MAX_ENTRY_BYTES} bytes an entry, {ZIP_MAX_TOTAL_BYTES} in "
-        f"all and {ZIP_MAX_RATIO} times its packed size"
+        f"entry {_shown(entry.filename)} expands to {entry.file_size} bytes from "
+        f"{entry.compress_size}: over the limits of {limits.release_file_bytes:,} bytes a file "
+        f"({limits.variable('release_file_bytes')} raises it), {ZIP_MAX_TOTAL_BYTES:,} in all "
+        f"and {ZIP_MAX_RATIO} times its packed size"
     )
 
 
-def read_source(path: Path, unpack_into: Path, *, allow_extra_files: bool = False) -> Path:
+#: What a damaged or unusual archive raises while it is read.
+ZIP_ERRORS = (zipfile.BadZipFile, NotImplementedError, RuntimeError, EOFError, zlib.error)
+
+
+def read_source(
+    path: Path,
+    unpack_into: Path,
+    *,
+    allow_extra_files: bool = False,
+    limits: Budgets | None = None,
+) -> Path:
     """The release folder at `path`: a folder, or a .zip unpacked into `unpack_into`, which
     must hold one release and, unless `allow_extra_files`, nothing beside it."""
     if path.is_dir():
         return path
+    limits = limits or budgets.current()
     with open_input(path) as handle:
         if not zipfile.is_zipfile(handle):
             raise FileNotFoundError(f"{path} is neither a release folder nor a zip archive")
-        with zipfile.ZipFile(handle) as archive:
-            unsafe = [e.filename for e in archive.infolist() if not _inside(e.filename)]
-            if unsafe:
-                problem = f"entries outside the archive's folder: {', '.join(unsafe[:5])}"
-                raise ReleaseError([Problem(path.name, problem)])
-            _unpack(archive, unpack_into, path.name)
+        try:
+            with zipfile.ZipFile(handle) as archive:
+                _unpack(archive, unpack_into, path.name, limits)
+        except ZIP_ERRORS as e:
+            raise ReleaseError([Problem(path.name, f"cannot be unpacked: {e}")]) from None
+        except OSError as e:
+            problem = f"cannot be unpacked into {unpack_into}: {e.strerror or e}"
+            raise ReleaseError([Problem(path.name, problem)]) from None
     found = sorted(p.parent for p in unpack_into.rglob(PACKAGE_FILE))
     if not found:
         raise FileNotFoundError(f"{path} holds no {PACKAGE_FILE}")

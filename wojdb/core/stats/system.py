@@ -1,15 +1,24 @@
 """System-level human scores with significance clusters, as WMT's findings compute them.
 
-From per-rater judgments (WMT direct assessment, or the study's own ratings): a system's score
-is the mean over the segments it was judged on of the segment's mean judgment (a micro average
-over segments, then an average per system: WMT21's ``ad-sys-ranking-LP-z.csv``). Judgments of
-type SYSTEM and REPEAT count; BAD_REF and REF are quality controls. Two systems are compared by
-a one-sided Wilcoxon rank-sum test on their segment means (``ad-DA-diff-wilcoxon-rs-LP.csv``);
-systems are ordered by z and a cluster ends where every system above significantly
-outperforms every system below.
+A system's score is the mean over the segments it was judged on of the segment's score (a micro
+average over segments, then an average per system). WMT's direct assessment publishes its
+segment scores (``ad-seg-scores-LP.csv``: per system and segment the mean raw score, the mean
+rater-standardised z and the number of judgments N), and its system tables
+(``ad-sys-ranking-LP-z.csv``, ``ad-sys-scores-LP.csv``) are their means: z and raw over the
+segments, n the segments, the judgments the sum of N (`system_table`; WMT22 into English,
+every pair equal to the release). From per-rater judgments (WMT DA, the study's own ratings,
+MQM and ESA), a segment's score is the mean of its judgments (`segment_means`); of WMT DA
+judgments, types SYSTEM and REPEAT count (BAD_REF and REF are quality controls). MQM and ESA
+are scored as mt-metrics-eval scores them: a segment's score is the mean over its raters, a
+system's the mean over its segments. Two systems are compared by a one-sided Wilcoxon
+rank-sum test on their segment scores (``ad-DA-diff-wilcoxon-rs-LP.csv``); systems are
+ordered by z and a cluster ends where every system above significantly outperforms every
+system below.
 
 Judgments frame: one row per judgment with ``system``, ``segment``, ``rater``, ``score`` (the
-rater-standardised z score), optionally ``raw`` (0-100), ``type`` and ``lp``.
+rater-standardised z score), optionally ``raw`` (0-100), ``type``, ``lp``, ``testset`` and
+``document``. Segments frame: one row per system and segment with ``system``, ``segment``,
+``score``, optionally ``raw``, ``judgments``, ``lp``, ``testset`` and ``document``.
 """
 
 from __future__ import annotations
@@ -20,8 +29,6 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from wojdb.core.formats.wmt import canonical_system
-
 SYSTEM, SEGMENT, RATER, SCORE, RAW, TYPE, LP = (
     "system",
     "segment",
@@ -31,6 +38,10 @@ SYSTEM, SEGMENT, RATER, SCORE, RAW, TYPE, LP = (
     "type",
     "lp",
 )
+TESTSET, DOCUMENT = "testset", "document"
+#: What tells segments apart, where a frame has the column: a segment id may count within its
+#: document (WMT's DOC_n, Appraise's document-level items), and a pair be in two test sets.
+SEGMENT_KEYS = (LP, TESTSET, SYSTEM, DOCUMENT, SEGMENT)
 #: Judgment types that score a system; the others are WMT's quality controls.
 COUNTED_TYPES = ("SYSTEM", "REPEAT")
 ALPHA = 0.05
@@ -53,10 +64,11 @@ def _counted(judgments: pd.DataFrame) -> pd.DataFrame:
 
 
 def segment_means(judgments: pd.DataFrame) -> pd.DataFrame:
-    """Mean z (and raw) per system and segment, with the judgment count."""
+    """Mean z (and raw) per system and segment, with the judgment count: a segments frame."""
     counted = _counted(judgments)
     values = [SCORE, *([RAW] if RAW in counted.columns else [])]
-    grouped = counted.groupby([SYSTEM, SEGMENT], sort=True)
+    keys = [key for key in SEGMENT_KEYS if key in counted.columns]
+    grouped = counted.groupby(keys, sort=True)
     means = grouped[values].mean()
     return means.assign(judgments=grouped.size()).reset_index()
 
@@ -88,68 +100,56 @@ def clusters(pvalues: pd.DataFrame, alpha: float = ALPHA) -> list[int]:
     return out
 
 
-def system_scores(judgments: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
-    """One row per system (and language pair): z, raw, n (segments), judgments, rank, cluster.
-
-    Rows are ordered by language pair, then z, best first; ``raw`` is NaN without raw scores.
-    """
-    if LP not in judgments.columns:
-        judgments = judgments.assign(**{LP: ""})
+def system_table(segments: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
+    """One row per system (and language pair) of a segments frame: z (mean segment score), raw
+    (mean segment raw score; NaN without raw scores), n (segments), judgments (their sum),
+    rank and cluster. Rows are ordered by language pair, then z, best first."""
+    if LP not in segments.columns:
+        segments = segments.assign(**{LP: ""})
     tables = []
-    for lp, part in judgments.groupby(LP, sort=True):
-        segments = segment_means(part)
-        if segments.empty:
-            continue
-        grouped = segments.groupby(SYSTEM)
+    for lp, part in segments.groupby(LP, sort=True):
+        grouped = part.groupby(SYSTEM)
         table = pd.DataFrame(
             {
                 "z": grouped[SCORE].mean(),
-                "raw": grouped[RAW].mean() if RAW in segments.columns else np.nan,
+                "raw": grouped[RAW].mean() if RAW in part.columns else np.nan,
                 "n": grouped.size(),
-                "judgments": grouped["judgments"].sum(),
+                "judgments": grouped["judgments"].sum(min_count=1),  # NaN: not known
             }
         )
         table = table.sort_values("z", ascending=False, kind="stable")
         order = list(table.index)
         table["rank"] = np.arange(1, len(table) + 1)
-        table["cluster"] = clusters(wilcoxon_pvalues(segments, order), alpha)
+        table["cluster"] = clusters(wilcoxon_pvalues(part, order), alpha)
         tables.append(table.rename_axis(SYSTEM).reset_index().assign(lp=lp))
     if not tables:
         return pd.DataFrame(columns=COLUMNS)
     return pd.concat(tables, ignore_index=True)[COLUMNS]
 
 
-def fill_raw(table: pd.DataFrame, raw: pd.DataFrame) -> pd.DataFrame:
-    """``table`` (`system_scores` output) with missing raw scores taken from ``raw``.
-
-    ``raw`` has ``lp``, ``system`` and ``raw`` per system, names as
-    `wojdb.core.formats.wmt.canonical_system`
-    gives them: WMT's system-level raw scores, kept where the segment ids could not be mapped
-    to sentences (so no judgment carries its segment's raw score).
-    """
-    if raw.empty:
-        return table
-    known = raw.set_index([LP, SYSTEM])[RAW]
-    keys = zip(table[LP], table[SYSTEM].map(canonical_system), strict=True)
-    fallback = pd.Series([known.get(key, np.nan) for key in keys], index=table.index)
-    return table.assign(raw=table[RAW].fillna(fallback))
+def system_scores(judgments: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
+    """`system_table` of the judgments' segment means."""
+    return system_table(segment_means(judgments), alpha)
 
 
-def add_published(table: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
-    """``table`` (`system_scores` output) with the rows of ``published`` (the same columns:
-    WMT's system-level results as released, ``n`` unknown) for the language pairs ``table``
-    lacks: a pair's scores computed from judgments take precedence over published ones."""
-    extra = published[~published[LP].isin(set(table[LP]))]
-    if extra.empty:
-        return table
-    if table.empty:
-        return extra[COLUMNS].reset_index(drop=True)
-    return pd.concat([table, extra[COLUMNS]], ignore_index=True)
+def first_by_pair(*frames: pd.DataFrame) -> pd.DataFrame:
+    """Frames of one kind (system tables, or segments frames) from several sources, best
+    first: each language pair's rows from the first frame that has the pair, by pair."""
+    kept, seen = [], set()
+    for frame in frames:
+        rows = frame[~frame[LP].isin(seen)]
+        seen |= set(frame[LP])
+        if not rows.empty:
+            kept.append(rows)
+    if not kept:
+        return frames[0].iloc[:0] if frames else pd.DataFrame(columns=COLUMNS)
+    table = pd.concat(kept, ignore_index=True)
+    return table.sort_values(LP, kind="stable").reset_index(drop=True)
 
 
 def wmt_judgments(rows) -> pd.DataFrame:
     """A judgments frame from `wojdb.core.formats.wmt.Judgment` records, or a frame of their fields
-    (with ``raw`` kept where the frame has it)."""
+    (with ``raw``, ``document`` and ``testset`` kept where the frame has them)."""
     frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(map(dataclasses.asdict, rows))
     if frame.empty:
         return pd.DataFrame(columns=[SYSTEM, SEGMENT, RATER, SCORE, TYPE, LP])
@@ -165,6 +165,9 @@ def wmt_judgments(rows) -> pd.DataFrame:
     )
     if RAW in frame.columns:
         out[RAW] = frame[RAW].astype(float)
+    for column in (DOCUMENT, TESTSET):
+        if column in frame.columns:
+            out[column] = frame[column]
     return out
 
 

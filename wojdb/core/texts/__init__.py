@@ -21,8 +21,7 @@ from __future__ import annotations
 import sys
 from types import ModuleType
 
-from wojdb.core.texts import de as texts_de
-from wojdb.core.texts import fr as texts_fr
+from wojdb.core.texts import de, fr
 from wojdb.core.vocabulary import ORDER_CHANGING_TYPES
 
 
@@ -361,7 +360,7 @@ def instructions() -> str:
 
 
 # The languages with their own default texts; any other study starts from the English ones.
-TRANSLATIONS: dict[str, ModuleType] = {"fr": texts_fr, "de": texts_de}
+TRANSLATIONS: dict[str, ModuleType] = {"fr": fr, "de": de}
 
 
 def _texts(language: str):

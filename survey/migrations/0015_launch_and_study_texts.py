@@ -41,7 +41,7 @@ def existing_studies_as_they_were(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('survey', '0013_about_you_labels'),
+        ('survey', '0014_segment_scores'),
     ]
 
     operations = [
