@@ -158,7 +158,7 @@ def test_a_new_study_takes_the_texts_of_its_language_unless_given():
     french = Study(language="fr")
     french.take_language_defaults()
     assert french.information_sheet.startswith("## Titre du projet")
-    assert french.order_question == texts.texts_fr.QUESTIONS["order_question"]
+    assert french.order_question == texts.fr.QUESTIONS["order_question"]
     own = Study(language="de", instructions="Eigene.")
     own.take_language_defaults(given={"instructions"})
     assert own.instructions == "Eigene."
