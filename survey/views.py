@@ -54,6 +54,7 @@ FINISHED = gettext_lazy(
 )
 BOTH_ANSWERS = gettext_lazy("Please answer both questions about this pair before moving on.")
 MISSING = gettext_lazy("This question is not answered yet.")
+UNANSWERED = "unanswered"  # the item page's query parameter after a refused move on
 
 
 class CsrfRejected(Exception):
@@ -466,7 +467,21 @@ def item(request, participant, position):
         raise Http404(str(error)) from error
     participant.position = position
     feedback = "feedback" in request.GET
-    return item_page(request, participant, position, item, rating, feedback=feedback)
+    # After a refused move on (`incomplete`): the questions still unanswered, as saved.
+    missing = []
+    if UNANSWERED in request.GET:
+        missing = participation.unanswered_to_move_on(participant.study, rating, "next")
+    notice = BOTH_ANSWERS if missing else ""
+    return item_page(
+        request,
+        participant,
+        position,
+        item,
+        rating,
+        feedback=feedback,
+        notice=notice,
+        missing=missing,
+    )
 
 
 def save_item(request, participant, position):
@@ -523,7 +538,8 @@ def save_item(request, participant, position):
 
 def incomplete(request, participant, position, rating, missing):
     """A pair left with a question unanswered, where the study asks for both: what was given
-    is saved, and the participant stays on the pair, told which question is missing."""
+    is saved, and the participant stays on the pair, told which question is missing (the page
+    again, without JavaScript, so that reloading it posts nothing)."""
     if wants_json(request):
         body = {
             "saved": True,
@@ -535,10 +551,8 @@ def incomplete(request, participant, position, rating, missing):
             "order": rating.order,
         }
         return JsonResponse(body, status=400)
-    item = participation.item_at(participant, position)
-    return item_page(
-        request, participant, position, item, rating, 400, notice=BOTH_ANSWERS, missing=missing
-    )
+    here = reverse("survey:item", args=[participant.token, position])
+    return redirect(f"{here}?{UNANSWERED}=1")
 
 
 @participant_page()
