@@ -1,8 +1,9 @@
 """Balanced assignment of questionnaires to arriving participants.
 
 A new participant gets the questionnaire (by number, over all its versions) with the fewest
-completed-or-active participants, ties broken at random. Participants idle for longer than the
-study's `abandon_after_minutes` are marked abandoned, which frees their slot; their answers stay.
+completed-or-active participants of their kind (real, pilot or simulated), ties broken at
+random. Participants idle for longer than the study's `abandon_after_minutes` are marked
+abandoned, which frees their slot; their answers stay.
 """
 
 from __future__ import annotations
@@ -46,10 +47,17 @@ def enrol(study: Study, *, rng: random.Random | None = None, **fields) -> Partic
         if not study.is_open:
             raise StudyClosed(f"study {study.name!r} is closed")
         release_abandoned(study)
+        fields.setdefault("pilot", not study.launched and not fields.get("simulated"))
+        # Balanced among their own kind: real participants whatever pilot ones took before.
+        alike = Q(
+            participants__status__in=HOLDING,
+            participants__pilot=fields["pilot"],
+            participants__simulated=bool(fields.get("simulated")),
+        )
         load = dict(
             Questionnaire.objects.filter(study=study)
             .values_list("number")
-            .annotate(n=Count("participants", filter=Q(participants__status__in=HOLDING)))
+            .annotate(n=Count("participants", filter=alike))
         )
         active = {
             q.number: q
@@ -59,5 +67,4 @@ def enrol(study: Study, *, rng: random.Random | None = None, **fields) -> Partic
             raise StudyClosed(f"study {study.name!r} has no active questionnaire")
         fewest = min(load.get(n, 0) for n in active)
         number = rng.choice(sorted(n for n in active if load.get(n, 0) == fewest))
-        fields.setdefault("pilot", not study.launched and not fields.get("simulated"))
         return Participant.objects.create(study=study, questionnaire=active[number], **fields)

@@ -3,6 +3,7 @@ stay out of the data, the launch (command and dashboard button) and clearing the
 
 from __future__ import annotations
 
+import random
 from io import StringIO
 
 import pytest
@@ -15,6 +16,7 @@ from django.utils import timezone
 from analysis import frames
 from analysis.analysing import departures
 from survey import launch
+from survey.assignment import enrol
 from survey.models import (
     DeclinedConsent,
     Participant,
@@ -140,6 +142,18 @@ def test_who_arrives_before_the_launch_is_a_pilot_participant_and_freezes_nothin
     after = started(Client(), study)
     assert not after.pilot
     assert Questionnaire.objects.filter(study=study, frozen=False).count() == 0
+
+
+def test_real_participants_are_balanced_whatever_the_pilot_took():
+    study = pilot_study()
+    first = study.questionnaires.get(number=1)
+    for _ in range(2):
+        person = enrol(study, rng=random.Random(0))
+        Participant.objects.filter(pk=person.pk).update(questionnaire=first, status="completed")
+    launch.launch(study)
+    real = [enrol(study, rng=random.Random(n)) for n in range(2)]
+    assert not any(p.pilot for p in real)
+    assert {p.questionnaire.number for p in real} == {1, 2}
 
 
 def test_simulated_participants_freeze_nothing_either():
