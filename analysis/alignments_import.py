@@ -26,7 +26,7 @@ from analysis.models import Alignment, Metric
 from analysis.scoring import item_parses
 from survey.models import Item
 from survey.parsing import Bars, no_bars
-from wojdb.core.io import ImportReport, InputError, Progress, read_lines
+from wojdb.core.io import MAX_ID, ImportReport, InputError, Progress, parse_number, read_lines
 from wojdb.core.language.nlp import Parse
 from wojdb.core.metrics.alignment import (
     PERMUTATION_MAPPING,
@@ -113,11 +113,9 @@ def read_pairs(path: Path) -> list[PairRow]:
             raise InputError(
                 path, f"expected {len(header)} tab-separated columns, found {len(cells)}", no
             )
-        value = cells[column["item_id"]].strip()
-        try:
-            item_id = int(value)
-        except ValueError:
-            raise InputError(path, f"{value!r} is not a whole number", no, "item_id") from None
+        item_id = parse_number(
+            cells[column["item_id"]].strip(), path, no, "item_id", int, 1, MAX_ID
+        )
         if item_id in first_line:
             raise InputError(
                 path,

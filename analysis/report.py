@@ -25,6 +25,7 @@ from matplotlib.figure import Figure
 
 from wojdb.core.language.codes import LANGUAGE_NAMES
 from wojdb.core.report import figures as F
+from wojdb.core.spreadsheet import escape_frame
 from wojdb.core.stats import columns as C
 from wojdb.core.stats import corpus, correlation, hypotheses, mixed, ordinal, quality, responses
 from wojdb.core.stats.ordinal import ClmmFit
@@ -1110,7 +1111,7 @@ def write_report(report: Report, out: Path | str) -> list[Path]:
     (out / "tables").mkdir(parents=True, exist_ok=True)
     for table in report.tables:
         path = out / "tables" / f"{table.name}.csv"
-        table.frame.to_csv(path, index=False)
+        escape_frame(table.frame).to_csv(path, index=False)
         written.append(path)
     for entry in report.figures:
         written += F.save(entry.figure, out / "figures", entry.name, svg=entry.svg)

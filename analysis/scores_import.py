@@ -1,7 +1,8 @@
 """Automatic scores into the database: the records of `wojdb.core.formats.scores` matched to
 rated items (by item id, or by language pair, system and segment through the stored test sets)
 and stored; every file is read and checked before anything is written; a key scored twice is
-refused unless an aggregation is asked for; rows whose item is unknown are reported with counts.
+refused unless an aggregation is asked for; rows whose item is unknown are reported with counts,
+and a file none of whose rows names a stored hypothesis is refused.
 """
 
 from __future__ import annotations
@@ -188,7 +189,7 @@ def import_scores(
     if aggregate is not None and aggregate not in AGGREGATIONS:
         raise InputError("--aggregate", f"unknown aggregation {aggregate!r}; use: mean")
     rows = _mqm_testsets([row for path in paths for row in read_scores(path)], testset)
-    report, unknown = ImportReport(), Counter()
+    report, unknown, matched = ImportReport(), Counter(), set()
     with transaction.atomic():
         items = _hypothesis_items([r for r in rows if r.item_id is None], report)
         known_ids = set(
@@ -208,7 +209,9 @@ def import_scores(
             if item is None:
                 unknown[label] += 1
                 continue
+            matched.add(row.path)
             scores.setdefault((row.metric, row.variant), {}).setdefault(item, []).append(row)
+        _refuse_unmatched(paths, rows, matched, unknown)
         _check_repeats(scores, aggregate, report)
         for (name, variant), by_item in scores.items():
             metric, created = Metric.objects.get_or_create(
@@ -234,6 +237,26 @@ def import_scores(
             report.created["scores"] += len(by_item)
     report.unmatched.update(unknown)
     return report
+
+
+def _refuse_unmatched(paths, rows: list[ImportedScore], matched: set, unknown: Counter) -> None:
+    """A file none of whose rows names a hypothesis in the database is refused: importing it
+    would do nothing, which is most likely a wrong file, pair or system naming."""
+    for path in paths:
+        if path in matched:
+            continue
+        count = sum(row.path == path for row in rows)
+        if not count:
+            raise InputError(path, "holds no scores")
+        what = "; ".join(
+            f"{label.removeprefix(path.name + ': ')}: {n:,}"
+            for label, n in sorted(unknown.items())
+            if label.startswith(path.name + ": ")
+        )
+        raise InputError(
+            path, f"none of its {count:,} scores is of a hypothesis in the database ({what}); "
+            "import the test set and its systems first (import_wmt)",
+        )  # fmt: skip
 
 
 def _check_repeats(scores, aggregate: str | None, report: ImportReport) -> None:

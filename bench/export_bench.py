@@ -156,13 +156,15 @@ def populate(participants: int, seed: int = 1) -> int:
                         str(shown + timedelta(seconds=rng.uniform(3, 60))),
                         rng.randrange(2000, 60000),
                         0,
+                        False,
+                        "",
                     )
                 )
         with connection.cursor() as cursor:
             cursor.executemany(
                 "INSERT INTO survey_rating (participant_id, item_id, position, practice, "
-                'holistic, "order", shown_at, answered_at, client_ms, revisions) '
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                'holistic, "order", shown_at, answered_at, client_ms, revisions, flagged, comment) '
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                 rows,
             )
     return len(rows)

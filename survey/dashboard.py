@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 
 from survey import launch as launching
 from survey.assignment import release_abandoned
+from survey.checks import catalogue_problem
 from survey.models import Participant, Rating, Study, real_participants
 from survey.questionnaires import (
     QuestionnaireError,
@@ -75,7 +76,15 @@ def index(request):
     ).order_by("name")
     for s in studies:
         s.status = launching.study_status(s, s.active_count > 0)
-    return render(request, "survey/dashboard/index.html", {"studies": studies})
+    uncompiled = [
+        (study, why)
+        for study in studies
+        if (problem := catalogue_problem(study.language)) and problem[0] == "error"
+        for why in problem[1:]
+    ]
+    return render(
+        request, "survey/dashboard/index.html", {"studies": studies, "uncompiled": uncompiled}
+    )
 
 
 @staff_only
@@ -113,6 +122,7 @@ def study(request, slug):
         "status": launching.study_status(study),
         "launch_refusal": launching.refusal(study),
         "clear_form": ClearPilotForm(),
+        "catalogue": catalogue_problem(study.language),
         "remarks": _remarks(study),
         # Real participants only, as every other count on the page.
         "modes": dict(study.participants.real().values_list("mode").annotate(n=Count("pk"))),

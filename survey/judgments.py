@@ -534,7 +534,21 @@ def _plan_rater_judgments(
     scored = [(sum(v) / len(v), system, hyp, ref) for ((_, hyp, ref), system), v in z_sets.items()]
     _check(path, record, scored, testset, lp, record.mapping, accept, report, chrf,
            documents=(compared, wrong_document), ids="item ids")  # fmt: skip
+    _check_spans(path, linked)
     return plan
+
+
+def _check_spans(path, linked) -> None:
+    """ESA spans lie in the translation rated; a BAD item shows a degraded copy, not stored.
+    `linked` pairs each row with its stored outputs (pk, hypothesis, reference), or None."""
+    for r, triple in linked:
+        if r.item_type == "TGT" and triple:
+            length = len(triple[0][1])
+            if far := [a for a in r.errors if a.end is not None and a.end > length]:
+                raise InputError(
+                    path, f"span {far[0].start}-{far[0].end} goes beyond the {length} "
+                    "characters of the translation rated", line=r.line, field="spans",
+                )  # fmt: skip
 
 
 def _plan_system_results(

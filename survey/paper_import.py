@@ -19,7 +19,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext
 
 from survey import participation, scan_files
-from survey.forms import language_name
+from survey.forms import AboutForm, LanguageForm, language_name
 from survey.models import (
     ConsentText,
     PaperAnswer,
@@ -33,6 +33,7 @@ from survey.models import (
     Study,
 )
 from wojdb.core import texts
+from wojdb.core.io import InputError, parse_number
 from wojdb.core.paper import printing, scanning
 from wojdb.core.paper.layout import MM, PAPER_SIZES, Layout, PageCode
 from wojdb.core.vocabulary import COMPLETED
@@ -312,8 +313,11 @@ def import_scans(
                 readings.append((label, reading, _jpeg(reading.image), path))
                 reading.image = None
             progress()
+    remarked, doubtful = _marked_differently(readings)
+    problems += remarked
     if problems and not skip_bad:
         raise ScanRefused(problems)
+    readings = [r for r in readings if (r[1].code.copy, r[1].code.page) not in doubtful]
     result = Imported(skipped=problems)
     kept, new_files = scan_files.keep({path for *_, path in readings})
     try:
@@ -324,6 +328,39 @@ def import_scans(
             made.unlink(missing_ok=True)
         raise
     return result
+
+
+def _marked_differently(readings) -> tuple[list[str], set[tuple[str, int]]]:
+    """Pages read twice with different marks, in this run or against the page stored: which
+    marking stands cannot be told, so each is a problem (a page read again with the same marks
+    is only a duplicate). Returns the problems and the (copy, page) keys concerned."""
+    earlier: dict[tuple[str, int], tuple[str, dict]] = {}
+    stored = ScanPage.objects.filter(copy__code__in={r.code.copy for _, r, _, _ in readings})
+    for code, page, boxes in stored.values_list("copy__code", "page", "boxes"):
+        earlier[code, page] = (
+            "the page stored",
+            {(b["field"], b["value"]): b["state"] for b in boxes},
+        )
+    problems, keys = [], set()
+    for label, reading, _, _ in readings:
+        key = (reading.code.copy, reading.code.page)
+        marks = {(b.field, b.value): b.state for b in reading.boxes}
+        where, first = earlier.setdefault(key, (label, marks))
+        if first != marks:
+            fields = sorted(
+                {
+                    f
+                    for f, v in marks.keys() | first.keys()
+                    if marks.get((f, v)) != first.get((f, v))
+                }
+            )
+            problems.append(
+                f"{label}: copy {key[0]} page {key[1]} is marked differently from {where} "
+                f"({', '.join(fields)}); which marking stands cannot be told: import one scan "
+                "of each page"
+            )
+            keys.add(key)
+    return problems, keys
 
 
 def _store_readings(readings, kept: dict[Path, str], copies, result: Imported) -> None:
@@ -527,19 +564,26 @@ def fluency_names(language: str) -> dict[str, int]:
     return names
 
 
+def _limit(form, name: str) -> int:
+    """The web form's longest answer to a field: a typed paper answer keeps the same limit."""
+    return form.base_fields[name].max_length
+
+
 def parse_text(name: str, text: str, study_language: str = "en"):
-    """A typed-in answer checked for its field (fluency named in English or in the study's
-    language); ValueError says what is wrong."""
+    """A typed-in answer checked for its field as the web form checks it (fluency named in
+    English or in the study's language); ValueError says what is wrong."""
     text = text.strip()
     about = name.removeprefix("about.")
     if about in ("age", "english_years"):
         if not text:
             return None
-        if not text.isdigit() or not 0 <= int(text) <= 120:
-            raise ValueError("a whole number of years, 0-120, or nothing")
-        return int(text)
+        try:
+            return parse_number(text, name, kind=int, minimum=0, maximum=120)
+        except InputError:
+            raise ValueError("a whole number of years, 0-120, or nothing") from None
     if about == "languages":
         rows, levels = [], fluency_names(study_language)
+        longest = _limit(LanguageForm, "language"), _limit(LanguageForm, "qualifications")
         for line in filter(None, (line.strip() for line in text.splitlines())):
             language, _, rest = line.partition(":")
             fluency, _, qualifications = rest.strip().partition(",")
@@ -549,10 +593,23 @@ def parse_text(name: str, text: str, study_language: str = "en"):
                     f"{line!r}: one language per line as 'Language: fluency[, qualifications]', "
                     f"fluency one of {', '.join(levels)}"
                 )
-            rows.append((language.strip()[:100], level, qualifications.strip()[:300]))
+            language, qualifications = language.strip(), qualifications.strip()
+            if len(language) > longest[0] or len(qualifications) > longest[1]:
+                raise ValueError(
+                    f"{line[:40]!r}…: a language's name is at most {longest[0]} characters and "
+                    f"its qualifications at most {longest[1]}, as on the web form"
+                )
+            rows.append((language, level, qualifications))
         return rows
     if about in ("nationality", "reading_disability_details"):
-        return text[:100] if about == "nationality" else text[:290]
+        longest = _limit(
+            AboutForm, "nationality" if about == "nationality" else "disability_detail"
+        )
+        if len(text) > longest:
+            raise ValueError(
+                f"at most {longest} characters, as on the web form ({len(text)} typed)"
+            )
+        return text
     raise ValueError(f"{name} is not a write-in field")
 
 

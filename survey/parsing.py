@@ -17,7 +17,15 @@ from django.conf import settings
 from django.db import transaction
 
 from survey.models import Permutation, Segment, Triple
-from wojdb.core.io import ImportReport, InputError, check_language, read_input, read_lines
+from wojdb.core.io import (
+    MAX_ID,
+    ImportReport,
+    InputError,
+    check_language,
+    parse_number,
+    read_input,
+    read_lines,
+)
 from wojdb.core.language.codes import language
 from wojdb.core.language.nlp import Parse, parse_texts, read_conllu
 from wojdb.core.language.rules import LanguageRules, pipeline_for, rules_for
@@ -129,11 +137,10 @@ def import_parses(
 def _read_conllu_file(path: Path, parser: str) -> list[Parse]:
     """The sentences of a CoNLL-U file, multiword tokens whole (they spell the text)."""
     try:
-        parses = read_conllu(read_input(path).decode("utf-8"), parser, surface=True)
+        text = read_input(path).decode("utf-8")
     except UnicodeDecodeError as error:
         raise InputError(path, f"bytes are not valid UTF-8 ({error.reason})") from None
-    except ValueError as error:
-        raise InputError(path, str(error)) from None
+    parses = read_conllu(text, parser, surface=True, path=path)
     limit = Segment._meta.get_field("parser").max_length  # Triple's and Permutation's alike
     for number, parse in enumerate(parses, start=1):
         if len(parse.parser) > limit:
@@ -216,12 +223,7 @@ def _read_ids(path: Path) -> dict[int, int]:
     """The permutation ids of an ids file, in order, each with its line number."""
     numbers: dict[int, int] = {}
     for line, value in enumerate(read_lines(path), start=1):
-        try:
-            pk = int(value.strip())
-        except ValueError:
-            raise InputError(
-                path, f"{value!r} is not a whole number", line, "permutation id"
-            ) from None
+        pk = parse_number(value.strip(), path, line, "permutation id", int, 1, MAX_ID)
         if pk in numbers:
             raise InputError(
                 path,

@@ -212,7 +212,7 @@ BAD = [
     (link_twice, r"forward\.align, line 3: '1-1' is listed twice"),
     (malformed_link_of_an_unknown_item, r"forward\.align, line 4: '0-x' .*\(an unknown item"),
     (item_twice, r"pairs\.tsv, line 4, field item_id: item \d+ is listed twice \(first on line 2"),
-    (item_not_a_number, r"pairs\.tsv, line 2, field item_id: 'first' is not a whole number"),
+    (item_not_a_number, r"pairs\.tsv, line 2, field item_id: 'first' is not a number"),
     (permuted_reference, r"pairs\.tsv, line 2, field item_id: item \d+ is a permuted reference"),
     (other_tokens, r"pairs\.tsv, line 3, field reference: the tokens differ from the stored"),
     (no_stored_parse, r"pairs\.tsv, line 3, field item_id: the hypothesis of item \d+ has no"),

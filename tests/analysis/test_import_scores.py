@@ -71,10 +71,36 @@ def test_unknown_systems_are_reported_with_counts(pool, tmp_path):
     path = tmp_path / "x.csv"
     path.write_text(
         "lp,system,segment,metric,score\nde-en,Nobody,1,BLEU,1\nde-en,Nobody,2,BLEU,2\n"
+        "de-en,UEdin,1,BLEU,3\n"
     )
     report = import_scores([path])
     assert report.unmatched == {"x.csv: de-en Nobody (no such triple)": 2}
-    assert not MetricScore.objects.exists()
+    assert MetricScore.objects.count() == 1
+
+
+def test_a_file_whose_rows_match_nothing_is_refused_and_nothing_is_written(pool, tmp_path):
+    good = tmp_path / "good.seg.score"
+    good.write_text(wmt_rows())
+    nobody = tmp_path / "x.csv"
+    nobody.write_text(
+        "lp,system,segment,metric,score\nde-en,Nobody,1,BLEU,1\nde-en,Nobody,2,BLEU,2\n"
+        "de-en,UEdin,999,BLEU,3\n"
+    )
+    items = Item.objects.count()
+    with pytest.raises(InputError) as error:
+        import_scores([good, nobody])
+    assert (
+        "x.csv: none of its 3 scores is of a hypothesis in the database "
+        "(de-en Nobody (no such triple): 2; de-en UEdin (no such triple): 1)" in str(error.value)
+    )
+    assert not MetricScore.objects.exists() and Item.objects.count() == items
+    with pytest.raises(CommandError, match="x.csv: none of its 3 scores"):
+        call_command("import_scores", str(nobody))
+    unscored = tmp_path / "BLEU-refA.seg.score"  # mt-metrics-eval: every segment None
+    unscored.write_text("UEdin\tNone\n")
+    (tmp_path / "de-en").mkdir()
+    with pytest.raises(InputError, match="BLEU-refA.seg.score: holds no scores"):
+        import_scores([unscored.rename(tmp_path / "de-en" / unscored.name)])
 
 
 @pytest.mark.parametrize(
@@ -223,6 +249,9 @@ def test_mt_metrics_eval_segment_file_scores_every_line_of_each_system(pool, tmp
         ("lp,system,segment,metric,score\nde-en,UEdin,1,\"BL\u2028EU\",1\n",
          "line 2, field metric: contains U+2028 LINE SEPARATOR"),
         ("BLEU\txx-en\tnewstest2021\tA\tUEdin\t1\t3.0\n", "line 1, field lp"),
+        ("item_id,metric,score\n\u00b2,BLEU,1\n", "line 2, field item_id: '²' is not a number"),
+        ("BLEU\tde-en\tnewstest2021\tA\tUEdin\t1_0\t3.0\n", "line 1, field seg: '1_0' is not"),
+        ("BLEU\tde-en\tnewstest2021\tA\tUEdin\t1\t1_0\n", "line 1, field score: '1_0' is not"),
     ],
 )  # fmt: skip
 def test_odd_fields_are_refused_by_line_and_field(pool, tmp_path, content, message):

@@ -30,6 +30,8 @@ def release(django_db_setup, django_db_blocker, tmp_path_factory):
 
     def inject(rated):
         Participant.objects.filter(pk=rated.people["full"].pk).update(nationality=INJECTION)
+        rating = Rating.objects.filter(participant=rated.people["full"], practice=False).first()
+        Rating.objects.filter(pk=rating.pk).update(comment=INJECTION)
 
     return exported(django_db_blocker, tmp_path_factory, inject)
 
@@ -98,6 +100,24 @@ def test_values_beyond_the_projects_own_limits_are_refused_whatever_the_descript
     people.loc[0, "age"] = "70000"
     put(copy, "participants.csv", people)
     assert "participants.csv, line 2, field age: 70000 is above the maximum 120" in refused(copy)
+
+
+@pytest.mark.parametrize(
+    "file, column, value, message",
+    [
+        ("items.csv", "wmt_score", "1_0", "'1_0' is not a number"),
+        ("items.csv", "wmt_score", "nan", "'nan' is not a number"),
+        ("items.csv", "wmt_score", "inf", "'inf' is not a number"),
+        ("items.csv", "wmt_score", "\u0663", "'\u0663' is not a number"),
+        ("participants.csv", "age", "\u0663\u0663", "'\u0663\u0663' is not an integer"),
+    ],
+)
+def test_a_number_python_reads_but_no_file_means_is_refused(copy, file, column, value, message):
+    frame = csv(copy, file)
+    index, line = first_row(frame, frame[column] != "")
+    frame.loc[index, column] = value
+    put(copy, file, frame)
+    assert f"{file}, line {line}, field {column}: {message}" in refused(copy)
 
 
 def test_an_allowed_value_added_to_the_descriptor_is_not_trusted(copy):
@@ -239,16 +259,14 @@ def test_a_zip_entry_leaving_its_folder_is_refused(release, tmp_path):
     assert not (tmp_path / "escape.txt").exists()
 
 
-def test_free_text_is_escaped_in_csv_exact_in_parquet_and_loaded_exactly(release):
-    people = csv(release, "participants.csv")
-    assert "'" + INJECTION in set(people["nationality"])
-    assert INJECTION not in set(people["nationality"])
-    parquet = pq.read_table(release / "parquet" / "participants.parquet").to_pandas()
-    assert INJECTION in set(parquet["nationality"])
+def test_text_is_escaped_in_csv_exact_in_parquet_and_loaded_exactly(release):
+    for table, column in (("participants", "nationality"), ("ratings", "comment")):
+        cells = set(csv(release, f"{table}.csv")[column])
+        assert "'" + INJECTION in cells and INJECTION not in cells, column
+        parquet = pq.read_table(release / "parquet" / f"{table}.parquet").to_pandas()
+        assert INJECTION in set(parquet[column])
     ratings, _ = load.load_release(release)
     assert INJECTION in set(ratings["nationality"])
+    assert INJECTION in set(read.read_release(release).tables["ratings"]["comment"])
     readme = (release / "README.md").read_text()
-    assert (
-        "formula injection as OWASP advises" in readme
-        and "`participants.csv` nationality" in readme
-    )
+    assert "formula injection as OWASP advises" in readme and "Every text cell" in readme

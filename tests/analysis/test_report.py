@@ -428,3 +428,20 @@ def test_one_group_says_which_it_is(built):
     report = built[0]
     assert all(s.title.endswith("(simulated participants)") for s in report.sections)
     assert "levels" in {t.name for t in report.tables}
+
+
+def test_report_tables_keep_text_that_looks_like_a_formula_from_running(tmp_path):
+    """A system or a participant's answer such as `=HYPERLINK(…)` is written to the CSV tables
+    with a leading apostrophe (a spreadsheet shows it as text); numbers stay numbers."""
+    formula = '=HYPERLINK("http://example.org/x","click")'
+    frame = pd.DataFrame({"system": [formula, "-2+3+cmd|' /C calc'!A0", "UEdin"],
+                          "z": [-0.5, 0.25, 1.0]})  # fmt: skip
+    report = R.Report(
+        "Formulas", "2024-01-01 12:00 UTC", [],
+        [R.Section("systems", "Systems", tables=[R.Table("systems", "Systems", frame)])],
+    )  # fmt: skip
+    R.write_report(report, tmp_path)
+    written = pd.read_csv(tmp_path / "tables" / "systems.csv")
+    assert list(written["system"]) == ["'" + formula, "'-2+3+cmd|' /C calc'!A0", "UEdin"]
+    assert list(written["z"]) == [-0.5, 0.25, 1.0]
+    assert formula in (tmp_path / "report.html").read_text().replace("&quot;", '"')

@@ -114,6 +114,28 @@ def test_a_pair_without_document_ids_gets_the_published_ranking_with_raw(db, tmp
     np.testing.assert_array_equal(written["raw"].round(1), published["raw"])
 
 
+def test_a_system_named_like_a_formula_is_written_as_text(db, tmp_path):
+    """A system id from an input file (`=HYPERLINK(…)`) must not run when the CSV is opened in
+    a spreadsheet: written with a leading apostrophe, the scores as numbers."""
+    import shutil
+
+    formula = '=HYPERLINK("http://example.org/x")'
+    judgments = tmp_path / "humaneval"
+    shutil.copytree(SLICE / "humaneval", judgments)
+    for path in judgments.glob("ad-*de*en*.csv"):
+        path.write_text(path.read_text().replace("HUMAN.0", formula))
+    import_wmt(SLICE / "txt", lps=["de-en"])
+    import_documents(sorted((SLICE / "documents").glob("*de-en*.docids")))
+    import_judgments(sorted(judgments.glob("ad-*de*en*.csv")))
+    out = tmp_path / "systems.csv"
+    call_command("system_scores", "--out", str(out), "--lp", "de-en", verbosity=0)
+    cell = "\"'" + formula.replace('"', '""') + '"'  # a quoted CSV cell: "'=HYPERLINK(""…"")"
+    assert cell in out.read_text()
+    written = pd.read_csv(out)
+    assert formula not in set(written["system"]) and f"'{formula}" in set(written["system"])
+    assert written["z"].dtype == float and (written["z"] < 0).any()  # negative z stays a number
+
+
 @pytest.mark.django_db
 def test_wmt22_into_english_tables_come_out_of_system_scores(tmp_path):
     """The bundled segment scores of all six pairs imported as published, into test sets with

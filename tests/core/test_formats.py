@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from wojdb.core import formats
-from wojdb.core.formats import appraise, mqm, pairwise
+from wojdb.core.formats import appraise, mqm, pairwise, wmt
 from wojdb.core.formats.common import document_lines, language, ref_name
 from wojdb.core.formats.judgments import read_mqm
 from wojdb.core.io import InputError
@@ -286,6 +286,35 @@ def test_pairwise_refuses_a_system_ranked_two_ways_in_one_ranking(tmp_path):
         pairwise.read(path)
 
 
+def test_a_rank_field_holding_a_unicode_line_separator_is_read_as_one_field(tmp_path):
+    rows = lines(DATA / "rankings.csv")
+    rows[1] = rows[1].replace(",judge1,", ",judge\u2028one\x85two,", 1)
+    path = tmp_path / "rankings.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    rankings = wmt.read_rankings(path)
+    assert len(rankings) == len(rows) - 1
+    assert rankings[0].judge == "judge\u2028one\x85two" and rankings[0].line == 2
+
+
+@pytest.mark.parametrize("rank", ["\u00b2", "0_2", "\u0662"])
+def test_a_rank_python_would_read_but_no_file_means_is_refused(tmp_path, rank):
+    rows = lines(WMT16 / "wmt16.deu-eng.csv")
+    cols = rows[2].split(",")
+    cols[6] = rank
+    rows[2] = ",".join(cols)
+    path = tmp_path / "r.csv"
+    path.write_text("\n".join(rows) + "\n")
+    with pytest.raises(InputError, match=f"line 3, field system1rank: '{rank}' is not a number"):
+        pairwise.read(path)
+    five_way = lines(DATA / "rankings.csv")
+    cols = five_way[1].split(",")
+    cols[16] = rank
+    five_way[1] = ",".join(cols)
+    path.write_text("\n".join(five_way) + "\n")
+    with pytest.raises(InputError, match=f"line 2, field system1rank: '{rank}' is not a number"):
+        wmt.read_rankings(path)
+
+
 def test_a_pair_without_system_outputs_is_named(tmp_path):
     root = Path(shutil.copytree(WMT22 / "txt", tmp_path / "txt"))
     (root / "system-outputs/generaltest2022.en-hr.hyp.Online-A.hr").unlink()
@@ -302,6 +331,15 @@ def test_sgml_system_missing_a_document_is_refused_naming_it(tmp_path):
     hyp.write_text(hyp.read_text().replace('docid="bbc.381765"', 'docid="other"'))
     with pytest.raises(InputError, match="SRPOL.en-hr.sgm, field docid: document 'bbc.381765'"):
         find(root)
+
+
+@pytest.mark.parametrize("seg_id", ["0_2", "\u00b2", "\u0662"])
+def test_a_seg_id_python_would_read_but_no_file_means_is_refused(tmp_path, seg_id):
+    path = tmp_path / "wmttest2022.en-hr.all.xml"
+    text = (WMT22 / "xml/wmttest2022.en-hr.all.xml").read_text()
+    path.write_text(text.replace('<seg id="2">', f'<seg id="{seg_id}">', 1))
+    with pytest.raises(InputError, match=f"en-hr.all.xml, field seg id: .* '{seg_id}' is not"):
+        find(tmp_path)
 
 
 def test_a_byte_order_mark_inside_an_xml_segment_is_dropped(tmp_path):
@@ -323,3 +361,115 @@ def test_wmt23s_ref_refa_is_reference_a(tmp_path):
 def test_a_language_pair_asked_for_but_absent_is_refused():
     with pytest.raises(InputError, match="field --lp: no test set for language pair.s. de-en"):
         find(WMT22 / "txt", lps=["cs-en", "de-en"])
+
+
+def esa_with(tmp_path, row: int, changes: dict[int, str], extra: list[str] = ()) -> Path:
+    """The ESA slice with fields of one row (0-based) changed, and `extra` rows added."""
+    import csv
+    import io
+
+    rows = csv_rows(ESA24)
+    for column, value in changes.items():
+        rows[row][column] = value
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows + [r.split(",") for r in extra])
+    path = tmp_path / "esa.csv"
+    path.write_text(out.getvalue(), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "message"),
+    [
+        (6, "1_0", "line 4, field score: '1_0' is not a number"),
+        (6, "٣", "line 4, field score: '٣' is not a number"),
+        (6, "nan", "line 4, field score: 'nan' is not a number"),
+        (2, "²", "line 4, field itemId: '²' is not a number"),
+        (2, "1_0", "line 4, field itemId: '1_0' is not a number"),
+        (10, "nan", "line 4, field timeStart: 'nan' is not a number"),
+        (11, "inf", "line 4, field timeEnd: 'inf' is not a number"),
+        (0, "r" * 100, "line 4, field username: longer than 64 characters"),
+        (3, "TGTTGTTGT", "line 4, field itemType: longer than 8 characters"),
+        (7, "d" * 129, "line 4, field docId: longer than 128 characters"),
+        (9, '[{"start_i": true, "end_i": 4}]', "line 4, field spans: span offset true"),
+        (9, '[{"start_i": 0, "end_i": 1e3}]', "line 4, field spans: span offset 1000.0"),
+        (9, '[{"start_i": 0, "end_i": NaN}]', "line 4, field spans: span offset NaN"),
+        (
+            9,
+            '[{"start_i": 0, "end_i": 100000000000000000000}]',
+            "span offset 100000000000000000000",
+        ),
+        (9, '[{"start_i": 0, "end_i": 2, "severity": {"a": 1}}]', 'span severity {"a": 1}'),
+        (9, '[{"start_i": 0, "end_i": 2, "severity": "' + "m" * 33 + '"}]', "field severity"),
+    ],
+)
+def test_appraise_numbers_offsets_and_names_are_checked_by_line_and_field(
+    tmp_path, column, value, message
+):
+    with pytest.raises(InputError) as error:
+        appraise.read(esa_with(tmp_path, 3, {column: value}))
+    assert message in str(error.value)
+
+
+def test_appraise_rows_of_one_rater_item_and_time_are_refused_as_duplicates(tmp_path):
+    rows = csv_rows(ESA24)
+    first = next(i for i, r in enumerate(rows) if r[3] == "TGT" and r[10] != r[11])
+    again = list(rows[first])
+    with pytest.raises(InputError) as error:
+        appraise.read(esa_with(tmp_path, 0, {}, [",".join(again)]))
+    assert f"line {len(rows) + 1}, field score: repeats line {first + 1} exactly" in str(
+        error.value
+    )
+    other = [*rows[first][:6], "3" if rows[first][6] != "3" else "67", *rows[first][7:]]
+    with pytest.raises(InputError) as error:
+        appraise.read(esa_with(tmp_path, 0, {}, [",".join(other)]))
+    assert f"the rater, system, item and times of line {first + 1} but another judgment" in str(
+        error.value
+    )
+    assert f"score {float(rows[first][6]):g} there, {float(other[6]):g} here" in str(error.value)
+    # The same item by the same rater at another time is a judgment of its own.
+    later = [*other[:10], str(float(other[10]) + 60), str(float(other[11]) + 60)]
+    assert len(appraise.read(esa_with(tmp_path, 0, {}, [",".join(later)]))) == len(rows) + 1
+
+
+def test_every_standard_code_is_accepted_as_it_is():
+    """Whatever a code stands for is a code the same check accepts: `sh` (standard tag sr-Latn)
+    is `sr`, never a tag no reader or study would take."""
+    import itertools
+    import string
+
+    for size in (2, 3):
+        for letters in itertools.product(string.ascii_lowercase, repeat=size):
+            if (standard := language("".join(letters))) is not None:
+                assert language(standard) == standard, "".join(letters)
+
+
+def test_a_language_is_right_to_left_by_its_script():
+    from wojdb.core.language.codes import right_to_left
+
+    assert [c for c in ("he", "ar", "fa", "ur", "ug", "ps", "yi", "dv", "sd", "ckb", "syr", "nqo")
+            if not right_to_left(c)] == []  # fmt: skip
+    assert [
+        c for c in ("en", "fr", "pa", "hi", "zh", "liv", "sr", "az", "tr") if right_to_left(c)
+    ] == []
+    assert right_to_left("az-Arab") and not right_to_left("ks-Deva") and not right_to_left("")
+
+
+def test_mqm_numbers_and_names_are_checked_by_line_and_field(tmp_path):
+    rows = lines(MQM / "mqm_ted_ende.tsv")
+    cols = rows[1].split("\t")
+    for column, value, message in (
+        (4, "r" * 65, "line 2, field rater: longer than 64 characters"),
+        (3, "1_0", "line 2, field seg_id: '1_0' is not a number"),
+        (2, "\u00b2", "line 2, field doc_id: '²' is not a number"),
+    ):
+        path = tmp_path / "mqm_ted_ende.tsv"
+        path.write_text("\n".join([rows[0], "\t".join([*cols[:column], value, *cols[column + 1 :]]),
+                                   *rows[2:]]) + "\n")  # fmt: skip
+        with pytest.raises(InputError, match=message):
+            mqm.read(path)
+    scores = lines(MQM / "mqm_ted_ende.avg_seg_scores.tsv")
+    path = tmp_path / "mqm_ted_ende.avg_seg_scores.tsv"
+    path.write_text("\n".join([scores[0], scores[1].replace(scores[1].split()[1], "1_0")]) + "\n")
+    with pytest.raises(InputError, match="line 2, field mqm_avg_score: '1_0' is not a number"):
+        mqm.read_scores(path)

@@ -104,6 +104,7 @@ def test_parse_links_variants():
         ("0-2", "line 4: '0-2': reference index out of range for 2 words"),
         ("0-1 0-1", "line 4: '0-1' is listed twice"),
         ("0--1", "line 4: '0--1' is not a link"),
+        ("0-1 \u0661-0", "line 4: '\u0661-0' is not a link"),
     ],
 )
 def test_parse_links_errors_name_the_line(text, message):

@@ -89,7 +89,7 @@ def test_read_conllu_surface_climbs_out_of_a_token_and_checks_ranges():
     (parse,) = read_conllu(text, surface=True)
     assert parse.tokens == ("la", "fin", "du", "pays")
     assert parse.heads == (1, -1, 3, 1)
-    with pytest.raises(ValueError, match="line 3: field ID '4-3' is not a range"):
+    with pytest.raises(ValueError, match="CoNLL-U, line 3, field ID: '4-3' is not a range"):
         read_conllu(text.replace("3-4\t", "4-3\t"), surface=True)
 
 
@@ -101,13 +101,25 @@ def test_conllu_round_trip():
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("2\tcat\t_\tNOUN\tNN\t_\t3\tnsubj\t_", "line 2: expected 10 tab-separated fields"),
-        ("2\tcat\t_\tNOUN\tNN\t_\tx\tnsubj\t_\t_", "line 2: field HEAD must be a whole number"),
-        ("2\tcat\t_\tNOUN\tNN\t_\t9\tnsubj\t_\t_", "line 2: field HEAD 9 is beyond"),
-        ("2\tcat\t_\tNOUN\tNN\t_\t2\tnsubj\t_\t_", "line 2: field HEAD points to the word itself"),
-        ("3\tcat\t_\tNOUN\tNN\t_\t1\tnsubj\t_\t_", "line 2: field ID is 3, expected 2"),
-        ("2\tcat\t_\t_\tNN\t_\t1\tnsubj\t_\t_", "line 2: field UPOS is empty"),
-        ("2\tcat\t_\tNOUN\tNN\t_\t1\t_\t_\t_", "line 2: field DEPREL is empty"),
+        (
+            "2\tcat\t_\tNOUN\tNN\t_\t3\tnsubj\t_",
+            "CoNLL-U, line 2: expected 10 tab-separated fields",
+        ),
+        ("2\tcat\t_\tNOUN\tNN\t_\tx\tnsubj\t_\t_", "line 2, field HEAD: 'x' is not a number"),
+        ("2\tcat\t_\tNOUN\tNN\t_\t9\tnsubj\t_\t_", "line 2, field HEAD: 9 is beyond"),
+        ("2\tcat\t_\tNOUN\tNN\t_\t2\tnsubj\t_\t_", "line 2, field HEAD: points to the word itself"),
+        ("3\tcat\t_\tNOUN\tNN\t_\t1\tnsubj\t_\t_", "line 2, field ID: is 3, expected 2"),
+        ("2\tcat\t_\t_\tNN\t_\t1\tnsubj\t_\t_", "line 2, field UPOS: is empty"),
+        ("2\tcat\t_\tNOUN\tNN\t_\t1\t_\t_\t_", "line 2, field DEPREL: is empty"),
+        (
+            "2\tcat\t_\tNOUN\tNN\t_\t\u00b2\tnsubj\t_\t_",
+            "line 2, field HEAD: '\u00b2' is not a number",
+        ),
+        ("2\tcat\t_\tNOUN\tNN\t_\t1_0\tnsubj\t_\t_", "line 2, field HEAD: '1_0' is not a number"),
+        (
+            "\u0662\tcat\t_\tNOUN\tNN\t_\t1\tnsubj\t_\t_",
+            "line 2, field ID: '\u0662' is not a number",
+        ),
     ],
 )
 def test_read_conllu_names_the_line_and_field_of_bad_input(line, message):
@@ -116,9 +128,39 @@ def test_read_conllu_names_the_line_and_field_of_bad_input(line, message):
         read_conllu(text)
 
 
+@pytest.mark.parametrize(
+    ("token", "message"),
+    [
+        ("0-1", "line 2, field ID: '0-1' is not a range of words (first-last, from 1)"),
+        ("1-\u00b2", "line 2, field ID: '1-\u00b2' is not a range of words"),
+        ("2-4", "line 2, field ID: multiword token 2-4 goes beyond the sentence's 3 words"),
+    ],
+)
+def test_a_multiword_token_that_is_no_range_of_the_sentences_words_is_named(token, message):
+    text = (
+        "# text = du chat\n"
+        f"{token}\tdu\t_\t_\t_\t_\t_\t_\t_\t_\n"
+        "1\tde\tde\tADP\t_\t_\t3\tcase\t_\t_\n"
+        "2\tle\tle\tDET\t_\t_\t3\tdet\t_\t_\n"
+        "3\tchat\tchat\tNOUN\t_\t_\t0\troot\t_\t_\n"
+    )
+    with pytest.raises(ValueError) as error:
+        read_conllu(text, surface=True, path="du.conllu")
+    assert f"du.conllu, {message}" in str(error.value)
+    overlapping = text.replace("\n1\t", "\n2-3\tle chat\t_\t_\t_\t_\t_\t_\t_\t_\n1\t", 1)
+    with pytest.raises(ValueError, match="line 3, field ID: multiword token 2-3 overlaps"):
+        read_conllu(overlapping.replace(token, "1-2"), surface=True, path="du.conllu")
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85", "\x0c", "\x0b", "\x1c"])
+def test_a_comment_may_hold_characters_that_splitlines_breaks_at(separator):
+    text = f"# text = The{separator}cat sat.\n# sent_id = {separator}1\n" + to_conllu([CAT])
+    assert read_conllu(text) == [CAT]
+
+
 def test_read_conllu_rejects_a_cycle():
     text = "1\ta\t_\tX\tX\t_\t2\tdep\t_\t_\n2\tb\t_\tX\tX\t_\t1\tdep\t_\t_\n"
-    with pytest.raises(ValueError, match="line 1: field HEAD makes a cycle"):
+    with pytest.raises(ValueError, match="line 1, field HEAD: makes a cycle"):
         read_conllu(text)
 
 

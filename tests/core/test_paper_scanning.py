@@ -81,7 +81,12 @@ def test_registration_finds_each_box_on_rotated_and_scaled_pages(
 def test_code_text_round_trips_and_rejects_strangers():
     code = PageCode("my-study", 12, "ABCD2345", 3)
     assert PageCode.parse(code.text()) == code
-    for bad in ("http://example.org", "WOJDB:x:1:ab:1", "WOJDB:x:one:ABCD2345:1"):
+    for bad in (
+        "http://example.org", "WOJDB:x:1:ab:1", "WOJDB:x:one:ABCD2345:1",
+        # numbers Python's int() takes but no page code holds
+        "WOJDB:demo:\u00b2:COPY:1", "WOJDB:demo:2:COPY:\u00b9", "WOJDB:demo:1_2:COPY:1",
+        "WOJDB:demo:\u0662:COPY:1", "WOJDB:demo:99999999999:COPY:1", "WOJDB:x:1:ABCD2345",
+    ):  # fmt: skip
         with pytest.raises(LayoutError):
             PageCode.parse(bad)
 

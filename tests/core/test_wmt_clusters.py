@@ -72,6 +72,12 @@ def edited(tmp_path, old: str, new: str) -> Path:
         ("[deu-->fra]", "[deu-->xxq]", 4, "language pair"),
         ("P3AI-->2157", "P3AI-->2156", 18, "count"),
         ("P3AI: 2157", "P3AI: 2156", 18, "count"),
+        # numbers Python reads but no file means: 1_913 as 1913, 1e999 as infinity, "٣" as 3
+        ("('Online-B', 1913,", "('Online-B', 1_913,", 25, "n"),
+        ("87.87845036107525, 4.0)", "87.87845036107525, 1e999)", 25, "H"),
+        ("P3AI: 2157", "P3AI: \u0662157", 8, "count"),
+        ("07                                            Online-B",
+         "\u00b2                                             Online-B", 38, "Wins"),
     ],
 )  # fmt: skip
 def test_a_malformed_line_is_refused_by_line_and_field(tmp_path, old, new, line, field):

@@ -226,3 +226,56 @@ def test_the_study_page_shows_flags_comments_code_and_unfilled_settings(staff, b
     assert "completion code <code data-completion-code>CODE42</code>" in page
     # make_study here fills no contact: the page names what keeps the study closed.
     assert "Status: Not ready" in page and "<li>needs researcher_name</li>" in page
+
+
+@pytest.fixture
+def uncompiled(tmp_path, monkeypatch):
+    """The apps' catalogues as shipped, .po files only: none compiled."""
+    import shutil
+
+    from survey import checks
+
+    (root,) = checks.locale_folders()
+    copy = shutil.copytree(root, tmp_path / "survey/locale", ignore=shutil.ignore_patterns("*.mo"))
+    monkeypatch.setattr(checks, "locale_folders", lambda: [copy])
+    return copy
+
+
+def test_a_study_whose_language_has_no_compiled_catalogue_fails_the_check_and_the_dashboard(
+    staff, built, uncompiled
+):
+    from django.core.management import call_command
+    from django.core.management.base import SystemCheckError
+
+    from survey.checks import uncompiled_catalogues
+
+    french = make_study(name="Étude", slug="etude")
+    Study.objects.filter(pk=french.pk).update(language="fr")
+    (error,) = [e for e in uncompiled_catalogues() if e.obj == Study.objects.get(pk=french.pk)]
+    assert error.id == "survey.E001" and error.is_serious()
+    assert "study 'etude': the 'fr' catalogue is not compiled" in error.msg
+    assert str(uncompiled / "fr/LC_MESSAGES/django.mo") in error.msg
+    with pytest.raises(SystemCheckError, match="survey.E001"):
+        call_command("check")
+    page = staff.get(study_url(french)).content.decode()
+    assert 'data-catalogue="error"' in page and "would not be in French" in page
+    index = staff.get(reverse("dashboard:index")).content.decode()
+    assert 'data-catalogue="error"' in index and "Étude</a>: the &#x27;fr&#x27; catalogue" in index
+    # Compiled, the check passes; an English study needs none.
+    from wojdb.catalogues import compile_catalogues
+
+    compile_catalogues(uncompiled.parent.parent)
+    assert [e for e in uncompiled_catalogues() if e.is_serious()] == []
+    assert 'data-catalogue="' not in staff.get(study_url(built)).content.decode()
+
+
+def test_a_study_in_a_language_without_a_catalogue_is_warned_of(staff, db):
+    study = make_study(name="Līvõ", slug="livo")
+    Study.objects.filter(pk=study.pk).update(language="liv")
+    from survey.checks import uncompiled_catalogues
+
+    (warning,) = uncompiled_catalogues()
+    assert warning.id == "survey.W002" and not warning.is_serious()
+    assert "no catalogue in 'liv'" in warning.msg
+    page = staff.get(study_url(study)).content.decode()
+    assert 'data-catalogue="warning"' in page and "own words are in English" in page

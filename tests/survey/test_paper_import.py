@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import random
 import re
@@ -145,6 +146,36 @@ def test_bad_pages_refuse_the_import_and_write_nothing(printed, tmp_path):
     assert not list((tmp_path / "home" / "scans").glob("*"))  # no scan kept either
 
 
+def test_one_page_marked_two_ways_is_refused_unless_skipped(printed, tmp_path):
+    study, out, layout = printed
+    n = layout.questions()["pair-1.holistic"][0].page  # a page of rating questions
+    marked = []
+    for seed in (11, 12):  # the same sheet filled in twice, differently
+        pages = [grey for _, grey in scanning.load_pages(out / layout.copies[0]["file"], DPI)]
+        pen.mark(pages, layout, DPI, random.Random(seed), pen.PenModel(blank=0, pencil=0))
+        marked.append(tmp_path / f"marked-{seed}.png")
+        cv2.imwrite(str(marked[-1]), pen.scan(pages[n - 1], random.Random(seed)))
+    same = tmp_path / "marked-11-again.png"
+    same.write_bytes(marked[0].read_bytes())
+    with pytest.raises(CommandError) as error:
+        call_command("import_scans", str(marked[0]), str(same), str(marked[1]))
+    assert re.search(
+        rf"marked-12.png page 1: copy {layout.copies[0]['id']} page {n} is marked differently "
+        r"from marked-11.png page 1 \(\S",
+        str(error.value),
+    )
+    assert "marked-11-again" not in str(error.value)  # the same marks: only a duplicate
+    assert ScanPage.objects.count() == 0
+    assert not list((tmp_path / "home" / "scans").glob("*"))
+    # --skip-bad leaves the doubtful page out; against a stored page, the same holds.
+    call_command("import_scans", str(marked[0]), str(marked[1]), "--skip-bad")
+    assert ScanPage.objects.count() == 0
+    call_command("import_scans", str(marked[0]))
+    with pytest.raises(CommandError, match="is marked differently from the page stored"):
+        call_command("import_scans", str(marked[1]))
+    assert ScanPage.objects.count() == 1
+
+
 def test_skip_bad_imports_the_good_pages(printed, tmp_path):
     study, out, layout = printed
     scans, _ = _scans(out, layout, layout.copies[0], random.Random(3))
@@ -225,6 +256,21 @@ def test_review_page_stores_typed_answers(printed, tmp_path, client, django_user
     client.post(f"/researcher/paper/{age.pk}/", {"value": "33"})
     age.refresh_from_db()
     assert age.status == "resolved" and age.copy.participant.age == 33
+    # Typed answers are checked as the web form checks them, and refused with a clear message.
+    nationality = PaperAnswer.objects.get(field="about.nationality")
+    languages = PaperAnswer.objects.get(field="about.languages")
+    for answer, value, message in (
+        (age, "²", "a whole number of years, 0-120, or nothing"),
+        (age, "1_0", "a whole number of years, 0-120, or nothing"),
+        (nationality, "x" * 150, "at most 100 characters, as on the web form (150 typed)"),
+        (languages, "English: Native, " + "q" * 301, "its qualifications at most 300"),
+        (languages, "E" * 101 + ": Native", "a language's name is at most 100 characters"),
+    ):
+        response = client.post(f"/researcher/paper/{answer.pk}/", {"value": value})
+        assert response.status_code == 400 and message in html.unescape(response.content.decode())
+    person = Participant.objects.get(pk=age.copy.participant.pk)
+    assert (person.age, person.nationality, person.languages.count()) == (33, "", 0)
+    assert PaperAnswer.objects.get(pk=nationality.pk).status != "resolved"
 
 
 def test_paper_consent_is_honoured_as_on_the_web(printed, tmp_path, client, django_user_model):

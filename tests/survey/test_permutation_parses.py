@@ -242,6 +242,13 @@ def test_conllu_not_matching_the_permutations_is_refused_and_nothing_written(cze
     twice.write_text("\n".join([numbers[0], numbers[0], *numbers[2:]]) + "\n")
     with pytest.raises(CommandError, match="twice.ids, line 2, .* listed twice"):
         import_permutations(whole, twice)
+    # Python's int() reads "0_5" as 5 and "²" not at all: neither is a permutation id.
+    for odd in (f"0_{numbers[2]}", "²", "٣"):
+        spelled = tmp_path / "spelled.ids"
+        spelled.write_text("\n".join([*numbers[:2], odd, *numbers[3:]]) + "\n")
+        message = f"spelled.ids, line 3, field permutation id: '{odd}' is not a number"
+        with pytest.raises(CommandError, match=message):
+            import_permutations(whole, spelled)
     named = tmp_path / "named.conllu"
     long_name = sentences[-1].replace(PERMUTATION_PARSER, "x" * 129)
     named.write_text("\n".join([*sentences[:-1], long_name]))

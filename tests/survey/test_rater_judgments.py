@@ -272,3 +272,48 @@ def test_document_relative_items_are_mapped_through_the_documents(tmp_path):
     assert ExternalJudgment.objects.filter(document_score=True, triple__isnull=True).count() == sum(
         r[8] == "True" for r in rows
     )
+
+
+@pytest.mark.django_db
+def test_an_esa_span_beyond_the_translation_rated_is_refused(tmp_path):
+    import_wmt(ESA / "wmt24")
+    rows = esa_rows()
+    outputs = ESA / "wmt24/system-outputs/en-cs"
+    i, row = next(
+        (i, r) for i, r in enumerate(rows) if r[3] == "TGT" and (outputs / f"{r[1]}.txt").exists()
+    )
+    length = len((outputs / f"{row[1]}.txt").read_text().split("\n")[int(row[2])])
+    bad = tmp_path / "esa_generalMT2024_wave2.csv"
+    middle = length // 2
+    for start, end, accepted in ((0, length, True), (middle, length + 400, False)):
+        row[9] = json.dumps([{"start_i": start, "end_i": end, "severity": "minor"}])
+        rows[i] = row
+        with bad.open("w", newline="") as f:
+            csv.writer(f).writerows(rows)
+        if accepted:
+            import_judgments([bad])
+            JudgmentImport.objects.all().delete()
+        else:
+            refused(
+                lambda: import_judgments([bad]),
+                f"line {i + 1}, field spans: span {middle}-{length + 400} goes beyond the {length} "
+                "characters of the translation rated",
+            )
+
+
+def test_the_readers_length_limits_are_the_columns_they_fill():
+    from survey.models import Corpus, Segment
+    from wojdb.core.io import MAX_LENGTH
+
+    columns = {
+        "test set": [Segment.testset, Corpus.testset], "reference": [Segment.ref_name],
+        "system": [Corpus.system, ExternalJudgment.system], "WorkerId": [ExternalJudgment.rater],
+        "HITId": [ExternalJudgment.hit_id], "document": [Segment.document],
+        "username": [ExternalJudgment.rater], "rater": [ExternalJudgment.rater],
+        "itemType": [ExternalJudgment.item_type], "docId": [ExternalJudgment.document],
+        "doc": [ExternalJudgment.document], "severity": [ErrorAnnotation.severity],
+        "error_type": [ErrorAnnotation.category], "category": [ErrorAnnotation.category],
+    }  # fmt: skip
+    assert columns.keys() == MAX_LENGTH.keys()
+    for name, fields in columns.items():
+        assert {f.field.max_length for f in fields} == {MAX_LENGTH[name]}, name

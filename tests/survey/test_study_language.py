@@ -20,6 +20,7 @@ from tests.survey.test_participant_views import (
     text_of,
 )
 from wojdb.core import texts
+from wojdb.core.texts import fr
 
 pytestmark = pytest.mark.filterwarnings("ignore:No directory at:UserWarning")
 
@@ -136,10 +137,11 @@ def test_a_german_study_asks_about_you_in_german(client):
 
 
 @pytest.mark.django_db
-def test_a_right_to_left_study_sets_the_direction(client):
-    study = make_study(language="ar")
+@pytest.mark.parametrize("language", ["ar", "he", "fa", "ur", "ug", "ps", "yi", "dv", "sd"])
+def test_a_right_to_left_study_sets_the_direction(client, language):
+    study = make_study(language=language)
     response = client.get(f"/s/{study.slug}/")
-    assert '<html lang="ar" dir="rtl">' in response.content.decode()
+    assert f'<html lang="{language}" dir="rtl">' in response.content.decode()
     # An English study, and the pages without a study, stay left to right.
     english = make_study()
     assert '<html lang="en">' in client.get(f"/s/{english.slug}/").content.decode()
@@ -158,7 +160,7 @@ def test_a_new_study_takes_the_texts_of_its_language_unless_given():
     french = Study(language="fr")
     french.take_language_defaults()
     assert french.information_sheet.startswith("## Titre du projet")
-    assert french.order_question == texts.fr.QUESTIONS["order_question"]
+    assert french.order_question == fr.QUESTIONS["order_question"]
     own = Study(language="de", instructions="Eigene.")
     own.take_language_defaults(given={"instructions"})
     assert own.instructions == "Eigene."
@@ -216,6 +218,24 @@ def test_a_language_that_is_no_standard_iso_639_code_is_refused(code):
     with pytest.raises(ValidationError) as error:
         study.full_clean()
     assert "language" in error.value.message_dict
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", ["pa", "hi", "liv", "sr"])
+def test_a_study_in_a_left_to_right_script_has_no_direction(client, language):
+    study = make_study(language=language)
+    assert f'<html lang="{language}">' in client.get(f"/s/{study.slug}/").content.decode()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("code", "standard"), [("sh", "sr"), ("prs", "fa"), ("ces", "cs")])
+def test_a_code_refused_suggests_one_that_is_accepted(code, standard):
+    study = Study(name="s", slug="s", language=code)
+    with pytest.raises(ValidationError) as error:
+        study.full_clean()
+    assert f"(write {standard!r})" in str(error.value.message_dict["language"])
+    study.language = standard
+    study.full_clean()
 
 
 @pytest.mark.django_db

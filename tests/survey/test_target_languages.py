@@ -1,6 +1,7 @@
 """Parsing and permuting by the target language: French through its spaCy pipeline, Czech
 (no pipeline) through CoNLL-U brought with import_parses, from the treebank in tests/core/data."""
 
+import re
 from io import StringIO
 from pathlib import Path
 
@@ -116,7 +117,34 @@ def test_conllu_of_another_length_or_text_is_refused(czech, tmp_path):
     swapped.write_text("\n\n".join([blocks[1], blocks[0], *blocks[2:]]) + "\n")
     with pytest.raises(CommandError, match="swapped.conllu: sentence 1: the parse's tokens"):
         import_parses(swapped)
+    lines = ("\n\n".join(blocks) + "\n").split("\n")
+    word = next(n for n, line in enumerate(lines) if line.startswith("1\t"))
+    mwt = next(n for n, line in enumerate(lines) if re.match(r"\d+-\d+\t", line))
+    for n, column, value, message in (
+        (word, 6, "\u00b2", f"line {word + 1}, field HEAD: '²' is not a number"),
+        (mwt, 0, "0-1", f"line {mwt + 1}, field ID: '0-1' is not a range"),
+    ):
+        columns = lines[n].split("\t")
+        columns[column] = value
+        (tmp_path / "bad.conllu").write_text(
+            "\n".join([*lines[:n], "\t".join(columns), *lines[n + 1 :]])
+        )
+        with pytest.raises(CommandError, match=f"bad.conllu, {message}"):
+            import_parses(tmp_path / "bad.conllu")
     assert not Segment.objects.filter(parse__isnull=False).exists()
+
+
+def test_conllu_comments_may_hold_unicode_line_separators(czech, tmp_path):
+    blocks = [
+        block.replace("\n# text_en = ", f"\n# text_en = {separator}", 1)
+        for block, separator in zip(
+            treebank_blocks(), ["\u2028", "\x85", "\x0c", "\u2029"], strict=True
+        )
+    ]
+    parses = tmp_path / "separators.conllu"
+    parses.write_text("\n\n".join(blocks) + "\n")
+    import_parses(parses)
+    assert Segment.objects.filter(parse__isnull=False).count() == SENTENCES
 
 
 def test_french_references_are_parsed_by_the_french_pipeline(db):

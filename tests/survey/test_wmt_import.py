@@ -451,3 +451,20 @@ def test_the_same_test_set_in_two_folders_is_refused(tmp_path):
     shutil.copytree(WMT24, tmp_path / "wmt24/txt")
     shutil.copytree(WMT24, tmp_path / "wmt24/txt-ts")
     refused(lambda: import_wmt(tmp_path / "wmt24"), "wmt24 en-cs is here twice", "txt-ts")
+
+
+@pytest.mark.django_db
+def test_a_folder_whose_only_pair_is_no_language_pair_imports_nothing_and_is_refused(slice_copy):
+    txt = slice_copy / "txt"
+    for p in txt.iterdir():
+        if ".is-en." not in p.name:
+            p.unlink()
+    for p in txt.glob("newstest2021.is-en.*"):
+        p.rename(p.with_name(p.name.replace("is-en", "xx-en").replace(".src.is", ".src.xx")))
+    refused(
+        lambda: import_wmt(txt),
+        "no test set with system outputs matches the selection",
+        "skipped xx-en: not a pair of ISO 639 language codes",
+    )
+    with pytest.raises(CommandError, match="skipped xx-en: not a pair of ISO 639"):
+        call_command("import_wmt", str(txt))

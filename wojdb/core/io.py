@@ -22,9 +22,13 @@ from wojdb.core.language.codes import language
 UNSPACED = {"zh", "ja", "th", "km", "my"}
 WORD = re.compile(r"\w+|[^\w\s]")
 MAX_INT = 2**31 - 1
-# Longest names the database stores (survey.models).
+MAX_ID = 2**63 - 1  # database keys are 64-bit (BigAutoField)
+# Longest names the database stores (survey.models), by the field names of the files; a test
+# holds them to the models' columns.
 MAX_LENGTH = {
     "test set": 64, "reference": 16, "system": 128, "WorkerId": 64, "HITId": 64, "document": 128,
+    "username": 64, "itemType": 8, "docId": 128, "severity": 32, "error_type": 128,
+    "rater": 64, "doc": 128, "category": 128,
 }  # fmt: skip
 
 
@@ -193,7 +197,12 @@ def parse_number(
     if kind is int and minimum is None and maximum is None:
         minimum, maximum = 0, MAX_INT
     if (minimum is not None and number < minimum) or (maximum is not None and number > maximum):
-        raise InputError(path, f"{value!r} is out of range", line=line, field=field)
+        bounds = (
+            f"at least {minimum:,}" if maximum is None
+            else f"at most {maximum:,}" if minimum is None
+            else f"{minimum:,} to {maximum:,}"
+        )  # fmt: skip
+        raise InputError(path, f"{value!r} is out of range ({bounds})", line=line, field=field)
     return number
 
 

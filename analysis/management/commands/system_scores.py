@@ -7,6 +7,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis import frames
+from wojdb.core.spreadsheet import escape_frame
 from wojdb.core.stats import system
 from wojdb.reporting import find_study
 
@@ -63,7 +64,7 @@ class Command(BaseCommand):
                 + ". Nothing was written."
             )
         out.parent.mkdir(parents=True, exist_ok=True)
-        table.to_csv(out, index=False, float_format="%.6g")
+        escape_frame(table).to_csv(out, index=False, float_format="%.6g")
         self.stdout.write(
             f"{len(table)} systems in {table['lp'].nunique()} language pair(s) written to {out}"
         )

@@ -22,7 +22,8 @@ class Command(BaseCommand):
         "and registered by its corner markers; each box is classified by the share of its "
         "inside that is inked. A question with exactly one checked box takes its value; none "
         "leaves it unanswered; several, or a box between the thresholds, is flagged for the "
-        "review page. Pages are stored once (re-importing adds nothing); a copy becomes a paper "
+        "review page. Pages are stored once (re-importing adds nothing; a page read again with "
+        "other marks, in one run or against the stored page, is refused); a copy becomes a paper "
         "participant when all its pages are in. Any unreadable page or file refuses the whole "
         "import, writing nothing, unless --skip-bad."
     )

@@ -33,13 +33,14 @@ def find(root: Path, selection: Selection) -> Found:
     for _, detect, read in LAYOUTS:
         if detect(root):
             found = read(root, selection)
-            if not found.test_sets and not found.skipped:
-                raise InputError(root, f"{found.layout} layout, but no test set with system "
-                                 "outputs matches the selection")  # fmt: skip
             seen = {ts.lp for ts in found.test_sets} | {s.split(":")[0] for s in found.skipped}
             if missing := sorted((selection.lps or set()) - seen):
                 raise InputError(root, f"no test set for language pair(s) {', '.join(missing)}",
                                  field="--lp")  # fmt: skip
+            if not found.test_sets:  # nothing to import is an error, not a quiet success
+                skipped = "".join(f"; skipped {s}" for s in found.skipped)
+                raise InputError(root, f"{found.layout} layout, but no test set with system "
+                                 f"outputs matches the selection{skipped}")  # fmt: skip
             return found
     raise InputError(root, "no known layout here (" + "; ".join(
         name for name, _, _ in LAYOUTS) + "); it holds: " + _summary(root))  # fmt: skip

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wojdb.core.formats.common import check_text, language
-from wojdb.core.io import MAX_INT, InputError, read_lines
+from wojdb.core.io import MAX_INT, InputError, check_length, parse_number, read_lines
 
 HEADER_START = ["username", "system", "itemid"]
 SHAPES = {9: "segment-level DA", 11: "document-level DA+SQM", 12: "ESA"}
@@ -117,16 +117,18 @@ def _system(name: str) -> str:
     return name
 
 
-def _float(value: str, path, line: int, field: str) -> float:
-    try:
-        return float(value)
-    except ValueError:
-        raise InputError(path, f"{value!r} is not a number", line=line, field=field) from None
-
-
 def _time(value: str, path, line: int, field: str) -> float | None:
     """Appraise writes seconds since 1970; other exports may leave times out."""
-    return None if value in ("", "None", "NA") else _float(value, path, line, field)
+    return None if value in ("", "None", "NA") else parse_number(value, path, line, field)
+
+
+def _offset(value, path, line: int) -> int:
+    """A span's character offset: a JSON whole number (not `true`, which Python counts as 1)
+    that a database column holds."""
+    if type(value) is not int or not 0 <= value <= MAX_INT:
+        raise InputError(path, f"span offset {json.dumps(value)} is not a whole number from 0 "
+                         f"to {MAX_INT:,}", line=line, field="spans")  # fmt: skip
+    return value
 
 
 def _spans(value: str, path, line: int) -> tuple[ErrorSpan, ...]:
@@ -141,28 +143,35 @@ def _spans(value: str, path, line: int) -> tuple[ErrorSpan, ...]:
         ends = [s.get("start_i"), s.get("end_i")]
         if ends == ["missing", "missing"]:
             ends = [None, None]
-        elif not all(isinstance(e, int) and e >= 0 for e in ends) or ends[0] > ends[1]:
-            raise InputError(path, f"span offsets {ends} are not 0 ≤ start ≤ end", line=line,
-                             field="spans")  # fmt: skip
-        spans.append(ErrorSpan(*ends, str(s.get("severity") or ""), str(s.get("error_type") or "")))
+        else:
+            ends = [_offset(e, path, line) for e in ends]
+            if ends[0] > ends[1]:
+                raise InputError(path, f"span offsets {ends} are not 0 ≤ start ≤ end",
+                                 line=line, field="spans")  # fmt: skip
+        labels = [s.get("severity") or "", s.get("error_type") or ""]
+        for label, field in zip(labels, ("severity", "error_type"), strict=True):
+            if not isinstance(label, str):
+                raise InputError(path, f"span {field} {json.dumps(label)} is not text",
+                                 line=line, field="spans")  # fmt: skip
+            check_length(label, path, field, line)
+        spans.append(ErrorSpan(*ends, *labels))
     return tuple(spans)
 
 
 def read(path: Path) -> list[AppraiseJudgment]:
-    judgments = []
+    judgments, seen = [], {}
     for line, row in _rows(path):
         if len(row) not in SHAPES:
             raise InputError(path, f"expected 9, 11 or 12 fields, found {len(row)}", line=line)
-        named = [("username", row[0]), ("system", row[1])]
+        named = [("username", row[0]), ("system", row[1]), ("itemType", row[3])]
         for field, text in named + ([("docId", row[7])] if len(row) >= 11 else []):
             check_text(text, path, line, field)
+            check_length(text, path, field, line)
         langs = [language(code) for code in row[4:6]]
         if None in langs:
             bad = row[4] if langs[0] is None else row[5]
             raise InputError(path, f"{bad!r} is not an ISO 639 code", line=line,
                              field="srcLang" if langs[0] is None else "trgLang")  # fmt: skip
-        if not row[2].isdigit() or int(row[2]) > MAX_INT:
-            raise InputError(path, f"{row[2]!r} is not an item id", line=line, field="itemId")
         document = doc_tag = ""
         is_doc_score, spans = False, ()
         if len(row) >= 11:
@@ -173,15 +182,37 @@ def read(path: Path) -> list[AppraiseJudgment]:
             is_doc_score = row[8] == "True"
         if len(row) == 12:
             spans = _spans(row[9], path, line)
-        judgments.append(
-            AppraiseJudgment(
-                rater=row[0], system=_system(row[1]), fields=len(row), item_id=int(row[2]),
-                item_type=row[3],
-                source_lang=langs[0], target_lang=langs[1],
-                score=_float(row[6], path, line, "score"), document=document, doc_tag=doc_tag,
-                is_doc_score=is_doc_score, spans=spans,
-                time_start=_time(row[-2], path, line, "timeStart"),
-                time_end=_time(row[-1], path, line, "timeEnd"), line=line,
-            )
+        judgment = AppraiseJudgment(
+            rater=row[0], system=_system(row[1]), fields=len(row),
+            item_id=parse_number(row[2], path, line, "itemId", int), item_type=row[3],
+            source_lang=langs[0], target_lang=langs[1],
+            score=parse_number(row[6], path, line, "score"), document=document, doc_tag=doc_tag,
+            is_doc_score=is_doc_score, spans=spans,
+            time_start=_time(row[-2], path, line, "timeStart"),
+            time_end=_time(row[-1], path, line, "timeEnd"), line=line,
         )  # fmt: skip
+        _refuse_repeat(judgment, row, seen, path)
+        judgments.append(judgment)
     return judgments
+
+
+def _refuse_repeat(judgment: AppraiseJudgment, row: list[str], seen: dict, path) -> None:
+    """One rater judges an item once in one stretch of time: a second row with the same rater,
+    system, item and times is a duplicate (the same row again) or a conflict (another score or
+    other spans), and either would count twice. Rows without times cannot be told apart."""
+    if judgment.time_start is None or judgment.time_end is None:
+        return
+    key = (*row[:6], *row[7:9], judgment.time_start, judgment.time_end)
+    first, first_row = seen.setdefault(key, (judgment, row))
+    if first is judgment:
+        return
+    if first_row == row:
+        problem = f"repeats line {first.line} exactly"
+    else:
+        problem = (
+            f"has the rater, system, item and times of line {first.line} but another judgment ("
+            + (f"score {first.score:g} there, {judgment.score:g} here"
+               if first.score != judgment.score else "other spans")
+            + "): which one stands cannot be told"
+        )  # fmt: skip
+    raise InputError(path, problem, line=judgment.line, field="score")

@@ -25,7 +25,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wojdb.core.formats.common import check_text
-from wojdb.core.io import MAX_INT, InputError, check_language, read_lines
+from wojdb.core.io import (
+    MAX_INT,
+    InputError,
+    check_language,
+    check_length,
+    parse_number,
+    read_lines,
+)
 
 # mt-metrics-eval score_mqm.py's default weights (Freitag et al., 2021): Major 5, Minor 1,
 # Neutral 0, a Major Non-translation 25, a Minor Fluency/Punctuation error 0.1.
@@ -104,9 +111,7 @@ def sniff(path: Path) -> bool:
 
 
 def _int(value: str, path, line: int, field: str) -> int:
-    if not value.isdigit() or not 1 <= int(value) <= MAX_INT:
-        raise InputError(path, f"{value!r} is not a 1-based number", line=line, field=field)
-    return int(value)
+    return parse_number(value, path, line, field, int, minimum=1, maximum=MAX_INT)
 
 
 def balanced(text: str) -> bool:
@@ -152,6 +157,7 @@ def read(path: Path, lp: str | None = None) -> list[MqmError]:
         f = dict(zip(lines[0].split("\t"), row, strict=True))
         for field in ("system", "doc", "rater", "category", "severity"):
             check_text(f[field], path, no, field)
+            check_length(f[field], path, field, no)
         side, span = "", None
         dropped = not (balanced(f["target"]) and balanced(f["source"]))
         for name in () if dropped else ("target", "source"):
@@ -181,14 +187,8 @@ def read_scores(path: Path, lines: list[str] | None = None) -> list[MqmSegmentSc
             continue
         if len(cols) != 3:
             raise InputError(path, f"expected 3 fields, found {len(cols)}", line=no)
-        if cols[1] == "None":  # a segment no rater scored, as some files write it
+        if cols[1] in ("None", "nan"):  # a segment no rater scored, as files write it
             continue
-        try:
-            score = float(cols[1])
-        except ValueError:
-            raise InputError(path, f"{cols[1]!r} is not a number", line=no,
-                             field="mqm_avg_score") from None  # fmt: skip
-        if score != score:  # "nan": a segment no rater scored
-            continue
+        score = parse_number(cols[1], path, no, "mqm_avg_score")
         scores.append(MqmSegmentScore(cols[0], _int(cols[2], path, no, "seg_id"), score, no))
     return scores

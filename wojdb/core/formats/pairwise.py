@@ -18,7 +18,7 @@ from pathlib import Path
 
 from wojdb.core.formats.common import language
 from wojdb.core.formats.wmt import Ranking
-from wojdb.core.io import MAX_INT, InputError, read_lines
+from wojdb.core.io import MAX_INT, InputError, parse_number, read_lines
 
 HEADER = [
     "srclang", "trglang", "srcIndex", "segmentId", "judgeID",
@@ -32,12 +32,6 @@ def sniff(path: Path) -> bool:
     except (InputError, OSError):
         return False
     return bool(lines) and lines[0].split(",") == HEADER
-
-
-def _int(value: str, path, line: int, field: str, low: int = 1, high: int = MAX_INT) -> int:
-    if not value.strip().isdigit() or not low <= int(value) <= high:
-        raise InputError(path, f"{value!r} is not a number in {low}–{high}", line=line, field=field)
-    return int(value)
 
 
 def read(path: Path) -> list[Ranking]:
@@ -63,7 +57,7 @@ def read(path: Path) -> list[Ranking]:
                                  field=field)  # fmt: skip
             langs.append(code)
         key = (*langs, f["rankingID"])
-        segment = _int(f["srcIndex"], path, no, "srcIndex")
+        segment = parse_number(f["srcIndex"].strip(), path, no, "srcIndex", int, 1, MAX_INT)
         g = groups.setdefault(key, {"judge": f["judgeID"], "segment": segment, "ranks": {},
                                     "line": no})  # fmt: skip
         if (g["judge"], g["segment"]) != (f["judgeID"], segment):
@@ -73,7 +67,7 @@ def read(path: Path) -> list[Ranking]:
             )  # fmt: skip
         for i in ("1", "2"):
             system = f[f"system{i}Id"].strip()
-            rank = _int(f[f"system{i}rank"], path, no, f"system{i}rank", 1, 5)
+            rank = parse_number(f[f"system{i}rank"].strip(), path, no, f"system{i}rank", int, 1, 5)
             if g["ranks"].setdefault(system, rank) != rank:
                 raise InputError(
                     path, f"ranking {f['rankingID']} gives {system} rank {rank} here and "

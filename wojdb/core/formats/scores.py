@@ -35,9 +35,8 @@ from pathlib import Path
 
 from wojdb.core.formats import mqm
 from wojdb.core.formats.common import LINE_BREAK, LINE_BREAKS, pair
-from wojdb.core.io import MAX_INT, InputError, parse_number, read_lines
+from wojdb.core.io import MAX_ID, MAX_INT, InputError, parse_number, read_lines
 
-MAX_ID = 2**63 - 1  # item ids are 64-bit database keys
 AGGREGATIONS = {"mean": lambda scores: sum(scores) / len(scores)}
 MTME_FILE = re.compile(
     r"^(?:(?P<lp>[a-z]{2,3}-[a-z]{2,3})\.)?(?P<metric>.+)-(?P<ref>[^-]+?)\.(?P<level>seg|sys|doc|domain)\.score$"

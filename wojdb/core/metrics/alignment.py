@@ -176,7 +176,7 @@ class AlignmentFormatError(ValueError):
         self.line = line
 
 
-_LINK = re.compile(r"(\d+)-(\d+)")
+_LINK = re.compile(r"(\d+)-(\d+)", re.ASCII)  # without re.ASCII, \d takes any digit, "٣" too
 
 
 def parse_links(

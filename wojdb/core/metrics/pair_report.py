@@ -46,7 +46,7 @@ def pair_report(hyp, ref, conllu, links, metrics, rules: LanguageRules) -> dict:
             text = read_input(Path(conllu)).decode("utf-8")
         except UnicodeDecodeError as e:
             raise ValueError(f"{conllu}: bytes are not valid UTF-8 ({e.reason})") from None
-        parses = read_conllu(text)
+        parses = read_conllu(text, path=conllu)
         if len(parses) != 2:
             raise ValueError(f"{conllu} has {len(parses)} sentences; it needs two")
         hyp, ref = (rules.separator.join(parse.tokens) for parse in parses)

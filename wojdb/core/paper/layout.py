@@ -12,6 +12,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from wojdb.core.io import InputError, parse_number
+
 MM = 72 / 25.4
 PAPER_SIZES = {"a4": (595.2756, 841.8898), "letter": (612.0, 792.0)}
 
@@ -64,15 +66,20 @@ class PageCode:
     def parse(cls, text: str) -> PageCode:
         parts = text.split(":")
         if (
-            len(parts) != 5
-            or parts[0] != CODE_PREFIX
-            or not SLUG.fullmatch(parts[1])
-            or not parts[2].isdigit()
-            or not COPY_ID.fullmatch(parts[3])
-            or not parts[4].isdigit()
+            len(parts) == 5
+            and parts[0] == CODE_PREFIX
+            and SLUG.fullmatch(parts[1])
+            and COPY_ID.fullmatch(parts[3])
         ):
-            raise LayoutError(f"not a WOJ-DB page code: {text[:80]!r}")
-        return cls(parts[1], int(parts[2]), parts[3], int(parts[4]))
+            try:
+                questionnaire, page = (
+                    parse_number(parts[i], "page code", kind=int) for i in (2, 4)
+                )
+            except InputError:
+                pass
+            else:
+                return cls(parts[1], questionnaire, parts[3], page)
+        raise LayoutError(f"not a WOJ-DB page code: {text[:80]!r}")
 
 
 @dataclass(frozen=True)

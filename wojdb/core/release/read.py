@@ -47,9 +47,9 @@ from wojdb.core.release.schema import (
     Field,
     TableSchema,
     empty_table,
-    unescape_text,
     upgraded,
 )
+from wojdb.core.spreadsheet import unescape_text
 from wojdb.core.stats import columns as col
 
 #: Problems reported before a validation gives up listing them.
@@ -138,7 +138,10 @@ class _Problems:
 
 
 #: What the integer and datetime types accept (checked before converting whole columns).
-INTEGER_PATTERN = r"[+-]?\d{1,18}"
+# ASCII digits only, as the one number parser (wojdb.core.io.parse_number) reads them: a regex's
+# \d also takes "٣", and float() also takes "1_0", "nan" and "inf".
+INTEGER_PATTERN = r"[+-]?[0-9]{1,18}"
+NOT_IN_A_NUMBER = r"[^0-9eE.+-]"
 DATETIME_PATTERN = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z"  # DATETIME_FORMAT
 
 
@@ -157,15 +160,16 @@ def _parse(raw: pd.Series, f: Field, file: str, problems: _Problems) -> pd.Serie
         if f.required and values.notna().all():
             values = values.astype("int64")
     elif f.type == "number":
+        plain = ~raw.str.contains(NOT_IN_A_NUMBER)
         try:
             # numpy's conversion is Python's float(): exact for the shortest text written
-            values = raw.where(present, "nan").astype("float64")
-            ok = pd.Series(True, index=raw.index)
+            values = raw.where(present & plain, "nan").astype("float64")
+            ok = plain | ~present
         except ValueError:
-            numbers = pd.to_numeric(raw.where(present), errors="coerce")
+            numbers = pd.to_numeric(raw.where(present & plain), errors="coerce")
             ok = numbers.notna() | ~present
-            problems.cells(file, f.name, ~ok, lambda i: f"{raw[i]!r} is not a number")
             values = numbers.astype("float64")
+        problems.cells(file, f.name, ~ok, lambda i: f"{raw[i]!r} is not a number")
     elif f.type == "boolean":
         values = raw.map({**dict.fromkeys(TRUE_VALUES, True), **dict.fromkeys(FALSE_VALUES, False)})
         ok = values.notna() | ~present
@@ -262,7 +266,10 @@ def _read_csv(
         return None
     out = {
         f.name: _parse(
-            unescape_text(raw[f.name]) if f.free_text else raw[f.name], f, table.path, problems
+            unescape_text(raw[f.name]) if f.type == "string" else raw[f.name],
+            f,
+            table.path,
+            problems,
         )
         for f in table.fields
     }

@@ -51,8 +51,6 @@ class Field:
     enum: tuple[str, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
-    #: Typed by participants: protected against formula injection in the CSV (see escape_text).
-    free_text: bool = False
 
     def descriptor(self) -> dict:
         out = {"name": self.name, "type": self.type, "description": self.description}
@@ -259,7 +257,7 @@ PARTICIPANTS = TableSchema(
         Field("reading_mode", "boolean", "Chose larger, more widely spaced text.", True),
         Field("age", "integer", "Age in years.", minimum=0, maximum=MAX_YEARS),
         Field("gender", "string", "male, female, other or not_say.", enum=GENDERS),
-        Field("nationality", "string", "Nationality, as written.", free_text=True),
+        Field("nationality", "string", "Nationality, as written."),
         Field(
             "education",
             "string",
@@ -278,7 +276,7 @@ PARTICIPANTS = TableSchema(
             minimum=0,
             maximum=MAX_YEARS,
         ),
-        Field("reading_disability", "string", "Reading disability, as written.", free_text=True),
+        Field("reading_disability", "string", "Reading disability, as written."),
         Field(
             "grammar_attention",
             "integer",
@@ -303,7 +301,7 @@ PARTICIPANT_LANGUAGES = TableSchema(
     "One row per language a participant listed, the study's language included.",
     (
         Field("participant", "integer", "Participant id (participants.csv).", True),
-        Field("language", "string", "Language, as written.", True, free_text=True),
+        Field("language", "string", "Language, as written.", True),
         Field(
             "fluency",
             "integer",
@@ -317,7 +315,6 @@ PARTICIPANT_LANGUAGES = TableSchema(
             "qualifications",
             "string",
             "Qualifications in the language, as written.",
-            free_text=True,
         ),
     ),
     foreign_keys=(_fk("participant", "participants"),),
@@ -470,26 +467,6 @@ SCORES_FRAME_TYPES = {
     col.SCORE: "float64",
     col.HIGHER_IS_BETTER: "bool",
 }
-
-
-# --- free text in CSV ---------------------------------------------------------------------------
-# OWASP's advice against CSV injection: a spreadsheet runs a cell starting with = + - @, a tab or
-# a carriage return as a formula, so such a cell is written with a leading '. A text that starts
-# with ' gets one more, so reading drops exactly one and gives back what the participant typed.
-# The Parquet copies keep the exact text.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "'")
-
-
-def escape_text(values: pd.Series) -> pd.Series:
-    """Free-text cells as written to CSV (missing values stay missing)."""
-    risky = values.str.startswith(FORMULA_STARTS).fillna(False).astype(bool)
-    return values.where(~risky, "'" + values)
-
-
-def unescape_text(values: pd.Series) -> pd.Series:
-    """The inverse of escape_text, for cells read from CSV."""
-    escaped = values.str.startswith("'").fillna(False).astype(bool)
-    return values.where(~escaped, values.str[1:])
 
 
 # --- typing ------------------------------------------------------------------------------------

@@ -27,8 +27,8 @@ from wojdb.core.release.schema import (
     TABLES,
     TABLES_BY_NAME,
     TableSchema,
-    escape_text,
 )
+from wojdb.core.spreadsheet import escape_text
 
 CODEBOOK = Template((Path(__file__).parent / "codebook.md").read_text(encoding="utf-8"))
 #: Study settings shown as documents, not in the codebook's settings table.
@@ -145,7 +145,6 @@ def codebook(package: dict, tables: dict[str, pd.DataFrame]) -> str:
     study, counts, adjustment = package["study"], package["counts"], package["adjustment"]
     absent = [t.path for t in TABLES if t.name not in tables]
     present = [t for t in TABLES if t.name in tables]
-    free_text = [f"`{t.path}` {f.name}" for t in TABLES for f in t.fields if f.free_text]
     # The study's questions and scale labels fill their placeholders by name.
     return CODEBOOK.substitute(
         {**study, **package},
@@ -160,7 +159,6 @@ def codebook(package: dict, tables: dict[str, pd.DataFrame]) -> str:
         absent=f"\nNot in this release because they would be empty: {', '.join(absent)}.\n"
         if absent
         else "",
-        free_text=", ".join(free_text),
         settings="\n".join(
             f"| {key} | {_cell(value)} |" for key, value in study.items() if key not in DOCUMENTS
         ),
@@ -216,8 +214,8 @@ def write_table(frame: pd.DataFrame, table: TableSchema, folder: Path) -> None:
     times faster than pandas at a million rows.
 
     CSV cells: missing values empty, booleans true/false, floats the shortest text that reads
-    back exactly, times DATETIME_FORMAT in UTC, lists JSON arrays, participants' free text
-    escaped (schema.escape_text).
+    back exactly, times DATETIME_FORMAT in UTC, lists JSON arrays, every text cell
+    escaped against spreadsheet formulas (wojdb.core.spreadsheet).
     """
     arrow = pa.Table.from_pandas(frame, preserve_index=False)
     pq.write_table(arrow, folder / table.parquet_path)
@@ -228,8 +226,8 @@ def write_table(frame: pd.DataFrame, table: TableSchema, folder: Path) -> None:
             column = pa.array(
                 [None if v is None else json.dumps(v) for v in frame[f.name]], pa.string()
             )
-        elif f.free_text:
-            column = pa.array(escape_text(frame[f.name].astype(object)), pa.string())
+        elif f.type == "string":
+            column = pa.array(escape_text(frame[f.name]), pa.string())
         elif f.type == "datetime":
             text = column.cast(pa.int64()).cast(pa.timestamp("us")).cast(pa.string())
             column = pc.binary_join_element_wise(pc.replace_substring(text, " ", "T"), "Z", "")
