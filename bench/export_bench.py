@@ -67,7 +67,6 @@ def populate(participants: int, seed: int = 1) -> int:
                 hypothesis_length=9,
                 da_raw=rng.uniform(20, 100),
                 aligned_share=rng.random(),
-                in_pool=True,
             )
             for s in segments
         )

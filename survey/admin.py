@@ -25,8 +25,8 @@ class CorpusAdmin(admin.ModelAdmin):
 
 @admin.register(models.Triple)
 class TripleAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "hypothesis", "hypothesis_length", "rank_score", "da_raw", "in_pool"]
-    list_filter = ["in_pool", "corpus__source_lang", "corpus__system"]
+    list_display = ["__str__", "hypothesis", "hypothesis_length", "rank_score", "da_raw"]
+    list_filter = ["pool_entries__study", "corpus__source_lang", "corpus__system"]
     search_fields = ["hypothesis", "segment__reference"]
     list_select_related = ["corpus", "segment"]
     raw_id_fields = ["corpus", "segment"]
@@ -140,6 +140,33 @@ class StudyAdmin(admin.ModelAdmin):
         if not change:  # the texts left as the form offered them follow the study's language
             obj.take_language_defaults(given=form.changed_data)
         super().save_model(request, obj, form, change)
+
+
+@admin.register(models.PoolEntry)
+class PoolEntryAdmin(admin.ModelAdmin):
+    """A study's pool is drawn (sample_pool, create_study), never edited by hand: read only."""
+
+    list_display = ["study", "triple"]
+    list_filter = ["study"]
+    list_select_related = ["study", "triple__corpus", "triple__segment"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(models.StudyPlan)
+class StudyPlanAdmin(admin.ModelAdmin):
+    """What the study file declared (study_config writes it back); changed by building a
+    changed file, so read only here."""
+
+    list_display = ["study"]
+    readonly_fields = ["study", "sources", "pool", "permutations", "questionnaires"]
+
+    def has_add_permission(self, request):
+        return False
 
 
 class QuestionnaireEntryInline(admin.TabularInline):

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import reduce
+from operator import or_
 
 from django.db import transaction
+from django.db.models import Q, QuerySet
 
 from survey.models import Permutation, Segment, Triple
 from survey.parsing import Bars, no_bars, stored_parses, target_rules
@@ -39,12 +42,23 @@ class GenerationReport:
 
 
 def generate_permutations(
-    types: Sequence[str], max_degree: int, seed: int, jobs: int, bars: Bars = no_bars
+    triples: QuerySet[Triple],
+    types: Sequence[str],
+    max_degree: int,
+    seed: int,
+    jobs: int,
+    bars: Bars = no_bars,
 ) -> GenerationReport:
+    """The permutations of `triples` (a study's pool) missing from the database.
+
+    A permutation depends on its reference, type, degree and seed, and on the truecaser learnt
+    from the references of the triples' own test sets — not on whatever else is imported — so
+    a study's permutations are the same in any database holding its sources."""
     unknown = sorted(set(types) - set(PERMUTATION_TYPES))
     if unknown or not types:
         raise GenerationError(f"--types must name some of {', '.join(PERMUTATION_TYPES)}")
-    triples = list(Triple.objects.filter(in_pool=True).select_related("segment").order_by("pk"))
+    chosen = triples
+    triples = list(triples.distinct().select_related("segment").order_by("pk"))
     if not triples:
         raise GenerationError("the pool is empty: sample it first (sample_pool)")
     uses_hypothesis = bool(HYPOTHESIS_TYPES & set(types))
@@ -54,7 +68,7 @@ def generate_permutations(
     except NoPipelineError as error:
         raise GenerationError(str(error)) from None
     existing, other_runs = set(), 0
-    stored = Permutation.objects.filter(triple__in_pool=True, perm_type__in=types).values_list(
+    stored = Permutation.objects.filter(triple__in=chosen, perm_type__in=types).values_list(
         "triple_id", "perm_type", "degree", "seed", "software_version", "quality"
     )
     for triple_id, perm_type, degree, stored_seed, version, score in stored:
@@ -62,7 +76,8 @@ def generate_permutations(
         # eq. 6.2's score tells the maximum degree the permutation was made with
         rescored = score != quality(degree, max_degree)
         other_runs += rescored or (stored_seed, version) != (seed, VERSION)
-    # Each target language's triples with its own rules, truecased from its own references.
+    # Each target language's triples with its own rules, truecased from the references of
+    # their own test sets.
     languages = sorted({triple.segment.target_lang for triple in triples})
     triples = [t for code in languages for t in triples if t.segment.target_lang == code]
     results = (
@@ -96,7 +111,11 @@ def _generate_language(triples, references, hypotheses, code, types, max_degree,
     )
     truecaser = None
     if rules.cased:
-        corpus = Segment.objects.filter(target_lang=code).values_list("reference", flat=True)
+        testsets = sorted({(t.segment.testset, t.segment.source_lang) for t in triples})
+        corpus = Segment.objects.filter(
+            reduce(or_, (Q(testset=ts, source_lang=src) for ts, src in testsets)),
+            target_lang=code,
+        ).values_list("reference", flat=True)
         truecaser = Truecaser.from_corpus(reference.split() for reference in corpus.iterator())
     return generate_many(
         pairs,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import secrets
 
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -114,7 +115,6 @@ class Triple(models.Model):
     da_raw = models.FloatField(null=True, blank=True)
     da_z = models.FloatField(null=True, blank=True)
     da_count = models.PositiveIntegerField(default=0)
-    in_pool = models.BooleanField(default=False, db_index=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["corpus", "segment"], name="unique_triple")]
@@ -392,6 +392,10 @@ class Item(models.Model):
         return self.triple.wmt_score if self.permutation is None else self.permutation.quality
 
 
+SHARE = [MinValueValidator(0.0), MaxValueValidator(1.0)]
+MINUTES_A_YEAR = 366 * 24 * 60
+
+
 def standard_language(code: str) -> None:
     standard = codes.language(code)
     if standard != code:
@@ -405,8 +409,8 @@ class Study(models.Model):
     name = models.CharField(max_length=200, unique=True)
     slug = models.SlugField(unique=True)
     items_per_questionnaire = models.PositiveSmallIntegerField(default=50)
-    permutation_share = models.FloatField(default=0.5)
-    shared_share = models.FloatField(default=0.4)
+    permutation_share = models.FloatField(default=0.5, validators=SHARE)
+    shared_share = models.FloatField(default=0.4, validators=SHARE)
     type_counts = models.JSONField(
         default=dict,
         blank=True,
@@ -422,7 +426,11 @@ class Study(models.Model):
         help_text="the items every questionnaire shares; empty lets the build choose them, "
         "stratified by quality, permutation type and degree, and source language",
     )
-    max_degree = models.PositiveSmallIntegerField(default=18)
+    max_degree = models.PositiveSmallIntegerField(
+        default=18,
+        validators=[MinValueValidator(1), MaxValueValidator(100)],
+        help_text="the highest permutation degree used (eq. 6.2's maximum; the thesis's 18)",
+    )
     sample_item = models.ForeignKey(
         Item, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -439,7 +447,11 @@ class Study(models.Model):
     order_question = models.TextField(default=texts.QUESTIONS["order_question"])
     order_low = models.CharField(max_length=60, default=texts.QUESTIONS["order_low"])
     order_high = models.CharField(max_length=60, default=texts.QUESTIONS["order_high"])
-    abandon_after_minutes = models.PositiveIntegerField(default=120)
+    abandon_after_minutes = models.PositiveIntegerField(
+        default=120,
+        validators=[MinValueValidator(1), MaxValueValidator(MINUTES_A_YEAR)],
+        help_text="idle participants are marked abandoned after this many minutes (at most a year)",
+    )
     is_open = models.BooleanField(default=True)
     # Set by `launch` (survey/launch.py), never by a form or a study file: before it, whoever
     # arrives is a pilot participant and no questionnaire freezes.
@@ -596,6 +608,39 @@ class Study(models.Model):
             self.pairs_share_hypothesis,
             known_types=PERMUTATION_TYPES,
         )
+
+
+class StudyPlan(models.Model):
+    """What a study file declares beside the study's settings (survey/study_file.py): its
+    sources (paths absolute), how its pool is drawn, and how its permutations and questionnaires
+    are made, each the file's table with its defaults written out. Kept so that `study_config`
+    writes the whole file back and a new build of the file can tell what changed."""
+
+    study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="plan")
+    sources = models.JSONField(default=dict, blank=True)
+    pool = models.JSONField(null=True, blank=True)
+    permutations = models.JSONField(null=True, blank=True)
+    questionnaires = models.JSONField(null=True, blank=True)
+
+    def __str__(self):
+        return f"plan of {self.study}"
+
+
+class PoolEntry(models.Model):
+    """A triple of a study's sentence pool (thesis §6.2.3): each study draws its own
+    (survey.pool.sample_pool), and its questionnaires are composed from it."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="pool_entries")
+    triple = models.ForeignKey(Triple, on_delete=models.CASCADE, related_name="pool_entries")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["study", "triple"], name="unique_pool_entry")
+        ]
+        verbose_name_plural = "pool entries"
+
+    def __str__(self):
+        return f"{self.triple} in the pool of {self.study}"
 
 
 class ConsentText(models.Model):

@@ -1,78 +1,158 @@
-"""The sentence pool: triples drawn per corpus with a fixed seed."""
+"""A study's sentence pool in the database: drawn by the study's rule (wojdb.core.design.pool)
+from the imported corpora, replaced whole on a redraw, and redrawn only while no real person has
+taken part in the study."""
 
 from __future__ import annotations
 
-import random
-from collections import defaultdict
+from collections import Counter
 from collections.abc import Iterable
 
 from django.db import transaction
+from django.db.models import Q, QuerySet
 
-from survey.models import (
-    Corpus,
-    Questionnaire,
-    Triple,
-)
+from survey.models import Corpus, PoolEntry, Rating, Study, Triple
+from survey.questionnaires import discard_questionnaires
+from survey.study_file import record_plan
 from survey.testsets import BATCH
+from wojdb.core.design.pool import (
+    Candidate,
+    CorpusName,
+    PoolRule,
+    TooFew,
+    draw,
+    unmatched_exclusions,
+)
 from wojdb.core.io import ImportReport
+from wojdb.core.study_file import rule_table
 
 
 class PoolError(ValueError):
-    pass
+    """A pool that cannot be drawn; `key` is the [pool] key of the study file at fault."""
+
+    def __init__(self, message: str, key: str | None = None):
+        super().__init__(message)
+        self.key = key
 
 
-def sample_pool(per_corpus: int, seed: int, *, lps: Iterable[str] | None = None) -> ImportReport:
-    """Draw the study's pool: the same number of triples at random from every corpus (§6.2.3).
+def pool_triples(study: Study) -> QuerySet[Triple]:
+    return Triple.objects.filter(pool_entries__study=study)
 
-    The new pool replaces the whole earlier one, so every argument is checked against the
-    database first: a language pair no corpus has is refused, and the report says what was
-    replaced.
+
+def real_participation(study: Study) -> str | None:
+    """Why the study's pool and design can no longer change — it was launched, or real people
+    have taken part — or None. Pilot and simulated participants never count: a dry run does not
+    lock the design (survey/launch.py)."""
+    real = study.participants.real()
+    answers = (
+        Rating.objects.filter(participant__in=real)
+        .filter(Q(holistic__isnull=False) | Q(order__isnull=False))
+        .count()
+    )
+    if answers:
+        return f"it has {answers:,} real answer(s)"
+    if started := real.count():
+        return f"{started:,} real participant(s) have started it"
+    if study.launched:
+        return "it was launched"
+    if study.paper_layouts.exists():
+        return "its questionnaires were printed for paper participants"
+    return None
+
+
+def sample_pool(
+    study: Study,
+    rule: PoolRule,
+    *,
+    within: Iterable[tuple[str, str, str]] | None = None,
+) -> ImportReport:
+    """Draw the study's pool by `rule`, replacing its earlier pool whole.
+
+    Every part of the rule is checked against the database first (a test set, language pair or
+    system no corpus has, an exclusion matching nothing, a corpus with too few triples that
+    qualify), each refusal naming its key. `within` — (test set, source, target) of the study's
+    sources — is the default selection when the rule names no test set and no language pair.
+    Questionnaires built from the earlier pool, and simulated participants' answers to them,
+    go with it, which is refused once real people have taken part.
     """
-    if Questionnaire.objects.exists():
-        raise PoolError("questionnaires already use the pool; it cannot be redrawn")
-    corpora = list(Corpus.objects.order_by("testset", "source_lang", "target_lang", "system"))
-    if not corpora:
-        raise PoolError("no corpora are imported yet (import_wmt); the pool is unchanged")
-    if lps:
-        wanted, have = set(lps), {c.lp for c in corpora}
-        if unknown := sorted(wanted - have):
-            raise PoolError(
-                f"no imported corpus has the language pair(s) {', '.join(unknown)} (there are "
-                f"{', '.join(sorted(have))}); the pool is unchanged"
-            )
-        corpora = [c for c in corpora if c.lp in wanted]
-    members = defaultdict(list)
-    # Blank hypotheses, sources or references (length 0) are stored but never drawn.
-    rows = Triple.objects.filter(
-        corpus__in=corpora,
-        hypothesis_length__gt=0,
-        segment__source_length__gt=0,
-        segment__reference_length__gt=0,
-    ).order_by("segment__number")
-    for corpus_id, pk in rows.values_list("corpus_id", "pk").iterator(chunk_size=BATCH):
-        members[corpus_id].append(pk)
-    small = [f"{c} ({len(members[c.pk])})" for c in corpora if len(members[c.pk]) < per_corpus]
-    if small:
+    if reason := real_participation(study):
+        raise PoolError(f"study {study.slug!r}: {reason}, so its pool can no longer be redrawn")
+    corpora = selected_corpora(rule, within)
+    candidates = _candidates(corpora)
+    everything = (c for members in candidates.values() for c in members)
+    if unmatched := unmatched_exclusions(rule, everything):
         raise PoolError(
-            f"{len(small)} corpora have fewer than {per_corpus} non-blank triples: "
-            + ", ".join(small[:10])
+            ", ".join(x.describe() for x in unmatched) + " matches no triple of the pool's "
+            "corpora; the pool is unchanged",
+            key="exclude",
         )
-    chosen = []
-    for c in corpora:
-        # Seeded per corpus by name, so adding a corpus does not change the others' samples.
-        rng = random.Random(f"{seed}:{c.testset}:{c.lp}:{c.system}")
-        chosen += rng.sample(members[c.pk], per_corpus)
+    try:
+        drawn = draw(candidates, rule)
+    except TooFew as e:
+        raise PoolError(f"{e}; the pool is unchanged", key=(e.keys or ["per_corpus"])[0]) from None
     report = ImportReport()
     with transaction.atomic():
-        earlier = Triple.objects.filter(in_pool=True)
-        replaced = earlier.values("corpus").distinct().count(), earlier.count()
-        earlier.update(in_pool=False)
-        for i in range(0, len(chosen), BATCH):
-            Triple.objects.filter(pk__in=chosen[i : i + BATCH]).update(in_pool=True)
-    report.created["corpora sampled"] = len(corpora)
-    report.created["triples in the pool"] = len(chosen)
+        questionnaires, cleared = discard_questionnaires(study)
+        earlier = PoolEntry.objects.filter(study=study)
+        replaced = earlier.values("triple__corpus").distinct().count(), earlier.count()
+        earlier.delete()
+        PoolEntry.objects.bulk_create(
+            (PoolEntry(study=study, triple_id=pk) for pk in drawn.keys), batch_size=BATCH
+        )
+        record_plan(study, pool=rule_table(rule))
+    report.created["corpora sampled"] = len(drawn.chosen)
+    report.created["triples in the pool"] = len(drawn.keys)
     if replaced[1]:
         report.notes.append(
             f"replaced the earlier pool of {replaced[1]:,} triples from {replaced[0]:,} corpora"
         )
+    if questionnaires:
+        report.notes.append(
+            f"removed the {questionnaires} questionnaire(s) built from it"
+            + (f" and {cleared.simulated} simulated participant(s)" if cleared.simulated else "")
+            + (f" and {cleared.pilot} pilot participant(s)" if cleared.pilot else "")
+        )
+    left = Counter()
+    for reasons in drawn.reasons.values():
+        left.update(reasons)
+    report.notes += [f"triples left out as {why}: {n:,}" for why, n in sorted(left.items())]
     return report
+
+
+def selected_corpora(rule: PoolRule, within) -> list[Corpus]:
+    """The corpora the rule selects, each of its names checked to exist."""
+    corpora = list(Corpus.objects.order_by("testset", "source_lang", "target_lang", "system"))
+    if not corpora:
+        raise PoolError("no corpora are imported yet (import_wmt); the pool is unchanged")
+    if within is not None and not rule.testsets and not rule.language_pairs:
+        within = set(within)
+        corpora = [c for c in corpora if (c.testset, c.source_lang, c.target_lang) in within]
+    for key, names, of in (
+        ("testsets", rule.testsets, lambda c: c.testset),
+        ("language_pairs", rule.language_pairs, lambda c: c.lp),
+        ("systems", rule.systems, lambda c: c.system),
+    ):
+        if not names:
+            continue
+        have = {of(c) for c in corpora}
+        if unknown := sorted(set(names) - have):
+            what = {"testsets": "test set", "language_pairs": "language pair"}.get(key, "system")
+            raise PoolError(
+                f"no imported corpus has the {what}(s) {', '.join(unknown)} (there are "
+                f"{', '.join(sorted(have)) or 'none'}); the pool is unchanged",
+                key=key,
+            )
+        corpora = [c for c in corpora if of(c) in names]
+    return corpora
+
+
+def _candidates(corpora: list[Corpus]) -> dict[CorpusName, list[Candidate]]:
+    names = {c.pk: CorpusName(c.testset, c.lp, c.system) for c in corpora}
+    out: dict[CorpusName, list[Candidate]] = {name: [] for name in names.values()}
+    rows = Triple.objects.filter(corpus__in=corpora).values_list(
+        "pk", "corpus_id", "segment__number", "segment__document", "segment__target_lang",
+        "segment__reference", "hypothesis", "segment__source_length",
+        "segment__reference_length", "hypothesis_length",
+    )  # fmt: skip
+    for pk, corpus, *rest in rows.iterator(chunk_size=BATCH):
+        out[names[corpus]].append(Candidate(pk, names[corpus], *rest))
+    return out

@@ -11,11 +11,13 @@ freeze nothing (survey/launch.py).
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.db.models import Max
 
+from survey.launch import Cleared, clear_pilot
 from survey.models import Item, Permutation, Questionnaire, QuestionnaireEntry, Study, Triple
 from wojdb.core import scales
 from wojdb.core.design import composition
@@ -35,62 +37,97 @@ def _no_progress(_: int) -> None:
     pass
 
 
-# Pool keys: ("h", triple id) for a hypothesis, ("p", permutation id) for a permutation.
+# Pool keys name items by content — ("h", test set, language pair, reference, line, system) for a
+# hypothesis, and its permutation's type and degree after it for a permutation — so the same
+# pool composes the same questionnaires in any database, whatever ids its rows got.
+
+HYPOTHESIS_FIELDS = (
+    "segment__testset", "segment__source_lang", "segment__target_lang", "segment__ref_name",
+    "segment__number", "corpus__system",
+)  # fmt: skip
 
 
-def item_key(item: Item) -> tuple[str, int]:
-    return ("h", item.triple_id) if item.permutation_id is None else ("p", item.permutation_id)
+def _key(testset, source_lang, target_lang, ref_name, number, system, *permutation) -> tuple:
+    kind = "p" if permutation else "h"
+    return (kind, testset, f"{source_lang}-{target_lang}", ref_name, number, system, *permutation)
 
 
-def load_pool(study: Study) -> list[composition.PoolHypothesis]:
-    """The in-pool triples and their permutations up to the study's largest degree, minus the
-    reference of the sample sentence (shown to everyone before the questionnaire)."""
-    triples = Triple.objects.filter(in_pool=True)
+def item_key(item: Item) -> tuple:
+    """The pool key of a stored item."""
+    t, segment = item.triple, item.triple.segment
+    key = (segment.testset, segment.source_lang, segment.target_lang, segment.ref_name)
+    key += (segment.number, t.corpus.system)
+    if item.permutation_id is None:
+        return _key(*key)
+    return _key(*key, item.permutation.perm_type, item.permutation.degree)
+
+
+ITEM_RELATIONS = ("triple__segment", "triple__corpus", "permutation")
+
+
+@dataclass
+class LoadedPool:
+    """A study's pool as composition sees it, and the row ids behind each key."""
+
+    hypotheses: list[composition.PoolHypothesis]
+    #: key -> (triple id, permutation id or None)
+    ids: dict[Hashable, tuple[int, int | None]]
+
+
+def load_pool(study: Study) -> LoadedPool:
+    """The study's pool triples and their permutations up to the study's largest degree, minus
+    the reference of the practice pair (shown to everyone before the questionnaire)."""
+    triples = Triple.objects.filter(pool_entries__study=study)
     if study.sample_item_id:
         triples = triples.exclude(segment_id=study.sample_item.triple.segment_id)
+    rows = triples.values_list("pk", "segment_id", "rank_score", "da_raw", *HYPOTHESIS_FIELDS)
+    names = {pk: tuple(rest) for pk, _, _, _, *rest in rows}
+    ids: dict[Hashable, tuple[int, int | None]] = {_key(*names[pk]): (pk, None) for pk in names}
     permutations: dict[int, list[composition.PoolPermutation]] = {}
     for pk, triple_id, perm_type, degree, quality in Permutation.objects.filter(
         triple__in=triples, degree__lte=study.max_degree
     ).values_list("pk", "triple_id", "perm_type", "degree", "quality"):
+        key = _key(*names[triple_id], perm_type, degree)
+        ids[key] = (triple_id, pk)
         permutations.setdefault(triple_id, []).append(
-            composition.PoolPermutation(("p", pk), perm_type, degree, quality)
+            composition.PoolPermutation(key, perm_type, degree, quality)
         )
-    return [
+    hypotheses = [
         composition.PoolHypothesis(
-            key=("h", pk),
+            key=_key(*names[pk]),
             segment=segment_id,
-            source_lang=source_lang,
+            source_lang=names[pk][1],
             quality=scales.wmt_score(rank_score, da_raw),
             permutations=tuple(permutations.get(pk, ())),
         )
-        for pk, segment_id, source_lang, rank_score, da_raw in triples.values_list(
-            "pk", "segment_id", "segment__source_lang", "rank_score", "da_raw"
-        )
+        for pk, segment_id, rank_score, da_raw, *_ in rows
     ]
+    return LoadedPool(hypotheses, ids)
 
 
-def _items(keys: Iterable[Hashable]) -> dict[Hashable, Item]:
+def _items(keys: Iterable[Hashable], ids: dict[Hashable, tuple[int, int | None]]) -> dict:
     """The Item of every pool key, created where the pool has none yet."""
-    keys = set(keys)
-    triple_ids = {pk for kind, pk in keys if kind == "h"}
-    perm_ids = {pk for kind, pk in keys if kind == "p"}
+    wanted = {ids[key]: key for key in set(keys)}
+    triple_ids = {t for t, p in wanted if p is None}
+    perm_ids = {p for _, p in wanted if p is not None}
     found = {
-        ("h", i.triple_id): i
+        wanted[i.triple_id, None]: i
         for i in Item.objects.filter(triple_id__in=triple_ids, permutation__isnull=True)
     }
-    found |= {("p", i.permutation_id): i for i in Item.objects.filter(permutation_id__in=perm_ids)}
-    perm_triples = dict(Permutation.objects.filter(pk__in=perm_ids).values_list("pk", "triple_id"))
-    missing = [
-        Item(triple_id=pk) if kind == "h" else Item(triple_id=perm_triples[pk], permutation_id=pk)
-        for kind, pk in sorted(keys - found.keys())
-    ]
-    Item.objects.bulk_create(missing)
-    for item in missing:
-        found[item_key(item)] = item
-    return found
+    found |= {
+        wanted[i.triple_id, i.permutation_id]: i
+        for i in Item.objects.filter(permutation_id__in=perm_ids)
+    }
+    missing = {
+        key: Item(triple_id=t, permutation_id=p)
+        for (t, p), key in sorted(wanted.items(), key=lambda row: repr(row[1]))
+        if key not in found
+    }
+    Item.objects.bulk_create(missing.values())
+    return found | missing
 
 
-def _current(study: Study) -> list[Questionnaire]:
+def current_questionnaires(study: Study) -> list[Questionnaire]:
     """The newest version of each of the study's questionnaires."""
     newest = {}
     for q in study.questionnaires.order_by("number", "version"):
@@ -101,10 +138,11 @@ def _current(study: Study) -> list[Questionnaire]:
 def _save(
     study: Study,
     plans: Sequence[Sequence[composition.Entry]],
+    ids: dict[Hashable, tuple[int, int | None]],
     seed: int,
     progress: Progress,
 ) -> list[Questionnaire]:
-    items = _items(e.key for plan in plans for e in plan)
+    items = _items((e.key for plan in plans for e in plan), ids)
     first = (study.questionnaires.aggregate(n=Max("number"))["n"] or 0) + 1
     saved = []
     for number, plan in enumerate(plans, start=first):
@@ -137,11 +175,12 @@ def build_questionnaires(
                 f"study {study.slug!r} already has {existing} questionnaire(s); "
                 "extend it instead of building again"
             )
-        chosen = [item_key(i) for i in study.shared_items.all()]
+        chosen = [item_key(i) for i in study.shared_items.select_related(*ITEM_RELATIONS)]
+        pool = load_pool(study)
         plans = composition.compose(
-            load_pool(study), study.layout(), count, seed, shared=chosen or None
+            pool.hypotheses, study.layout(), count, seed, shared=chosen or None
         )
-        return _save(study, plans, seed, progress)
+        return _save(study, plans, pool.ids, seed, progress)
 
 
 def extend_questionnaires(
@@ -151,13 +190,19 @@ def extend_questionnaires(
     items no existing questionnaire (any version) holds; existing ones are not touched."""
     with transaction.atomic():
         study = Study.objects.select_for_update().get(pk=study.pk)
-        current = _current(study)
+        current = current_questionnaires(study)
         if not current:
             raise QuestionnaireError(f"study {study.slug!r} has no questionnaires to extend")
         shared_sets = {}
         for q in current:
             shared_sets.setdefault(
-                frozenset(item_key(e.item) for e in q.entries.filter(shared=True)), []
+                frozenset(
+                    item_key(e.item)
+                    for e in q.entries.filter(shared=True).select_related(
+                        *(f"item__{r}" for r in ITEM_RELATIONS)
+                    )
+                ),
+                [],
             ).append(q.number)
         if len(shared_sets) > 1:
             groups = "; ".join(
@@ -169,15 +214,27 @@ def extend_questionnaires(
             )
         (shared,) = shared_sets
         used = {
-            ("h", triple_id)
-            for triple_id in QuestionnaireEntry.objects.filter(
+            _key(*names)
+            for names in QuestionnaireEntry.objects.filter(
                 questionnaire__study=study, shared=False
-            ).values_list("item__triple_id", flat=True)
+            ).values_list(*(f"item__triple__{f}" for f in HYPOTHESIS_FIELDS))
         }
+        pool = load_pool(study)
         plans = composition.compose(
-            load_pool(study), study.layout(), count, seed, shared=sorted(shared), used=used
+            pool.hypotheses, study.layout(), count, seed, shared=sorted(shared), used=used
         )
-        return _save(study, plans, seed, progress)
+        return _save(study, plans, pool.ids, seed, progress)
+
+
+def discard_questionnaires(study: Study) -> tuple[int, Cleared]:
+    """Delete the study's questionnaires with its pilot and simulated participants (their
+    answers, declines and withdrawals too: survey.launch.clear_pilot), for a pool or design
+    replaced before real people took part (the caller checks that:
+    survey.pool.real_participation). Returns the questionnaires and participants deleted."""
+    cleared = clear_pilot(study)
+    questionnaires = study.questionnaires.count()
+    study.questionnaires.all().delete()
+    return questionnaires, cleared
 
 
 # --- freezing and versions --------------------------------------------------------------------
@@ -262,7 +319,7 @@ def entries_frame(study: Study) -> pd.DataFrame:
         "segment": "item__triple__segment_id",
     }
     rows = QuestionnaireEntry.objects.filter(
-        questionnaire__in=[q.pk for q in _current(study)]
+        questionnaire__in=[q.pk for q in current_questionnaires(study)]
     ).values_list(*fields.values())
     frame = pd.DataFrame(list(rows), columns=list(fields))
     is_permutation = frame["perm_type"].notna()

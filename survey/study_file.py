@@ -1,37 +1,45 @@
-"""A study declared in one TOML file: `create_study FILE` reads it, `study_config SLUG` writes it.
+"""A study declared in one TOML file: `create_study FILE` builds it (survey.study_build),
+`study_config SLUG` writes it back.
 
 The file holds every editable field of :class:`survey.models.Study` by its own name (read from
-the model, so a field added to Study is in the file with no change here), the consent texts by
-version (each with the statements a participant may answer No to and the one agreeing to the
-data's release), and the practice item and shared items by key (test set, language pair,
-reference, segment, system, and a permutation's type and degree), so a file written from one
-database builds the same study in another holding the same texts. A field left out of the file
-keeps the model's default, and a new study's texts left out are those of its `language`.
-
-Updating a study never alters what participants have already seen: while any of its
-questionnaires is frozen (started), the fields that make up a questionnaire, and the statements
-of an existing consent version, cannot change; the refusal names the questionnaires and fields.
+the model, so a field added to Study is in the file with no change here, typed by the model
+field and checked by its validators), and the tables of `wojdb.core.study_file`: the study's
+sources, pool, permutations, questionnaires, practice pair, shared items and consent texts. A
+field left out keeps the model's default, and a new study's texts left out are those of its
+`language`.
 """
 
 from __future__ import annotations
 
-import tomllib
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import tomli_w
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import models
 
-from survey.models import ConsentText, Item, Study
-from survey.questionnaires import is_frozen
+from survey.models import Item, Study, StudyPlan
+from survey.questionnaires import ITEM_RELATIONS
+from wojdb.core import study_file as core
 from wojdb.core import texts
-from wojdb.core.io import InputError, read_input
+from wojdb.core.design.composition import RANDOM
+from wojdb.core.formats import LAYOUTS
+from wojdb.core.io import MAX_INT
+from wojdb.core.study_file import (
+    CONSENT_TEXTS,
+    PERMUTATIONS,
+    POOL,
+    PRACTICE_ITEM,
+    QUESTIONNAIRES,
+    SHARED_ITEMS,
+    SOURCES,
+    Declared,
+    Key,
+    StudyFileError,
+)
+from wojdb.core.vocabulary import PERMUTATION_TYPES
 
-#: Keys of the file beside the Study fields.
-PRACTICE_ITEM, SHARED_ITEMS, CONSENT_TEXTS = "practice_item", "shared_items", "consent_texts"
-#: Item fields behind the sample_item and shared_items relations.
-ITEM_RELATIONS = {"sample_item": PRACTICE_ITEM, "shared_items": SHARED_ITEMS}
+__all__ = ["StudyFileError", "read_study_file", "study_config", "study_fields"]
+
 #: What a questionnaire is made of: its composition (Table 6.3, the items) and the questions
 #: and scale labels shown with every item.
 QUESTIONNAIRE_FIELDS = (
@@ -47,15 +55,14 @@ QUESTIONNAIRE_FIELDS = (
     "order_question",
     "order_low",
     "order_high",
-    PRACTICE_ITEM,
-    SHARED_ITEMS,
 )
-HYPOTHESIS_KEY = ("testset", "source_lang", "target_lang", "ref_name", "segment", "system")
-PERMUTATION_KEY = ("perm_type", "degree")
-
-
-class StudyFileError(ValueError):
-    """A study file that cannot be applied; nothing was written."""
+#: The longest text a study's own text field takes from a file (an information sheet runs to
+#: a few thousand characters).
+MAX_TEXT = 100_000
+TYPE_COUNTS = core.TableOf(
+    core.Text(choices=("shared", "unique")),
+    core.TableOf(core.Text(choices=(*PERMUTATION_TYPES, RANDOM)), core.Integer(0, 10_000)),
+)
 
 
 def study_fields() -> list:
@@ -67,115 +74,90 @@ def study_fields() -> list:
     ]
 
 
-# --- items by key ------------------------------------------------------------------------------
+class _ModelField(Key):
+    """A Study field's key: its type, then the model field's own checks (choices, formats,
+    ranges, language codes)."""
+
+    def __init__(self, key: Key, model_field: models.Field):
+        self.key, self.field, self.expected = key, model_field, key.expected
+
+    def check(self, value, where):
+        value = self.key.check(value, where)
+        if isinstance(value, str):  # as the study stores it (Study.save)
+            value = texts.normalise_line_ends(value)
+        try:
+            self.field.clean(value, None)
+        except ValidationError as e:
+            raise where.error(" ".join(e.messages)) from None
+        return value
+
+
+def _bounds(f: models.Field, low: int, high: int) -> tuple[int, int]:
+    for v in f.validators:
+        if getattr(v, "code", "") == "min_value":
+            low = max(low, v.limit_value)
+        elif getattr(v, "code", "") == "max_value":
+            high = min(high, v.limit_value)
+    return low, high
+
+
+def _key_of(f: models.Field) -> Key:
+    if f.choices:
+        return core.Text(choices=tuple(value for value, _ in f.choices))
+    if isinstance(f, models.BooleanField):
+        return core.Boolean()
+    if isinstance(f, models.PositiveSmallIntegerField):
+        return core.Integer(*_bounds(f, 0, 32767))
+    if isinstance(f, models.PositiveIntegerField):
+        return core.Integer(*_bounds(f, 0, MAX_INT))
+    if isinstance(f, models.FloatField):
+        return core.Number(*_bounds(f, -1e300, 1e300))
+    if isinstance(f, models.JSONField) and f.name == "type_counts":
+        return TYPE_COUNTS
+    if isinstance(f, models.CharField | models.TextField):
+        return core.Text(f.max_length or MAX_TEXT)
+    return core.Scalar()  # any other field: its own checks (to_python, validators) decide
+
+
+def study_keys() -> dict[str, Key]:
+    return {f.name: _ModelField(_key_of(f), f) for f in study_fields()}
+
+
+def read_study_file(path: Path) -> Declared:
+    """Read and check a study file, every key typed; raises StudyFileError naming the file, the
+    line and the key. Nothing is looked up in the database yet."""
+    return core.read(path, study_keys(), [name for name, _, _ in LAYOUTS])
+
+
+# --- writing -----------------------------------------------------------------------------------
 
 
 def item_key(item: Item) -> dict:
+    """An item by key: its test set, language pair, reference, line and system, and a
+    permutation's type and degree."""
     segment, corpus = item.triple.segment, item.triple.corpus
-    key = dict(
-        zip(
-            HYPOTHESIS_KEY,
-            (
-                segment.testset,
-                segment.source_lang,
-                segment.target_lang,
-                segment.ref_name,
-                segment.number,
-                corpus.system,
-            ),
-            strict=True,
-        )
-    )
+    values = (segment.testset, segment.source_lang, segment.target_lang, segment.ref_name,
+              segment.number, corpus.system)  # fmt: skip
+    key = dict(zip(core.HYPOTHESIS_KEY, values, strict=True))
     if item.permutation is not None:
         key |= {"perm_type": item.permutation.perm_type, "degree": item.permutation.degree}
     return key
 
 
-def find_item(key, where: str) -> Item:
-    if not isinstance(key, dict) or not set(HYPOTHESIS_KEY) <= set(key):
-        raise StudyFileError(f"{where}: an item is a table with keys {', '.join(HYPOTHESIS_KEY)}")
-    unknown = set(key) - set(HYPOTHESIS_KEY) - set(PERMUTATION_KEY)
-    if unknown:
-        raise StudyFileError(f"{where}: unknown item keys {', '.join(sorted(unknown))}")
-    lookup = {
-        "triple__segment__testset": key["testset"],
-        "triple__segment__source_lang": key["source_lang"],
-        "triple__segment__target_lang": key["target_lang"],
-        "triple__segment__ref_name": key["ref_name"],
-        "triple__segment__number": key["segment"],
-        "triple__corpus__system": key["system"],
-    }
-    if "perm_type" in key or "degree" in key:
-        lookup |= {
-            "permutation__perm_type": key.get("perm_type"),
-            "permutation__degree": key.get("degree"),
-        }
-    else:
-        lookup["permutation__isnull"] = True
-    found = Item.objects.filter(**lookup).first()
-    if found is None:
-        raise StudyFileError(f"{where}: no item {key} in the database (import its texts first)")
-    return found
-
-
-# --- reading and writing -----------------------------------------------------------------------
-
-
-@dataclass
-class StudyFile:
-    """A study file's content: Study field values, items and consent texts."""
-
-    fields: dict
-    practice_item: Item | None = None
-    shared_items: list[Item] = field(default_factory=list)
-    #: version -> {"statements": [...], "optional": [numbers], "sharing": number or None}
-    consent_texts: dict[int, dict] = field(default_factory=dict)
-
-
-def read_study_file(path: Path) -> StudyFile:
-    """Parse and check a study file against the model; raises StudyFileError naming the file."""
-    try:
-        data = tomllib.loads(read_input(path).decode("utf-8"))
-    except InputError as e:
-        raise StudyFileError(str(e)) from None
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise StudyFileError(f"{path}: not a TOML file: {e}") from None
-    names = {f.name for f in study_fields()}
-    unknown = set(data) - names - {PRACTICE_ITEM, SHARED_ITEMS, CONSENT_TEXTS}
-    if unknown:
-        raise StudyFileError(
-            f"{path}: unknown keys {', '.join(sorted(unknown))}; a study file holds the Study "
-            f"fields ({', '.join(sorted(names))}), {PRACTICE_ITEM}, {SHARED_ITEMS} and "
-            f"{CONSENT_TEXTS}"
-        )
-    consent = {}
-    for n, text in enumerate(data.get(CONSENT_TEXTS, [])):
-        consent[text.get("version")] = _consent_text(text, f"{path}: {CONSENT_TEXTS} {n + 1}")
-    practice = data.get(PRACTICE_ITEM)
-    return StudyFile(
-        fields={k: _text(v) for k, v in data.items() if k in names},
-        practice_item=None if practice is None else find_item(practice, f"{path}: {PRACTICE_ITEM}"),
-        shared_items=[
-            find_item(key, f"{path}: {SHARED_ITEMS} {n + 1}")
-            for n, key in enumerate(data.get(SHARED_ITEMS, []))
-        ],
-        consent_texts=consent,
-    )
-
-
-def _text(value):
-    """A text of the file with "\n" line ends, as the study stores it (Study.save)."""
-    return texts.normalise_line_ends(value) if isinstance(value, str) else value
-
-
-def study_config(study: Study) -> dict:
-    """The study as the content of its file (what `study_config SLUG` writes)."""
+def study_config(study: Study, folder: Path | None = None) -> dict:
+    """The study as the content of its file (what `study_config SLUG` writes): the practice
+    pair and shared items by key, and the plan's sources with paths relative to `folder`
+    (absolute without one)."""
     data = {f.name: f.value_from_object(study) for f in study_fields()}
+    plan = StudyPlan.objects.filter(study=study).first()
+    if plan is not None and plan.sources:
+        data[SOURCES] = core.relative_sources(plan.sources, folder)
+    for name in (POOL, PERMUTATIONS, QUESTIONNAIRES):
+        if plan is not None and getattr(plan, name) is not None:
+            data[name] = getattr(plan, name)
     if study.sample_item is not None:
         data[PRACTICE_ITEM] = item_key(study.sample_item)
-    shared = study.shared_items.order_by("pk").select_related(
-        "triple__segment", "triple__corpus", "permutation"
-    )
+    shared = study.shared_items.order_by("pk").select_related(*ITEM_RELATIONS)
     data[SHARED_ITEMS] = [item_key(item) for item in shared]
     # TOML has no null: a text without a statement on sharing leaves the key out.
     data[CONSENT_TEXTS] = [
@@ -186,97 +168,23 @@ def study_config(study: Study) -> dict:
     return data
 
 
-def write_study_file(study: Study) -> str:
-    return tomli_w.dumps(study_config(study), multiline_strings=True)
+def write_study_file(study: Study, folder: Path | None = None) -> str:
+    text = tomli_w.dumps(study_config(study, folder), multiline_strings=True)
+    if study.pool_entries.exists() and not getattr(_plan(study), "pool", None):
+        # A pool drawn before pools were declared (or by hand) cannot be written as a rule.
+        text = (
+            f"# The study's pool of {study.pool_entries.count():,} triples was not drawn by a "
+            "[pool] rule, so this file\n# does not describe it: add a [pool] table to draw one "
+            "when building from this file.\n"
+        ) + text
+    return text
 
 
-# --- applying ----------------------------------------------------------------------------------
+def _plan(study: Study) -> StudyPlan | None:
+    return StudyPlan.objects.filter(study=study).first()
 
 
-def _changes(study: Study, wanted: StudyFile) -> list[str]:
-    """Names of the questionnaire fields the file would change."""
-    now = study_config(study)
-    new = {**now, **wanted.fields}
-    new[PRACTICE_ITEM] = None if wanted.practice_item is None else item_key(wanted.practice_item)
-    new[SHARED_ITEMS] = sorted(map(item_key, wanted.shared_items), key=str)
-    now[SHARED_ITEMS] = sorted(now[SHARED_ITEMS], key=str)
-    return [name for name in QUESTIONNAIRE_FIELDS if now.get(name) != new.get(name)]
-
-
-def apply_study_file(content: StudyFile) -> tuple[Study, bool]:
-    """Create the study the file declares, or update the one with its slug. Returns the study
-    and whether it was created. Raises StudyFileError, writing nothing, when the file would
-    alter a frozen questionnaire or an existing consent version, or fails the model's checks."""
-    slug = content.fields.get("slug")
-    if not slug:
-        raise StudyFileError("the study file names no slug")
-    with transaction.atomic():
-        study = Study.objects.select_for_update().filter(slug=slug).first()
-        created = study is None
-        if created:
-            study = Study()
-        else:
-            frozen = [q.number for q in study.questionnaires.order_by("number") if is_frozen(q)]
-            changed = _changes(study, content)
-            if frozen and changed:
-                raise StudyFileError(
-                    f"study {slug!r}: questionnaires {', '.join(map(str, frozen))} are frozen "
-                    f"(participants started them); the file changes {', '.join(changed)}, which "
-                    "would alter them. Nothing was written."
-                )
-        for name, value in content.fields.items():
-            setattr(study, name, value)
-        if created:
-            study.take_language_defaults(given=content.fields)
-        study.sample_item = content.practice_item
-        try:
-            study.full_clean()
-        except ValidationError as e:
-            problems = "; ".join(f"{k}: {' '.join(v)}" for k, v in e.message_dict.items())
-            raise StudyFileError(f"study {slug!r}: {problems}. Nothing was written.") from None
-        study.save()
-        study.shared_items.set(content.shared_items)
-        _consent(study, content.consent_texts)
-    return study, created
-
-
-def _consent_text(text, where: str) -> dict:
-    """A consent text of the file: its statements, the numbers (from 1) of those a participant
-    may answer No to, and the number of the one agreeing to the data's release."""
-    version, statements = text.get("version"), text.get("statements")
-    if not isinstance(version, int) or not (
-        isinstance(statements, list) and all(isinstance(s, str) for s in statements)
-    ):
-        raise StudyFileError(f"{where} needs a version (integer) and statements (a list of texts)")
-    unknown = set(text) - {"version", "statements", "optional", "sharing"}
-    if unknown:
-        raise StudyFileError(f"{where}: unknown keys {', '.join(sorted(unknown))}")
-    numbers = range(1, len(statements) + 1)
-    optional, sharing = text.get("optional", []), text.get("sharing")
-    if not isinstance(optional, list) or any(
-        not isinstance(n, int) or n not in numbers for n in optional
-    ):
-        raise StudyFileError(
-            f"{where}: optional lists statement numbers from 1 to {len(statements)}"
-        )
-    if sharing is not None and (not isinstance(sharing, int) or sharing not in numbers):
-        raise StudyFileError(f"{where}: sharing is a statement number from 1 to {len(statements)}")
-    return {"statements": statements, "optional": optional, "sharing": sharing}
-
-
-def _consent(study: Study, texts: dict[int, dict]) -> None:
-    """Add the file's new consent versions; participants recorded the version they accepted,
-    so an existing version never changes."""
-    for version, text in sorted(texts.items()):
-        existing = study.consent_texts.filter(version=version).first()
-        if existing is None:
-            ConsentText.objects.create(study=study, version=version, **text)
-        elif (existing.statements, existing.optional, existing.sharing) != (
-            text["statements"],
-            text["optional"],
-            text["sharing"],
-        ):
-            raise StudyFileError(
-                f"study {study.slug!r}: consent version {version} exists with other statements; "
-                "add a new version instead. Nothing was written."
-            )
+def record_plan(study: Study, **tables) -> None:
+    """Keep what a command did to the study as its file's tables (pool, permutations,
+    questionnaires), so `study_config` writes it."""
+    StudyPlan.objects.update_or_create(study=study, defaults=tables)

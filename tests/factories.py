@@ -54,7 +54,6 @@ def make_triple(system: str = "SysA", lp: str = "de-en", segment_id: int | None 
         hypothesis=hyp,
         hypothesis_length=len(hyp.split()),
         da_raw=70.0,
-        in_pool=True,
     )
 
 

@@ -13,10 +13,9 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
 from playwright.sync_api import expect
 
-from analysis.demo import DEMOS, demo_study, practice_item
+from analysis.demo import DEMOS, demo_study
 from survey import participation
 from survey.models import Participant, PlatformIdentity, Rating, Study
 from tests.factories import make_study
@@ -206,20 +205,9 @@ def test_the_keyboard_shortcuts_can_be_turned_off(new_context, live_server):
 
 
 def build_demo_pairs() -> Study:
-    """The demo's data steps (manage.py demo, without simulating, scoring or analysing)."""
-    call_command("import_wmt", str(DEMOS["en"].slice / "txt"), verbosity=0)
-    call_command(
-        "import_da", *map(str, sorted((DEMOS["en"].slice / "humaneval").glob("*.csv"))), verbosity=0
-    )
-    call_command("sample_pool", "--per-corpus", "40", "--seed", "1", verbosity=0)
-    call_command("generate_permutations", "--seed", "1", verbosity=0)
-    study = demo_study(DEMOS["en"])
-    call_command(
-        "build_questionnaires", "--count", "36", "--seed", "1", "--study", "demo", verbosity=0
-    )
-    study.sample_item = practice_item(study)
-    study.save(update_fields=["sample_item"])
-    return study
+    """The demo's study, built from its file (manage.py demo, without simulating, scoring or
+    analysing)."""
+    return demo_study(DEMOS["en"])
 
 
 FIT = """() => {
@@ -235,7 +223,7 @@ FIT = """() => {
 }"""
 
 
-# Ids from 1, as in a fresh demo database: the build's choices follow them.
+# Ids from 1, as in a fresh demo database (the build's choices follow the texts, not the ids).
 @pytest.mark.django_db(transaction=True, reset_sequences=True)
 def test_the_demos_pairs_fit_on_one_screen(new_context, live_server, capsys):
     study = build_demo_pairs()

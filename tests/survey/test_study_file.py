@@ -9,13 +9,17 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.core.management import CommandError, call_command
 
-from analysis.demo import DEMOS, demo_study
-from survey.models import Participant, Questionnaire, Study
-from survey.study_file import study_fields
-from tests.factories import make_hypothesis_item, make_permutation_item, make_study
+from analysis.demo import DEMOS
+from survey.models import Participant, PoolEntry, Questionnaire, Study
+from survey.study_file import read_study_file, study_fields
+from tests.factories import (
+    make_hypothesis_item,
+    make_permutation_item,
+    make_study,
+    make_triple,
+)
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,7 +70,7 @@ def test_study_config_then_create_study_gives_the_same_study(tmp_path):
     (tmp_path / "study.toml").write_text(written)
     Questionnaire.objects.all().delete()
     study.delete()
-    assert create(tmp_path / "study.toml") == f"Created study {study.slug!r}.\n"
+    assert create(tmp_path / "study.toml").startswith(f"Created study {study.slug!r}.\n")
     again = Study.objects.get(slug=study.slug)
     assert again.pk != study.pk
     assert config(study.slug) == written
@@ -104,15 +108,17 @@ def test_an_update_that_would_alter_a_frozen_questionnaire_is_refused_naming_it(
             'perm_type = "swap"', 'perm_type = "order"\ndegree_x = 1', 1
         )
     )
-    with pytest.raises(CommandError, match="unknown item keys degree_x"):
+    with pytest.raises(CommandError, match=r"key shared_items\[2\]\.degree_x: unknown key"):
         create(path)
     path.write_text(text.replace("items_per_questionnaire = 40", "items_per_questionnaire = 30"))
     with pytest.raises(CommandError) as error:
         create(path)
-    assert (
-        f"study {study.slug!r}: questionnaires 1 are frozen (participants started them); the "
-        "file changes items_per_questionnaire, which would alter them. Nothing was written."
-    ) == str(error.value)
+    line = text.splitlines().index("items_per_questionnaire = 40") + 1
+    assert str(error.value) == (
+        f"{path}, line {line}, key items_per_questionnaire: study {study.slug!r}: 1 real "
+        "participant(s) have started it; the file changes items_per_questionnaire, which would "
+        "alter what they are shown. Nothing was written."
+    )
     assert Study.objects.get(pk=study.pk).items_per_questionnaire == 40
 
 
@@ -123,7 +129,7 @@ def test_an_update_elsewhere_is_applied_while_questionnaires_are_frozen(tmp_path
     path.write_text(
         path.read_text().replace('researcher_name = "Ada Researcher"', 'researcher_name = "Ana"')
     )
-    assert create(path) == f"Updated study {study.slug!r}.\n"
+    assert create(path).startswith(f"Updated study {study.slug!r}.\n")
     assert Study.objects.get(pk=study.pk).researcher_name == "Ana"
 
 
@@ -143,40 +149,137 @@ def test_an_existing_consent_version_keeps_its_optional_statements(tmp_path):
     assert study.consent_texts.get(version=2).optional == [2]
 
 
+HEAD = 'slug = "x"\nname = "X"\n'
+
+
 @pytest.mark.parametrize(
     "text, message",
     [
-        ('slug = "x"\nname = "X"\ncolour = "red"\n', "unknown keys colour"),
+        (HEAD + 'colour = "red"\n', r"bad.toml, line 3, key colour: unknown key 'colour'"),
         ('slug = "x"\nname = =\n', "bad.toml: not a TOML file: .*line 2"),
+        (HEAD + "items_per_questionnaire = 7\n", "cannot describe a questionnaire"),
         (
-            'slug = "x"\nname = "X"\nitems_per_questionnaire = 7\n',
-            "cannot describe a questionnaire",
+            HEAD + '[practice_item]\ntestset = "t"\nsource_lang = "de"\ntarget_lang = "en"\n'
+            'ref_name = "A"\nsegment = 9999\nsystem = "S"\n',
+            r"line 3, key practice_item: no imported sentence has this key",
         ),
         (
-            'slug = "x"\nname = "X"\n[practice_item]\ntestset = "t"\nsource_lang = "de"\n'
-            'target_lang = "en"\nref_name = "A"\nsegment = 9999\nsystem = "S"\n',
-            "practice_item: no item .* in the database",
+            HEAD + '[[consent_texts]]\nversion = 1\nstatements = ["A", "B"]\noptional = [3]\n',
+            r"line 6, key consent_texts\[1\]\.optional\[1\]: lists statement numbers from 1 to "
+            "2, not 3",
         ),
         (
-            'slug = "x"\nname = "X"\n[[consent_texts]]\nversion = 1\nstatements = ["A", "B"]\n'
-            "optional = [3]\n",
-            "consent_texts 1: optional lists statement numbers from 1 to 2",
+            HEAD + '[[consent_texts]]\nversion = 1\nstatements = ["A"]\nsharing = 2\n',
+            r"key consent_texts\[1\]\.sharing: is a statement number from 1 to 1, not 2",
+        ),
+        (HEAD + 'language = "French"\n', "key language: 'French' is not an ISO 639"),
+        (HEAD + 'language = "fra"\n', r"key language: .*\(write 'fr'\)"),
+        # What issue 29 found: wrong types, numbers out of range, repeated versions.
+        (
+            HEAD + '[[consent_texts]]\nversion = 1\nstatements = ["A"]\n'
+            '[[consent_texts]]\nversion = 1\nstatements = ["B"]\n',
+            r"line 7, key consent_texts\[2\]\.version: version 1 is given twice",
         ),
         (
-            'slug = "x"\nname = "X"\n[[consent_texts]]\nversion = 1\nstatements = ["A"]\n'
-            "sharing = 0\n",
-            "consent_texts 1: sharing is a statement number from 1 to 1",
+            HEAD + '[practice_item]\ntestset = "t"\nsource_lang = "de"\ntarget_lang = "en"\n'
+            'ref_name = "A"\nsegment = 50.5\nsystem = "S"\n',
+            r"line 8, key practice_item\.segment: must be a whole number from 1 to "
+            r"2,147,483,647, not a number \(50\.5\)",
         ),
-        ('slug = "x"\nname = "X"\nlanguage = "French"\n', "language: 'French' is not an ISO 639"),
-        ('slug = "x"\nname = "X"\nlanguage = "fra"\n', r"language: .*\(write 'fr'\)"),
+        ('slug = "x"\nname = ["a", "b"]\n', r"line 2, key name: must be a text, not a list"),
+        ('slug = "x"\nname = {a = 1}\n', "key name: must be a text, not a table"),
+        ('slug = "x"\nname = 1979-05-27T07:32:00Z\n', "key name: must be a text, not a date"),
+        (
+            HEAD + "[[consent_texts]]\nversion = 1\nstatements = []\n",
+            r"key consent_texts\[1\]\.statements: lists 0 entries; it needs 1 to 100",
+        ),
+        (HEAD + 'consent_texts = "oops"\n', "line 3, key consent_texts: must be a list, not a"),
+        (
+            HEAD + "consent_texts = [1, 2]\n",
+            r"key consent_texts\[1\]: must be a table, not a whole number",
+        ),
+        (
+            HEAD + '[[consent_texts]]\nversion = -1\nstatements = ["A"]\n',
+            r"key consent_texts\[1\]\.version: -1 is out of range",
+        ),
+        (
+            HEAD + '[[consent_texts]]\nversion = 100000000000000000000\nstatements = ["A"]\n',
+            r"key consent_texts\[1\]\.version: 100,000,000,000,000,000,000 is out of range",
+        ),
+        (
+            HEAD + '[practice_item]\nrule = "shortest"\nsegment = "abc"\n',
+            r"key practice_item\.segment: must be a whole number .*not a text \('abc'\)",
+        ),
+        (
+            HEAD + '[[shared_items]]\ntestset = "t"\nsource_lang = "de"\ntarget_lang = "en"\n'
+            'ref_name = "A"\nsegment = inf\nsystem = "S"\n',
+            r"line 8, key shared_items\[1\]\.segment: must be a whole number .*\(inf\)",
+        ),
+        (
+            HEAD + "abandon_after_minutes = 2000000000\n",
+            r"line 3, key abandon_after_minutes: 2,000,000,000 is out of range: a whole number "
+            "from 1 to 527,040",
+        ),
+        (HEAD + "permutation_share = nan\n", "key permutation_share: nan is out of range"),
+        (HEAD + 'platform = "carrier-pigeon"\n', r"key platform: must be one of 'none'"),
+        (HEAD + 'researcher_email = "not an address"\n', "key researcher_email: Enter a valid"),
+        (HEAD + 'type_counts = {shared = {order = "2"}}\n', r"key type_counts\.shared\.order"),
+        # The build's tables.
+        (HEAD + "[pool]\nper_corpus = 0\n", r"line 4, key pool\.per_corpus: 0 is out of range"),
+        (HEAD + "[pool]\nmin_length = 9\nmax_length = 5\n", r"key pool\.max_length: 5 is below"),
+        (HEAD + "[pool]\nper_corpora = 5\n", r"key pool\.per_corpora: unknown key"),
+        (HEAD + "[pool]\nseed = -3\n", r"key pool\.seed: -3 is out of range"),
+        (HEAD + "[pool]\nexclude = [{}]\n", r"key pool\.exclude\[1\]: names nothing"),
+        (HEAD + "[questionnaires]\ncount = 3\n", r"key questionnaires: \[questionnaires\] is"),
+        (HEAD + "[pool]\n[questionnaires]\nseed = 3\n", r"key questionnaires: needs the key"),
+        (HEAD + '[permutations]\ntypes = ["order", "mix"]\n', r"types\[2\]: must be one of"),
+        (HEAD + '[sources]\ntestsets = ["nowhere"]\n', r"testsets\[1\]: .*nowhere does not"),
+        (
+            HEAD + '[sources]\ntestsets = [{path = ".", layout = "foo"}]\n',
+            r"key sources\.testsets\[1\]\.layout: must be one of 'mt-metrics-eval'",
+        ),
+        (HEAD + '[sources]\ndocuments = ["."]\n', r"documents\[1\]: .* give the file itself"),
+        (HEAD + '[practice_item]\nrule = "shortest"\nreference = "A."\n', "one of three ways"),
+        (
+            HEAD + '[practice_item]\ntestset = "t"\nsource_lang = "de"\n',
+            "an item's key needs target_lang, ref_name, segment, system as well",
+        ),
     ],
 )
-def test_a_bad_study_file_is_refused_naming_the_file_and_writes_nothing(tmp_path, text, message):
+def test_a_bad_study_file_is_refused_naming_the_key_and_writes_nothing(tmp_path, text, message):
     path = tmp_path / "bad.toml"
     path.write_text(text)
     with pytest.raises(CommandError, match=message):
         create(path)
     assert not Study.objects.exists()
+
+
+def test_line_ends_in_a_study_files_texts_become_one_kind(tmp_path):
+    path = tmp_path / "study.toml"
+    path.write_text(HEAD + 'instructions = "## Steps\\r\\n\\r\\nRead.\\rRate."\n')
+    create(path)
+    assert Study.objects.get().instructions == "## Steps\n\nRead.\nRate."
+
+
+def test_a_pool_drawn_before_pools_were_declared_is_said_not_to_be_in_the_file():
+    study = make_study(questionnaires=0)
+    PoolEntry.objects.create(study=study, triple=make_triple())
+    assert config(study.slug).startswith(
+        "# The study's pool of 1 triples was not drawn by a [pool] rule, so this file\n"
+    )
+
+
+def test_a_pool_drawn_by_command_is_written_back_as_the_files_pool(tmp_path):
+    study = make_study(questionnaires=0)
+    for _ in range(3):
+        make_triple(lp="de-en")
+    call_command("sample_pool", "--study", study.slug, "--per-corpus", "2", "--seed", "9",
+                 verbosity=0)  # fmt: skip
+    declared = tomllib.loads(config(study.slug))
+    assert declared["pool"] == {
+        "testsets": [], "language_pairs": [], "systems": [], "per_corpus": 2, "seed": 9,
+        "min_length": 1, "single_sentence": True, "exclude": [],
+    }  # fmt: skip
 
 
 def test_a_study_file_in_french_gives_a_french_study_and_writes_its_language_back(tmp_path):
@@ -193,11 +296,14 @@ def test_a_study_file_in_french_gives_a_french_study_and_writes_its_language_bac
     assert declared["instructions"].startswith("## Ce que vous verrez")
 
 
-def test_the_demo_builds_its_study_from_its_file():
-    study = demo_study(DEMOS["en"])
-    declared = tomllib.loads((Path(settings.FIXTURES_DIR) / "demo-study.toml").read_text())
-    assert {k: getattr(study, k) for k in declared} == declared
-    assert demo_study(DEMOS["en"]) == study  # a re-run keeps it
+def test_the_demos_are_study_files_whose_sources_are_their_slices():
+    for demo in DEMOS.values():
+        declared = read_study_file(demo.study_file)
+        assert declared.fields["slug"] == demo.slug
+        assert declared.questionnaires == {"count": 36, "seed": 1}
+        assert declared.pool["max_length"] == 40 and declared.pool["single_sentence"]
+        paths = [Path(e["path"]) for entries in declared.sources.values() for e in entries]
+        assert paths and all(p.is_relative_to(demo.slice.resolve()) for p in paths)
 
 
 @pytest.mark.slow
@@ -205,11 +311,11 @@ def test_a_study_is_built_from_the_command_line_alone(tmp_path):
     slice_ = ROOT / "fixtures" / "wmt21-slice"
     quiet = {"verbosity": 0}
     call_command("import_wmt", str(slice_ / "txt"), **quiet)
-    call_command("sample_pool", "--per-corpus", "30", "--seed", "1", **quiet)
-    call_command("generate_permutations", "--seed", "1", **quiet)
     path = tmp_path / "study.toml"
     path.write_text('name = "Word order"\nslug = "word-order"\nitems_per_questionnaire = 40\n')
     create(path)
+    call_command("sample_pool", "--per-corpus", "30", "--seed", "1", **quiet)
+    call_command("generate_permutations", "--seed", "1", **quiet)
     call_command("build_questionnaires", "--count", "3", "--seed", "1", **quiet)
     study = Study.objects.get(slug="word-order")
     assert study.questionnaires.count() == 3

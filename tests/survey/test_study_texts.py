@@ -160,7 +160,7 @@ def test_the_migration_normalises_old_texts_and_keeps_the_thesis_title_as_a_sett
     Study.objects.filter(pk=study.pk).update(
         information_sheet=old.replace("\n", "\r\n"), data_use="", launched_at=None
     )
-    migration = importlib.import_module("survey.migrations.0015_launch_and_study_texts")
+    migration = importlib.import_module("survey.migrations.0017_launch_and_study_texts")
     migration.existing_studies_as_they_were(apps, connection.schema_editor())
     study.refresh_from_db()
     assert study.information_sheet == texts.INFORMATION_SHEET

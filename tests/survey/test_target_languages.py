@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from survey.models import Corpus, Permutation, Segment, Triple
+from survey.models import Corpus, Permutation, PoolEntry, Segment, Study, Triple
 
 DATA = Path(__file__).resolve().parents[1] / "core" / "data"
 SENTENCES = 4
@@ -50,9 +50,10 @@ def make_pool(target: str, references: list[str], hypotheses: list[str]) -> list
                 segment=segment,
                 hypothesis=hypothesis,
                 hypothesis_length=len(hypothesis.split()),
-                in_pool=True,
             )
         )
+    study = Study.objects.create(name=f"Study {target}", slug=f"study-{target}")
+    PoolEntry.objects.bulk_create(PoolEntry(study=study, triple=t) for t in triples)
     return triples
 
 

@@ -15,11 +15,13 @@ from survey.models import (
     ExternalSegmentScore,
     JudgmentImport,
     Segment,
+    Study,
     Triple,
 )
 from survey.pool import PoolError, sample_pool
 from survey.testsets import import_wmt
 from wojdb.bundled import wmt21_toen
+from wojdb.core.design.pool import PoolRule
 from wojdb.core.formats import segment_ids, wmt
 from wojdb.core.io import WORD, InputError
 
@@ -294,17 +296,32 @@ def test_rankings_merge_identical_hypotheses(tmp_path):
 # --- the pool ----------------------------------------------------------------------------------
 
 
+def a_study(slug: str = "study") -> Study:
+    return Study.objects.create(name=slug, slug=slug)
+
+
+def pooled(study: Study) -> set[int]:
+    return set(study.pool_entries.values_list("triple_id", flat=True))
+
+
 @pytest.mark.django_db
 def test_sample_pool_draws_the_same_number_from_every_corpus_reproducibly():
     import_wmt(SLICE / "txt")
-    sample_pool(20, seed=7)
-    first = set(Triple.objects.filter(in_pool=True).values_list("pk", flat=True))
-    per_corpus = {c.pk: c.triples.filter(in_pool=True).count() for c in Corpus.objects.all()}
+    study = a_study()
+    sample_pool(study, PoolRule(20, seed=7))
+    first = pooled(study)
+    per_corpus = {
+        c.pk: c.triples.filter(pool_entries__study=study).count() for c in Corpus.objects.all()
+    }
     assert set(per_corpus.values()) == {20}
-    sample_pool(20, seed=8)
-    assert set(Triple.objects.filter(in_pool=True).values_list("pk", flat=True)) != first
-    sample_pool(20, seed=7)
-    assert set(Triple.objects.filter(in_pool=True).values_list("pk", flat=True)) == first
+    sample_pool(study, PoolRule(20, seed=8))
+    assert pooled(study) != first
+    sample_pool(study, PoolRule(20, seed=7))
+    assert pooled(study) == first
+    # Another study draws its own pool beside it.
+    other = a_study("other")
+    sample_pool(other, PoolRule(10, seed=7, language_pairs=("de-en",)))
+    assert pooled(study) == first and len(pooled(other)) == 4 * 10
 
 
 @pytest.mark.django_db
@@ -312,10 +329,11 @@ def test_commands_report_errors_and_exit_non_zero(slice_copy):
     (slice_copy / "txt/newstest2021.de-en.hyp.UEdin.en").write_bytes(b"\xff\xfe broken\n")
     with pytest.raises(CommandError, match="(?s)UEdin.*line 1.*Nothing was written"):
         call_command("import_wmt", str(slice_copy / "txt"), verbosity=0)
-    with pytest.raises(CommandError, match="fewer than 450 non-blank triples"):
+    study = a_study()
+    with pytest.raises(CommandError, match="per_corpus = 450, but 16 corpora have fewer"):
         call_command("import_wmt", str(SLICE / "txt"), verbosity=0)
         call_command("sample_pool", "--per-corpus", "450")
-    assert Triple.objects.filter(in_pool=True).count() == 0
+    assert not pooled(study)
 
 
 # --- every layout, checked text (issue 15) ----------------------------------------------------
@@ -375,9 +393,11 @@ def test_blank_hypotheses_are_stored_but_never_pooled_overlong_ones_kept_out(tmp
     assert "en-cs Gemini-1.5-Pro hypotheses over 10,000 characters, kept out: 1" in report
     gemini = Triple.objects.filter(corpus__system="Gemini-1.5-Pro")
     assert gemini.count() == 39 - 1 and not gemini.filter(segment__number=6).exists()
-    sample_pool(37, seed=1)  # Gemini's 37 non-blank triples, all drawn; the blank one never
-    assert gemini.filter(in_pool=True).count() == 37
-    assert not gemini.get(segment__number=5).in_pool
+    study = a_study()
+    # Gemini's 37 non-blank triples, all drawn; the blank one never
+    sample_pool(study, PoolRule(37, seed=1, single_sentence=False))
+    assert gemini.filter(pool_entries__study=study).count() == 37
+    assert not gemini.filter(segment__number=5, pool_entries__study=study).exists()
 
 
 @pytest.mark.django_db
@@ -390,10 +410,11 @@ def test_a_blank_source_line_keeps_its_triples_out_of_the_pool(tmp_path):
     report = import_wmt(root, lps=["cs-en"]).lines()
     assert "cs-en blank source lines: 1 (stored, never drawn into the pool)" in report
     assert Triple.objects.count() == 2 * 30
-    with pytest.raises(PoolError, match="fewer than 30 non-blank triples"):
-        sample_pool(30, seed=1)
-    sample_pool(29, seed=1)
-    assert not Triple.objects.filter(segment__number=3, in_pool=True).exists()
+    study = a_study()
+    with pytest.raises(PoolError, match=r"fewer triples that qualify: .*: 29 of 30 \(1 blank\)"):
+        sample_pool(study, PoolRule(30, seed=1, single_sentence=False))
+    sample_pool(study, PoolRule(29, seed=1, single_sentence=False))
+    assert not Triple.objects.filter(segment__number=3, pool_entries__study=study).exists()
 
 
 @pytest.mark.django_db

@@ -7,19 +7,20 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis.demo import DEMO_ERRORS, DEMOS, build_demo, researcher_login
-from wojdb.arguments import PORT, POSITIVE, SEED
+from wojdb.arguments import PORT, SEED
 from wojdb.reporting import print_report
 
 
 class Command(BaseCommand):
     help = (
         "Build a ready demo study from the real WMT21 slice in fixtures/: migrate the database, "
-        "import texts, document ids and DA judgments, draw the pool, generate permutations, "
-        "create the study, build 36 questionnaires, add simulated participants, score the rated "
+        "build the study of fixtures/demo-study.toml as `create_study` does (import texts, "
+        "document ids and DA judgments, draw the pool, generate permutations, choose the "
+        "practice pair, build 36 questionnaires), add simulated participants, score the rated "
         "items with the built-in metrics, analyse them into the dashboard's report, and create a "
         "researcher login; with --serve, then serve it with gunicorn. Safe to re-run: finished "
-        "steps are skipped. --language fr builds the French demo (German to French) instead, "
-        "in a database of its own."
+        "steps are skipped. --language fr builds the French demo (German to French, "
+        "fixtures/demo-study-fr.toml), in the same database or another."
     )
 
     def add_arguments(self, parser):
@@ -28,8 +29,7 @@ class Command(BaseCommand):
             choices=sorted(DEMOS),
             default="en",
             help="the target language: en, English from German, Icelandic, Japanese and Russian "
-            "(the default); fr, French from German. Each demo needs a database of its own "
-            "(WOJDB_HOME or DATABASE_URL)",
+            "(the default); fr, French from German. Both demos can live in one database",
         )
         parser.add_argument(
             "--serve",
@@ -40,26 +40,20 @@ class Command(BaseCommand):
         parser.add_argument("--port", type=PORT, default=8000, help="port to serve on (%(type)s)")
         parser.add_argument("--url", help="site address to print (default: http://127.0.0.1:PORT)")
         parser.add_argument(
-            "--per-corpus",
-            type=POSITIVE,
-            help="pool triples per corpus (%(type)s; default 40 for the 16 English corpora, "
-            "160 for the 4 French ones)",
-        )
-        parser.add_argument(
             "--seed",
             type=SEED,
             default=1,
-            help="seed of every random step (%(type)s; default %(default)s)",
+            help="seed of the simulated participants (%(type)s; default %(default)s; the study "
+            "file gives the build's seeds)",
         )
 
-    def handle(self, language, serve, port, url, per_corpus, seed, verbosity, **options):
+    def handle(self, language, serve, port, url, seed, verbosity, **options):
         url = url or f"http://127.0.0.1:{port}"
         demo = DEMOS[language]
         call_command("migrate", interactive=False, verbosity=0 if verbosity < 2 else verbosity)
         try:
             study = build_demo(
                 demo,
-                per_corpus,
                 seed,
                 step=lambda text: self.stdout.write(f"- {text} …"),
                 report=partial(print_report, self, verbosity=int(verbosity >= 2)),

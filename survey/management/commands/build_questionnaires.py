@@ -2,6 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from survey.questionnaires import QuestionnaireError, build_questionnaires, extend_questionnaires
+from survey.study_file import record_plan
 from wojdb.arguments import POSITIVE, SEED
 from wojdb.core.design.composition import CompositionError, ConfigurationError
 from wojdb.reporting import find_study
@@ -36,6 +37,8 @@ class Command(BaseCommand):
                 saved = build(study, count, seed, progress=bar.update)
             except (CompositionError, ConfigurationError, QuestionnaireError) as e:
                 raise CommandError(f"{e}\nNothing was written.") from None
+        if not extend:  # a study file re-creates a build, not a build and its extensions
+            record_plan(study, questionnaires={"count": count, "seed": seed})
         self.stdout.write(
             self.style.SUCCESS(
                 f"{'Added' if extend else 'Built'} {len(saved)} questionnaire(s), numbers "

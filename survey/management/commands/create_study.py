@@ -1,26 +1,54 @@
+import os
+from functools import partial
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
 
-from survey.study_file import StudyFileError, apply_study_file, read_study_file
+from survey.study_build import build_study
+from survey.study_file import StudyFileError, read_study_file
+from wojdb.arguments import POSITIVE
+from wojdb.reporting import print_report
 
 
 class Command(BaseCommand):
     help = (
-        "Create a study from its TOML file (every Study field by name, consent_texts, and the "
-        "practice_item and shared_items by key; see `study_config`), or update the study with "
-        "its slug. An update that would alter a frozen questionnaire (its composition, "
-        "questions, practice or shared items) or an existing consent version is refused, "
-        "naming them; nothing is written then."
+        "Build a study from its TOML file, in one transaction: import its sources where they "
+        "are missing, apply its settings and consent texts, draw its pool, generate the "
+        "permutations, choose the practice pair and compose the questionnaires; then print the "
+        "build's digest (the same file and sources give the same digest in any empty database). "
+        "Run again, it changes only what the file changes; a change to the pool or the design "
+        "replaces the questionnaires until real people have taken part, and is refused after. "
+        "A bad file is refused with one message naming the file, line and key, and nothing is "
+        "written. `study_config SLUG` writes a study's file."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("file", type=Path, metavar="FILE", help="the study's TOML file")
+        parser.add_argument(
+            "--jobs",
+            type=POSITIVE,
+            default=os.cpu_count() or 1,
+            help="processes generating permutations (%(type)s; default: all cores)",
+        )
 
-    def handle(self, file, verbosity, **_):
+    def handle(self, file, jobs, verbosity, **_):
+        step = self.stdout.write if verbosity >= 2 else (lambda _: None)
         try:
-            study, created = apply_study_file(read_study_file(file))
+            build = build_study(
+                read_study_file(file),
+                jobs=jobs,
+                bars=partial(tqdm, disable=verbosity < 2),
+                step=lambda text: step(f"- {text} …"),
+            )
         except StudyFileError as e:
             raise CommandError(str(e)) from None
+        slug = build.study.slug
+        self.stdout.write(f"{'Created' if build.created else 'Updated'} study {slug!r}.")
+        for source, report in build.imports if verbosity >= 2 else ():
+            self.stdout.write(f"{source}:")
+            print_report(self, report, verbosity)
+        for line in build.lines if verbosity else ():
+            self.stdout.write(f"  {line}")
         if verbosity:
-            self.stdout.write(f"{'Created' if created else 'Updated'} study {study.slug!r}.")
+            self.stdout.write(f"  digest: {build.digest}")

@@ -5,14 +5,18 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from survey.generation import GenerationError, generate_permutations
+from survey.pool import pool_triples
+from survey.study_file import record_plan
 from wojdb.arguments import POSITIVE, SEED
 from wojdb.core.permutations import MAX_DEGREE, VERSION
 from wojdb.core.vocabulary import MAIN_TYPES, PERMUTATION_TYPES
+from wojdb.reporting import find_study
 
 
 class Command(BaseCommand):
     help = (
-        "Generate the automatic permutations of every pool triple's reference (thesis §6.2.3): "
+        "Generate the automatic permutations of the references of a study's pool triples "
+        "(thesis §6.2.3): "
         "each type at every degree from 1 to --max-degree the sentence can take. References "
         "and hypotheses without a stored parse are parsed first, by the spaCy pipeline of their "
         "target language, and the parses kept (import_parses brings them for a language "
@@ -36,19 +40,24 @@ class Command(BaseCommand):
             "--seed", type=SEED, default=1, help="seed of every random choice (%(type)s)"
         )
         parser.add_argument(
+            "--study", metavar="SLUG", help="the study (needed if there are several)"
+        )
+        parser.add_argument(
             "--jobs",
             type=POSITIVE,
             default=os.cpu_count() or 1,
             help="processes (%(type)s; default: all cores)",
         )
 
-    def handle(self, types, max_degree, seed, jobs, verbosity, **options):
+    def handle(self, types, max_degree, seed, study, jobs, verbosity, **options):
         types = [t.strip() for t in types.split(",") if t.strip()]
         bars = partial(tqdm, disable=verbosity < 1)
+        study = find_study(study)
         try:
-            report = generate_permutations(types, max_degree, seed, jobs, bars)
+            report = generate_permutations(pool_triples(study), types, max_degree, seed, jobs, bars)
         except GenerationError as e:
             raise CommandError(str(e)) from None
+        record_plan(study, permutations={"types": types, "seed": seed})
         self.stdout.write(
             self.style.SUCCESS(
                 f"Added {report.added} permutation(s) of {report.triples} pool triple(s) "

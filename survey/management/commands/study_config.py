@@ -8,8 +8,10 @@ from wojdb.reporting import find_study
 
 class Command(BaseCommand):
     help = (
-        "Write a study as its TOML file, which `create_study` reads back into the same study "
-        "(in this database or another holding the same texts)."
+        "Write a study as its TOML file, which `create_study` builds back into the same study, "
+        "with the same questionnaires, in this database or another: its settings, sources, "
+        "pool, permutations, questionnaires, practice pair (by key), shared items and consent "
+        "texts. Source paths are absolute, or relative to the folder of --out."
     )
 
     def add_arguments(self, parser):
@@ -17,11 +19,12 @@ class Command(BaseCommand):
         parser.add_argument("--out", type=Path, help="file to write (default: standard output)")
 
     def handle(self, slug, out, **_):
-        text = write_study_file(find_study(slug))
+        study = find_study(slug)
         if out is None:
-            self.stdout.write(text, ending="")
-        else:
-            try:
-                out.write_text(text, encoding="utf-8")
-            except OSError as e:
-                raise CommandError(f"{out}: {e.strerror}") from None
+            self.stdout.write(write_study_file(study), ending="")
+            return
+        text = write_study_file(study, out.resolve().parent)
+        try:
+            out.write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise CommandError(f"{out}: {e.strerror}") from None

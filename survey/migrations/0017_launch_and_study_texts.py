@@ -41,7 +41,7 @@ def existing_studies_as_they_were(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('survey', '0014_segment_scores'),
+        ('survey', '0016_study_plan'),
     ]
 
     operations = [
