@@ -21,14 +21,16 @@ from survey.models import (
     DeclinedConsent,
     Participant,
     PlatformIdentity,
+    PoolEntry,
     Questionnaire,
     Rating,
     Study,
+    Triple,
     Withdrawal,
 )
 from survey.questionnaires import is_frozen, revise
 from survey.study_file import study_fields
-from tests.factories import make_study
+from tests.factories import make_study, make_triple
 from tests.survey.test_participant_views import answer, consent, enter, languages, text_of
 
 pytestmark = [
@@ -199,6 +201,23 @@ def test_launching_freezes_the_design_and_later_arrivals_are_real(capsys):
     assert study.launched and all(q.frozen for q in study.questionnaires.all())
     with pytest.raises(CommandError, match="was launched already"):
         call_command("launch", study=study.slug)
+
+
+def test_pilot_participants_go_with_a_redrawn_pool_and_a_launch_locks_it(client):
+    study = pilot_study()
+    make_triple(lp="de-en")
+    PoolEntry.objects.bulk_create(
+        PoolEntry(study=study, triple_id=t.pk) for t in Triple.objects.all()
+    )
+    started(client, study)
+    out = StringIO()
+    call_command("sample_pool", study=study.slug, per_corpus=1, stdout=out)
+    assert "and 1 pilot participant(s)" in out.getvalue()
+    assert not study.participants.exists() and not study.questionnaires.exists()
+    study = pilot_study()
+    launch.launch(study)
+    with pytest.raises(CommandError, match="it was launched, so its pool can no longer be redrawn"):
+        call_command("sample_pool", study=study.slug, per_corpus=1, stdout=StringIO())
 
 
 def test_a_study_that_is_not_ready_is_not_launched():
