@@ -20,7 +20,6 @@ from django.db import models
 from survey.models import Item, Study, StudyPlan
 from survey.questionnaires import ITEM_RELATIONS
 from wojdb.core import study_file as core
-from wojdb.core import texts
 from wojdb.core.design.composition import RANDOM
 from wojdb.core.formats import LAYOUTS
 from wojdb.core.io import MAX_INT
@@ -83,8 +82,6 @@ class _ModelField(Key):
 
     def check(self, value, where):
         value = self.key.check(value, where)
-        if isinstance(value, str):  # as the study stores it (Study.save)
-            value = texts.normalise_line_ends(value)
         try:
             self.field.clean(value, None)
         except ValidationError as e:
