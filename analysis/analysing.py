@@ -4,6 +4,8 @@ function."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,10 +19,10 @@ import wojdb
 from analysis import frames, report
 from survey.models import Rating, Study
 from wojdb.core import release as dataset
-from wojdb.core.formats.wmt import canonical_system
 from wojdb.core.language.codes import LANGUAGE_NAMES
 from wojdb.core.stats import columns as C
 from wojdb.core.stats import correlation, system
+from wojdb.core.stats.estimability import MIN_GROUPS
 from wojdb.reporting import find_study
 
 
@@ -46,6 +48,7 @@ def run_analysis(
     no_subsets: bool = False,
     bootstrap: int = correlation.N_BOOT,
     seed: int = 0,
+    min_groups: int = MIN_GROUPS,
     corpus: bool = False,
     lp: list[str] | None = None,
     testset: str | None = None,
@@ -81,35 +84,47 @@ def run_analysis(
         pilot_ratings = frames.ratings_frame(
             find_study(pilot), include_simulated=False, include_pilot=True
         )
-    try:
-        built = report.build_report(
-            ratings,
-            scores,
-            title=title,
-            generated=_generated(),
-            languages=languages,
-            pilot=pilot_ratings,
-            scale_ends=scale_ends,
-            figures=not no_figures,
-            n_boot=bootstrap,
-            seed=seed,
-            subsets={} if no_subsets else subsets(ratings),
-            systems=systems,
-            departures=None if release is not None else departures(chosen),
-            progress=lambda step: progress(f"{step} …"),
-        )
-    except ValueError as e:
-        raise AnalysisError(f"{e}. Nothing was written.") from None
-    if release is None:
-        built.source = {
-            "study": chosen.slug,
-            "as_of": as_of.isoformat(),
-            "last_rating": last or 0,
-            "include_simulated": include_simulated,
-            "figures": not no_figures,
-        }
-    progress("writing files …")
-    return Analysis(report.write_report(built, out), list(built.notes))
+    workers = figure_workers(not no_figures)
+    # Figures are drawn by worker processes while the analysis goes on.
+    with report.FigureWorkers(workers) if workers else contextlib.nullcontext() as drawer:
+        try:
+            built = report.build_report(
+                ratings,
+                scores,
+                title=title,
+                generated=_generated(),
+                languages=languages,
+                pilot=pilot_ratings,
+                scale_ends=scale_ends,
+                figures=not no_figures,
+                n_boot=bootstrap,
+                seed=seed,
+                subsets={} if no_subsets else subsets(ratings),
+                systems=systems,
+                departures=None if release is not None else departures(chosen),
+                min_groups=min_groups,
+                progress=lambda step: progress(f"{step} …"),
+                drawer=drawer,
+            )
+        except ValueError as e:
+            raise AnalysisError(f"{e}. Nothing was written.") from None
+        if release is None:
+            built.source = {
+                "study": chosen.slug,
+                "as_of": as_of.isoformat(),
+                "last_rating": last or 0,
+                "include_simulated": include_simulated,
+                "figures": not no_figures,
+            }
+        progress("writing files …")
+        return Analysis(report.write_report(built, out), list(built.notes))
+
+
+def figure_workers(figures: bool) -> int:
+    """How many processes draw the figures while the analysis goes on: none on one CPU or
+    without figures (then they are drawn, if at all, as the report is written)."""
+    cpus = os.cpu_count() or 1
+    return min(report.MAX_FIGURE_WORKERS, cpus) if figures and cpus > 1 else 0
 
 
 def subsets(ratings: pd.DataFrame) -> dict[str, str]:
@@ -179,8 +194,6 @@ def _corpus(out: Path, lps, testset, no_figures: bool) -> Analysis:
     if len(mqm):
         segments = segments.assign(mqm=segments["item"].map(mqm))
     systems = frames.external_system_table("da", testset, set(segments[system.LP]))
-    # Judgment files number their systems (UF.15); the corpus names them as imported (UF).
-    systems = systems.assign(system=systems[system.SYSTEM].map(canonical_system))
     try:
         built = report.build_corpus_report(
             segments,

@@ -23,6 +23,7 @@ from django.db.models.functions import Cast, Coalesce
 
 from analysis.models import Metric, MetricScore
 from survey.models import (
+    Corpus,
     ExternalJudgment,
     ExternalSegmentScore,
     Item,
@@ -327,7 +328,24 @@ def da_judgments_frame(testset: str | None = None) -> pd.DataFrame:
         system.TESTSET: "source__testset",
         system.DOCUMENT: "document",
     }
-    return system.wmt_judgments(_frame(rows.order_by("pk"), lookups))
+    return _as_imported(system.wmt_judgments(_frame(rows.order_by("pk"), lookups)))
+
+
+def _as_imported(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (system, testset and lp columns) with each system named as every table names
+    it: by the mapping its import reported (`wojdb.core.formats.wmt.imported_system`) over the
+    systems imported for its test set and language pair (`JDExploreAcademy.6` is
+    `JDExploreAcademy`, `HUMAN.0` is `refB`), as the study's items name them."""
+    if frame.empty:
+        return frame
+    imported: dict[tuple[str, str], set[str]] = {}
+    for testset, src, tgt, name in Corpus.objects.values_list(
+        "testset", "source_lang", "target_lang", "system"
+    ):
+        imported.setdefault((testset, f"{src}-{tgt}"), set()).add(name)
+    keys = list(zip(frame[system.SYSTEM], frame[system.TESTSET], frame[system.LP], strict=True))
+    named = {key: wmt.imported_system(key[0], imported.get(key[1:], ())) for key in set(keys)}
+    return frame.assign(**{system.SYSTEM: [named[key] for key in keys]})
 
 
 def da_segments_frame(testset: str | None = None) -> pd.DataFrame:
@@ -349,7 +367,7 @@ def da_segments_frame(testset: str | None = None) -> pd.DataFrame:
     }
     frame = _frame(rows.order_by("pk"), lookups)
     frame[system.LP] = frame.pop("source_lang") + "-" + frame.pop("target_lang")
-    return frame
+    return _as_imported(frame)
 
 
 #: Per-rater judgments of each `rater_judgments_frame` source: file format and kind.
@@ -381,7 +399,7 @@ def rater_judgments_frame(source: str, testset: str | None = None) -> pd.DataFra
     }
     frame = _frame(rows.order_by("pk"), lookups).astype({system.SCORE: float})
     frame[system.LP] = frame.pop("source_lang") + "-" + frame.pop("target_lang")
-    return frame
+    return _as_imported(frame)
 
 
 def study_judgments_frame(

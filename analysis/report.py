@@ -14,8 +14,12 @@ import base64
 import functools
 import json
 import math
+import multiprocessing
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -25,9 +29,21 @@ from matplotlib.figure import Figure
 
 from wojdb.core.language.codes import LANGUAGE_NAMES
 from wojdb.core.report import figures as F
+from wojdb.core.report import summaries
+from wojdb.core.report.text import fixed
 from wojdb.core.spreadsheet import escape_frame
 from wojdb.core.stats import columns as C
-from wojdb.core.stats import corpus, correlation, hypotheses, mixed, ordinal, quality, responses
+from wojdb.core.stats import (
+    corpus,
+    correlation,
+    estimability,
+    hypotheses,
+    mixed,
+    ordinal,
+    quality,
+    responses,
+)
+from wojdb.core.stats.estimability import MIN_GROUPS, NotEstimable
 from wojdb.core.stats.ordinal import ClmmFit
 from wojdb.core.stats.reml import LmmFit
 from wojdb.core.vocabulary import PERMUTATION_TYPES
@@ -54,13 +70,63 @@ class Table:
 class FigureEntry:
     name: str  # file stem of the PNG and SVG
     title: str
-    figure: Figure
+    #: Builds the figure: a figure function with its data (functools.partial), which pickles,
+    #: so a worker process can build and draw it (:class:`FigureWorkers`).
+    make: Callable[[], Figure]
     caption: str = ""
+    #: The drawing, when a worker process makes it.
+    drawing: Future | None = field(default=None, repr=False)
 
     @functools.cached_property
+    def figure(self) -> Figure:
+        return self.make()
+
+    @functools.cached_property
+    def drawn(self) -> F.Drawing:
+        """PNG and SVG, drawn once: by the worker it went to, else here."""
+        if self.drawing is not None:
+            try:
+                return self.drawing.result()
+            except BrokenProcessPool:  # the workers died (out of memory, killed): draw here
+                pass
+        return F.draw(self.figure)
+
+    @property
     def svg(self) -> str:
-        """Drawn once, for both the SVG file and the HTML."""
-        return F.svg_text(self.figure)
+        return self.drawn.svg
+
+
+#: Most processes drawing figures at once.
+MAX_FIGURE_WORKERS = 3
+
+
+class FigureWorkers:
+    """Processes that build and draw figures while the analysis goes on.
+
+    Call it with each figure as soon as it is made: the figure's recipe (its function and
+    data) goes to a worker, so this process neither builds nor draws it. The workers come from
+    a fork server, which is safe from a web server's threads; the figures they draw are the
+    ones this process would draw. Like any spawned process they import the main module again,
+    so a script that runs an analysis needs the ``if __name__ == "__main__"`` guard; should
+    the workers fail, the figures are drawn here.
+    """
+
+    def __init__(self, workers: int):
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["wojdb.core.report.figures"])
+        self.pool = ProcessPoolExecutor(workers, mp_context=context)
+
+    def __call__(self, entry: FigureEntry) -> None:
+        try:
+            entry.drawing = self.pool.submit(F.made_and_drawn, entry.make)
+        except BrokenProcessPool:  # the workers could not start or died: drawn here instead
+            entry.drawing = None
+
+    def __enter__(self) -> FigureWorkers:
+        return self
+
+    def __exit__(self, kind, error, trace) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=kind is not None)
 
 
 @dataclass
@@ -195,7 +261,9 @@ def _language_names(codes: pd.Series) -> str:
 
 
 def _overview(
-    ratings: pd.DataFrame, scores: pd.DataFrame | None, departures: Mapping[str, int] | None
+    ratings: pd.DataFrame,
+    sources: correlation.Sources | None,
+    departures: Mapping[str, int] | None,
 ) -> list[tuple[str, str]]:
     people = ratings.drop_duplicates(C.PARTICIPANT)
     simulated = int(people[C.SIMULATED].astype(bool).sum())
@@ -226,9 +294,8 @@ def _overview(
             ", ".join(f"{n} {F.GROUP_TITLES.get(g, g)}" for g, n in groups.items()) or "none",
         ),
     ]
-    if scores is not None:
-        sources = correlation.score_sources(scores)
-        facts.append(("Score sources", str(len(sources))))
+    if sources is not None:
+        facts.append(("Score sources", str(len(sources.scores))))
     return facts
 
 
@@ -261,17 +328,17 @@ def _participants_section(
         FigureEntry(
             "figure_6_5",
             "Figure 6.5: basic demographic details about participants",
-            F.basic_demographics(people, "Participants"),
+            partial(F.basic_demographics, people, "Participants"),
         ),
         FigureEntry(
             "figure_6_6",
             "Figure 6.6: education level and grammatical focus of participants",
-            F.education_and_grammar(people),
+            partial(F.education_and_grammar, people),
         ),
         FigureEntry(
             "figure_6_7",
             f"Figure 6.7: language knowledge of all {len(people)} participants",
-            F.language_knowledge(people),
+            partial(F.language_knowledge, people),
             "Language points per language known: native 7 … a few words 1, summed.",
         ),
     ]
@@ -306,12 +373,12 @@ def _responses_section(
             FigureEntry(
                 "figure_7_1",
                 "Figure 7.1: distribution across participants of different score levels",
-                F.score_distributions(ratings, scale_ends),
+                partial(F.score_distributions, ratings, scale_ends),
             ),
             FigureEntry(
                 "figure_7_2",
                 "Figure 7.2: similarity between holistic and order-focused adequacy scores",
-                F.holistic_vs_order(ratings),
+                partial(F.holistic_vs_order, ratings),
                 "Marker area is proportional to how often the pair of scores was given.",
             ),
         ]
@@ -355,74 +422,27 @@ def _quality_section(ratings: pd.DataFrame) -> Section:
     return section
 
 
-def _random_effects(fit: LmmFit | ClmmFit) -> list[str]:
-    """The random-effects block both summaries print, as lme4 and ordinal do."""
-    table = fit.variance_table()
-    lines = ["Random effects:"]
-    for row in table.itertuples():
-        lines.append(f"  {row.factor:<14} variance {row.variance:.5f}   std. dev. {row.sd:.4f}")
-    grouped = table.dropna(subset=["groups"])
-    counts = ", ".join(f"{row.factor} {row.groups:.0f}" for row in grouped.itertuples())
-    return [*lines, f"  number of groups: {counts}"]
-
-
-def _coefficients(table: pd.DataFrame) -> list[str]:
-    """Rows of a fit's coefficient table as lme4 and ordinal print them."""
-    heading = f"{table['statistic_name'].iloc[0]} value"
-    lines = [f"  {'':<22}{'estimate':>10}{'std. error':>12}{heading:>9}"]
-    for row in table.itertuples():
-        lines.append(
-            f"  {row.term:<22}{row.estimate:>10.4f}{row.se:>12.4f}{fixed(row.statistic, 2):>9}"
-        )
-    return lines
-
-
-def model_summary(fit: LmmFit, formula: str) -> str:
-    """A fit as lme4's summary() prints its essentials, plus how the optimiser ended."""
-    lines = [f"{formula}    (REML, {fit.n_obs} observations)"]
-    lines.append(f"REML criterion at convergence: {fit.reml_criterion:.2f}")
-    lines += _random_effects(fit)
-    lines.append("Fixed effects:")
-    lines += _coefficients(fit.coefficient_table())
-    state = fit.state
-    verdict = "converged" if state.converged else "DID NOT CONVERGE"
-    lines.append(
-        f"Optimiser: {state.optimizer}, {state.starts} start(s), {state.evaluations} "
-        f"evaluations: {verdict}{'; singular fit' if state.singular else ''}"
-    )
-    lines.append(f"  {state.message}")
-    return "\n".join(lines)
-
-
-def clmm_summary(fit: ClmmFit, formula: str) -> str:
-    """An ordinal fit as ordinal's summary.clmm() prints its essentials."""
-    lines = [f"{formula}    (cumulative logit, Laplace, {fit.n_obs} observations)"]
-    lines.append(f"log-likelihood: {fit.loglik:.2f}   AIC: {fit.aic:.2f}")
-    lines += _random_effects(fit)
-    coefficients = fit.coefficient_table()
-    for part, title in (("fixed", "Coefficients:"), ("threshold", "Threshold coefficients:")):
-        rows = coefficients[coefficients["part"] == part]
-        if len(rows):
-            lines += [title, *_coefficients(rows)]
-    state = fit.state
-    verdict = "converged" if state.converged else "DID NOT CONVERGE"
-    lines.append(
-        f"Optimiser: {state.optimizer}, {state.evaluations} evaluations: {verdict}"
-        f"{'; a variance is zero' if state.singular else ''}"
-    )
-    return "\n".join(lines)
-
-
-def _fit_note(fit: LmmFit | ClmmFit, what: str) -> str | None:
+def _fit_note(fit: LmmFit | ClmmFit | NotEstimable, what: str) -> str | None:
+    if isinstance(fit, NotEstimable):
+        return f"The {what} is not estimable: {fit.describe()}."
     if not fit.state.converged or fit.state.singular:
         return f"The {what} {fit.state.message}."
     return None
 
 
+TTEST_CAPTION = (
+    "Shown to reproduce the thesis (p = 0.118), but it cannot find anything: subtracting the "
+    "participants' predicted effects moves the mean of the scores to the model's intercept, "
+    "which in a balanced study is the mean of the original scores, so t is zero by "
+    "construction there (and near zero otherwise), whatever the participants did."
+)
+
+
 def _variation_section(
     adjusted: pd.DataFrame,
-    fits: Mapping[str, LmmFit],
-    ordinal_fits: Mapping[str, ClmmFit],
+    fits: Mapping[str, LmmFit | NotEstimable],
+    ordinal_fits: Mapping[str, ClmmFit | NotEstimable],
+    min_groups: int,
 ) -> Section:
     section = Section(
         "variation",
@@ -431,78 +451,136 @@ def _variation_section(
             "As in §7.2.3, each judgment's 0–1 scores were fitted with a linear mixed model with "
             "a random intercept per participant (REML); each participant's predicted effect was "
             "subtracted from their scores to give adjusted scores, which the correlations use. "
-            "A two-tailed Student's t-test compares original and adjusted scores (the thesis "
-            "found p = 0.118). The crossed model, with item intercepts and a fixed effect per "
-            "sentence group, is shown for comparison.",
+            "The crossed model, with item intercepts and a fixed effect per sentence group, is "
+            "shown for comparison.",
             "The answers are ordinal, not interval, so each model is also fitted as a "
             "cumulative link mixed model (logit link, flexible thresholds, Laplace "
             "approximation, as R's ordinal::clmm) on the 1–5 answers. Its participant-adjusted "
             "score of an answer is the mean latent logit over the answer's interval with the "
             "participant's shift taken out; Table 7.4 is decided under both adjustments.",
+            "A model is fitted only where its data can estimate it: every random factor needs "
+            f"at least {min_groups} groups (participants, items) for its variance, the answers "
+            "must vary, and in an ordinal model no sentence group may have all its answers at "
+            "one end of the scale (its coefficient would be infinite). After the fit, a model "
+            "that did not converge, or left an estimate without a finite standard error (or, "
+            "on the logit scale, one above "
+            f"{estimability.MAX_LOGIT_SE:g}), is not estimable either. Such a model is "
+            "reported with its reasons and none of its numbers; every estimate shown has a "
+            "95% interval.",
         ],
     )
-    # Per fit: judgment, model as titles name it, as notes name it, formula, fit.
-    shown: list[tuple[str, str, str, str, LmmFit | ClmmFit]] = []
+    # Per fit: judgment, model as titles name it, as notes name it, formula, method, fit.
+    shown: list[tuple[str, str, str, str, str, LmmFit | ClmmFit | NotEstimable]] = []
     for judgment, fit in fits.items():
         unit = C.unit(judgment)
-        shown.append(
+        crossed = "~ group + (1 | participant) + (1 | item)"
+        shown += [
             (
                 judgment,
                 "the thesis's model",
                 "participant model",
                 f"{unit} ~ 1 + (1 | participant)",
+                summaries.REML,
                 fit,
-            )
-        )
-        crossed = mixed.crossed_model(adjusted, judgment)
-        formula = f"{unit} ~ group + (1 | participant) + (1 | item)"
-        shown.append((judgment, "crossed model", "crossed model", formula, crossed))
+            ),
+            (
+                judgment,
+                "crossed model",
+                "crossed model",
+                f"{unit} {crossed}",
+                summaries.REML,
+                mixed.crossed_model(adjusted, judgment, min_groups),
+            ),
+        ]
         if judgment in ordinal_fits:
-            formula = f"{judgment} ~ 1 + (1 | participant)"
-            shown.append(
+            shown += [
                 (
                     judgment,
                     "the thesis's model, ordinal",
                     "ordinal participant model",
-                    formula,
+                    f"{judgment} ~ 1 + (1 | participant)",
+                    summaries.LAPLACE,
                     ordinal_fits[judgment],
-                )
-            )
-            try:
-                crossed = ordinal.crossed_model(adjusted, judgment)
-            except (ValueError, np.linalg.LinAlgError) as e:
-                section.notes.append(f"The {judgment} ordinal crossed model was not fitted: {e}")
-            else:
-                formula = f"{judgment} ~ group + (1 | participant) + (1 | item)"
-                shown.append(
-                    (judgment, "crossed model, ordinal", "ordinal crossed model", formula, crossed)
-                )
-    coefficients, variances = [], []
-    for judgment, model, what, formula, fit in shown:
-        summary = clmm_summary if isinstance(fit, ClmmFit) else model_summary
-        section.summaries.append((f"{judgment}: {model}", summary(fit, formula)))
+                ),
+                (
+                    judgment,
+                    "crossed model, ordinal",
+                    "ordinal crossed model",
+                    f"{judgment} {crossed}",
+                    summaries.LAPLACE,
+                    ordinal.crossed_model(adjusted, judgment, min_groups),
+                ),
+            ]
+    models, coefficients, variances = [], [], []
+    for judgment, model, what, formula, method, fit in shown:
+        section.summaries.append((f"{judgment}: {model}", summaries.summary(fit, formula, method)))
         if note := _fit_note(fit, f"{judgment} {what}"):
             section.notes.append(note)
-        key = {"judgment": judgment, "model": formula}
-        coefficients.append(fit.coefficient_table().assign(**key))
-        variances.append(fit.variance_table().assign(**key))
-    section.tables += [
+        estimable = not isinstance(fit, NotEstimable)
+        models.append(
+            {
+                "judgment": judgment,
+                "model": formula,
+                "estimable": estimable,
+                "outcome": fit.state.message if estimable else fit.describe(),
+            }
+        )
+        if estimable:
+            key = {"judgment": judgment, "model": formula}
+            coefficients.append(fit.coefficient_table().assign(**key))
+            variances.append(fit.variance_table().assign(**key))
+    section.tables.append(
         Table(
-            "adjustment_ttest",
-            "Original vs adjusted scores: Student's t-test",
-            mixed.adjustment_ttests(adjusted, list(fits)),
-        ),
-        Table(
-            "participant_effects",
-            "Participants' random effects",
-            mixed.participant_effects(dict(fits)),
-            "Predicted random intercepts (BLUPs) subtracted to adjust each participant's scores.",
-            show=False,
-        ),
-        Table("model_coefficients", "Mixed models: coefficients", _keyed(coefficients), show=False),
-        Table("model_variances", "Mixed models: variances", _keyed(variances), show=False),
-    ]
+            "models",
+            "Mixed models: what the data can estimate",
+            pd.DataFrame(models),
+            "A model that is not estimable says why; its numbers are not given anywhere.",
+        )
+    )
+    ttests = mixed.adjustment_ttests(adjusted, list(fits))
+    if len(ttests):
+        section.tables.append(
+            Table(
+                "adjustment_ttest",
+                "Original vs adjusted scores: Student's t-test",
+                ttests,
+                TTEST_CAPTION,
+            )
+        )
+    effects = mixed.participant_effects(dict(fits))
+    if len(effects.columns) > 1:  # some participant model is estimable
+        section.tables.append(
+            Table(
+                "participant_effects",
+                "Participants' random effects",
+                effects,
+                "Predicted random intercepts (BLUPs) subtracted to adjust each participant's "
+                "scores.",
+                show=False,
+            )
+        )
+    if coefficients:
+        section.tables += [
+            Table(
+                "model_coefficients",
+                "Mixed models: coefficients",
+                _keyed(coefficients),
+                show=False,
+            ),
+            Table("model_variances", "Mixed models: variances", _keyed(variances), show=False),
+        ]
     return section
+
+
+def _missing_adjustment(fits: Mapping[str, LmmFit | ClmmFit | NotEstimable], what: str) -> str:
+    """Why there are no adjusted scores of this kind ("" when there are)."""
+    for judgment, fit in fits.items():
+        if isinstance(fit, NotEstimable):
+            return (
+                f"there are no {what} adjusted scores: the {what} participant model of the "
+                f"{judgment} answers is not estimable ({fit.describe()})"
+            )
+    return ""
 
 
 def _keyed(frames: list[pd.DataFrame]) -> pd.DataFrame:
@@ -537,7 +615,7 @@ def _systems_section(systems: pd.DataFrame, draw: bool) -> Section:
             FigureEntry(
                 "system_scores",
                 "System-level z per language pair and source; dashed lines end a cluster",
-                F.system_scores(systems),
+                partial(F.system_scores, systems),
             )
         )
     return section
@@ -546,7 +624,8 @@ def _systems_section(systems: pd.DataFrame, draw: bool) -> Section:
 def correlation_overview(corr: pd.DataFrame, group: str) -> pd.DataFrame:
     """One row per source for a sentence group: the key columns first (source, then adjusted
     rho and significance per judgment, order first as the thesis's figures put it), then
-    category, n, orientation and the unadjusted rho, which a narrow screen scrolls to."""
+    category, n, orientation and the unadjusted rho, which a narrow screen scrolls to. A table
+    without adjusted rows (no adjustment could be estimated) has no adjusted columns."""
     part = corr[corr[C.GROUP] == group]
     if part.empty:
         return pd.DataFrame()
@@ -555,11 +634,17 @@ def correlation_overview(corr: pd.DataFrame, group: str) -> pd.DataFrame:
     table = rows["n"].max().rename("n").to_frame()
     if "higher_is_better" in part.columns:
         table["higher is better"] = rows["higher_is_better"].first()
+    present = [
+        (a, n)
+        for a, n in ((True, "adjusted"), (False, "unadjusted"))
+        if (part["adjusted"] == a).any()
+    ]
     for judgment in (C.ORDER, C.HOLISTIC):
-        for adjusted, name in ((True, "adjusted"), (False, "unadjusted")):
+        for adjusted, name in present:
             chosen = part[(part["judgment"] == judgment) & (part["adjusted"] == adjusted)]
             table[f"{judgment} ρ {name}"] = chosen.set_index(keys)["r"]
-        chosen = part[(part["judgment"] == judgment) & part["adjusted"]]
+        # Every row carries the significance of the unadjusted scores.
+        chosen = part[(part["judgment"] == judgment) & (part["adjusted"] == present[0][0])]
         table[f"{judgment} significant"] = chosen.set_index(keys)["significant"]
     table = table.reset_index()
     labels = [source_label(m, v) for m, v in zip(table[C.METRIC], table[C.VARIANT], strict=True)]
@@ -567,7 +652,8 @@ def correlation_overview(corr: pd.DataFrame, group: str) -> pd.DataFrame:
     unused = [C.CONFIG] if (table[C.CONFIG] == "").all() else []
     table = table.drop(columns=[C.METRIC, C.VARIANT, *unused])
     key = [c for c in table.columns if c in ("source", C.CONFIG)]
-    key += [f"{j} {what}" for j in (C.ORDER, C.HOLISTIC) for what in ("ρ adjusted", "significant")]
+    first = f"ρ {present[0][1]}"
+    key += [f"{j} {what}" for j in (C.ORDER, C.HOLISTIC) for what in (first, "significant")]
     return table[key + [c for c in table.columns if c not in key]]
 
 
@@ -624,21 +710,35 @@ BAR_CAPTION = (
 )
 
 
-def _correlation_figures(corr: pd.DataFrame) -> tuple[list[FigureEntry], list[str]]:
+def _correlation_figures(
+    corr: pd.DataFrame, use_adjusted: bool
+) -> tuple[list[FigureEntry], list[str]]:
+    """The bar charts; without adjusted scores, the figures of adjusted correlations show the
+    unadjusted ones and say so, and Figure 7.4 (the unadjusted copy of 7.3) is left out."""
     figures, notes = [], []
     for name, title, options in FIGURE_SPECS:
         needed = NEEDS.get(name)
+        number = title.split(":")[0]
         if needed and not corr["category"].isin(np.atleast_1d(needed)).any():
             what = "partial-coverage WMT metric" if needed == "partial" else "DTED or DERP"
-            notes.append(f"{title.split(':')[0]} not drawn: no {what} scores were correlated.")
-            continue
-        bars = bar_table(corr, **options)
-        if bars.empty:
-            notes.append(f"{title.split(':')[0]} not drawn: no correlations to show.")
+            notes.append(f"{number} not drawn: no {what} scores were correlated.")
             continue
         adjusted = options.get("adjusted", True)
+        if not use_adjusted:
+            if not adjusted:
+                notes.append(f"{number} not drawn: without adjusted scores it is Figure 7.3.")
+                continue
+            adjusted = False
+            title = title.replace(" (adjusted scores)", " (unadjusted scores)")
+        bars = bar_table(corr, **{**options, "adjusted": adjusted})
+        if bars.empty:
+            notes.append(f"{number} not drawn: no correlations to show.")
+            continue
         caption = BAR_CAPTION.format(
-            adjusted=", adjusted for participants' random effects" if adjusted else ", unadjusted"
+            adjusted=", adjusted for participants' random effects"
+            if adjusted
+            else ", unadjusted"
+            + ("" if use_adjusted else " (no participant adjustment could be estimated)")
         )
         if options["panel"] == "judgment":
             panels, titles = options.get("judgments", (C.ORDER,)), F.JUDGMENT_TITLES
@@ -647,13 +747,19 @@ def _correlation_figures(corr: pd.DataFrame) -> tuple[list[FigureEntry], list[st
             panels = [g for g in options["groups"] if g in set(bars["panel"])]
             titles = F.TYPE_TITLES
         heading = None if options["panel"] == "judgment" else "Permutation type"
-        chart = F.correlation_bars(bars, panels=panels, panel_titles=titles, title=heading)
+        chart = partial(F.correlation_bars, bars, panels=panels, panel_titles=titles, title=heading)
         figures.append(FigureEntry(name, title, chart, caption))
     return figures, notes
 
 
 def _correlation_section(
-    adjusted: pd.DataFrame, scores: pd.DataFrame, draw: bool, n_boot: int, seed: int
+    adjusted: pd.DataFrame,
+    scores: correlation.Sources,
+    draw: bool,
+    n_boot: int,
+    seed: int,
+    use_adjusted: bool,
+    replicates: correlation.Replicates,
 ) -> tuple[Section, pd.DataFrame]:
     section = Section(
         "correlations",
@@ -669,7 +775,14 @@ def _correlation_section(
             "Table 7.4 compare orientation-corrected coefficients, with that sign flipped."
         ],
     )
-    corr = correlation.correlation_table(adjusted, scores, n_boot=n_boot, seed=seed)
+    corr = correlation.correlation_table(
+        adjusted,
+        scores,
+        adjusted=(True, False) if use_adjusted else (False,),
+        n_boot=n_boot,
+        seed=seed,
+        replicates=replicates,
+    )
     if corr.empty:
         section.notes.append(
             f"No correlations: no score source scores {correlation.MIN_ITEMS} or more judged items."
@@ -678,7 +791,7 @@ def _correlation_section(
     corr = corr.assign(category=source_categories(corr))
     # Table 7.1 lists third-party metrics; the WMT human score and the degree are not metrics.
     partial = corr.loc[corr["category"] == "partial", C.METRIC].unique()
-    coverage = correlation.coverage_table(adjusted, scores, metrics=partial)
+    coverage = correlation.coverage_table(adjusted, scores, metrics=partial, adjusted=use_adjusted)
     section.tables.append(
         Table(
             "correlations",
@@ -702,18 +815,65 @@ def _correlation_section(
             "Table 7.1: score sources that score only some WMT hypotheses",
             coverage,
             "Count and share (%) of the judged hypotheses each source scores; ρ with "
-            "adjusted order judgments; significance (p < 0.05) tested on unadjusted scores.",
+            f"{'adjusted' if use_adjusted else 'unadjusted'} order judgments; significance "
+            "(p < 0.05) tested on unadjusted scores.",
         )
     )
     if draw:
-        figures, notes = _correlation_figures(corr)
+        figures, notes = _correlation_figures(corr, use_adjusted)
         section.figures += figures
         section.notes += notes
     return section, corr
 
 
+TABLE_7_4_CAPTION = (
+    "Each hypothesis is decided on the linear model's adjustment, as in the thesis, and on the "
+    "ordinal model's, each with its own configuration threshold (one standard deviation of all "
+    "correlations of structured DTED and DERP variants; 0.122 in the thesis). The thesis's rule "
+    "compares point estimates; the second decision needs the 95% bootstrap interval of the same "
+    "comparison (redone on every resample of the items) to clear the margin: 'margin' is by "
+    "how much the claim holds for the decisive variant (positive: it holds), with that "
+    "interval. 'No interval' means a source it compares scores only some items, so its "
+    "resamples are not paired. A hypothesis is not testable without adjusted scores, without "
+    "the sources it compares, with one configuration per tool (CONF EVAL), or when no "
+    "correlation of the tools it is about is significant."
+)
+
+
+def decision_table(decided: pd.DataFrame) -> pd.DataFrame:
+    """Table 7.4 as the report shows it: decisions in words where there is none to give."""
+
+    def cell(value, testable: bool):
+        if not testable:
+            return hypotheses.NOT_TESTABLE
+        return "no interval" if value is None or pd.isna(value) else bool(value)
+
+    testable = decided["testable"].astype(bool)
+    return pd.DataFrame(
+        {
+            "adjustment": decided["adjustment"],
+            "hypothesis": decided["hypothesis"],
+            "H₀ rejected: thesis's rule": [
+                cell(v, t) for v, t in zip(decided["thesis_rule"], testable, strict=True)
+            ],
+            "H₀ rejected: 95% interval clears": [
+                cell(v, t) for v, t in zip(decided["interval_rule"], testable, strict=True)
+            ],
+            "result": decided["result"],
+            "margin": decided["margin"],
+            "margin 2.5%": decided["margin_low"],
+            "margin 97.5%": decided["margin_high"],
+            "threshold": decided["threshold"],
+        }
+    )
+
+
 def _hypotheses_section(
-    corr: pd.DataFrame, adjusted: pd.DataFrame, scores, ordinal_adjusted: pd.DataFrame | None
+    corr: pd.DataFrame,
+    adjusted: pd.DataFrame,
+    scores: correlation.Sources,
+    adjustments: Mapping[str, hypotheses.Adjustment],
+    use_adjusted: bool,
 ) -> Section:
     section = Section(
         "hypotheses",
@@ -724,7 +884,8 @@ def _hypotheses_section(
             "more reliable than another only if every configuration beats every configuration "
             "of the other. Williams's test compares pairs of sources on the same items. "
             "Each hypothesis is decided twice: on scores adjusted by the linear model, as in "
-            "the thesis, and on scores adjusted by the ordinal model."
+            "the thesis, and on scores adjusted by the ordinal model; and each by the thesis's "
+            "rule and by the rule that needs the bootstrap interval to clear it."
         ],
     )
     # The metric names as stored (the registry writes them in lower case).
@@ -734,22 +895,11 @@ def _hypotheses_section(
     if not corr[C.METRIC].isin([dted, derp]).any():
         section.notes.append("Table 7.4 not computed: no DTED or DERP scores were correlated.")
     else:
-        adjustments = {"linear": corr}
-        if ordinal_adjusted is not None:
-            adjustments["ordinal"] = correlation.correlation_table(
-                ordinal_adjusted, scores, adjusted=(True,), n_boot=0
-            )
-        table = hypotheses.decisions(adjustments, dted=dted, derp=derp)
-        caption = (
-            "Decided on the linear model's adjustment, as in the thesis"
-            + (", and on the ordinal model's" if ordinal_adjusted is not None else "")
-            + ". Threshold: the configuration threshold, one standard deviation of all "
-            "correlations of structured DTED and DERP variants under that adjustment (0.122 in "
-            "the thesis)."
+        decided = hypotheses.decisions(adjustments, dted=dted, derp=derp)
+        section.tables.append(
+            Table("table_7_4", "Table 7.4: hypotheses", decision_table(decided), TABLE_7_4_CAPTION)
         )
-        table = table.rename(columns={"null_rejected": "H₀ rejected"})
-        section.tables.append(Table("table_7_4", "Table 7.4: hypotheses", table, caption))
-    pairs = correlation.williams_table(adjusted, scores)
+    pairs = correlation.williams_table(adjusted, scores, adjusted=use_adjusted)
     section.tables.append(
         Table(
             "williams",
@@ -762,10 +912,13 @@ def _hypotheses_section(
 
 
 def subset_overview(subsets: pd.DataFrame) -> pd.DataFrame:
-    """Per source, adjusted order and holistic rho on hypotheses in each participant subset."""
+    """Per source, rho on hypotheses in each participant subset, for order and holistic
+    judgments: adjusted scores where the table has them."""
     if subsets.empty:
         return pd.DataFrame()
-    part = subsets[(subsets[C.GROUP] == C.HYPOTHESIS) & subsets["adjusted"]]
+    part = subsets[
+        (subsets[C.GROUP] == C.HYPOTHESIS) & subsets["adjusted"].eq(subsets["adjusted"].any())
+    ]
     labels = [source_label(m, v) for m, v in zip(part[C.METRIC], part[C.VARIANT], strict=True)]
     part = part.assign(
         source=[
@@ -781,19 +934,24 @@ def subset_overview(subsets: pd.DataFrame) -> pd.DataFrame:
 
 
 def _subsets_section(
-    adjusted: pd.DataFrame, scores: pd.DataFrame, subsets: Mapping[str, str], seed: int
+    adjusted: pd.DataFrame,
+    scores: correlation.Sources,
+    subsets: Mapping[str, str],
+    seed: int,
+    use_adjusted: bool,
 ) -> Section:
+    which = "adjusted" if use_adjusted else "unadjusted (no adjustment could be estimated)"
     section = Section(
         "subsets",
         "Participant subsets",
         [
             "The correlations again for subsets of participants (§7.3.5, Appendix B), on "
-            "adjusted scores; the number of participants in each subset is in brackets. The "
+            f"{which} scores; the number of participants in each subset is in brackets. The "
             "thesis checked that the trends of the whole pool hold in every subset."
         ],
     )
     table = correlation.subset_correlations(
-        adjusted, scores, subsets, adjusted=(True,), n_boot=0, seed=seed
+        adjusted, scores, subsets, adjusted=(use_adjusted,), n_boot=0, seed=seed
     )
     section.tables += [
         Table("subset_correlations", "All subset correlations", table, show=False),
@@ -820,7 +978,9 @@ def build_report(
     subsets: Mapping[str, str] = correlation.THESIS_SUBSETS,
     systems: Callable[[pd.DataFrame], pd.DataFrame | None] | None = None,
     departures: Mapping[str, int] | None = None,
+    min_groups: int = MIN_GROUPS,
     progress: Progress | None = None,
+    drawer: Callable[[FigureEntry], None] | None = None,
 ) -> Report:
     """Run the analysis of chapter 7 on the frames and gather it as a :class:`Report`.
 
@@ -834,7 +994,11 @@ def build_report(
     own sections, real first (:func:`wojdb.core.stats.columns.participant_groups`), each saying
     whom it is about.
     ``departures`` counts who declined and who withdrew (keys declined, withdrawn_real,
-    withdrawn_simulated).
+    withdrawn_simulated). ``min_groups`` is the fewest groups (participants, items) a mixed
+    model's random factor needs (`wojdb.core.stats.estimability`); a model with fewer is
+    reported as not estimable, and so are the hypotheses decided on its adjusted scores.
+    ``drawer`` is given each figure as soon as it is made (a :class:`FigureWorkers` draws it
+    while the analysis goes on); without it, figures are drawn when written.
     Raises ValueError when there is nothing to analyse.
     """
     say = progress or (lambda _: None)
@@ -845,7 +1009,9 @@ def build_report(
         raise ValueError("no answered ratings to analyse")
     people = answered[C.PARTICIPANT].nunique()
     simulated = int(answered.drop_duplicates(C.PARTICIPANT)[C.SIMULATED].astype(bool).sum())
-    overview = _overview(answered, scores, departures)
+    # The scores' sources are found once for every table that correlates them.
+    sources = None if scores is None or scores.empty else correlation.Sources.of(scores)
+    overview = _overview(answered, sources, departures)
     report = Report(title, generated, overview, [], simulated, people - simulated)
     groups = C.participant_groups(answered)
     for group, part in groups.items():
@@ -853,7 +1019,7 @@ def build_report(
         tell = (lambda step, group=group: say(f"{step} ({group} participants)")) if apart else say
         sections = _analysis(
             part,
-            scores,
+            sources,
             languages=languages,
             scale_ends=scale_ends,
             figures=figures,
@@ -861,18 +1027,20 @@ def build_report(
             seed=seed,
             subsets=subsets,
             systems=systems,
+            min_groups=min_groups,
             say=tell,
+            drawer=drawer or (lambda _: None),
         )
         report.sections += _about(sections, group, apart)
     if figures and pilot is not None and not pilot.empty:
-        report.sections[0].figures.insert(
-            0,
-            FigureEntry(
-                "figure_6_4",
-                "Figure 6.4: basic demographic details about pilot participants",
-                F.basic_demographics(F.participant_table(pilot), "Pilot participants"),
-            ),
+        entry = FigureEntry(
+            "figure_6_4",
+            "Figure 6.4: basic demographic details about pilot participants",
+            partial(F.basic_demographics, F.participant_table(pilot), "Pilot participants"),
         )
+        if drawer is not None:
+            drawer(entry)
+        report.sections[0].figures.insert(0, entry)
     return report
 
 
@@ -894,7 +1062,7 @@ def _about(sections: list[Section], group: str, apart: bool) -> list[Section]:
 
 def _analysis(
     answered: pd.DataFrame,
-    scores: pd.DataFrame | None,
+    scores: correlation.Sources | None,
     *,
     languages: pd.DataFrame | None,
     scale_ends: Mapping[str, tuple[str, str]] | None,
@@ -903,46 +1071,74 @@ def _analysis(
     seed: int,
     subsets: Mapping[str, str],
     systems: Callable[[pd.DataFrame], pd.DataFrame | None] | None,
+    min_groups: int,
     say: Progress,
+    drawer: Callable[[FigureEntry], None],
 ) -> list[Section]:
-    """The sections of one group of participants' answered ratings."""
+    """The sections of one group of participants' answered ratings; each section's figures go
+    to ``drawer`` as soon as the section is made."""
     sections = []
+
+    def add(section: Section) -> None:
+        sections.append(section)
+        for entry in section.figures:
+            drawer(entry)
+
     say("participants")
-    sections.append(_participants_section(answered, languages, figures))
+    add(_participants_section(answered, languages, figures))
     say("response trends")
-    sections.append(_responses_section(answered, scale_ends, figures, n_boot, seed))
+    add(_responses_section(answered, scale_ends, figures, n_boot, seed))
     say("judgment quality")
-    sections.append(_quality_section(answered))
+    add(_quality_section(answered))
     say("mixed models")
-    adjusted, fits = mixed.adjust_scores(answered)
-    try:
-        ordinal_adjusted, ordinal_fits = ordinal.adjust_scores(answered)
-        ordinal_failure = None
-    except (ValueError, np.linalg.LinAlgError) as e:
-        # The linear analysis stands on its own; say why the ordinal one is missing.
-        ordinal_adjusted, ordinal_fits, ordinal_failure = None, {}, str(e)
-    sections.append(_variation_section(adjusted, fits, ordinal_fits))
-    if ordinal_failure:
-        sections[-1].notes.append(
-            f"The ordinal models were not fitted ({ordinal_failure}); Table 7.4 is decided on "
-            "the linear model's adjustment only."
-        )
+    adjusted, fits = mixed.adjust_scores(answered, min_groups=min_groups)
+    ordinal_adjusted, ordinal_fits = ordinal.adjust_scores(answered, min_groups=min_groups)
+    add(_variation_section(adjusted, fits, ordinal_fits, min_groups))
+    missing = {
+        "linear": _missing_adjustment(fits, "linear"),
+        "ordinal": _missing_adjustment(ordinal_fits, "ordinal"),
+    }
     table = systems(answered) if systems is not None else None
     if table is not None and not table.empty:
         say("system level")
-        sections.append(_systems_section(table, figures))
-    if scores is None or scores.empty:
+        add(_systems_section(table, figures))
+    if scores is None:
         sections[-1].notes.append("No scores were given: correlations are left out.")
         return sections
     say("correlations")
-    section, corr = _correlation_section(adjusted, scores, figures, n_boot, seed)
-    sections.append(section)
+    use_adjusted = not missing["linear"]
+    replicates = correlation.Replicates()
+    section, corr = _correlation_section(
+        adjusted, scores, figures, n_boot, seed, use_adjusted, replicates
+    )
+    if not use_adjusted:
+        section.notes.append(f"Correlations use unadjusted scores only: {missing['linear']}.")
+    add(section)
     if not corr.empty:
         say("hypotheses")
-        sections.append(_hypotheses_section(corr, adjusted, scores, ordinal_adjusted))
+        linear = (
+            hypotheses.Adjustment(corr, replicates)
+            if use_adjusted
+            else hypotheses.Adjustment(missing=missing["linear"])
+        )
+        ordinal_adjustment = hypotheses.Adjustment(missing=missing["ordinal"])
+        if not missing["ordinal"]:
+            ordinal_replicates = correlation.Replicates()
+            ordinal_corr = correlation.correlation_table(
+                ordinal_adjusted,
+                scores,
+                adjusted=(True,),
+                groups=(C.HYPOTHESIS,),
+                n_boot=n_boot,
+                seed=seed,
+                replicates=ordinal_replicates,
+            )
+            ordinal_adjustment = hypotheses.Adjustment(ordinal_corr, ordinal_replicates)
+        adjustments = {"linear": linear, "ordinal": ordinal_adjustment}
+        add(_hypotheses_section(corr, adjusted, scores, adjustments, use_adjusted))
     if subsets and answered[C.PARTICIPANT].nunique() > 1 and not corr.empty:
         say("participant subsets")
-        sections.append(_subsets_section(adjusted, scores, subsets, seed))
+        add(_subsets_section(adjusted, scores, subsets, seed, use_adjusted))
     return sections
 
 
@@ -1022,12 +1218,6 @@ def format_cell(value) -> str:
     return str(value)
 
 
-def fixed(value: float, digits: int) -> str:
-    """``value`` to ``digits`` decimals, without the sign of a value that rounds to zero."""
-    text = f"{value:.{digits}f}"
-    return text[1:] if text.startswith("-") and float(text) == 0 else text
-
-
 def _is_number(value) -> bool:
     return isinstance(value, int | float | np.number) and not isinstance(value, bool | np.bool_)
 
@@ -1069,7 +1259,7 @@ def render_html(report: Report) -> str:
                     "caption": f.caption,
                     "src": _svg_data_uri(f),
                     # A little larger than print size: screens are read from further away.
-                    "width": round(f.figure.get_figwidth() * 96 * 1.4),
+                    "width": round(f.drawn.width * 96 * 1.4),
                 }
                 for f in s.figures
             ],
@@ -1114,7 +1304,7 @@ def write_report(report: Report, out: Path | str) -> list[Path]:
         escape_frame(table.frame).to_csv(path, index=False)
         written.append(path)
     for entry in report.figures:
-        written += F.save(entry.figure, out / "figures", entry.name, svg=entry.svg)
+        written += entry.drawn.write(out / "figures", entry.name)
     path = out / "report.json"
     path.write_text(json.dumps(manifest(report), indent=2, ensure_ascii=False))
     written.append(path)

@@ -17,7 +17,7 @@ from analysis.models import Metric, MetricScore
 from survey.models import Item, Segment, Triple
 from survey.testsets import testset_for
 from wojdb.core.formats.scores import AGGREGATIONS, LOWER_IS_BETTER, ImportedScore, read_scores
-from wojdb.core.formats.wmt import canonical_system
+from wojdb.core.formats.wmt import imported_system
 from wojdb.core.io import ImportReport, InputError
 
 
@@ -135,7 +135,7 @@ def _hypothesis_items(rows: list[ImportedScore], report: ImportReport) -> dict[I
             triples.setdefault((lp, "", system, number), pk)
     names, mapped = {}, Counter()
     for lp, system in wanted:
-        names[(lp, system)] = system if system in corpora[lp] else canonical_system(system)
+        names[(lp, system)] = imported_system(system, corpora[lp])
         if names[(lp, system)] != system:
             mapped[f"{system} → {names[(lp, system)]}"] += 1
     if mapped:

@@ -41,6 +41,14 @@ class ExternalJudgmentAdmin(admin.ModelAdmin):
     raw_id_fields = ["triple", "source"]
 
 
+@admin.register(models.ExternalSegmentScore)
+class ExternalSegmentScoreAdmin(admin.ModelAdmin):
+    list_display = ["system", "segment_id", "document", "raw", "z", "judgments", "triple"]
+    list_filter = ["source_lang", "target_lang"]
+    search_fields = ["system"]
+    raw_id_fields = ["triple", "source"]
+
+
 @admin.register(models.ErrorAnnotation)
 class ErrorAnnotationAdmin(admin.ModelAdmin):
     list_display = ["judgment", "severity", "category", "side", "start", "end", "weight"]

@@ -243,10 +243,8 @@ def _match_systems(path, rows, sentences: _Sentences, testset: str, report: Impo
     lp = f"{rows[0].source_lang}-{rows[0].target_lang}"
     names: dict[str, str] = {}
     for row in rows:
-        if row.system not in names:  # a name imported as it is stays (WMT24's Claude-3.5)
-            names[row.system] = (
-                row.system if row.system in sentences.systems else wmt.canonical_system(row.system)
-            )
+        if row.system not in names:
+            names[row.system] = wmt.imported_system(row.system, sentences.systems)
     by_canonical = defaultdict(set)
     for raw, name in names.items():
         by_canonical[name].add(raw)

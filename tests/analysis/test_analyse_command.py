@@ -117,6 +117,21 @@ def test_run_analysis_takes_a_study_and_the_options_of_the_command(tmp_path):
 
 
 @pytest.mark.django_db
+def test_the_fewest_groups_a_model_needs_is_an_option(tmp_path):
+    study = rated_study(participants=3)
+    options = ["--study", study.slug, "--no-figures", "--no-subsets", "--bootstrap", "0"]
+    analyse("--out", str(tmp_path / "a"), *options)
+    models = pd.read_csv(tmp_path / "a" / "tables" / "models.csv")
+    assert not models["estimable"].any()
+    assert models["outcome"].str.contains("only 3 participants: a participant variance").all()
+    analyse("--out", str(tmp_path / "b"), *options, "--min-groups", "3")
+    models = pd.read_csv(tmp_path / "b" / "tables" / "models.csv")
+    assert models["estimable"].all()
+    with pytest.raises(CommandError, match="--min-groups: 1 is outside the allowed range"):
+        analyse("--out", str(tmp_path / "c"), *options, "--min-groups", "1")
+
+
+@pytest.mark.django_db
 def test_the_subsets_add_the_native_speakers_of_the_items_language(tmp_path):
     french = pd.DataFrame({"target_lang": ["fr", "fr"]})
     assert analysing.subsets(french)["native French speakers"] == "target_first == True"
@@ -167,7 +182,7 @@ def test_real_and_simulated_participants_are_analysed_apart_unless_left_out(tmp_
 
 @pytest.mark.django_db
 def test_an_exported_release_analyses_like_the_database(tmp_path):
-    study = rated_study(participants=4)
+    study = rated_study(participants=5)  # the fewest a participant model takes
     call_command("export_wojdb", "--out", str(tmp_path / "release"), stdout=StringIO())
     options = ["--no-figures", "--no-subsets", "--bootstrap", "0"]
     analyse("--out", str(tmp_path / "db"), "--study", study.slug, *options)

@@ -119,6 +119,24 @@ def build_rated_study(seed: int = 7) -> SimpleNamespace:
     return SimpleNamespace(study=study, people=people, items=items, shared=shared)
 
 
+def add_raters(rated: SimpleNamespace, count: int, seed: int = 11) -> None:
+    """``count`` more real participants who completed the first questionnaire and share their
+    data: with them a release has enough people for the participant model."""
+    rng = random.Random(seed)
+    questionnaire = rated.study.questionnaires.order_by("number").first()
+    for _ in range(count):
+        person = Participant.objects.create(
+            study=rated.study,
+            questionnaire=questionnaire,
+            status="completed",
+            share_data=True,
+            consent_version=1,
+        )
+        _rate(person, rated.study.sample_item, 0, rng)
+        for entry in questionnaire.entries.order_by("position"):
+            _rate(person, entry.item, entry.position, rng)
+
+
 @pytest.fixture(scope="module")
 def rated(django_db_setup, django_db_blocker):
     """Built once for the module, inside a transaction each test nests in and that is rolled

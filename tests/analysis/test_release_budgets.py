@@ -2,7 +2,8 @@
 (wojdb.core.budgets): a device or a named pipe in place of a file, an oversized file, a header
 of a million columns and an archive whose entries cannot be unpacked are each refused with a
 line naming the file; a release whose ratings.csv is at the budget is read, as the others are
-refused, in a fresh interpreter whose peak memory (ru_maxrss) stays under 500 MB."""
+refused, in a fresh interpreter whose peak memory stays under 500 MB
+(VmHWM: ru_maxrss would carry the forking parent's over exec)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ try:
     print("read", len(read_release(sys.argv[1]).tables["ratings"]), "ratings")
 except ReleaseError as e:
     print(e)
-print("peak", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+hwm = [f for f in open("/proc/self/status") if f.startswith("VmHWM:")]
+print("peak", int(hwm[0].split()[1]) // 1024)
 """
 
 

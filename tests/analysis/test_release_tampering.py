@@ -17,6 +17,7 @@ from django.core.management import CommandError, call_command
 from analysis.models import Metric
 from survey.models import Participant, Rating, Study
 from tests.analysis.release_files import copied, exported, restamp
+from tests.analysis.test_frames import add_raters
 from wojdb.core.release import load, read
 
 pytestmark = pytest.mark.django_db
@@ -32,6 +33,9 @@ def release(django_db_setup, django_db_blocker, tmp_path_factory):
         Participant.objects.filter(pk=rated.people["full"].pk).update(nationality=INJECTION)
         rating = Rating.objects.filter(participant=rated.people["full"], practice=False).first()
         Rating.objects.filter(pk=rating.pk).update(comment=INJECTION)
+        # Five real participants in all: the participant model is estimable, so the release
+        # holds the adjusted scores tampered with below.
+        add_raters(rated, 2)
 
     return exported(django_db_blocker, tmp_path_factory, inject)
 

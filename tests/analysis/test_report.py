@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import re
+from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 import pandas as pd
@@ -16,8 +17,10 @@ from django.utils.html import escape
 from matplotlib.patches import Rectangle
 
 from analysis import report as R
+from wojdb.core.report import figures as F
 from wojdb.core.stats import columns as C
 from wojdb.core.stats import simulate
+from wojdb.core.stats.estimability import NotEstimable
 
 PERM_TYPES = ("order", "swap", "phrase", "choice")
 CONFIGS = ("GIZA++", "cdec")
@@ -267,7 +270,12 @@ def test_hypotheses_and_subsets(built):
     report = built[0]
     hypotheses = table(report, "table_7_4")
     assert list(hypotheses["hypothesis"])[:3] == ["EVAL", "STRUC", "ORD"]
-    assert list(hypotheses.columns[:3]) == ["adjustment", "hypothesis", "H₀ rejected"]
+    assert list(hypotheses.columns[:4]) == [
+        "adjustment",
+        "hypothesis",
+        "H₀ rejected: thesis's rule",
+        "H₀ rejected: 95% interval clears",
+    ]
     # Decided again on the ordinal model's adjustment, with its own configuration threshold.
     assert list(hypotheses["adjustment"].unique()) == ["linear", "ordinal"]
     conf = hypotheses[hypotheses["hypothesis"] == "CONF EVAL"].set_index("adjustment")
@@ -329,17 +337,28 @@ def test_cells_are_formatted_for_reading():
     ]
 
 
-def test_an_ordinal_fit_that_fails_leaves_the_linear_analysis_with_a_note(frames, monkeypatch):
-    def refuse(*args, **kwargs):
-        raise np.linalg.LinAlgError("Singular matrix")
+def test_an_ordinal_model_that_is_not_estimable_leaves_the_linear_analysis(frames, monkeypatch):
+    def not_estimable(ratings, judgment, min_groups):
+        return NotEstimable(("the answers say nothing",), 700, {"participant": 18})
 
-    monkeypatch.setattr(R.ordinal, "adjust_scores", refuse)
+    monkeypatch.setattr(R.ordinal, "participant_model", not_estimable)
     ratings, scores, _ = frames
     report = R.build_report(ratings, scores, n_boot=0, figures=False, subsets={})
     variation = next(s for s in report.sections if s.key == "variation")
-    assert not any("ordinal" in title for title, _ in variation.summaries)
-    assert any("ordinal models were not fitted (Singular matrix)" in n for n in variation.notes)
-    assert set(table(report, "table_7_4")["adjustment"]) == {"linear"}
+    summaries = dict(variation.summaries)
+    text = summaries["order: the thesis's model, ordinal"]
+    assert "NOT ESTIMABLE" in text and "the answers say nothing" in text
+    assert "Threshold" not in text and "log-likelihood" not in text
+    assert "The order ordinal participant model is not estimable: the answers say nothing." in (
+        variation.notes
+    )
+    decided = table(report, "table_7_4")
+    ordinal_rows = decided[decided["adjustment"] == "ordinal"]
+    assert (ordinal_rows["H₀ rejected: thesis's rule"] == "not testable").all()
+    assert ordinal_rows["result"].str.contains("there are no ordinal adjusted scores").all()
+    assert ordinal_rows["margin"].isna().all()
+    linear_rows = decided[decided["adjustment"] == "linear"]
+    assert (linear_rows["H₀ rejected: thesis's rule"] != "not testable").any()
 
 
 def test_a_value_that_rounds_to_zero_prints_without_a_sign():
@@ -445,3 +464,129 @@ def test_report_tables_keep_text_that_looks_like_a_formula_from_running(tmp_path
     assert list(written["system"]) == ["'" + formula, "'-2+3+cmd|' /C calc'!A0", "UEdin"]
     assert list(written["z"]) == [-0.5, 0.25, 1.0]
     assert formula in (tmp_path / "report.html").read_text().replace("&quot;", '"')
+
+
+# --- What the data cannot carry: not estimable, not testable, never printed as a result -------
+
+
+def numbers_as_results(report: R.Report) -> list[float]:
+    """Every standard error any table of the report gives."""
+    return [
+        float(value)
+        for t in report.tables
+        for column in t.frame.columns
+        if column in ("se", "std. error")
+        for value in t.frame[column].dropna()
+    ]
+
+
+def test_one_participant_makes_every_model_and_hypothesis_say_why_not(frames):
+    ratings, scores, _ = frames
+    one = ratings[ratings[C.PARTICIPANT] == 1]
+    report = R.build_report(one, scores, n_boot=50, figures=False, subsets={})
+    variation = next(s for s in report.sections if s.key == "variation")
+    assert len(variation.summaries) == 8
+    for title, text in variation.summaries:
+        assert "NOT ESTIMABLE, so no estimates are shown:" in text, title
+        assert "only 1 participant: a participant variance needs at least 5" in text
+        assert "std. error" not in text and not re.search(r"\d\.\d", text)  # no estimates
+    models = table(report, "models")
+    assert not models["estimable"].any() and len(models) == 8
+    names = {t.name for t in report.tables}
+    assert not names & {
+        "adjustment_ttest",
+        "model_coefficients",
+        "model_variances",
+        "participant_effects",
+    }
+    decided = table(report, "table_7_4")
+    assert len(decided) == 18
+    for column in ("H₀ rejected: thesis's rule", "H₀ rejected: 95% interval clears"):
+        assert (decided[column] == "not testable").all()
+    assert decided["result"].str.startswith("not testable: there are no ").all()
+    assert decided["result"].str.contains("only 1 participant").all()
+    assert decided[["margin", "margin 2.5%", "margin 97.5%"]].isna().all().all()
+    assert numbers_as_results(report) == []
+    # Correlations over items still stand, on unadjusted scores, and say so.
+    corr = table(report, "correlations")
+    assert not corr["adjusted"].any() and len(corr)
+    assert any("Correlations use unadjusted scores only" in note for note in report.notes)
+    assert not any(c.endswith("ρ adjusted") for c in table(report, "correlations_hypothesis"))
+
+
+def test_one_configuration_and_a_separated_ordinal_cell_are_named_with_their_reasons(frames):
+    ratings, scores, _ = frames
+    # Every 'swap' permutation answered 5 for order; every tool run in one configuration.
+    swap = ratings[C.PERM_TYPE] == "swap"
+    ratings = ratings.assign(
+        **{
+            C.ORDER: ratings[C.ORDER].mask(swap & ratings[C.ORDER].notna(), 5),
+            C.unit(C.ORDER): ratings[C.unit(C.ORDER)].mask(swap & ratings[C.ORDER].notna(), 1.0),
+        }
+    )
+    single = scores[scores[C.CONFIG].isin(["", CONFIGS[0]])].assign(**{C.CONFIG: ""})
+    report = R.build_report(ratings, single, n_boot=50, figures=False, subsets={})
+    variation = next(s for s in report.sections if s.key == "variation")
+    summaries = dict(variation.summaries)
+    separated = summaries["order: crossed model, ordinal"]
+    answers = int((swap & ratings[C.ORDER].notna()).sum())
+    assert "NOT ESTIMABLE" in separated and "z value" not in separated
+    assert (
+        f"all {answers} answers of group 'swap' are 5, the highest answer given: its "
+        "coefficient is infinite (complete separation)"
+    ) in separated
+    # The other models are estimated, with intervals.
+    for title in ("order: crossed model", "order: the thesis's model, ordinal"):
+        assert "NOT ESTIMABLE" not in summaries[title] and "97.5%" in summaries[title]
+    coefficients = table(report, "model_coefficients")
+    assert (coefficients["ci_low"] < coefficients["estimate"]).all()
+    assert (coefficients["estimate"] < coefficients["ci_high"]).all()
+    assert "order ~ group + (1 | participant) + (1 | item)" not in set(coefficients["model"])
+    assert max(numbers_as_results(report)) < 1000
+    decided = table(report, "table_7_4").set_index(["adjustment", "hypothesis"])
+    for adjustment in ("linear", "ordinal"):
+        conf = decided.loc[(adjustment, "CONF EVAL")]
+        assert conf["H₀ rejected: thesis's rule"] == "not testable"
+        assert conf["result"] == (
+            "not testable: every DTED or DERP variant ran in one configuration: nothing to compare"
+        )
+        assert np.isnan(conf["margin"])
+
+
+def test_the_t_test_says_it_is_zero_by_construction(built):
+    ttest = next(t for t in built[0].tables if t.name == "adjustment_ttest")
+    # The study is balanced: the adjusted scores keep the original mean exactly.
+    assert ttest.frame["t"].abs().max() < 1e-9
+    assert "zero by construction" in ttest.caption
+
+
+# --- Figures drawn by worker processes while the analysis goes on ---------------------------
+
+
+def test_worker_processes_draw_the_figures_this_process_would(frames, tmp_path):
+    ratings, scores, languages = frames
+    options = dict(languages=languages, n_boot=0, subsets={})
+    with R.FigureWorkers(2) as drawer:
+        report = R.build_report(ratings, scores, drawer=drawer, **options)
+        assert all(entry.drawing is not None for entry in report.figures)
+        written = R.write_report(report, tmp_path)
+    here = R.build_report(ratings, scores, **options)
+    assert [e.name for e in report.figures] == [e.name for e in here.figures]
+    for drawn, local in zip(report.figures, here.figures, strict=True):
+        assert drawn.drawn == F.draw(local.figure), drawn.name
+    assert tmp_path / "figures" / "figure_7_7.svg" in written
+
+
+def test_figures_are_drawn_here_when_the_workers_fail(frames, tmp_path, monkeypatch):
+    ratings, scores, _ = frames
+    with R.FigureWorkers(1) as drawer:
+
+        def broken(*args, **kwargs):
+            raise BrokenProcessPool("the workers died")
+
+        monkeypatch.setattr(drawer.pool, "submit", broken)
+        report = R.build_report(ratings, scores, drawer=drawer, n_boot=0, subsets={})
+    assert report.figures and all(entry.drawing is None for entry in report.figures)
+    R.write_report(report, tmp_path)
+    for entry in report.figures:
+        assert (tmp_path / "figures" / f"{entry.name}.png").read_bytes()[:4] == b"\x89PNG"

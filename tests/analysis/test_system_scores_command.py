@@ -9,6 +9,7 @@ from django.core.management import CommandError, call_command
 
 from survey.documents import import_documents
 from survey.judgments import import_judgments
+from survey.models import Corpus
 from survey.testsets import import_wmt
 from tests.wmt22 import PAIRS, published
 from wojdb import bundled
@@ -33,10 +34,12 @@ def test_da_scores_are_wmts_means_of_the_imported_segment_scores(imported, tmp_p
     assert set(written["lp"]) == {"de-en", "ru-en"}
     de_en = written[written["lp"] == "de-en"].set_index("system")
     # WMT's procedure (ad-sys-scores-LP.csv): means over the segment-score rows, every system's,
-    # the second human reference (HUMAN.0, no sentences imported) included.
+    # the second human reference (HUMAN.0, no sentences imported) included. Systems are named
+    # as imported (UEdin.9 is UEdin), the human translation refB, as the study's items would.
     segments = pd.read_csv(SLICE / "humaneval" / "ad-seg-scores-de-en.csv", sep=" ")
-    grouped = segments.groupby("SYS")
-    assert set(de_en.index) == set(grouped.groups) and "HUMAN.0" in de_en.index
+    grouped = segments.groupby(segments["SYS"].map(canonical_system))
+    assert set(de_en.index) == set(grouped.groups) and "refB" in de_en.index
+    assert set(de_en.index) - {"refB"} <= set(Corpus.objects.values_list("system", flat=True))
     np.testing.assert_allclose(de_en["z"], grouped["Z.SCR"].mean()[de_en.index], rtol=1e-5)
     np.testing.assert_allclose(de_en["raw"], grouped["RAW.SCR"].mean()[de_en.index], rtol=1e-5)
     assert list(de_en["n"]) == list(grouped.size()[de_en.index])
@@ -45,7 +48,8 @@ def test_da_scores_are_wmts_means_of_the_imported_segment_scores(imported, tmp_p
     # The per-rater judgments give the same z: WMT's Z.SCR is the mean of a segment's
     # SYSTEM and REPEAT judgments.
     rows = read_judgments(SLICE / "humaneval" / "ad-deen-good-stnd.csv")
-    expected = system.system_scores(system.wmt_judgments(rows)).set_index("system")
+    expected = system.system_scores(system.wmt_judgments(rows))
+    expected = expected.assign(system=expected["system"].map(canonical_system)).set_index("system")
     np.testing.assert_allclose(de_en["z"], expected["z"][de_en.index], rtol=1e-5)
 
 
@@ -54,7 +58,7 @@ def test_testset_keeps_the_judgments_imported_for_it(imported, tmp_path):
     call_command("system_scores", "--out", str(out), "--testset", "newstest2021", verbosity=0)
     call_command("system_scores", "--out", str(everything), verbosity=0)
     # The second human reference has no sentences here, but was judged in newstest2021.
-    assert "HUMAN.0" in set(pd.read_csv(out)["system"])
+    assert "refB" in set(pd.read_csv(out)["system"])
     pd.testing.assert_frame_equal(pd.read_csv(out), pd.read_csv(everything))
     with pytest.raises(CommandError, match="test set 'newstest1999'"):
         call_command("system_scores", "--out", str(out), "--testset", "newstest1999")
@@ -109,7 +113,7 @@ def test_a_pair_without_document_ids_gets_the_published_ranking_with_raw(db, tmp
         usecols=range(5),
         names=["raw", "z", "n", "N", "system"],
     )
-    assert list(written["system"]) == list(published["system"])
+    assert list(written["system"]) == list(published["system"].map(canonical_system))
     np.testing.assert_array_equal(written["z"].round(3), published["z"])
     np.testing.assert_array_equal(written["raw"].round(1), published["raw"])
 
@@ -161,7 +165,8 @@ def test_wmt22_into_english_tables_come_out_of_system_scores(tmp_path):
     written = pd.read_csv(out)
     for lp in PAIRS:
         ours = written[written["lp"] == lp].set_index("system")
-        theirs = published(lp).set_index("system")
+        theirs = published(lp)
+        theirs = theirs.assign(system=theirs["system"].map(canonical_system)).set_index("system")
         rows = theirs.loc[ours.index]
         assert list(ours.index) == sorted(ours.index, key=list(theirs.index).index)
         for column, digits in (("z", 3), ("raw", 1), ("n", 0), ("judgments", 0)):

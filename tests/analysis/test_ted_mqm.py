@@ -24,7 +24,8 @@ from wojdb.core.formats.segment_ids import ERROR_ANNOTATION
 from wojdb.core.io import InputError
 
 # The score files name the references ref-A and ref-B, the error files ref and refB.
-SCORE_FILE_NAME = {"ref": "ref-A", "refB": "ref-B"}
+#: Systems as every table names them (as imported) → as the published score files name them.
+SCORE_FILE_NAME = {"ref": "ref-A", "refB": "ref-B", "NVIDIA-NeMo": "Nemo"}
 
 
 def published_system_scores(lp: str) -> dict[str, float]:

@@ -221,8 +221,11 @@ def test_correlation_bars_reach_the_best_configuration_and_mark_significance():
     assert colours == [pytest.approx(to_rgb(c)) for c in expected]
     stars = [t for t in order.texts if t.get_text() == "*"]
     assert sorted(t.get_position()[1] for t in stars) == [0, 1]
-    # Configuration markers only where a source has several configurations: 2 + 2 points.
-    assert len(order.collections) == 2 + 2 + 2  # two range lines and four markers
+    # Configuration markers only where a source has several configurations: 2 + 2 points, in
+    # one collection per configuration, beside one collection of the two range lines.
+    ranges, *marks = order.collections
+    assert len(ranges.get_segments()) == 2 and len(marks) == 2
+    assert sorted(len(m.get_offsets()) for m in marks) == [2, 2]
     assert order.get_title(loc="left") == "Word-order adequacy"
     assert holistic.get_title(loc="left") == "holistic"
     legend = [t.get_text() for t in fig.legends[0].get_texts()]

@@ -5,6 +5,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from wojdb.core.stats import columns as col
@@ -13,6 +15,7 @@ from wojdb.core.stats.correlation import (
     correlate,
     correlation_table,
     coverage_table,
+    statistic,
     subset_correlations,
     williams_table,
     williams_test,
@@ -36,6 +39,27 @@ def test_correlation_and_p_are_scipys(method):
     assert result.r == pytest.approx(expected.statistic, abs=1e-12)
     assert result.p == pytest.approx(expected.pvalue, abs=1e-12)
     assert result.n == len(x)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 5), st.floats(-3, 3, allow_nan=False, width=32)),
+        min_size=3,
+        max_size=40,
+    ),
+    st.sampled_from(["spearman", "pearson"]),
+)
+def test_statistic_is_scipys_on_any_pairs(pairs, method):
+    # Likert-like answers against scores: ties, constants and perfect agreement included.
+    x, y = (np.array(v, dtype=float) for v in zip(*pairs, strict=True))
+    got = statistic(x, y, method)
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        assert np.isnan(got).all()
+        return
+    expected = SCIPY[method](x, y)
+    assert got[0] == pytest.approx(expected.statistic, abs=1e-12)
+    assert got[1] == pytest.approx(expected.pvalue, rel=1e-9, abs=1e-12)
 
 
 @pytest.mark.parametrize("method", sorted(SCIPY))
@@ -175,6 +199,27 @@ def test_correlation_table_is_scipy_on_item_means():
     adjusted_a = table.query("adjusted and metric == 'A' and group == 'hypothesis'")
     np.testing.assert_allclose(adjusted_a["p_unadjusted"], plain.pvalue, atol=1e-12)
     assert set(table["group"]) == {"hypothesis", "swap"}
+
+
+def test_every_row_is_scipy_on_its_own_items_when_judgments_cover_different_ones():
+    ratings, scores = make_ratings()
+    # Holistic answers that differ from order ones; nobody answered holistic on hypothesis 0
+    # and order on hypothesis 1: both judgments have 11 hypotheses, not the same 11.
+    ratings["holistic01"] = (1 - ratings["order01"]) ** 2
+    ratings["holistic01_adjusted"] = ratings["holistic01"] + 0.02 * ratings["participant"]
+    ratings.loc[ratings["item"] == 0, ["holistic01", "holistic01_adjusted"]] = np.nan
+    ratings.loc[ratings["item"] == 1, ["order01", "order01_adjusted"]] = np.nan
+    table = correlation_table(ratings, scores, min_items=4, n_boot=0)
+    assert len(table) == 2 * 2 * 3 + 2 * 2 * 2  # hypotheses: A, B, C; swap: A, B
+    for row in table.itertuples():
+        column = f"{row.judgment}01" + ("_adjusted" if row.adjusted else "")
+        means = ratings[ratings["group"] == row.group].groupby("item")[column].mean().dropna()
+        source = scores[scores["metric"] == row.metric].set_index("item")["score"]
+        source = source.reindex(means.index).dropna()
+        expected = stats.spearmanr(means[source.index], source)
+        assert row.n == len(source)
+        assert row.r == pytest.approx(expected.statistic, abs=1e-12)
+        assert row.p == pytest.approx(expected.pvalue, abs=1e-12)
 
 
 def test_rating_level_unit_correlates_every_rating():

@@ -4,15 +4,17 @@ The correlations are made up to have the relations the thesis reports (§7.3.2, 
 above every baseline in every configuration, Kendall's tau the best baseline, structured DERP and
 'b' DTED above their flattened variants, 'c'/'co'/'cl' overlapping theirs, configuration ranges
 up to 0.114 (flattened DERP), and order correlations never below holistic ones. Table 7.4's
-outcomes must follow.
+outcomes must follow. Every correlation is significant unless a test says otherwise.
 """
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from wojdb.core.stats.correlation import Replicates
 from wojdb.core.stats.hypotheses import (
     DECISION_COLUMNS,
+    Adjustment,
     configuration_threshold,
     decisions,
     hypotheses_table,
@@ -60,6 +62,7 @@ def table():
                         "config": config,
                         "r": value,
                         "coverage": 0.626 if metric == "BEER" else 1.0,
+                        "significant": True,
                     }
                 )
     return pd.DataFrame(rows)
@@ -67,7 +70,7 @@ def table():
 
 def test_thesis_outcomes_of_table_7_4():
     result, threshold = hypotheses_table(table(), threshold=0.122)
-    outcome = dict(zip(result["hypothesis"], result["null_rejected"], strict=True))
+    outcome = dict(zip(result["hypothesis"], result["thesis_rule"], strict=True))
     assert outcome == {
         "EVAL": True,
         "STRUC": True,
@@ -100,13 +103,13 @@ def test_threshold_is_one_sd_of_structured_own_correlations():
 
 def test_a_tighter_threshold_rejects_conf_no_more():
     result, _ = hypotheses_table(table(), threshold=0.1)
-    assert not result.set_index("hypothesis").loc["CONF EVAL", "null_rejected"]
+    assert not result.set_index("hypothesis").loc["CONF EVAL", "thesis_rule"]
 
 
 def test_explicit_baselines_change_eval():
     # Against BLEU alone, every structured DERP configuration is better too.
     result, _ = hypotheses_table(table(), baselines=["BLEU"], threshold=0.122)
-    assert result.set_index("hypothesis").loc["DERP EVAL", "null_rejected"]
+    assert result.set_index("hypothesis").loc["DERP EVAL", "thesis_rule"]
 
 
 def test_ranges_span_configurations():
@@ -125,7 +128,7 @@ def test_registry_names_give_the_same_outcomes():
     named.loc[plain, "variant"] = "structured"
     thesis, _ = hypotheses_table(table(), threshold=0.122)
     ours, _ = hypotheses_table(named, dted="dted", derp="derp", threshold=0.122)
-    assert list(ours["null_rejected"]) == list(thesis["null_rejected"])
+    assert list(ours["thesis_rule"]) == list(thesis["thesis_rule"])
     struc = dict(zip(ours["hypothesis"], ours["result"], strict=True))["ALL STRUC"]
     assert struc.startswith("2/5")
 
@@ -136,11 +139,11 @@ def test_a_lower_is_better_baseline_is_compared_by_its_agreement_not_its_sign():
     ter = corr[corr["metric"] == "BLEU"].assign(metric="TER", r=lambda f: -0.6)
     corr = pd.concat([corr, ter], ignore_index=True)
     raw, _ = hypotheses_table(corr)
-    assert raw.set_index("hypothesis").loc["EVAL", "null_rejected"]  # the wrong reason
+    assert raw.set_index("hypothesis").loc["EVAL", "thesis_rule"]  # the wrong reason
     better = corr["metric"] != "TER"
     oriented = corr.assign(higher_is_better=better, r_oriented=corr["r"].where(better, -corr["r"]))
     fixed, _ = hypotheses_table(oriented)
-    assert not fixed.set_index("hypothesis").loc["EVAL", "null_rejected"]
+    assert not fixed.set_index("hypothesis").loc["EVAL", "thesis_rule"]
 
 
 def test_a_difference_that_prints_as_0_000_rejects_nothing():
@@ -149,8 +152,8 @@ def test_a_difference_that_prints_as_0_000_rejects_nothing():
     # 'c' DTED's lowest order r is 0.44: the baseline now trails it by 0.0001 only.
     correlations.loc[kendall & (correlations["judgment"] == "order"), "r"] = [0.39, 0.4399]
     result = hypotheses_table(correlations)[0].set_index("hypothesis")
-    assert not result.loc["DTED EVAL", "null_rejected"]
-    assert not result.loc["EVAL", "null_rejected"]
+    assert not result.loc["DTED EVAL", "thesis_rule"]
+    assert not result.loc["EVAL", "thesis_rule"]
 
 
 def structured_sd(shift_b: float = 0.0) -> float:
@@ -169,7 +172,7 @@ def test_decisions_give_each_adjustment_its_rows_and_own_threshold():
     # Another adjustment with 'b' DTED 0.1 lower: it no longer beats its flattened variant.
     is_b = (linear["metric"] == "DTED") & (linear["variant"] == "b")
     lowered = linear.assign(r=linear["r"] - 0.1 * is_b)
-    decided = decisions({"linear": linear, "ordinal": lowered})
+    decided = decisions({"linear": Adjustment(linear), "ordinal": Adjustment(lowered)})
     assert list(decided.columns) == list(DECISION_COLUMNS)
     assert list(decided["adjustment"]) == ["linear"] * 9 + ["ordinal"] * 9
     struc = decided[decided["hypothesis"] == "STRUC"].set_index("adjustment")["result"]
@@ -177,3 +180,96 @@ def test_decisions_give_each_adjustment_its_rows_and_own_threshold():
     thresholds = decided.groupby("adjustment")["threshold"].unique()
     assert list(thresholds["linear"]) == [pytest.approx(structured_sd())]
     assert list(thresholds["ordinal"]) == [pytest.approx(structured_sd(-0.1))]
+
+
+# --- Decisions with uncertainty, and hypotheses that cannot be tested --------------------------
+
+
+def replicated(correlations, noise: float, n_boot: int = 400, holistic_items=range(30)):
+    """Replicates centred on each row's r, spread by independent noise (real ones are positively
+    correlated across sources, which narrows a comparison's interval; independent noise does
+    not)."""
+    rng = np.random.default_rng(7)
+    replicates = Replicates()
+    replicates.items[("order", "hypothesis")] = tuple(range(30))
+    replicates.items[("holistic", "hypothesis")] = tuple(holistic_items)
+    for row in correlations.itertuples():
+        key = (row.judgment, row.adjusted, row.group, row.metric, row.variant, row.config)
+        replicates.values[key] = row.r + rng.normal(0, noise, n_boot)
+    return replicates
+
+
+def decided(value) -> bool | None:
+    """A decision cell as True, False or None (not decided), whatever dtype the column has."""
+    return None if value is None or pd.isna(value) else bool(value)
+
+
+def test_with_tight_intervals_both_rules_agree():
+    corr = table()
+    result, _ = hypotheses_table(corr, threshold=0.122, replicates=replicated(corr, 0.001))
+    assert list(result["interval_rule"]) == list(result["thesis_rule"])
+    assert result["testable"].all()
+
+
+def test_the_interval_rule_needs_the_interval_to_clear_the_margin():
+    corr = table()
+    result, _ = hypotheses_table(corr, threshold=0.122, replicates=replicated(corr, 0.05))
+    eval_ = result.set_index("hypothesis").loc["EVAL"]
+    # 'c' DTED's lowest r (0.44) against the best baseline's highest (Kendall tau, 0.40).
+    assert eval_["thesis_rule"] and eval_["margin"] == pytest.approx(0.04)
+    assert eval_["margin_low"] < 0 < eval_["margin"] < eval_["margin_high"]
+    assert decided(eval_["interval_rule"]) is False
+    # The configuration spread is within the threshold by 0.008 only: noise of 0.05 on each
+    # configuration's r makes a spread of the threshold or more plausible.
+    conf = result.set_index("hypothesis").loc["CONF EVAL"]
+    assert conf["thesis_rule"] and decided(conf["interval_rule"]) is False
+    assert conf["margin"] == pytest.approx(0.122 - 0.114)
+
+
+def test_without_paired_replicates_the_interval_decides_nothing():
+    corr = table()
+    plain, _ = hypotheses_table(corr, threshold=0.122)
+    assert plain["interval_rule"].isna().all() and plain["margin_low"].isna().all()
+    # Holistic judgments over other items than order ones: ORD's comparison is not paired.
+    unpaired = replicated(corr, 0.001, holistic_items=range(1, 31))
+    result = hypotheses_table(corr, threshold=0.122, replicates=unpaired)[0]
+    interval = result.set_index("hypothesis")["interval_rule"].map(decided)
+    assert interval["ORD"] is None and interval["ALL ORD"] is None
+    assert interval["EVAL"] is True
+
+
+def test_one_configuration_leaves_conf_eval_untestable():
+    corr = table()
+    single = corr.drop_duplicates(["judgment", "metric", "variant"]).assign(config="")
+    result = hypotheses_table(single)[0].set_index("hypothesis")
+    assert not result.loc["CONF EVAL", "testable"]
+    assert decided(result.loc["CONF EVAL", "thesis_rule"]) is None
+    assert result.loc["CONF EVAL", "result"].startswith("not testable: every DTED or DERP")
+    assert "one configuration" in result.loc["CONF EVAL", "result"]
+    assert result.loc["EVAL", "testable"]
+
+
+def test_without_a_significant_correlation_a_tool_is_not_ranked():
+    corr = table()
+    corr["significant"] = corr["metric"] == "DTED"  # DERP's correlations are all noise
+    result = hypotheses_table(corr, threshold=0.122)[0].set_index("hypothesis")
+    assert not result.loc["DERP EVAL", "testable"] and not result.loc["DD EVAL", "testable"]
+    assert (
+        "no correlation of DERP with the order judgments is significant"
+        in (result.loc["DERP EVAL", "result"])
+    )
+    assert result.loc["DTED EVAL", "thesis_rule"] and result.loc["EVAL", "testable"]
+    corr["significant"] = False
+    result = hypotheses_table(corr, threshold=0.122)[0]
+    assert not result["testable"].any()
+    assert result["thesis_rule"].isna().all() and result["interval_rule"].isna().all()
+
+
+def test_an_adjustment_without_scores_makes_every_hypothesis_untestable():
+    why = "the linear participant model of order is not estimable (only 1 participant)"
+    decided = decisions({"linear": Adjustment(missing=why), "ordinal": Adjustment(table())})
+    linear = decided[decided["adjustment"] == "linear"]
+    assert len(linear) == 9 and not linear["testable"].any()
+    assert (linear["result"] == f"not testable: {why}").all()
+    assert linear["threshold"].isna().all() and linear["thesis_rule"].isna().all()
+    assert decided[decided["adjustment"] == "ordinal"]["testable"].all()

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from wojdb.core.stats import ordinal
+from wojdb.core.stats.estimability import NotEstimable
 from wojdb.core.stats.mixed import design_matrix
 
 DATA = Path(__file__).parents[1] / "analysis" / "data" / "clmm"
@@ -100,16 +101,27 @@ def test_answers_as_floats_name_thresholds_as_clmm_does():
     assert list(fit.thresholds.index) == ["1|2", "2|3", "3|4", "4|5"]
 
 
-def test_bad_designs_are_refused():
+def test_bad_designs_are_not_estimable_or_refused():
     data = pd.DataFrame(
-        {"y": [1, 2, 3, 1, 2, 3], "a": [0, 0, 1, 1, 2, 2], "x": [1.0] * 6, "g": list("abcabc")}
+        {
+            "y": [1, 2, 3] * 4,
+            "participant": np.repeat(np.arange(6), 2),
+            "x": [1.0] * 12,
+        }
     )
+    result = ordinal.clmm(data, "y", fixed=("x",), random=("participant",))
+    assert isinstance(result, NotEstimable) and result.groups == {"participant": 6}
+    assert "the columns Intercept, x are linearly dependent" in result.describe()
+    result = ordinal.clmm(data.assign(y=1), "y", random=("participant",))
+    assert result.reasons == ("every answer is 1: nothing varies to be modelled",)
+    result = ordinal.clmm(data, "y", random=("participant",), min_groups=7)
+    assert result.reasons[0].startswith("only 6 participants: a participant variance needs")
+    # The array-level fit refuses what it cannot take.
     with pytest.raises(ValueError, match="rank deficient"):
-        ordinal.clmm(data, "y", fixed=("x",), random=("a",))
-    with pytest.raises(ValueError, match="two categories"):
-        ordinal.clmm(data.assign(y=1), "y", random=("a",))
+        ordinal.fit_clmm(data["y"], data[["x"]].assign(x=0.0), {"p": data["participant"]})
     with pytest.raises(ValueError, match="one or two"):
-        ordinal.clmm(data.assign(b=data["a"], c=data["a"]), "y", random=("a", "b", "c"))
+        factors = {f: data["participant"] for f in "abc"}
+        ordinal.fit_clmm(data["y"], pd.DataFrame(index=data.index), factors)
 
 
 def test_truncated_logistic_mean_is_the_integral():

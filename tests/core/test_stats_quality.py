@@ -98,3 +98,14 @@ def test_thresholds_are_the_studys_choice():
     assert participant_checks(ratings)["flags"].iloc[0] == ""
     strict = Thresholds(min_median_seconds=10)
     assert participant_checks(ratings, strict)["flags"].iloc[0] == "time"
+
+
+def test_a_pair_with_a_blank_is_no_answer_pair_for_straightlining():
+    ratings = participant("straight", lambda d: 3, 3, 25.0, same_answer=3)
+    # Item 5 answered for holistic only: the run of 12 identical pairs breaks there, and the
+    # commonest pair's share counts the 11 complete pairs only.
+    ratings.loc[ratings["position"] == 6, ["order", "order01"]] = np.nan
+    checks = participant_checks(ratings).set_index("participant").loc["straight"]
+    assert checks["answered"] == 12
+    assert checks["longest_run"] == 6
+    assert checks["modal_share"] == 1.0

@@ -1,0 +1,1 @@
+"""WOJ-DB's pure core: algorithms and statistics that import nothing from Django."""

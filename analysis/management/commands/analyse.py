@@ -8,8 +8,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis.analysing import AnalysisError, run_analysis
-from wojdb.arguments import COUNT, SEED
+from wojdb.arguments import COUNT, SEED, int_range
 from wojdb.core.stats import correlation
+from wojdb.core.stats.estimability import MIN_GROUPS
 
 
 class Command(BaseCommand):
@@ -58,6 +59,14 @@ class Command(BaseCommand):
             "--seed", type=SEED, default=0, help="bootstrap seed (%(type)s; default %(default)s)"
         )
         parser.add_argument(
+            "--min-groups",
+            type=int_range(2),
+            default=MIN_GROUPS,
+            help="fewest groups (participants, items) a mixed model's random factor needs; a "
+            "model with fewer is reported as not estimable, and so are the hypotheses decided "
+            "on its adjusted scores (%(type)s; default %(default)s)",
+        )
+        parser.add_argument(
             "--corpus",
             action="store_true",
             help="no study: correlate every score source with the imported WMT human "
@@ -82,6 +91,7 @@ class Command(BaseCommand):
                 no_subsets=options["no_subsets"],
                 bootstrap=options["bootstrap"],
                 seed=options["seed"],
+                min_groups=options["min_groups"],
                 corpus=options["corpus"],
                 lp=options["lp"],
                 testset=options["testset"],

@@ -8,7 +8,7 @@ import pandas as pd
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis import frames
-from wojdb.core.release.schema import escape_text
+from wojdb.core.spreadsheet import escape_text
 from wojdb.core.stats import system
 
 PER = ("rater", "segment")

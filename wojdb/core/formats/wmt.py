@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,6 +86,14 @@ def canonical_system(name: str) -> str:
     if human:
         return "ref" + (human["human"] or human["ref"] or "B")
     return SYSTEM_ALIASES.get(base, base)
+
+
+def imported_system(name: str, imported: Collection[str]) -> str:
+    """The system a judgment file's system name refers to, as every table names it: the name
+    itself where a system of that name was imported (WMT24's `Claude-3.5`), else
+    `canonical_system` (`JDExploreAcademy.6` → `JDExploreAcademy`). This is the mapping the
+    importers report."""
+    return name if name in imported else canonical_system(name)
 
 
 def human_reference(system: str) -> str | None:

@@ -10,6 +10,7 @@ import pandas as pd
 
 from wojdb.core.stats import columns as col
 from wojdb.core.stats import mixed
+from wojdb.core.stats.estimability import NotEstimable
 
 
 def rating_seconds(client_ms: pd.Series, shown_at: pd.Series, answered_at: pd.Series) -> pd.Series:
@@ -85,8 +86,10 @@ def _adjusted(frame: pd.DataFrame, judgment: str) -> tuple[dict, np.ndarray | No
     except (ValueError, np.linalg.LinAlgError) as e:
         return {"error": str(e)}, None
     keys, name = [col.PARTICIPANT, col.ITEM], col.adjusted(judgment)
-    values = frame[keys].merge(adjusted[[*keys, name]], on=keys, how="left")
     result = fit[judgment]
+    if isinstance(result, NotEstimable):
+        return {"error": f"not estimable: {result.describe()}"}, None
+    values = frame[keys].merge(adjusted[[*keys, name]], on=keys, how="left")
     outcome = {
         "n": result.n_obs,
         "converged": result.state.converged,

@@ -1,0 +1,1 @@
+"""The report's pure parts: text formatting and model summaries (no Django)."""

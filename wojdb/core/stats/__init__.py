@@ -1,6 +1,8 @@
 """Statistics of the analysis: pure functions on the tidy frames described in `columns`.
 
 - `columns`: the ratings and scores frames' schema.
+- `estimability`: what a mixed model can estimate from its data, decided before and after
+  fitting; 95% Wald intervals.
 - `reml`, `mixed`: mixed models (lme4's REML), participant-adjusted scores, t-test.
 - `ordinal`: cumulative link mixed models (ordinal::clmm's Laplace fit) and their adjustment.
 - `system`: system-level human scores, WMT's Wilcoxon clusters, system-level metric
@@ -8,7 +10,8 @@
 - `corpus`: score sources against WMT's human judgments of an imported corpus (no study).
 - `correlation`: correlations with p-values and bootstrap intervals, Table 7.1, Williams's
   test, demographic subsets.
-- `hypotheses`: Table 7.4 from correlation results, per adjustment.
+- `hypotheses`: Table 7.4 from correlation results, per adjustment, by the thesis's rule and
+  by the bootstrap interval.
 - `responses`: response trends, the levels used and holistic against order answers.
 - `quality`: agreement on shared items and per-participant checks.
 - `simulate`: simulated answers and power analysis.

@@ -11,12 +11,12 @@ correlations on participant-adjusted scores and ran significance tests on unadju
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special, stats
 
 from wojdb.core.stats import columns as col
 
@@ -56,30 +56,62 @@ class Correlation:
     ci_high: float
 
 
-def statistic(x: np.ndarray, y: np.ndarray, method: str) -> tuple[float, float]:
-    """scipy's statistic and p-value; NaN when undefined (fewer than 3 pairs, a constant)."""
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}")
-    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return np.nan, np.nan
-    if method == "spearman":
-        result = stats.spearmanr(x, y)
-    elif method == "pearson":
-        result = stats.pearsonr(x, y)
-    else:
-        result = stats.kendalltau(x, y)
-    return float(result.statistic), float(result.pvalue)
+def ranks(values: np.ndarray) -> np.ndarray:
+    """Average ranks from 1, ties sharing the mean of theirs: scipy.stats.rankdata's default."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    new = np.empty(len(values), dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    ends = np.append(starts[1:], len(values))
+    out = np.empty(len(values))
+    out[order] = np.repeat((starts + ends + 1) / 2, ends - starts)
+    return out
+
+
+def _pearson(x: np.ndarray, y: np.ndarray) -> float:
+    dx, dy = x - x.mean(), y - y.mean()
+    return float(np.clip(dx @ dy / np.sqrt((dx @ dx) * (dy @ dy)), -1.0, 1.0))
 
 
 def _coefficient(x: np.ndarray, y: np.ndarray, method: str) -> float:
-    """The coefficient alone (as scipy computes it), cheaper than statistic() with its p."""
+    """The coefficient alone, as scipy computes it (NaN when undefined: fewer than 3 pairs, a
+    constant)."""
     if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return np.nan
     if method == "spearman":
-        x, y = stats.rankdata(x), stats.rankdata(y)
-    elif method == "kendall":
+        return _pearson(ranks(x), ranks(y))
+    if method == "kendall":
         return float(stats.kendalltau(x, y).statistic)
-    return float(np.corrcoef(x, y)[0, 1])
+    return _pearson(x, y)
+
+
+def statistic(x: np.ndarray, y: np.ndarray, method: str) -> tuple[float, float]:
+    """scipy's statistic and two-sided p-value; NaN when undefined (fewer than 3 pairs, a
+    constant).
+
+    For Spearman's rho and Pearson's r the p-value is the t-test on n - 2 degrees of freedom
+    that scipy's spearmanr and pearsonr compute (pearsonr through the equivalent beta
+    distribution), here without their per-call overhead, which a table of thousands of
+    correlations pays thousands of times.
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}")
+    if method == "kendall":
+        if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+            return np.nan, np.nan
+        result = stats.kendalltau(x, y)
+        return float(result.statistic), float(result.pvalue)
+    r = _coefficient(x, y, method)
+    return (np.nan, np.nan) if np.isnan(r) else (r, _t_pvalue(r, len(x)))
+
+
+def _t_pvalue(r: float, n: int) -> float:
+    """Two-sided p of a correlation r over n pairs by the t-test on n - 2 degrees of freedom."""
+    df = n - 2
+    t = np.inf if abs(r) == 1 else abs(r) * np.sqrt(df / ((1 - r) * (1 + r)))
+    return float(2 * special.stdtr(df, -t))
 
 
 def _midranks(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -157,12 +189,39 @@ class Bootstrap:
         return x.pearson(y)
 
     def interval(self, x, y, level: float = 0.95) -> tuple[float, float]:
-        boot = self.statistics(x, y)
-        if not np.isfinite(boot).any():
-            return np.nan, np.nan
-        tail = (1 - level) / 2 * 100
-        low, high = np.nanpercentile(boot, [tail, 100 - tail])
-        return float(low), float(high)
+        return percentile_interval(self.statistics(x, y), level)
+
+
+def percentile_interval(replicates: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """The percentile interval of bootstrap replicates (NaN ones ignored; NaN if all are)."""
+    if not np.isfinite(replicates).any():
+        return np.nan, np.nan
+    tail = (1 - level) / 2 * 100
+    low, high = np.nanpercentile(replicates, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+@dataclass
+class Replicates:
+    """The bootstrap statistics behind :func:`correlation_table`'s intervals, kept for decisions
+    that compare correlations (Table 7.4).
+
+    ``values`` holds, per row whose pairs are all of its judgment's judged items (key:
+    judgment, adjusted, group, metric, variant, config), the statistic on every resample, with
+    the sign of a lower-is-better source flipped as in ``r_oriented``. ``items`` holds the
+    judged items per (judgment, group). Rows over the same items saw the same resamples (one
+    seed, one size), so their replicates are paired resample by resample.
+    """
+
+    values: dict[tuple, np.ndarray] = field(default_factory=dict)
+    items: dict[tuple[str, str], tuple] = field(default_factory=dict)
+
+    def paired(self, keys: Iterable[tuple]) -> bool:
+        """Whether every row has replicates and all were drawn over the same items."""
+        keys = list(keys)
+        if not all(key in self.values for key in keys):
+            return False
+        return len({self.items[(key[0], key[2])] for key in keys}) <= 1
 
 
 def correlate(
@@ -222,6 +281,64 @@ def score_sources(scores: pd.DataFrame) -> dict[tuple[str, str, str], pd.Series]
     }
 
 
+@dataclass(frozen=True)
+class Sources:
+    """A scores frame's sources (:func:`score_sources`) and their orientations
+    (:func:`orientations`), made once for every table over the same scores: the functions
+    here take either a scores frame or this."""
+
+    scores: dict[tuple[str, str, str], pd.Series]
+    higher_is_better: dict[tuple[str, str, str], bool]
+
+    @classmethod
+    def of(cls, scores: pd.DataFrame | Sources) -> Sources:
+        if isinstance(scores, Sources):
+            return scores
+        return cls(score_sources(scores), orientations(scores))
+
+
+def _item_means(
+    ratings: pd.DataFrame, judgments: Sequence[str], adjusted: Iterable[bool]
+) -> tuple[dict[str, pd.Index], dict[tuple[str, bool], np.ndarray]]:
+    """Per judgment its judged items (those with an unadjusted mean), and per (judgment,
+    adjustment) the mean per item aligned to them: :func:`human_scores` for all in one pass."""
+    columns = {(j, a): _judgment_column(ratings, j, a) for j in judgments for a in adjusted}
+    means = ratings.groupby(col.ITEM, sort=True)[sorted(set(columns.values()))].mean()
+    judged = {j: means.index[means[col.unit(j)].notna()] for j in judgments}
+    values = {(j, a): means.loc[judged[j], c].to_numpy() for (j, a), c in columns.items()}
+    return judged, values
+
+
+class _Correlator:
+    """One sentence group's correlations: each variable's kept values are ranked (for
+    Spearman's rho) once per set of items, not once per pair of variables."""
+
+    def __init__(self, values: dict[tuple[str, bool], np.ndarray], method: str):
+        self.values, self.method = values, method
+        self.ranked: dict[tuple, np.ndarray] = {}
+
+    def _kept(self, name: tuple, values: np.ndarray, keep: np.ndarray) -> np.ndarray:
+        memo = (name, keep.tobytes())
+        if memo not in self.ranked:
+            chosen = values[keep]
+            self.ranked[memo] = ranks(chosen) if self.method == "spearman" else chosen
+        return self.ranked[memo]
+
+    def __call__(
+        self, judgment: str, adjusted: bool, source: tuple, scores: np.ndarray, keep: np.ndarray
+    ) -> tuple[float, float]:
+        """The statistic and p of the judgment's values against a source's ``scores`` (both
+        aligned to the judged items) over the items in ``keep``: :func:`statistic`."""
+        human = self.values[(judgment, adjusted)]
+        if self.method == "kendall":
+            return statistic(human[keep], scores[keep], self.method)
+        x, y = self._kept((judgment, adjusted), human, keep), self._kept(source, scores, keep)
+        if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+            return np.nan, np.nan
+        r = _pearson(x, y)
+        return r, _t_pvalue(r, len(x))
+
+
 def _groups(ratings: pd.DataFrame, groups: Iterable[str] | None) -> list[str]:
     present = set(ratings[col.GROUP].dropna())
     order = [col.HYPOTHESIS, *col.PERM_TYPES]
@@ -231,7 +348,7 @@ def _groups(ratings: pd.DataFrame, groups: Iterable[str] | None) -> list[str]:
 
 def correlation_table(
     ratings: pd.DataFrame,
-    scores: pd.DataFrame,
+    scores: pd.DataFrame | Sources,
     judgments: Sequence[str] = col.JUDGMENTS,
     adjusted: Sequence[bool] = (True, False),
     groups: Iterable[str] | None = None,
@@ -241,6 +358,7 @@ def correlation_table(
     n_boot: int = N_BOOT,
     seed: int = 0,
     alpha: float = 0.05,
+    replicates: Replicates | None = None,
 ) -> pd.DataFrame:
     """Every sentence group x score source x judgment x adjustment with enough items.
 
@@ -251,11 +369,13 @@ def correlation_table(
     r_oriented (r with the sign of a lower-is-better source flipped, so that higher always
     means closer to the participants). Sources scoring fewer than ``min_items`` are left out.
     The interval of each row is what correlate() gives on the same pairs with the same seed.
+    ``replicates``, when given, is filled with the rows' bootstrap statistics (see
+    :class:`Replicates`).
     """
     if col.GROUP not in ratings.columns:
         ratings = col.scored(ratings)
-    sources = score_sources(scores)
-    better = orientations(scores)
+    chosen = Sources.of(scores)
+    sources, better = chosen.scores, chosen.higher_is_better
     boots: dict[int, Bootstrap] = {}
 
     def bootstrap(n: int) -> Bootstrap:
@@ -268,28 +388,50 @@ def correlation_table(
     for group in _groups(ratings, groups):
         in_group = ratings[ratings[col.GROUP] == group]
         # Per judgment: the judged items, and each adjustment's values aligned to them.
-        judged = {j: human_scores(in_group, j, False, unit).index for j in judgments}
-        values = {
-            (j, a): human_scores(in_group, j, a, unit).reindex(judged[j]).to_numpy()
-            for j in judgments
-            for a in {*adjusted, False}
-        }
+        if unit == "item":
+            judged, values = _item_means(in_group, judgments, {*adjusted, False})
+        else:
+            judged = {j: human_scores(in_group, j, False, unit).index for j in judgments}
+            values = {
+                (j, a): human_scores(in_group, j, a, unit).reindex(judged[j]).to_numpy()
+                for j in judgments
+                for a in {*adjusted, False}
+            }
         prepared_humans: dict[tuple[str, bool], object] = {}
+        if replicates is not None:
+            for j in judgments:
+                replicates.items[(j, group)] = tuple(judged[j])
+        # Judgments over the same items share each source's aligned scores.
+        same_items = {
+            j: next(k for k in judgments if judged[k].equals(judged[j])) for j in judgments
+        }
+        correlated = _Correlator(values, method)
         for key, source in sources.items():
             prepared_source: dict[bytes, object] = {}
+            aligned: dict[str, np.ndarray] = {}
             for judgment in judgments:
                 items = judged[judgment]
-                matched = source.reindex(items).to_numpy()
+                if same_items[judgment] not in aligned:
+                    aligned[same_items[judgment]] = source.reindex(items).to_numpy()
+                matched = aligned[same_items[judgment]]
                 scored = ~np.isnan(matched)
                 if scored.sum() < min_items:
                     continue
-                plain = statistic(values[(judgment, False)][scored], matched[scored], method)
-                coverage = items[scored].nunique() / items.nunique()
+                # The source's scores are aligned to this judgment's items: named by both.
+                aligned_key = (same_items[judgment], key)
+                plain = correlated(judgment, False, aligned_key, matched, scored)
+                coverage = (
+                    scored.mean() if unit == "item" else items[scored].nunique() / items.nunique()
+                )
                 for is_adjusted in adjusted:
                     human = values[(judgment, is_adjusted)]
                     keep = scored & ~np.isnan(human)
                     x, y = human[keep], matched[keep]
-                    r, p = statistic(x, y, method) if is_adjusted else plain
+                    r, p = (
+                        correlated(judgment, True, aligned_key, matched, keep)
+                        if is_adjusted
+                        else plain
+                    )
                     low = high = np.nan
                     if n_boot and np.isfinite(r):
                         boot = bootstrap(len(x))
@@ -302,7 +444,12 @@ def correlation_table(
                         kept = items.to_numpy()[keep].tobytes()
                         if kept not in prepared_source:
                             prepared_source[kept] = boot.prepare(y)
-                        low, high = boot.interval(px, prepared_source[kept])
+                        replicated = boot.statistics(px, prepared_source[kept])
+                        low, high = percentile_interval(replicated)
+                        if replicates is not None and keep.all():
+                            sign = 1 if better.get(key, True) else -1
+                            row = (judgment, is_adjusted, group, *key)
+                            replicates.values[row] = sign * replicated
                     rows.append(
                         {
                             "judgment": judgment,
@@ -327,7 +474,7 @@ def correlation_table(
 
 def coverage_table(
     ratings: pd.DataFrame,
-    scores: pd.DataFrame,
+    scores: pd.DataFrame | Sources,
     metrics: Iterable[str] | None = None,
     judgment: str = col.ORDER,
     group: str = col.HYPOTHESIS,
@@ -403,7 +550,7 @@ def _williams_row(
 
 def williams_table(
     ratings: pd.DataFrame,
-    scores: pd.DataFrame,
+    scores: pd.DataFrame | Sources,
     judgment: str = col.ORDER,
     group: str = col.HYPOTHESIS,
     adjusted: bool = True,
@@ -422,20 +569,31 @@ def williams_table(
     h = human.to_numpy()
     aligned = {
         " ".join(filter(None, key)): source.reindex(human.index).to_numpy()
-        for key, source in score_sources(scores).items()
+        for key, source in Sources.of(scores).scores.items()
     }
+    # Spearman's rho is Pearson's r on ranks over the pair's items: each variable is ranked
+    # once per set of items (most pairs share all of them), not once per pair.
+    ranked: dict[tuple[str, bytes], np.ndarray] = {}
+
+    def prepared(label: str, values: np.ndarray, keep: np.ndarray) -> np.ndarray:
+        key = (label, keep.tobytes())
+        if key not in ranked:
+            ranked[key] = ranks(values[keep]) if method == "spearman" else values[keep]
+        return ranked[key]
+
+    on = "pearson" if method == "spearman" else method
     rows = []
     for (label_a, a), (label_b, b) in combinations(aligned.items(), 2):
         keep = ~(np.isnan(a) | np.isnan(b))
         if keep.sum() >= min_items:
-            result = _williams_row(h[keep], a[keep], b[keep], method, two_tailed)
-            rows.append({"a": label_a, "b": label_b, **result})
+            x, y, z = (prepared(k, v, keep) for k, v in (("", h), (label_a, a), (label_b, b)))
+            rows.append({"a": label_a, "b": label_b, **_williams_row(x, y, z, on, two_tailed)})
     return pd.DataFrame(rows)
 
 
 def subset_correlations(
     ratings: pd.DataFrame,
-    scores: pd.DataFrame,
+    scores: pd.DataFrame | Sources,
     subsets: Mapping[str, str] = THESIS_SUBSETS,
     **options,
 ) -> pd.DataFrame:
@@ -445,9 +603,9 @@ def subset_correlations(
     can define one (``"gender == 'female'"``). Columns ``subset`` and ``participants`` (how many
     people the subset has, as the thesis labelled its panels) are added.
     """
-    parts = []
+    parts, sources = [], Sources.of(scores)
     for name, expression in subsets.items():
         chosen = ratings.query(expression)
-        table = correlation_table(chosen, scores, **options)
+        table = correlation_table(chosen, sources, **options)
         parts.append(table.assign(subset=name, participants=chosen[col.PARTICIPANT].nunique()))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()

@@ -13,22 +13,37 @@ results ("order correlations overlap with or are better than holistic"): order a
 accurate as holistic. "Better" and "below the threshold" are decided on the unrounded numbers but
 need a margin of at least TIE: a null hypothesis is never rejected on a difference the report
 prints as 0.000.
+
+Each hypothesis is decided twice. The thesis's rule compares the point estimates. The second
+decision needs the 95% percentile bootstrap interval of the same comparison to clear it: the
+comparison is made again on every resample of the items (`correlation.Replicates`, one set of
+resamples for every source, so the comparison keeps its pairing), and the interval's lower end
+must reach the margin the rule needs (its upper end the threshold, for CONF EVAL).
+
+A hypothesis that cannot be tested says so, and why: without adjusted scores (too few
+participants for the participant model), without the tools or baselines it compares, with
+every tool in one configuration (CONF EVAL), or when no correlation of the tools it is about is
+significant (``significant``: p < 0.05 on unadjusted scores, as the thesis judges it), since
+ranking correlations that cannot be told from none decides nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from wojdb.core.stats import columns as col
+from wojdb.core.stats.correlation import Replicates, percentile_interval
 
 DTED, DERP = "DTED", "DERP"
 #: A difference in r below this prints as 0.000 in the report: a tie, never grounds for "better".
 TIE = 0.0005
 #: Sources that are not evaluation tools: human WMT scores and the permutation degree.
 NOT_TOOLS = ("WMT", "Permutation degree")
+NOT_TESTABLE = "not testable"
 
 
 def compared(correlations: pd.DataFrame) -> str:
@@ -79,6 +94,92 @@ def configuration_threshold(correlations: pd.DataFrame, own: Sequence[str] = (DT
     return float(structured[compared(structured)].std(ddof=1))
 
 
+#: Columns of :func:`hypotheses_table`: the hypothesis; whether it could be tested; H0 rejected
+#: by the thesis's rule and by the 95% interval (None when not testable, or for the interval,
+#: without paired replicates); what decided it in words; the decisive margin (by how much the
+#: claim holds: positive passes) and its 95% bootstrap interval.
+HYPOTHESIS_COLUMNS = (
+    "hypothesis",
+    "testable",
+    "thesis_rule",
+    "interval_rule",
+    "result",
+    "margin",
+    "margin_low",
+    "margin_high",
+)
+
+
+@dataclass(frozen=True)
+class _Comparison:
+    """One claim of a hypothesis about one tool (or pair): its margin, positive when it holds,
+    and the margin on every resample (None without paired replicates)."""
+
+    label: str
+    margin: float
+    replicated: np.ndarray | None
+    needed: float  # the margin the claim needs: TIE, or 0 for "at least as accurate"
+
+    @property
+    def passes(self) -> bool:
+        return bool(self.margin >= self.needed)
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        if self.replicated is None:
+            return np.nan, np.nan
+        return percentile_interval(self.replicated)
+
+    @property
+    def clears(self) -> bool | None:
+        low = self.interval[0]
+        return None if np.isnan(low) else bool(low >= self.needed)
+
+
+def _decided(name: str, comparisons: list[_Comparison], every: bool, result: str) -> dict:
+    """A hypothesis's row: rejected when some claim holds (``every``: all of them), by the
+    point estimates and by the intervals; the margin shown is the best claim's (``every``: the
+    worst one's)."""
+    passes = [c.passes for c in comparisons]
+    clears = [c.clears for c in comparisons]
+    if every:
+        thesis = bool(comparisons) and all(passes)
+        interval = False if False in clears else (None if None in clears else bool(comparisons))
+    else:
+        thesis = any(passes)
+        interval = True if True in clears else (None if None in clears else False)
+
+    def rank(c: _Comparison) -> float:
+        low = c.interval[0]
+        return c.margin if np.isnan(low) else low
+
+    shown = (min if every else max)(comparisons, key=rank) if comparisons else None
+    low, high = shown.interval if shown else (np.nan, np.nan)
+    return {
+        "hypothesis": name,
+        "testable": True,
+        "thesis_rule": thesis,
+        "interval_rule": interval,
+        "result": result,
+        "margin": shown.margin if shown else np.nan,
+        "margin_low": low,
+        "margin_high": high,
+    }
+
+
+def _untestable(name: str, why: str) -> dict:
+    return {
+        "hypothesis": name,
+        "testable": False,
+        "thesis_rule": None,
+        "interval_rule": None,
+        "result": f"{NOT_TESTABLE}: {why}",
+        "margin": np.nan,
+        "margin_low": np.nan,
+        "margin_high": np.nan,
+    }
+
+
 def hypotheses_table(
     correlations: pd.DataFrame,
     group: str = col.HYPOTHESIS,
@@ -87,6 +188,7 @@ def hypotheses_table(
     derp: str = DERP,
     baselines: Sequence[str] | None = None,
     threshold: float | None = None,
+    replicates: Replicates | None = None,
 ) -> tuple[pd.DataFrame, float]:
     """Table 7.4 from correlation_table() output, and the configuration threshold used.
 
@@ -94,7 +196,9 @@ def hypotheses_table(
     first).
     ``baselines`` names the metrics the own tools must beat; by default every other source
     scoring all the group's items (the thesis left out partially-covered WMT metrics), except
-    the human WMT score and the permutation degree. Columns: hypothesis, null_rejected, result.
+    the human WMT score and the permutation degree. ``replicates`` (filled by
+    correlation_table) gives the intervals; without it every ``interval_rule`` is None.
+    Columns: :data:`HYPOTHESIS_COLUMNS`.
     """
     own = (dted, derp)
     order = _select(correlations, col.ORDER, group, adjusted)
@@ -107,108 +211,239 @@ def hypotheses_table(
     rival = ranges[ranges[col.METRIC].isin(baselines)]
     if threshold is None:
         threshold = configuration_threshold(order, own)
+    r = compared(order)
 
-    def beats_all(tool, others) -> bool:
-        return bool(len(others)) and bool((tool.low - others["high"] >= TIE).all())
+    def rows_of(table: pd.DataFrame, tools: pd.DataFrame) -> pd.DataFrame:
+        wanted = set(zip(tools[col.METRIC], tools[col.VARIANT], strict=True))
+        keys = zip(table[col.METRIC], table[col.VARIANT], strict=True)
+        return table[[key in wanted for key in keys]]
 
-    def winners(metrics) -> list[str]:
-        return [
-            _label(t.metric, t.variant)
-            for t in mine[mine[col.METRIC].isin(metrics)].itertuples()
-            if beats_all(t, rival)
-        ]
+    def keys(table: pd.DataFrame, judgment: str) -> list[tuple]:
+        sources = zip(table[col.METRIC], table[col.VARIANT], table[col.CONFIG], strict=True)
+        return [(judgment, adjusted, group, *source) for source in sources]
 
-    def structured_pairs():
-        for flat in mine.itertuples():
-            counterpart = flattened_counterpart(flat.variant)
-            if counterpart is None:
-                continue
-            names = _structured_names(counterpart)
-            match = mine[(mine[col.METRIC] == flat.metric) & mine[col.VARIANT].isin(names)]
-            if len(match):
-                yield next(match.itertuples()), flat
+    def boot(*sides: list[tuple]) -> list[np.ndarray] | None:
+        """Each side's replicates (resamples x rows), or None unless all are paired."""
+        everything = [key for side in sides for key in side]
+        if replicates is None or not everything or not replicates.paired(everything):
+            return None
+        return [np.column_stack([replicates.values[key] for key in side]) for side in sides]
 
-    pairs = list(structured_pairs())
-    struct_wins = [_label(s.metric, s.variant) for s, f in pairs if s.low - f.high >= TIE]
-    holistic_ranges = tool_ranges(holistic).set_index([col.METRIC, col.VARIANT])
-    ord_ok = [
-        _label(t.metric, t.variant)
-        for t in mine.itertuples()
-        if (t.metric, t.variant) in holistic_ranges.index
-        and t.high >= holistic_ranges.loc[(t.metric, t.variant), "low"]
-    ]
-    derp_over_dted = [
-        _label(t.metric, t.variant)
-        for t in mine[mine[col.METRIC] == derp].itertuples()
-        if beats_all(t, mine[mine[col.METRIC] == dted])
-    ]
-    spread = (mine["high"] - mine["low"]).max() if len(mine) else np.nan
+    def beats(name: str, tool: pd.DataFrame, others: pd.DataFrame) -> _Comparison:
+        """min(tool) - max(others), over the order rows of both."""
+        ours, theirs = rows_of(order, tool), rows_of(order, others)
+        margin = ours[r].min() - theirs[r].max()
+        sides = boot(keys(ours, col.ORDER), keys(theirs, col.ORDER))
+        replicated = None if sides is None else sides[0].min(1) - sides[1].max(1)
+        return _Comparison(name, margin, replicated, TIE)
 
-    def listed(names: list[str], none: str) -> str:
-        return ", ".join(names) if names else none
+    def significant(tools: pd.DataFrame) -> bool:
+        return bool(rows_of(order, tools)["significant"].astype(bool).any())
 
-    rows = [
-        ("EVAL", bool(winners(own)), listed(winners(own), "no variant beats every baseline")),
-        (
+    def tools_of(metrics) -> pd.DataFrame:
+        return mine[mine[col.METRIC].isin(list(metrics))]
+
+    def names(metrics) -> str:
+        return " or ".join(metrics)
+
+    none_significant = "no correlation of {} with the order judgments is significant"
+    out: dict[str, dict] = {}
+
+    # EVAL, <DTED> EVAL, <DERP> EVAL: some variant beats every baseline.
+    for name, metrics in (("EVAL", own), (f"{dted} EVAL", (dted,)), (f"{derp} EVAL", (derp,))):
+        tools = tools_of(metrics)
+        if tools.empty:
+            out[name] = _untestable(name, f"no {names(metrics)} correlations")
+        elif rival.empty:
+            out[name] = _untestable(name, "no baseline scores every item of the group")
+        elif not significant(tools):
+            out[name] = _untestable(name, none_significant.format(names(metrics)))
+        else:
+            claims = [beats(_label(m, v), tools.loc[[i]], rival) for i, m, v in _tools(tools)]
+            winners = ", ".join(c.label for c in claims if c.passes)
+            out[name] = _decided(name, claims, False, winners or "no variant beats every baseline")
+
+    # STRUC, ALL STRUC: structured variants beat their flattened ones.
+    pairs = []
+    for i, metric, variant in _tools(mine):
+        counterpart = flattened_counterpart(variant)
+        if counterpart is None:
+            continue
+        same = (mine[col.METRIC] == metric) & mine[col.VARIANT].isin(_structured_names(counterpart))
+        if same.any():
+            pairs.append((mine[same].iloc[[0]], mine.loc[[i]]))
+    structured = pd.concat([s for s, _ in pairs]) if pairs else mine.iloc[:0]
+    why = (
+        "no flattened variant has its structured one"
+        if not pairs
+        else None
+        if significant(structured)
+        else none_significant.format("a structured variant")
+    )
+    if why:
+        for name in ("STRUC", "ALL STRUC"):
+            out[name] = _untestable(name, why)
+    else:
+        claims = [beats(_label(m, v), s, f) for s, f in pairs for _, m, v in _tools(s)]
+        wins = [c.label for c in claims if c.passes]
+        out["STRUC"] = _decided(
             "STRUC",
-            bool(struct_wins),
-            listed(struct_wins, "no structured variant beats its flattened one"),
-        ),
-        (
-            "ORD",
-            bool(ord_ok),
-            listed(ord_ok, "no variant predicts order as well as holistic adequacy"),
-        ),
-        (
-            f"{dted} EVAL",
-            bool(winners([dted])),
-            listed(winners([dted]), "no variant beats every baseline"),
-        ),
-        (
-            f"{derp} EVAL",
-            bool(winners([derp])),
-            listed(winners([derp]), "no variant beats every baseline"),
-        ),
-        (
-            "DD EVAL",
-            bool(derp_over_dted),
-            listed(derp_over_dted, f"no {derp} variant beats every {dted} variant"),
-        ),
-        (
-            "CONF EVAL",
-            bool(threshold - spread >= TIE),
-            f"configuration changes r by up to {spread:.3f} (threshold {threshold:.3f})",
-        ),
-        (
+            claims,
+            False,
+            ", ".join(wins) or "no structured variant beats its flattened one",
+        )
+        out["ALL STRUC"] = _decided(
             "ALL STRUC",
-            bool(pairs) and len(struct_wins) == len(pairs),
-            f"{len(struct_wins)}/{len(pairs)} structured variants beat their flattened ones",
-        ),
-        (
+            claims,
+            True,
+            f"{len(wins)}/{len(claims)} structured variants beat their flattened ones",
+        )
+
+    # ORD, ALL ORD: order correlations at least as high as holistic ones, per variant.
+    holistic_tools = set(zip(holistic[col.METRIC], holistic[col.VARIANT], strict=True))
+    paired_tools = [(i, m, v) for i, m, v in _tools(mine) if (m, v) in holistic_tools]
+    why = (
+        f"no holistic correlations of {names(own)}"
+        if not paired_tools
+        else None
+        if significant(mine)
+        else none_significant.format(names(own))
+    )
+    if why:
+        for name in ("ORD", "ALL ORD"):
+            out[name] = _untestable(name, why)
+    else:
+        claims = []
+        for i, metric, variant in paired_tools:
+            ours, theirs = rows_of(order, mine.loc[[i]]), rows_of(holistic, mine.loc[[i]])
+            sides = boot(keys(ours, col.ORDER), keys(theirs, col.HOLISTIC))
+            claims.append(
+                _Comparison(
+                    _label(metric, variant),
+                    ours[r].max() - theirs[compared(theirs)].min(),
+                    None if sides is None else sides[0].max(1) - sides[1].min(1),
+                    0.0,
+                )
+            )
+        fine = [c.label for c in claims if c.passes]
+        out["ORD"] = _decided(
+            "ORD",
+            claims,
+            False,
+            ", ".join(fine) or "no variant predicts order as well as holistic adequacy",
+        )
+        out["ALL ORD"] = _decided(
             "ALL ORD",
-            bool(len(mine)) and len(ord_ok) == len(mine),
-            f"{len(ord_ok)}/{len(mine)} variants predict order at least as well as holistic",
-        ),
-    ]
-    table = pd.DataFrame(rows, columns=["hypothesis", "null_rejected", "result"])
+            claims,
+            True,
+            f"{len(fine)}/{len(mine)} variants predict order at least as well as holistic",
+        )
+        if len(paired_tools) < len(mine):  # a variant without holistic correlations fails it
+            out["ALL ORD"].update(thesis_rule=False, interval_rule=False)
+
+    # DD EVAL: some DERP variant beats every DTED variant.
+    derps, dteds = tools_of([derp]), tools_of([dted])
+    if derps.empty or dteds.empty:
+        out["DD EVAL"] = _untestable("DD EVAL", f"it needs both {dted} and {derp} correlations")
+    elif not significant(derps):
+        out["DD EVAL"] = _untestable("DD EVAL", none_significant.format(derp))
+    else:
+        claims = [beats(_label(m, v), derps.loc[[i]], dteds) for i, m, v in _tools(derps)]
+        wins = ", ".join(c.label for c in claims if c.passes)
+        out["DD EVAL"] = _decided(
+            "DD EVAL", claims, False, wins or f"no {derp} variant beats every {dted} variant"
+        )
+
+    # CONF EVAL: no tool's configurations spread its r by the threshold or more.
+    several = mine[mine["configs"] > 1]
+    if several.empty:
+        out["CONF EVAL"] = _untestable(
+            "CONF EVAL", f"every {names(own)} variant ran in one configuration: nothing to compare"
+        )
+    elif not np.isfinite(threshold):
+        out["CONF EVAL"] = _untestable(
+            "CONF EVAL", "the threshold needs two or more correlations of structured variants"
+        )
+    elif not significant(mine):
+        out["CONF EVAL"] = _untestable("CONF EVAL", none_significant.format(names(own)))
+    else:
+        claims = []
+        for i, metric, variant in _tools(several):
+            sides = boot(keys(rows_of(order, several.loc[[i]]), col.ORDER))
+            tool = several.loc[i]
+            claims.append(
+                _Comparison(
+                    _label(metric, variant),
+                    threshold - (tool["high"] - tool["low"]),
+                    None if sides is None else threshold - (sides[0].max(1) - sides[0].min(1)),
+                    TIE,
+                )
+            )
+        spread = (several["high"] - several["low"]).max()
+        out["CONF EVAL"] = _decided(
+            "CONF EVAL",
+            claims,
+            True,
+            f"configuration changes r by up to {spread:.3f} (threshold {threshold:.3f})",
+        )
+
+    names_in_order = [h.format(dted=dted, derp=derp) for h in HYPOTHESES]
+    table = pd.DataFrame([out[name] for name in names_in_order], columns=list(HYPOTHESIS_COLUMNS))
     return table, threshold
 
 
+def _tools(tools: pd.DataFrame):
+    """(index, metric, variant) of each row of a tool_ranges() frame."""
+    return zip(tools.index, tools[col.METRIC], tools[col.VARIANT], strict=True)
+
+
+#: Table 7.4's hypotheses, in its order; {dted} and {derp} name the study's own tools.
+HYPOTHESES = (
+    "EVAL",
+    "STRUC",
+    "ORD",
+    "{dted} EVAL",
+    "{derp} EVAL",
+    "DD EVAL",
+    "CONF EVAL",
+    "ALL STRUC",
+    "ALL ORD",
+)
+
+
+@dataclass(frozen=True)
+class Adjustment:
+    """One adjustment's correlations for Table 7.4, or why there are none (``missing``)."""
+
+    correlations: pd.DataFrame | None = None
+    replicates: Replicates | None = None
+    missing: str = ""
+
+
 #: Columns of :func:`decisions`.
-DECISION_COLUMNS = ("adjustment", "hypothesis", "null_rejected", "result", "threshold")
+DECISION_COLUMNS = ("adjustment", *HYPOTHESIS_COLUMNS, "threshold")
 
 
 def decisions(
-    correlations: Mapping[str, pd.DataFrame], dted: str = DTED, derp: str = DERP
+    adjustments: Mapping[str, Adjustment], dted: str = DTED, derp: str = DERP
 ) -> pd.DataFrame:
     """Table 7.4 decided once per adjustment of the scores, in :data:`DECISION_COLUMNS`.
 
-    ``correlations`` maps the name of an adjustment (``linear``, ``ordinal``) to its
-    correlation table; each is decided by :func:`hypotheses_table` with its own configuration
-    threshold, which the ``threshold`` column gives.
+    ``adjustments`` maps the name of an adjustment (``linear``, ``ordinal``) to its
+    correlation table and replicates; each is decided by :func:`hypotheses_table` with its own
+    configuration threshold, which the ``threshold`` column gives. An adjustment without
+    correlations gets every hypothesis as not testable, with its ``missing`` reason.
     """
     frames = []
-    for adjustment, table in correlations.items():
-        decided, threshold = hypotheses_table(table, dted=dted, derp=derp)
-        frames.append(decided.assign(adjustment=adjustment, threshold=threshold))
+    for name, adjustment in adjustments.items():
+        if adjustment.correlations is None:
+            rows = [
+                _untestable(h.format(dted=dted, derp=derp), adjustment.missing) for h in HYPOTHESES
+            ]
+            decided, threshold = pd.DataFrame(rows, columns=list(HYPOTHESIS_COLUMNS)), np.nan
+        else:
+            decided, threshold = hypotheses_table(
+                adjustment.correlations, dted=dted, derp=derp, replicates=adjustment.replicates
+            )
+        frames.append(decided.assign(adjustment=name, threshold=threshold))
     return pd.concat(frames, ignore_index=True)[list(DECISION_COLUMNS)]

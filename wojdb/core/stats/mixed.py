@@ -6,6 +6,13 @@ compared original and adjusted scores with a two-tailed Student's t-test (p = 0.
 neither formula nor software; here the model is ``judgment01 ~ 1 + (1 | participant)`` fitted by
 REML as lme4 would. The better model adds crossed item intercepts and fixed effects for the
 sentence group: ``judgment01 ~ group + (1 | participant) + (1 | item)``.
+
+That t-test cannot find anything. Subtracting the participants' predicted effects moves the mean
+of the scores to the model's intercept: with V = I + theta^2 Z Z', the effects subtracted sum to
+1'(I - V^-1)(y - 1 mu) = 1'(y - 1 mu), since the intercept's estimating equation makes
+1'V^-1(y - 1 mu) zero. In a balanced study mu is the mean of y, so the adjusted scores have the
+original mean and t = 0 exactly, whatever the participants did; otherwise t is near zero. It is
+kept to reproduce the thesis, and the report says so.
 """
 
 from __future__ import annotations
@@ -19,6 +26,8 @@ from scipy import stats
 
 from wojdb.core import scales
 from wojdb.core.stats import columns as col
+from wojdb.core.stats import estimability
+from wojdb.core.stats.estimability import MIN_GROUPS, NotEstimable
 from wojdb.core.stats.reml import LmmFit, fit_reml
 
 PARTICIPANT_MODEL = "participant"
@@ -55,14 +64,36 @@ def fit_model(
     response: str,
     fixed: Sequence[str] = (),
     random: Sequence[str] = (col.PARTICIPANT,),
-) -> LmmFit:
-    """REML fit of ``response ~ fixed + (1 | r)`` per r in ``random``; rows with gaps dropped."""
+    min_groups: int = MIN_GROUPS,
+) -> LmmFit | NotEstimable:
+    """REML fit of ``response ~ fixed + (1 | r)`` per r in ``random``; rows with gaps dropped.
+
+    What the data cannot estimate is not fitted, or not reported as a fit
+    (`wojdb.core.stats.estimability`): a random factor with fewer than ``min_groups`` levels, a
+    response that never varies, linearly dependent fixed effects, a fit that did not converge
+    or left a coefficient without a finite standard error.
+    """
     used = data.dropna(subset=[response, *fixed, *random])
-    return fit_reml(
+    groups = {name: int(used[name].nunique()) for name in random}
+    x = design_matrix(used, fixed)
+    reasons = [
+        *estimability.too_few_groups(groups, min_groups),
+        *estimability.no_variation(used[response]),
+    ]
+    reasons = reasons or estimability.rank_deficiency(x)
+    if reasons:
+        return NotEstimable(tuple(reasons), len(used), groups)
+    fit = fit_reml(
         used[response].to_numpy(dtype=float),
-        design_matrix(used, fixed),
+        x,
         {name: used[name].to_numpy() for name in random},
+        intervals=True,
     )
+    reasons = [
+        *estimability.not_converged(fit.state.converged, fit.state.message),
+        *estimability.unbounded(fit.fixed),
+    ]
+    return NotEstimable(tuple(reasons), fit.n_obs, groups) if reasons else fit
 
 
 def _prepared(ratings: pd.DataFrame, judgment: str) -> pd.DataFrame:
@@ -72,18 +103,23 @@ def _prepared(ratings: pd.DataFrame, judgment: str) -> pd.DataFrame:
     return data
 
 
-def participant_model(ratings: pd.DataFrame, judgment: str) -> LmmFit:
+def participant_model(
+    ratings: pd.DataFrame, judgment: str, min_groups: int = MIN_GROUPS
+) -> LmmFit | NotEstimable:
     """The thesis's model: ``judgment01 ~ 1 + (1 | participant)``."""
-    return fit_model(_prepared(ratings, judgment), col.unit(judgment))
+    return fit_model(_prepared(ratings, judgment), col.unit(judgment), min_groups=min_groups)
 
 
-def crossed_model(ratings: pd.DataFrame, judgment: str) -> LmmFit:
+def crossed_model(
+    ratings: pd.DataFrame, judgment: str, min_groups: int = MIN_GROUPS
+) -> LmmFit | NotEstimable:
     """``judgment01 ~ group + (1 | participant) + (1 | item)``: participants and items crossed."""
     return fit_model(
         _prepared(ratings, judgment),
         col.unit(judgment),
         fixed=(col.GROUP,),
         random=(col.PARTICIPANT, col.ITEM),
+        min_groups=min_groups,
     )
 
 
@@ -91,11 +127,13 @@ def adjust_scores(
     ratings: pd.DataFrame,
     judgments: Sequence[str] = col.JUDGMENTS,
     model: str = PARTICIPANT_MODEL,
-) -> tuple[pd.DataFrame, dict[str, LmmFit]]:
+    min_groups: int = MIN_GROUPS,
+) -> tuple[pd.DataFrame, dict[str, LmmFit | NotEstimable]]:
     """Scored ratings with ``<judgment>01_adjusted`` = score minus the participant's BLUP.
 
     Practice ratings are dropped and the ``group`` column added. Returns the frame and the fit
-    per judgment, whose ``state`` says whether it converged.
+    per judgment, whose ``state`` says how it converged; a judgment whose model is not
+    estimable gets a `NotEstimable` and an empty adjusted column.
     """
     if model not in MODELS:
         raise ValueError(f"model must be one of {MODELS}")
@@ -104,8 +142,11 @@ def adjust_scores(
     fits, added = {}, {}
     for judgment in judgments:
         data = _prepared(data, judgment)
-        fits[judgment] = fit_of(data, judgment)
-        effect = data[col.PARTICIPANT].map(fits[judgment].random[col.PARTICIPANT])
+        fits[judgment] = fit = fit_of(data, judgment, min_groups)
+        if isinstance(fit, NotEstimable):
+            added[col.adjusted(judgment)] = np.nan
+            continue
+        effect = data[col.PARTICIPANT].map(fit.random[col.PARTICIPANT])
         added[col.adjusted(judgment)] = data[col.unit(judgment)] - effect.astype(float)
     return data.assign(**added), fits
 
@@ -145,16 +186,22 @@ TTEST_COLUMNS = ("judgment", "n", "t", "df", "p")
 def adjustment_ttests(
     adjusted: pd.DataFrame, judgments: Sequence[str] = col.JUDGMENTS, paired: bool = False
 ) -> pd.DataFrame:
-    """:func:`adjustment_ttest` per judgment, one row each in :data:`TTEST_COLUMNS`."""
+    """:func:`adjustment_ttest` per judgment with adjusted scores, one row each in
+    :data:`TTEST_COLUMNS`."""
     rows = []
     for judgment in judgments:
-        test = adjustment_ttest(adjusted, judgment, paired)
-        rows.append((judgment, test.n, test.statistic, test.df, test.pvalue))
+        if adjusted[col.adjusted(judgment)].notna().any():
+            test = adjustment_ttest(adjusted, judgment, paired)
+            rows.append((judgment, test.n, test.statistic, test.df, test.pvalue))
     return pd.DataFrame(rows, columns=list(TTEST_COLUMNS))
 
 
-def participant_effects(fits: dict[str, LmmFit]) -> pd.DataFrame:
+def participant_effects(fits: dict[str, LmmFit | NotEstimable]) -> pd.DataFrame:
     """Each participant's predicted random intercept (BLUP) per judgment's fit: columns
-    participant, then ``<judgment>_effect`` per fit."""
-    effects = {f"{judgment}_effect": fit.random[col.PARTICIPANT] for judgment, fit in fits.items()}
+    participant, then ``<judgment>_effect`` per estimable fit."""
+    effects = {
+        f"{judgment}_effect": fit.random[col.PARTICIPANT]
+        for judgment, fit in fits.items()
+        if not isinstance(fit, NotEstimable)
+    }
     return pd.DataFrame(effects).rename_axis(col.PARTICIPANT).reset_index()

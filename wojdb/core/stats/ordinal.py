@@ -30,6 +30,8 @@ import pandas as pd
 from scipy import linalg, optimize, sparse, special, stats
 
 from wojdb.core.stats import columns as col
+from wojdb.core.stats import estimability
+from wojdb.core.stats.estimability import MAX_LOGIT_SE, MIN_GROUPS, NotEstimable
 from wojdb.core.stats.mixed import design_matrix
 from wojdb.core.stats.reml import (
     SINGULAR_TOL,
@@ -83,8 +85,21 @@ class ClmmFit:
         return pd.concat([p for p in parts if len(p)] or parts[:1], ignore_index=True)
 
     def variance_table(self) -> pd.DataFrame:
-        """Variance components as clmm's VarCorr, in :data:`reml.VARIANCE_COLUMNS`."""
-        return variance_frame(self.variances, self.random)
+        """Variance components as clmm's VarCorr, in :data:`reml.VARIANCE_COLUMNS`; the
+        standard deviations' intervals from the Hessian (none for a variance at zero)."""
+        return variance_frame(self.variances, self.random, self.log_sd_se)
+
+    @property
+    def log_sd_se(self) -> pd.Series:
+        """Standard error of log sd per factor (the delta method on the Hessian's sd); NaN for
+        a factor on its boundary, which the Hessian leaves out."""
+        sd = self.sd
+        se = pd.Series(np.nan, index=sd.index)
+        for name in sd.index:
+            if name in self.vcov.index:
+                with np.errstate(invalid="ignore"):
+                    se[name] = np.sqrt(self.vcov.loc[name, name]) / sd[name]
+        return se
 
 
 def _logistic(eta: np.ndarray):
@@ -442,15 +457,53 @@ def clmm(
     response: str,
     fixed: Sequence[str] = (),
     random: Sequence[str] = (col.PARTICIPANT, col.ITEM),
-) -> ClmmFit:
+    min_groups: int = MIN_GROUPS,
+) -> ClmmFit | NotEstimable:
     """``clmm(factor(response) ~ fixed + (1 | r) ...)``, logit link, flexible thresholds.
 
     Categorical fixed terms are treatment-coded as in `mixed.design_matrix`; rows with gaps
-    are dropped.
+    are dropped. What the data cannot estimate is not fitted, or not reported as a fit
+    (`wojdb.core.stats.estimability`): a random factor with fewer than ``min_groups`` levels,
+    one answer only, linearly dependent fixed effects, a cell whose answers all lie at one end
+    of the scale (complete separation); after the fit, one that did not converge, or an
+    estimate whose standard error is not finite or above `MAX_LOGIT_SE` (quasi-complete
+    separation).
     """
     used = data.dropna(subset=[response, *fixed, *random])
-    x = design_matrix(used, fixed).drop(columns="Intercept")
-    return fit_clmm(used[response].to_numpy(), x, {name: used[name].to_numpy() for name in random})
+    groups = {name: int(used[name].nunique()) for name in random}
+    x = design_matrix(used, fixed)
+    categorical = {
+        term: used[term]
+        for term in fixed
+        if not pd.api.types.is_numeric_dtype(used[term]) or pd.api.types.is_bool_dtype(used[term])
+    }
+    reasons = [
+        *estimability.too_few_groups(groups, min_groups),
+        *estimability.no_variation(used[response]),
+    ]
+    reasons = reasons or [
+        *estimability.rank_deficiency(x),
+        *estimability.separated_cells(used[response], categorical),
+    ]
+    if reasons:
+        return NotEstimable(tuple(reasons), len(used), groups)
+    factors = {name: used[name].to_numpy() for name in random}
+    try:
+        fit = fit_clmm(used[response].to_numpy(), x.drop(columns="Intercept"), factors)
+    except np.linalg.LinAlgError:
+        reason = "the likelihood's curvature at the estimate is singular: the data do not "
+        return NotEstimable((reason + "determine every parameter",), len(used), groups)
+    # A standard deviation on its boundary (zero) has no standard error; the others must.
+    interior = fit.sd.index.isin(fit.vcov.index)
+    sds = pd.DataFrame({"se": (fit.sd * fit.log_sd_se)[interior]})
+    reasons = [
+        *estimability.not_converged(fit.state.converged, fit.state.message),
+        *estimability.unbounded(fit.coefficient_table().set_index("term"), MAX_LOGIT_SE),
+        *estimability.unbounded(
+            sds.rename(index=lambda f: f"the {f} standard deviation"), MAX_LOGIT_SE
+        ),
+    ]
+    return NotEstimable(tuple(reasons), fit.n_obs, groups) if reasons else fit
 
 
 def _truncated_logistic_mean(low: np.ndarray, high: np.ndarray) -> np.ndarray:
@@ -477,33 +530,44 @@ def _answered(ratings: pd.DataFrame) -> pd.DataFrame:
     return ratings if col.GROUP in ratings.columns else col.scored(ratings)
 
 
-def participant_model(ratings: pd.DataFrame, judgment: str) -> ClmmFit:
+def participant_model(
+    ratings: pd.DataFrame, judgment: str, min_groups: int = MIN_GROUPS
+) -> ClmmFit | NotEstimable:
     """The thesis's participant model on the 1-5 answers: ``judgment ~ 1 + (1 | participant)``."""
-    return clmm(_answered(ratings), judgment, random=(col.PARTICIPANT,))
+    return clmm(_answered(ratings), judgment, random=(col.PARTICIPANT,), min_groups=min_groups)
 
 
-def crossed_model(ratings: pd.DataFrame, judgment: str) -> ClmmFit:
+def crossed_model(
+    ratings: pd.DataFrame, judgment: str, min_groups: int = MIN_GROUPS
+) -> ClmmFit | NotEstimable:
     """``judgment ~ group + (1 | participant) + (1 | item)`` on the 1-5 answers."""
     return clmm(
-        _answered(ratings), judgment, fixed=(col.GROUP,), random=(col.PARTICIPANT, col.ITEM)
+        _answered(ratings),
+        judgment,
+        fixed=(col.GROUP,),
+        random=(col.PARTICIPANT, col.ITEM),
+        min_groups=min_groups,
     )
 
 
 def adjust_scores(
-    ratings: pd.DataFrame, judgments: Sequence[str] = col.JUDGMENTS
-) -> tuple[pd.DataFrame, dict[str, ClmmFit]]:
+    ratings: pd.DataFrame, judgments: Sequence[str] = col.JUDGMENTS, min_groups: int = MIN_GROUPS
+) -> tuple[pd.DataFrame, dict[str, ClmmFit | NotEstimable]]:
     """Scored ratings whose ``<judgment>01_adjusted`` is the ordinal analogue of `mixed`'s.
 
     Each answer y fixes the latent score L = b + e (e standard logistic, b the participant's
     conditional mode) to theta_{y-1} < L <= theta_y; the adjusted score is the mean of L - b
     over that interval: the answer on the latent logit scale with the participant's shift
-    taken out. Returns the frame and the participant model per judgment.
+    taken out. Returns the frame and the participant model per judgment; a judgment whose
+    model is not estimable gets a `NotEstimable` and an empty adjusted column.
     """
     data = _answered(ratings)
     fits, added = {}, {}
     for judgment in judgments:
-        fit = participant_model(data, judgment)
-        fits[judgment] = fit
+        fits[judgment] = fit = participant_model(data, judgment, min_groups)
+        if isinstance(fit, NotEstimable):
+            added[col.adjusted(judgment)] = np.nan
+            continue
         cuts = np.concatenate([[-np.inf], fit.thresholds["estimate"].to_numpy(), [np.inf]])
         answer = data[judgment].to_numpy(dtype=float)
         known = ~np.isnan(answer)

@@ -30,6 +30,8 @@ import pandas as pd
 from scipy import linalg, optimize, sparse
 from scipy.sparse import csgraph
 
+from wojdb.core.stats.estimability import wald_interval
+
 #: lme4's isSingular() tolerance on theta.
 SINGULAR_TOL = 1e-4
 #: Largest gradient, scaled by the square root of the curvature, accepted at an interior
@@ -99,6 +101,9 @@ class LmmFit:
     n_obs: int
     state: FitState
     vcov: pd.DataFrame = field(repr=False)
+    #: Standard error of the log of each standard deviation (factors, then residual), from the
+    #: curvature of the REML criterion; NaN at the boundary or when not computed.
+    log_sd_se: pd.Series | None = field(default=None, repr=False)
 
     @property
     def loglik(self) -> float:
@@ -111,25 +116,38 @@ class LmmFit:
 
     def variance_table(self) -> pd.DataFrame:
         """Variance components as lme4's VarCorr() prints them: see :func:`variance_frame`."""
-        return variance_frame(self.variances, self.random)
+        return variance_frame(self.variances, self.random, self.log_sd_se)
 
 
 #: Columns of :func:`coefficient_frame`.
-COEFFICIENT_COLUMNS = ("part", "term", "estimate", "se", "statistic", "statistic_name")
+COEFFICIENT_COLUMNS = (
+    "part",
+    "term",
+    "estimate",
+    "se",
+    "ci_low",
+    "ci_high",
+    "statistic",
+    "statistic_name",
+)
 #: Columns of :func:`variance_frame`.
-VARIANCE_COLUMNS = ("factor", "groups", "variance", "sd")
+VARIANCE_COLUMNS = ("factor", "groups", "variance", "sd", "sd_low", "sd_high")
 
 
 def coefficient_frame(table: pd.DataFrame, statistic: str, part: str = "fixed") -> pd.DataFrame:
     """A fit's coefficient table (index: term) in :data:`COEFFICIENT_COLUMNS`: ``part`` (fixed
-    or threshold), term, estimate, its standard error, the Wald statistic and its name (t or
-    z)."""
+    or threshold), term, estimate, its standard error, its 95% Wald interval, the Wald
+    statistic and its name (t or z)."""
+    estimate, se = table["estimate"].to_numpy(dtype=float), table["se"].to_numpy(dtype=float)
+    low, high = wald_interval(estimate, se)
     return pd.DataFrame(
         {
             "part": part,
             "term": table.index.astype(str),
-            "estimate": table["estimate"].to_numpy(dtype=float),
-            "se": table["se"].to_numpy(dtype=float),
+            "estimate": estimate,
+            "se": se,
+            "ci_low": low,
+            "ci_high": high,
             "statistic": table[statistic].to_numpy(dtype=float),
             "statistic_name": statistic,
         },
@@ -137,16 +155,28 @@ def coefficient_frame(table: pd.DataFrame, statistic: str, part: str = "fixed") 
     )
 
 
-def variance_frame(variances: pd.Series, random: dict[str, pd.Series]) -> pd.DataFrame:
+def variance_frame(
+    variances: pd.Series, random: dict[str, pd.Series], log_sd_se: pd.Series | None = None
+) -> pd.DataFrame:
     """Variance components in :data:`VARIANCE_COLUMNS`: one row per random factor (then the
-    residual, which has no groups) with its number of groups, variance and standard
-    deviation."""
+    residual, which has no groups) with its number of groups, variance, standard deviation and
+    the standard deviation's 95% Wald interval on the log scale (NaN where ``log_sd_se`` has
+    none: a variance on its boundary, zero, has no such interval)."""
+    sd = np.sqrt(variances.to_numpy(dtype=float))
+    spread = (
+        np.full(len(sd), np.nan)
+        if log_sd_se is None
+        else log_sd_se.reindex(variances.index).to_numpy(dtype=float)
+    )
+    low, high = wald_interval(np.log(np.where(sd > 0, sd, np.nan)), spread)
     return pd.DataFrame(
         {
             "factor": variances.index.astype(str),
             "groups": [len(random[f]) if f in random else np.nan for f in variances.index],
             "variance": variances.to_numpy(dtype=float),
-            "sd": np.sqrt(variances.to_numpy(dtype=float)),
+            "sd": sd,
+            "sd_low": np.exp(low),
+            "sd_high": np.exp(high),
         },
         columns=list(VARIANCE_COLUMNS),
     )
@@ -650,15 +680,66 @@ def _optimise(f, k: int, start: np.ndarray | None = None) -> tuple[np.ndarray, F
     return theta, state
 
 
+#: Step, on the log scale, of the differences that give the curvature behind the intervals of
+#: the standard deviations.
+LOG_SD_STEP = 1e-3
+
+
+def _log_sd_se(problem: _Problem, theta: np.ndarray, sigma2: float) -> np.ndarray:
+    """Standard errors of log sd_k (factors as `problem` orders them, then the residual).
+
+    The REML criterion with sigma not profiled out, -2 l_R = log|A| + log|X'V^-1 X| +
+    (n - p) log(2 pi sigma^2) + r^2(theta) / sigma^2 with theta_k = sd_k / sigma, is
+    differentiated twice in the logs of the free standard deviations (a factor on its boundary,
+    zero, stays there and gets NaN); the inverse of half its Hessian is their covariance.
+    """
+    free = np.append(theta > SINGULAR_TOL, True)
+    df = problem.n - problem.p
+
+    def criterion(log_sd: np.ndarray) -> float:
+        sd = np.zeros(len(free))
+        sd[free] = np.exp(log_sd)
+        sigma = sd[-1]
+        sol = problem.solve(sd[:-1] / sigma)
+        profiled = df * (1 + np.log(2 * np.pi * sol.r2 / df))
+        return sol.deviance - profiled + df * np.log(2 * np.pi * sigma**2) + sol.r2 / sigma**2
+
+    centre = np.log(np.append(theta * np.sqrt(sigma2), np.sqrt(sigma2))[free])
+    m, h = len(centre), LOG_SD_STEP
+    eye = np.eye(m) * h
+    f0 = criterion(centre)
+    hessian = np.empty((m, m))
+    for i in range(m):
+        hessian[i, i] = (criterion(centre + eye[i]) - 2 * f0 + criterion(centre - eye[i])) / h**2
+        for j in range(i):
+            corners = [
+                criterion(centre + si * eye[i] + sj * eye[j]) * si * sj
+                for si in (1, -1)
+                for sj in (1, -1)
+            ]
+            hessian[i, j] = hessian[j, i] = sum(corners) / (4 * h * h)
+    out = np.full(len(free), np.nan)
+    try:
+        cov = linalg.inv(hessian / 2)
+    except (linalg.LinAlgError, ValueError):
+        return out
+    with np.errstate(invalid="ignore"):
+        out[free] = np.sqrt(np.diag(cov))
+    return out
+
+
 def fit_reml(
     y: np.ndarray,
     x: pd.DataFrame,
     factors: dict[str, pd.Series | np.ndarray],
+    intervals: bool = False,
 ) -> LmmFit:
     """Fit y ~ x + (1 | f) for each factor f (one, or two crossed or nested) by REML.
 
     ``x`` is the fixed-effects design matrix (with its intercept column); ``factors`` maps a
-    name to the level of each observation. Returns estimates in lme4's terms.
+    name to the level of each observation. Returns estimates in lme4's terms; with
+    ``intervals``, also the standard errors behind the standard deviations' intervals
+    (`_log_sd_se`: a dozen more evaluations of the criterion).
     """
     y = np.asarray(y, dtype=float)
     xm = np.asarray(x, dtype=float)
@@ -686,6 +767,12 @@ def fit_reml(
     variances = pd.Series(
         np.append(sigma2 * theta**2, sigma2), index=[*names, "residual"], name="variance"
     )
+    log_sd_se = None
+    if intervals:
+        internal = _log_sd_se(problem, theta_internal, sigma2)
+        spread = np.append(np.empty(len(names)), internal[-1])
+        spread[order] = internal[:-1]
+        log_sd_se = pd.Series(spread, index=variances.index, name="log_sd_se")
     return LmmFit(
         fixed=fixed,
         variances=variances,
@@ -696,4 +783,5 @@ def fit_reml(
         n_obs=n,
         state=state,
         vcov=pd.DataFrame(vcov, index=terms, columns=terms),
+        log_sd_se=log_sd_se,
     )
