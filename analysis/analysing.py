@@ -75,12 +75,15 @@ def run_analysis(
         raise AnalysisError(
             "No ratings to analyse"
             + ("" if include_simulated else " from people (simulated ones left out)")
-            + ". Participants must answer first; for a demonstration, add simulated ones "
+            + ". Participants must answer first (pilot participants, who came before the "
+            "study's launch, are left out); for a demonstration, add simulated ones "
             "with simulate_responses. Nothing was written."
         )
     pilot_ratings = None
     if pilot:
-        pilot_ratings = frames.ratings_frame(find_study(pilot), include_simulated=False)
+        pilot_ratings = frames.ratings_frame(
+            find_study(pilot), include_simulated=False, include_pilot=True
+        )
     workers = figure_workers(not no_figures)
     # Figures are drawn by worker processes while the analysis goes on.
     with report.FigureWorkers(workers) if workers else contextlib.nullcontext() as drawer:
@@ -135,14 +138,16 @@ def subsets(ratings: pd.DataFrame) -> dict[str, str]:
 
 
 def departures(study: Study) -> dict[str, int]:
-    """Who left the study, as counts only: their data is deleted."""
+    """Who left the study, as counts only: their data is deleted. The pilot's are left out,
+    as its participants are."""
     withdrawn = dict(
-        study.withdrawals.values_list("simulated")
+        study.withdrawals.filter(pilot=False)
+        .values_list("simulated")
         .annotate(n=Count("pk"))
         .values_list("simulated", "n")
     )
     return {
-        "declined": study.declines.count(),
+        "declined": study.declines.filter(pilot=False).count(),
         "withdrawn_real": withdrawn.get(False, 0),
         "withdrawn_simulated": withdrawn.get(True, 0),
     }

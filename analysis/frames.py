@@ -178,13 +178,20 @@ def _study(study: Study | str | None) -> Study | None:
 
 
 def select_participants(
-    study: Study | str | None = None, *, sharing_only: bool = False, include_simulated: bool = True
+    study: Study | str | None = None,
+    *,
+    sharing_only: bool = False,
+    include_simulated: bool = True,
+    include_pilot: bool = False,
 ) -> QuerySet:
     """Participants to analyse; withdrawn ones never (they are deleted, this is a safeguard),
-    nor paper participants whose consent is incomplete (on the web they could not take part)."""
+    nor paper participants whose consent is incomplete (on the web they could not take part),
+    nor pilot participants (who came before the study's launch) unless asked for."""
     people = Participant.objects.exclude(status=WITHDRAWN).exclude(
         mode="paper", consent_version__isnull=True
     )
+    if not include_pilot:
+        people = people.filter(pilot=False)
     if (study := _study(study)) is not None:
         people = people.filter(study=study)
     if sharing_only:
@@ -272,6 +279,7 @@ def ratings_frame(
     include_simulated: bool = True,
     *,
     sharing_only: bool = False,
+    include_pilot: bool = False,
 ) -> pd.DataFrame:
     """The ratings frame: one row per rating with item and participant columns.
 
@@ -279,7 +287,10 @@ def ratings_frame(
     of the study holds.
     """
     people = select_participants(
-        study, sharing_only=sharing_only, include_simulated=include_simulated
+        study,
+        sharing_only=sharing_only,
+        include_simulated=include_simulated,
+        include_pilot=include_pilot,
     )
     ratings = ratings_table(people, include_practice=include_practice)
     return load.tidy_ratings(

@@ -140,8 +140,7 @@ def _enrol(study: Study, count: int, seed: int) -> list[Participant]:
             for name, fluency in spoken
         ]
     ParticipantLanguage.objects.bulk_create(languages)
-    Questionnaire.objects.filter(pk__in={p.questionnaire_id for p in people}).update(frozen=True)
-    return people
+    return people  # their questionnaires stay editable: simulated answers freeze nothing
 
 
 def _assignments(study: Study, people: list[Participant]) -> pd.DataFrame:

@@ -1,8 +1,11 @@
 from django.contrib import admin
 from django.db.models import URLField
+from django.template.loader import render_to_string
+from django.utils.html import format_html, format_html_join
 
 from survey import models, participation
 from survey.questionnaires import is_frozen
+from wojdb.core import texts
 
 
 @admin.register(models.Segment)
@@ -92,14 +95,54 @@ class ConsentTextInline(admin.TabularInline):
     extra = 0
 
 
+# The texts participants read, as the preview shows them: (field, where they read it).
+PREVIEWED = (
+    ("information_sheet", "Information sheet (the study link)"),
+    ("consent_intro", "Consent form, before the statements"),
+    ("consent_closing", "Consent form, after the statements"),
+    ("instructions", "Instructions, before the practice pair"),
+    ("debriefing", "Debriefing (the last page)"),
+    ("data_use", "What happens to the data (also the withdrawal page)"),
+)
+
+
 @admin.register(models.Study)
 class StudyAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "language", "items_per_questionnaire", "is_open", "created"]
+    list_display = ["name", "slug", "language", "items_per_questionnaire", "is_open", "launched_at"]
     prepopulated_fields = {"slug": ["name"]}
     raw_id_fields = ["sample_item", "shared_items"]
+    readonly_fields = ["launched_at", "preview"]
     inlines = [ConsentTextInline]
     # A return address typed without a scheme is a web address (Django 6's default).
     formfield_overrides = {URLField: {"assume_scheme": "https"}}
+
+    class Media:
+        css = {"all": ["survey/admin/preview.css"]}
+
+    @admin.display(description="Preview of the texts, as participants read them")
+    def preview(self, study):
+        """The saved texts with the study's settings filled in, rendered as on the participant
+        pages; an empty setting shows as [its name]."""
+        if study.pk is None:
+            return "Save the study to see its texts as participants read them."
+        sections = [
+            format_html(
+                '<section class="text-preview" data-preview="{}"><h3>{}</h3>'
+                '<div class="document">{}</div></section>',
+                name,
+                where,
+                render_to_string(
+                    "survey/_document.html",
+                    {"blocks": texts.blocks(texts.fill(getattr(study, name), study)), "level": 4},
+                ),
+            )
+            for name, where in PREVIEWED
+        ]
+        note = format_html(
+            '<p class="help">{}</p>',
+            "As last saved: “Save and continue editing” shows your changes here.",
+        )
+        return format_html("{}{}", note, format_html_join("", "{}", ((s,) for s in sections)))
 
     def save_model(self, request, obj, form, change):
         if not change:  # the texts left as the form offered them follow the study's language

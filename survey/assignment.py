@@ -1,8 +1,9 @@
 """Balanced assignment of questionnaires to arriving participants.
 
 A new participant gets the questionnaire (by number, over all its versions) with the fewest
-completed-or-active participants, ties broken at random. Participants idle for longer than the
-study's `abandon_after_minutes` are marked abandoned, which frees their slot; their answers stay.
+completed-or-active participants of their kind (real, pilot or simulated), ties broken at
+random. Participants idle for longer than the study's `abandon_after_minutes` are marked
+abandoned, which frees their slot; their answers stay.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ def release_abandoned(study: Study, now=None) -> int:
 
 
 def enrol(study: Study, *, rng: random.Random | None = None, **fields) -> Participant:
-    """Create a participant on the least-used active questionnaire, safely under concurrency."""
+    """Create a participant on the least-used active questionnaire, safely under concurrency.
+    Before the study's launch, a person who arrives is a pilot participant."""
     rng = rng or random.SystemRandom()
     with transaction.atomic():
         # Locking the study row serialises concurrent arrivals on PostgreSQL; SQLite's
@@ -45,10 +47,17 @@ def enrol(study: Study, *, rng: random.Random | None = None, **fields) -> Partic
         if not study.is_open:
             raise StudyClosed(f"study {study.name!r} is closed")
         release_abandoned(study)
+        fields.setdefault("pilot", not study.launched and not fields.get("simulated"))
+        # Balanced among their own kind: real participants whatever pilot ones took before.
+        alike = Q(
+            participants__status__in=HOLDING,
+            participants__pilot=fields["pilot"],
+            participants__simulated=bool(fields.get("simulated")),
+        )
         load = dict(
             Questionnaire.objects.filter(study=study)
             .values_list("number")
-            .annotate(n=Count("participants", filter=Q(participants__status__in=HOLDING)))
+            .annotate(n=Count("participants", filter=alike))
         )
         active = {
             q.number: q

@@ -1,5 +1,6 @@
-"""The researcher's dashboard (staff only): progress and balance of a study's questionnaires,
-and the actions to build or extend them and to release abandoned slots."""
+"""The researcher's dashboard (staff only): a study's status, progress and balance of its
+questionnaires, and the actions to build or extend them, to launch the study, to clear its pilot
+data and to release abandoned slots."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from survey import launch as launching
 from survey.assignment import release_abandoned
 from survey.checks import catalogue_problem
-from survey.models import Participant, Rating, Study
+from survey.models import Participant, Rating, Study, real_participants
 from survey.questionnaires import (
     QuestionnaireError,
     build_questionnaires,
@@ -26,6 +28,7 @@ from survey.questionnaires import (
 )
 from wojdb.core import scales
 from wojdb.core.design.composition import CompositionError, ConfigurationError, Layout
+from wojdb.core.io import length_units
 from wojdb.core.vocabulary import ASSIGNED, COMPLETED, PAPER, WEB
 from wojdb.staff import staff_only
 
@@ -48,32 +51,31 @@ class BuildForm(forms.Form):
     )
 
 
+class ClearPilotForm(forms.Form):
+    confirm = forms.BooleanField(
+        label="Yes, delete them with all their answers; this cannot be undone", required=True
+    )
+
+
 @staff_only
 def index(request):
+    real = real_participants("participants__")
     studies = Study.objects.annotate(
         questionnaire_count=Count("questionnaires__number", distinct=True),
-        participant_count=Count(
-            "participants", filter=Q(participants__simulated=False), distinct=True
-        ),
+        active_count=Count("questionnaires", filter=Q(questionnaires__active=True), distinct=True),
+        participant_count=Count("participants", filter=real, distinct=True),
         completed_count=Count(
-            "participants",
-            filter=Q(participants__status=COMPLETED, participants__simulated=False),
-            distinct=True,
+            "participants", filter=real & Q(participants__status=COMPLETED), distinct=True
         ),
+        pilot_count=Count("participants", filter=Q(participants__pilot=True), distinct=True),
         simulated_count=Count(
             "participants", filter=Q(participants__simulated=True), distinct=True
         ),
-        web_count=Count(
-            "participants",
-            filter=Q(participants__mode=WEB, participants__simulated=False),
-            distinct=True,
-        ),
-        paper_count=Count(
-            "participants",
-            filter=Q(participants__mode=PAPER, participants__simulated=False),
-            distinct=True,
-        ),
+        web_count=Count("participants", filter=real & Q(participants__mode=WEB), distinct=True),
+        paper_count=Count("participants", filter=real & Q(participants__mode=PAPER), distinct=True),
     ).order_by("name")
+    for s in studies:
+        s.status = launching.study_status(s, s.active_count > 0)
     uncompiled = [
         (study, why)
         for study in studies
@@ -111,18 +113,19 @@ def study(request, slug):
         "pearson": None if pd.isna(r) else r,
         "pairs": n,
         "languages": balance.language_counts(entries).to_dict() if not entries.empty else {},
+        "length_units": length_units(entries["source_lang"].unique(), study.language),
         "figures": FIGURES if not entries.empty else {},
         "form": BuildForm(initial={"seed": secrets.randbelow(10**6)}),
         "extending": not entries.empty,
         "abandon_after": study.abandon_after_minutes,
         "people": _people(study),
-        "unfilled": study.unfilled(),
+        "status": launching.study_status(study),
+        "launch_refusal": launching.refusal(study),
+        "clear_form": ClearPilotForm(),
         "catalogue": catalogue_problem(study.language),
         "remarks": _remarks(study),
         # Real participants only, as every other count on the page.
-        "modes": dict(
-            study.participants.filter(simulated=False).values_list("mode").annotate(n=Count("pk"))
-        ),
+        "modes": dict(study.participants.real().values_list("mode").annotate(n=Count("pk"))),
     }
     return render(request, "survey/dashboard/study.html", context)
 
@@ -139,6 +142,7 @@ def questionnaire(request, slug, number):
     )
     ratings = (
         Rating.objects.filter(participant__questionnaire__in=versions, practice=False)
+        .filter(real_participants("participant__"))
         .exclude(holistic=None, order=None)
         .values_list("item_id", "client_ms")
     )
@@ -175,7 +179,7 @@ def figure(request, slug, name, fmt):
     if name == "quality":
         image = figures.quality_figure(entries, _judgments(study), fmt=fmt)
     elif name == "lengths":
-        image = figures.length_figure(entries, fmt=fmt)
+        image = figures.length_figure(entries, fmt=fmt, target_lang=study.language)
     else:
         image = figures.language_figure(entries, fmt=fmt)
     response = HttpResponse(image, content_type=figures.FORMATS[fmt])
@@ -204,6 +208,41 @@ def build(request, slug):
             f"{'Added' if extend else 'Built'} {len(saved)} questionnaire(s), numbers "
             f"{saved[0].number}–{saved[-1].number}, with seed {seed}.",
         )
+    return redirect("dashboard:study", slug=slug)
+
+
+@staff_only
+@require_POST
+def launch(request, slug):
+    """Launch the study: its questionnaires freeze and arrivals are real participants."""
+    study = get_object_or_404(Study, slug=slug)
+    try:
+        launching.launch(study)
+    except launching.LaunchError as e:
+        messages.error(request, str(e))
+    else:
+        messages.success(
+            request,
+            "Launched: the questionnaires are frozen, and everyone who arrives from now on is a "
+            "real participant.",
+        )
+    return redirect("dashboard:study", slug=slug)
+
+
+@staff_only
+@require_POST
+def clear_pilot(request, slug):
+    """Delete the pilot and simulated participants, once the researcher has confirmed it."""
+    study = get_object_or_404(Study, slug=slug)
+    if not ClearPilotForm(request.POST).is_valid():
+        messages.error(request, "Nothing was deleted: tick the box to confirm the deletion.")
+        return redirect("dashboard:study", slug=slug)
+    cleared = launching.clear_pilot(study)
+    messages.success(
+        request,
+        f"Deleted {cleared.pilot} pilot and {cleared.simulated} simulated participant(s) with "
+        "their answers.",
+    )
     return redirect("dashboard:study", slug=slug)
 
 
@@ -250,33 +289,38 @@ def _layout_rows(layout: Layout) -> list[dict]:
 
 
 def _people(study: Study) -> dict:
-    """Real and simulated participants by status, kept apart, and those who left: declines
-    and withdrawals are counts only, their data being deleted."""
-    counts = {simulated: dict.fromkeys(STATUSES, 0) for simulated in (False, True)}
-    for simulated, status, n in (
+    """Real, pilot and simulated participants by status, kept apart, and those who left:
+    declines and withdrawals are counts only, their data being deleted."""
+    counts = {group: dict.fromkeys(STATUSES, 0) for group in ("real", "pilot", "simulated")}
+    for simulated, pilot, status, n in (
         Participant.objects.filter(study=study)
-        .values_list("simulated", "status")
+        .values_list("simulated", "pilot", "status")
         .annotate(n=Count("pk"))
     ):
-        counts[simulated][status] += n
-    withdrawn = dict(
-        study.withdrawals.values_list("simulated")
-        .annotate(n=Count("pk"))
-        .values_list("simulated", "n")
-    )
+        group = "simulated" if simulated else "pilot" if pilot else "real"
+        counts[group][status] += n
+    withdrawn = {"real": 0, "pilot": 0, "simulated": 0}
+    for simulated, pilot, n in study.withdrawals.values_list("simulated", "pilot").annotate(
+        n=Count("pk")
+    ):
+        withdrawn["simulated" if simulated else "pilot" if pilot else "real"] += n
+    declined = dict(study.declines.values_list("pilot").annotate(n=Count("pk")))
     return {
-        "real": [counts[False][s] for s in STATUSES],
-        "simulated": [counts[True][s] for s in STATUSES],
-        "declined": study.declines.count(),
-        "withdrawn_real": withdrawn.get(False, 0),
-        "withdrawn_simulated": withdrawn.get(True, 0),
+        **{group: [row[s] for s in STATUSES] for group, row in counts.items()},
+        "declined": declined.get(False, 0),
+        "declined_pilot": declined.get(True, 0),
+        "withdrawn_real": withdrawn["real"],
+        "withdrawn_pilot": withdrawn["pilot"],
+        "withdrawn_simulated": withdrawn["simulated"],
+        "pilot_total": sum(counts["pilot"].values()),
+        "simulated_total": sum(counts["simulated"].values()),
     }
 
 
 def _remarks(study: Study) -> list[Rating]:
     """Pairs real participants flagged or commented on, newest first."""
     return list(
-        Rating.objects.filter(participant__study=study, participant__simulated=False)
+        Rating.objects.filter(real_participants("participant__"), participant__study=study)
         .filter(Q(flagged=True) | ~Q(comment=""))
         .select_related("participant__questionnaire")
         .order_by("-answered_at", "-pk")[:200]
@@ -285,11 +329,12 @@ def _remarks(study: Study) -> list[Rating]:
 
 def _status_counts(study: Study) -> pd.DataFrame:
     """Real participants per questionnaire number (rows) and status (columns), all versions;
-    simulated ones are counted apart (`_people`)."""
+    pilot and simulated ones are counted apart (`_people`)."""
     import pandas as pd
 
     counts = (
-        Participant.objects.filter(study=study, simulated=False)
+        Participant.objects.real()
+        .filter(study=study)
         .values_list("questionnaire__number", "status")
         .annotate(n=Count("pk"))
     )
@@ -300,9 +345,11 @@ def _status_counts(study: Study) -> pd.DataFrame:
 
 def _minutes_to_complete(study: Study) -> dict[int, float]:
     durations: dict[int, list[float]] = {}
-    for number, created, consented, completed in Participant.objects.filter(
-        study=study, status=COMPLETED, completed_at__isnull=False, simulated=False
-    ).values_list("questionnaire__number", "created", "consented_at", "completed_at"):
+    for number, created, consented, completed in (
+        Participant.objects.real()
+        .filter(study=study, status=COMPLETED, completed_at__isnull=False)
+        .values_list("questionnaire__number", "created", "consented_at", "completed_at")
+    ):
         started = consented or created
         durations.setdefault(number, []).append((completed - started).total_seconds() / 60)
     return {number: median(values) for number, values in durations.items()}
@@ -311,7 +358,7 @@ def _minutes_to_complete(study: Study) -> dict[int, float]:
 def _answers_per_item(study: Study, entries: pd.DataFrame) -> dict[int, tuple[int, int]]:
     """Fewest and most answers any item of each questionnaire has had."""
     answered = (
-        Rating.objects.filter(participant__study=study, participant__simulated=False)
+        Rating.objects.filter(real_participants("participant__"), participant__study=study)
         .filter(practice=False)
         .exclude(holistic=None, order=None)
         .values_list("participant__questionnaire__number", "item_id")
@@ -338,7 +385,8 @@ def _questionnaire_rows(
     flagged = {d.questionnaire for d in drifts}
     newest = {q.number: q for q in study.questionnaires.order_by("number", "version")}
     started = set(
-        Participant.objects.filter(study=study)
+        Participant.objects.real()
+        .filter(study=study)
         .exclude(status=ASSIGNED)
         .values_list("questionnaire_id", flat=True)
     )
@@ -365,7 +413,7 @@ def _judgments(study: Study) -> pd.DataFrame:
     import pandas as pd
 
     rows = Rating.objects.filter(
-        participant__study=study, participant__simulated=False, practice=False
+        real_participants("participant__"), participant__study=study, practice=False
     ).values_list("participant__questionnaire__number", "holistic", "order")
     frame = pd.DataFrame(list(rows), columns=["questionnaire", "holistic", "order"], dtype=float)
     frame[["holistic", "order"]] = scales.answer_to_unit(frame[["holistic", "order"]])

@@ -16,5 +16,7 @@ urlpatterns = [
     ),
     path("studies/<slug:slug>/figures/<slug:name>.<slug:fmt>", dashboard.figure, name="figure"),
     path("studies/<slug:slug>/build/", dashboard.build, name="build"),
+    path("studies/<slug:slug>/launch/", dashboard.launch, name="launch"),
+    path("studies/<slug:slug>/clear-pilot/", dashboard.clear_pilot, name="clear_pilot"),
     path("studies/<slug:slug>/release-slots/", dashboard.release_slots, name="release_slots"),
 ]

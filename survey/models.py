@@ -453,12 +453,35 @@ class Study(models.Model):
         help_text="idle participants are marked abandoned after this many minutes (at most a year)",
     )
     is_open = models.BooleanField(default=True)
+    # Set by `launch` (survey/launch.py), never by a form or a study file: before it, whoever
+    # arrives is a pilot participant and no questionnaire freezes.
+    launched_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="when the study was launched: participants before it are pilot participants",
+    )
+    require_both_answers = models.BooleanField(
+        default=True,
+        help_text="a participant moves on from a pair only once both questions are answered "
+        "(as in the thesis)",
+    )
+    project_title = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text="the title participants read ({project_title} in the texts); empty: the "
+        "study's name",
+    )
     # What participants read (thesis Appendix A by default); see wojdb/core/texts/__init__.py for
     # the format.
     information_sheet = models.TextField(default=texts.information_sheet)
     consent_intro = models.TextField(default=texts.consent_intro)
     consent_closing = models.TextField(default=texts.consent_closing)
     debriefing = models.TextField(default=texts.debriefing)
+    data_use = models.TextField(
+        default=texts.data_use_default,
+        help_text="what happens to the data ({data_use} in the texts; also on the withdrawal page)",
+    )
     # Feedback on the practice pair; empty ones are written from the practice item itself.
     sample_holistic_note = models.TextField(
         blank=True, help_text="feedback on the first question for the practice pair"
@@ -525,6 +548,23 @@ class Study(models.Model):
 
     def __str__(self):
         return self.name
+
+    def save(self, *args, **kwargs):
+        # One form of every text, whichever way it came (admin, form, study file, shell).
+        for field in self._meta.concrete_fields:
+            value = getattr(self, field.attname)
+            if isinstance(field, models.CharField | models.TextField) and isinstance(value, str):
+                setattr(self, field.attname, texts.normalise_line_ends(value))
+        super().save(*args, **kwargs)
+
+    @property
+    def title(self) -> str:
+        """The title participants read."""
+        return texts.project_title(self)
+
+    @property
+    def launched(self) -> bool:
+        return self.launched_at is not None
 
     def clean(self):
         try:
@@ -700,6 +740,17 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)  # 192 random bits
 
 
+def real_participants(path: str = "") -> models.Q:
+    """The people whose answers are the study's data: neither simulated nor pilot ones (who
+    came before the study's launch); `path` leads to the participant, e.g. "participant__"."""
+    return models.Q(**{f"{path}simulated": False, f"{path}pilot": False})
+
+
+class ParticipantQuerySet(models.QuerySet):
+    def real(self):
+        return self.filter(real_participants())
+
+
 class Participant(models.Model):
     STATUSES = [(s, s) for s in PARTICIPANT_STATUSES]
     GENDERS = [(key, _(texts.GENDER_LABELS[key])) for key in GENDERS]
@@ -711,6 +762,11 @@ class Participant(models.Model):
     token = models.CharField(max_length=64, unique=True, default=new_token, editable=False)
     status = models.CharField(max_length=12, choices=STATUSES, default=ASSIGNED, db_index=True)
     simulated = models.BooleanField(default=False)
+    pilot = models.BooleanField(
+        default=False,
+        help_text="came before the study was launched: kept apart from its data, and "
+        "freezes no questionnaire",
+    )
     mode = models.CharField(
         max_length=5,
         choices=[(m, m) for m in PARTICIPATION_MODES],
@@ -748,6 +804,8 @@ class Participant(models.Model):
         null=True, blank=True, help_text="the furthest position reached; the link resumes there"
     )
 
+    objects = ParticipantQuerySet.as_manager()
+
     def __str__(self):
         return f"participant {self.pk} ({self.status})"
 
@@ -774,6 +832,9 @@ class PlatformIdentity(models.Model):
     assignment_id = models.CharField(max_length=64, blank=True)
     hit_id = models.CharField(max_length=64, blank=True)
     submit_to = models.URLField(blank=True, help_text="MTurk's turkSubmitTo")
+
+    class Meta:
+        verbose_name_plural = "platform identities"
 
     def __str__(self):
         return f"platform ids of participant {self.participant_id}"
@@ -804,6 +865,7 @@ class DeclinedConsent(models.Model):
     """Only a count: a person who declines leaves nothing else behind."""
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="declines")
+    pilot = models.BooleanField(default=False)
     created = models.DateTimeField(auto_now_add=True)
 
     def __str__(self):
@@ -815,6 +877,7 @@ class Withdrawal(models.Model):
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="withdrawals")
     simulated = models.BooleanField(default=False)
+    pilot = models.BooleanField(default=False)
     created = models.DateTimeField(auto_now_add=True)
 
     def __str__(self):

@@ -121,7 +121,7 @@ def questionnaire_text(
     return printing.Questionnaire(
         study=study.slug,
         number=questionnaire.number,
-        title=study.name,
+        title=study.title,
         researcher=study.researcher_name,
         paper=paper,
         scales=(
@@ -134,7 +134,7 @@ def questionnaire_text(
         consent_statements=list(consent.statements),
         consent_closing=texts.fill(study.consent_closing, study),
         practice=_pair(0, sample) if sample else None,
-        practice_notes=(study.sample_holistic_note, study.sample_order_note),
+        practice_notes=participation.practice_notes(study, sample) if sample else ("", ""),
         practice_lead=gettext(
             "This example shows how the questions work. Your answers to it are kept as practice "
             "and not used in the research."

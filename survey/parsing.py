@@ -35,6 +35,7 @@ from wojdb.core.permutations.sentence import align_words
 PARSE_CHUNK = 500  # parses are saved in chunks, so an interrupted run keeps its work
 #: The text each kind of owner holds a parse of.
 PARSED_TEXT = {Segment: "reference", Triple: "hypothesis"}
+PARSED_TEXTS = {Segment: "references", Triple: "hypotheses"}  # for the progress bar
 
 
 class _Silent:
@@ -70,12 +71,13 @@ def stored_parses(owners: Iterable[Segment | Triple], bars: Bars = no_bars) -> d
     owners = list(owners)
     missing = [owner for owner in owners if owner.parse is None]
     field = PARSED_TEXT[type(owners[0])] if owners else ""
+    plural = PARSED_TEXTS[type(owners[0])] if owners else ""
     by_language: dict[str, list] = {}
     for owner in missing:
         by_language.setdefault(target_language(owner), []).append(owner)
     # Every language's pipeline is checked before anything is parsed.
     pipelines = {code: target_pipeline(code) for code in by_language}
-    with bars(total=len(missing), desc=f"parsing {field}s", unit=" texts") as bar:
+    with bars(total=len(missing), desc=f"parsing {plural}", unit=" texts") as bar:
         for code, owners_of_language in by_language.items():
             for start in range(0, len(owners_of_language), PARSE_CHUNK):
                 chunk = owners_of_language[start : start + PARSE_CHUNK]

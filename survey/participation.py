@@ -19,7 +19,7 @@ from django.db import transaction
 from django.dispatch import Signal
 from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from survey import scan_files
 from survey.assignment import enrol
@@ -224,20 +224,24 @@ def default_consent(language: str) -> dict:
 def give_consent(
     participant: Participant, consent: ConsentText, share_data: bool = True, now=None
 ) -> None:
-    """Every required statement accepted: the participant starts, and their questionnaire is
-    frozen. `share_data` is their answer to the statement on releasing the data."""
+    """Every required statement accepted: the participant starts, and a real participant's
+    questionnaire is frozen (a pilot one's stays editable). `share_data` is their answer to the
+    statement on releasing the data."""
     participant.consent_version = consent.version
     participant.consented_at = now or timezone.now()
     participant.share_data = share_data
     participant.status = IN_PROGRESS
     participant.save(update_fields=["consent_version", "consented_at", "share_data", "status"])
-    Questionnaire.objects.filter(pk=participant.questionnaire_id, frozen=False).update(frozen=True)
+    if not (participant.pilot or participant.simulated):
+        Questionnaire.objects.filter(pk=participant.questionnaire_id, frozen=False).update(
+            frozen=True
+        )
 
 
 def decline(participant: Participant) -> None:
     """Declining consent leaves only a count behind."""
     with transaction.atomic():
-        DeclinedConsent.objects.create(study_id=participant.study_id)
+        DeclinedConsent.objects.create(study_id=participant.study_id, pilot=participant.pilot)
         participant.delete()
 
 
@@ -248,7 +252,9 @@ def withdraw(participant: Participant) -> None:
     whoever keeps other files about them."""
     pk = participant.pk
     with transaction.atomic():
-        Withdrawal.objects.create(study_id=participant.study_id, simulated=participant.simulated)
+        Withdrawal.objects.create(
+            study_id=participant.study_id, simulated=participant.simulated, pilot=participant.pilot
+        )
         copies = PaperCopy.objects.filter(participant=participant)
         scans = scan_files.kept_names(ScanPage.objects.filter(copy__in=copies))
         copies.delete()  # its pages and answers with it (cascade)
@@ -260,6 +266,13 @@ def withdraw(participant: Participant) -> None:
 
 def pair_count(participant: Participant) -> int:
     return QuestionnaireEntry.objects.filter(questionnaire_id=participant.questionnaire_id).count()
+
+
+def practice_notes(study: Study, item: Item) -> tuple[str, str]:
+    """Feedback on the practice pair's two questions, in the active language: the study's own,
+    else written from the item (texts.practice_notes)."""
+    holistic, order = texts.practice_notes(item, gettext, ngettext)
+    return study.sample_holistic_note or holistic, study.sample_order_note or order
 
 
 def first_position(participant: Participant) -> int:
@@ -361,6 +374,15 @@ def save_answer(
         if changed or timed or noted:
             rating.save(update_fields=[*SCALES, *SAVED_FIELDS])
     return Saved(rating, changed=changed)
+
+
+def unanswered_to_move_on(study: Study, rating: Rating, go: str) -> list[str]:
+    """The questions of a pair still unanswered that keep the participant on it: moving on
+    (to the next pair, the practice feedback or pair 1) needs both answers where the study
+    requires them; going back never does."""
+    if not study.require_both_answers or go not in ("next", "start"):
+        return []
+    return [scale for scale in SCALES if getattr(rating, scale) is None]
 
 
 def progress(participant: Participant) -> Progress:

@@ -39,9 +39,10 @@ def pool_triples(study: Study) -> QuerySet[Triple]:
 
 
 def real_participation(study: Study) -> str | None:
-    """Why the study's pool and design can no longer change — real people have taken part — or
-    None. Simulated participants never count: a dry run does not lock the design."""
-    real = study.participants.filter(simulated=False)
+    """Why the study's pool and design can no longer change — it was launched, or real people
+    have taken part — or None. Pilot and simulated participants never count: a dry run does not
+    lock the design (survey/launch.py)."""
+    real = study.participants.real()
     answers = (
         Rating.objects.filter(participant__in=real)
         .filter(Q(holistic__isnull=False) | Q(order__isnull=False))
@@ -51,6 +52,8 @@ def real_participation(study: Study) -> str | None:
         return f"it has {answers:,} real answer(s)"
     if started := real.count():
         return f"{started:,} real participant(s) have started it"
+    if study.launched:
+        return "it was launched"
     if study.paper_layouts.exists():
         return "its questionnaires were printed for paper participants"
     return None
@@ -88,7 +91,7 @@ def sample_pool(
         raise PoolError(f"{e}; the pool is unchanged", key=(e.keys or ["per_corpus"])[0]) from None
     report = ImportReport()
     with transaction.atomic():
-        questionnaires, simulated = discard_questionnaires(study)
+        questionnaires, cleared = discard_questionnaires(study)
         earlier = PoolEntry.objects.filter(study=study)
         replaced = earlier.values("triple__corpus").distinct().count(), earlier.count()
         earlier.delete()
@@ -105,7 +108,8 @@ def sample_pool(
     if questionnaires:
         report.notes.append(
             f"removed the {questionnaires} questionnaire(s) built from it"
-            + (f" and {simulated} simulated participant(s)" if simulated else "")
+            + (f" and {cleared.simulated} simulated participant(s)" if cleared.simulated else "")
+            + (f" and {cleared.pilot} pilot participant(s)" if cleared.pilot else "")
         )
     left = Counter()
     for reasons in drawn.reasons.values():

@@ -3,8 +3,9 @@
 Loads the sentence pool as plain data, lets `wojdb.core.design.composition` compose by Table 6.3,
 and saves
 questionnaires with their seed and the composition's version in one transaction. A questionnaire
-a participant has started is frozen: an edit then makes a new version for new participants, and
-the answered version never changes.
+a real participant has started (or the study's launch) freezes: an edit then makes a new version
+for new participants, and the answered version never changes. Pilot and simulated participants
+freeze nothing (survey/launch.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 from django.db.models import Max
 
+from survey.launch import Cleared, clear_pilot
 from survey.models import Item, Permutation, Questionnaire, QuestionnaireEntry, Study, Triple
 from wojdb.core import scales
 from wojdb.core.design import composition
@@ -224,28 +226,28 @@ def extend_questionnaires(
         return _save(study, plans, pool.ids, seed, progress)
 
 
-def discard_questionnaires(study: Study) -> tuple[int, int]:
-    """Delete the study's questionnaires with its simulated participants (their answers and
-    withdrawals too), for a pool or design replaced before real people took part (the caller
-    checks that: survey.pool.real_participation). Returns (questionnaires, participants)."""
-    simulated = study.participants.filter(simulated=True)
-    participants = simulated.count()
-    simulated.delete()
-    study.withdrawals.filter(simulated=True).delete()
+def discard_questionnaires(study: Study) -> tuple[int, Cleared]:
+    """Delete the study's questionnaires with its pilot and simulated participants (their
+    answers, declines and withdrawals too: survey.launch.clear_pilot), for a pool or design
+    replaced before real people took part (the caller checks that:
+    survey.pool.real_participation). Returns the questionnaires and participants deleted."""
+    cleared = clear_pilot(study)
     questionnaires = study.questionnaires.count()
     study.questionnaires.all().delete()
-    return questionnaires, participants
+    return questionnaires, cleared
 
 
 # --- freezing and versions --------------------------------------------------------------------
 
 
 def is_frozen(questionnaire: Questionnaire) -> bool:
-    """Frozen once a participant has started it, whether or not the flag was set then."""
+    """Frozen once its flag is set (by the study's launch, a print run) or a real participant
+    has started it; pilot and simulated participants never freeze it."""
+    people = questionnaire.participants.real()
     return (
         questionnaire.frozen
-        or questionnaire.participants.exclude(status=ASSIGNED).exists()
-        or questionnaire.participants.filter(ratings__isnull=False).exists()
+        or people.exclude(status=ASSIGNED).exists()
+        or people.filter(ratings__isnull=False).exists()
     )
 
 

@@ -131,10 +131,12 @@ def build_study(
                 declared, study, changed, locked, within, jobs, bars, step, build
             )
         if declared.pool is not None and changed and study.questionnaires.exists():
-            questionnaires, simulated = discard_questionnaires(study)
+            questionnaires, cleared = discard_questionnaires(study)
+            pilot = f" and {cleared.pilot} pilot" if cleared.pilot else ""
             build.lines.append(
-                f"removed {questionnaires} questionnaire(s) and {simulated} simulated "
-                f"participant(s) built on the earlier design ({', '.join(changed)} changed)"
+                f"removed {questionnaires} questionnaire(s) and {cleared.simulated} simulated"
+                f"{pilot} participant(s) built on the earlier design ({', '.join(changed)} "
+                "changed)"
             )
         if declared.questionnaires is not None and not study.questionnaires.exists():
             _compose(declared, study, step, build)

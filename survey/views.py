@@ -11,6 +11,7 @@ from functools import wraps
 from urllib.parse import urlencode
 
 from django.conf import settings
+from django.db.models import Count, Q
 from django.http import Http404, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware, get_token
 from django.shortcuts import get_object_or_404, redirect, render
@@ -31,6 +32,7 @@ from survey.forms import (
     language_name,
     save_about,
 )
+from survey.launch import study_status
 from survey.models import Study
 from survey.participation import Refused, StartedElsewhere
 from wojdb.core import texts
@@ -50,6 +52,9 @@ CONFLICT = gettext_lazy(
 FINISHED = gettext_lazy(
     "You have already finished the study, so your answers can no longer be changed."
 )
+BOTH_ANSWERS = gettext_lazy("Please answer both questions about this pair before moving on.")
+MISSING = gettext_lazy("This question is not answered yet.")
+UNANSWERED = "unanswered"  # the item page's query parameter after a refused move on
 
 
 class CsrfRejected(Exception):
@@ -196,8 +201,12 @@ def participant_page(*, on_expired=expired):
 
 
 def home(request):
-    studies = Study.objects.filter(is_open=True).order_by("name")
-    return render(request, "survey/home.html", {"studies": studies})
+    """The studies whose link takes someone new (`survey.launch.study_status`)."""
+    studies = Study.objects.filter(is_open=True).annotate(
+        active=Count("questionnaires", filter=Q(questionnaires__active=True))
+    )
+    taking = [s for s in studies.order_by("name") if study_status(s, s.active > 0).takes_newcomers]
+    return render(request, "survey/home.html", {"studies": taking})
 
 
 @csrf_exempt  # checked in study_entry, which accepts a framed study's own posts
@@ -233,8 +242,8 @@ def study_entry(request, study):
     context = {"study": study, "reading": reading, "held": held}
     if request.method == "POST" and held is not None and "afresh" not in request.POST:
         return redirect(participation.resume_url(held))
-    # A study whose texts still lack a setting is not opened to anyone new (texts.unfilled).
-    if (not study.is_open or study.unfilled()) and held is None:
+    # A closed study, or one not ready (a setting its texts need, say), takes no one new.
+    if held is None and not study_status(study).takes_newcomers:
         return render(request, "survey/closed.html", context, status=200)
     if request.method == "POST":
         try:
@@ -359,17 +368,9 @@ def about(request, participant):
     )
 
 
-def practice_notes(study: Study, item) -> dict[str, str]:
-    """Feedback on the practice pair: the study's own, else written from the item."""
-    holistic, order = texts.practice_notes(item, gettext, translation.ngettext)
-    return {
-        "holistic": study.sample_holistic_note or holistic,
-        "order": study.sample_order_note or order,
-    }
-
-
-def scales(study: Study, shown: dict, saved: dict, notes: dict | None) -> list[dict]:
-    """The two questions as the item page shows them, worded as the study configures."""
+def scales(study: Study, shown: dict, saved: dict, notes: dict | None, missing=()) -> list[dict]:
+    """The two questions as the item page shows them, worded as the study configures;
+    `missing` names those the participant must still answer to move on (each then says so)."""
     wording = [
         ("holistic", study.holistic_question, study.holistic_low, study.holistic_high),
         ("order", study.order_question, study.order_low, study.order_high),
@@ -384,20 +385,34 @@ def scales(study: Study, shown: dict, saved: dict, notes: dict | None) -> list[d
             "note": notes[name] if notes else "",
             "value": shown[name],
             "saved": saved[name],
+            "missing": MISSING if name in missing else "",
         }
         for number, (name, question, low, high) in enumerate(wording, start=1)
     ]
 
 
 def item_page(
-    request, participant, position, item, rating, status=200, shown=None, notice="", feedback=False
+    request,
+    participant,
+    position,
+    item,
+    rating,
+    status=200,
+    shown=None,
+    notice="",
+    feedback=False,
+    missing=(),
 ):
     """An item page; `shown` overrides the saved values (a renewed expired page). The practice
-    pair's `feedback` shows what each question asks of it, once answered."""
+    pair's `feedback` shows what each question asks of it, once answered; `missing` marks the
+    questions still to answer before moving on."""
     saved = {"holistic": rating.holistic, "order": rating.order}
     total = participation.pair_count(participant)
     feedback = feedback and position == 0 and None not in saved.values()
-    notes = practice_notes(participant.study, item) if feedback else None
+    notes = None
+    if feedback:
+        holistic, order = participation.practice_notes(participant.study, item)
+        notes = {"holistic": holistic, "order": order}
     return page(
         request,
         "survey/item.html",
@@ -408,7 +423,8 @@ def item_page(
         practice=position == 0,
         total=total,
         language=language_name(item.triple.segment.source_lang),
-        scales=scales(participant.study, shown or saved, saved, notes),
+        scales=scales(participant.study, shown or saved, saved, notes, missing),
+        require_both=participant.study.require_both_answers,
         answered=sum(value is not None for value in saved.values()),
         client_ms=rating.client_ms or 0,
         notice=notice,
@@ -451,7 +467,21 @@ def item(request, participant, position):
         raise Http404(str(error)) from error
     participant.position = position
     feedback = "feedback" in request.GET
-    return item_page(request, participant, position, item, rating, feedback=feedback)
+    # After a refused move on (`incomplete`): the questions still unanswered, as saved.
+    missing = []
+    if UNANSWERED in request.GET:
+        missing = participation.unanswered_to_move_on(participant.study, rating, "next")
+    notice = BOTH_ANSWERS if missing else ""
+    return item_page(
+        request,
+        participant,
+        position,
+        item,
+        rating,
+        feedback=feedback,
+        notice=notice,
+        missing=missing,
+    )
 
 
 def save_item(request, participant, position):
@@ -474,6 +504,10 @@ def save_item(request, participant, position):
         message = gettext("This answer could not be accepted: %(reason)s.")
         return refuse(request, participant, message % {"reason": error})
     rating = saved.rating
+    go = form.cleaned_data["go"]
+    missing = participation.unanswered_to_move_on(participant.study, rating, go)
+    if missing and not saved.conflict:
+        return incomplete(request, participant, position, rating, missing)
     if saved.conflict:
         if wants_json(request):
             return JsonResponse(
@@ -488,7 +522,7 @@ def save_item(request, participant, position):
             )
         item = participation.item_at(participant, position)
         return item_page(request, participant, position, item, rating, 409, notice=CONFLICT)
-    next_url = participation.neighbour_url(participant, position, form.cleaned_data["go"])
+    next_url = participation.neighbour_url(participant, position, go)
     if wants_json(request):
         return JsonResponse(
             {
@@ -500,6 +534,25 @@ def save_item(request, participant, position):
             }
         )
     return redirect(next_url)
+
+
+def incomplete(request, participant, position, rating, missing):
+    """A pair left with a question unanswered, where the study asks for both: what was given
+    is saved, and the participant stays on the pair, told which question is missing (the page
+    again, without JavaScript, so that reloading it posts nothing)."""
+    if wants_json(request):
+        body = {
+            "saved": True,
+            "reason": "incomplete",
+            "message": str(BOTH_ANSWERS),
+            "missing": missing,
+            "revisions": rating.revisions,
+            "holistic": rating.holistic,
+            "order": rating.order,
+        }
+        return JsonResponse(body, status=400)
+    here = reverse("survey:item", args=[participant.token, position])
+    return redirect(f"{here}?{UNANSWERED}=1")
 
 
 @participant_page()
@@ -517,17 +570,21 @@ def review(request, participant):
 
 @participant_page()
 def done(request, participant):
-    """The debriefing with the completion code, and the way back to a crowd platform."""
+    """The debriefing, then the completion code and the way back to a crowd platform: a button
+    the participant presses once they have read it (nothing moves on by itself)."""
     if participant.status != COMPLETED:
         return redirect(participation.resume_url(participant))
     study = participant.study
+    return_url = participation.return_url(participant)
+    mturk = participation.mturk_submit(participant)
     return page(
         request,
         "survey/done.html",
         participant,
         debriefing=document(study.debriefing, study),
-        return_url=participation.return_url(participant),
-        mturk=participation.mturk_submit(participant),
+        return_url=return_url,
+        mturk=mturk,
+        hand_back=bool(return_url or mturk),
         prolific=study.platform == "prolific",
     )
 
@@ -538,7 +595,7 @@ def withdraw(request, participant):
         slug = participant.study.slug
         participation.withdraw(participant)
         return redirect(reverse("survey:withdrawn") + "?" + urlencode({"study": slug}))
-    data_use = texts.data_use(participant.study.language)
+    data_use = document(participant.study.data_use, participant.study)
     return page(request, "survey/withdraw.html", participant, data_use=data_use)
 
 

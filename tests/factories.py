@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 
+from django.utils import timezone
+
 from survey.models import (
     Corpus,
     Item,
@@ -92,9 +94,12 @@ FILLED_SETTINGS = {
 
 
 def make_study(questionnaires: int = 2, items: int = 4, **study_fields) -> Study:
-    """A study whose questionnaires hold `items` items each (half hypotheses, half permutations)."""
+    """A study whose questionnaires hold `items` items each (half hypotheses, half permutations).
+
+    It is launched (its arrivals are real participants) unless `launched_at=None` is given;
+    its questionnaires stay editable until a real participant starts them either way."""
     n = next(_counter)
-    study_fields = FILLED_SETTINGS | study_fields
+    study_fields = FILLED_SETTINGS | {"launched_at": timezone.now()} | study_fields
     study = Study.objects.create(name=f"Study {n}", slug=f"study-{n}", **study_fields)
     study.sample_item = make_hypothesis_item()
     study.save()

@@ -10,6 +10,7 @@ from django.core.management import CommandError, call_command
 
 from analysis.simulation import simulated_about_you
 from survey.models import Participant, Questionnaire, Rating, Study
+from survey.questionnaires import is_frozen
 from tests.factories import make_study
 
 
@@ -43,7 +44,9 @@ def test_simulated_participants_answer_every_pair_of_balanced_questionnaires():
         assert all(1 <= r.holistic <= 5 and 1 <= r.order <= 5 for r in ratings)
         assert all(r.shown_at < r.answered_at for r in ratings)
         assert person.position == 5 and person.languages.filter(language="English").exists()
-    assert all(Questionnaire.objects.filter(study=study).values_list("frozen", flat=True))
+    # A dry run freezes nothing: the design can still be edited or rebuilt.
+    assert not any(Questionnaire.objects.filter(study=study).values_list("frozen", flat=True))
+    assert not any(is_frozen(q) for q in Questionnaire.objects.filter(study=study))
     assert "Added 6 simulated participant(s) with 30 ratings" in out
 
 

@@ -1,5 +1,5 @@
 """A crowd study in Debian's chromium: a whole Prolific participation on a phone and on a
-desktop, from the entry link with Prolific's parameters to the redirect back to Prolific; the
+desktop, from the entry link with Prolific's parameters to the hand-back to Prolific; the
 demo's pairs measured against one screen at 1280 × 800 and 390 × 844; the keyboard shortcuts
 turned off; what the researcher sees of it.
 
@@ -152,8 +152,9 @@ def test_a_whole_prolific_participation(new_context, live_server, size):
     expect(page.locator("[data-completion-code]")).to_have_text(CODE)
     expect(page.get_by_text("deliberately moved")).to_be_visible()
     shot(page, f"{size}-08-done")
-    # Prolific's completion address follows by itself, with the study's code.
-    page.wait_for_url(f"{PROLIFIC}submissions/complete?cc={CODE}", timeout=15_000)
+    # The debriefing stays; the participant hands in on Prolific by pressing the button.
+    page.get_by_role("link", name="Complete the study on Prolific").click()
+    page.wait_for_url(f"{PROLIFIC}submissions/complete?cc={CODE}")
 
     participant = Participant.objects.get()
     assert participant.status == "completed" and participant.completion_code == CODE

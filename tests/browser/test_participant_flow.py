@@ -56,6 +56,9 @@ def study(live_server):
         supervisor_email="supervisor@example.org",
         platform="generic",
         platform_return_url=f"{live_server.url}/?cc={{code}}",
+        # These flows leave questions unanswered on purpose, to reach the final check with them;
+        # a study asking for both answers is walked in test_participant_end.py.
+        require_both_answers=False,
     )
     study.consent_texts.all().delete()  # the default statements
     return study

@@ -56,7 +56,7 @@ REFERENCE = "ذهب الولد إلى المدرسة صباح اليوم ."
 @pytest.fixture
 def arabic_study(tmp_path):
     """A study whose texts are set by its study file, with Arabic sentences."""
-    study = make_study(questionnaires=1, items=2)
+    study = make_study(questionnaires=1, items=2, launched_at=None)  # its file still applies
     declared = study_config(study)  # the study as its file, then in Arabic
     declared |= {"name": "دراسة ترتيب الكلمات", **ARABIC}
     declared["consent_texts"] = study_config(study)["consent_texts"] + ARABIC["consent_texts"]

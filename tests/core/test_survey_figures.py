@@ -61,3 +61,16 @@ def test_judgments_join_the_quality_figure():
 def test_an_unknown_format_is_refused():
     with pytest.raises(ValueError, match="unknown figure format 'gif'"):
         figures.length_figure(BALANCED, fmt="gif")
+
+
+def test_the_length_figure_names_its_units_as_the_lengths_were_counted():
+    """Chinese and Japanese lengths are characters (wojdb.core.io.text_length), not words."""
+    svg = figures.length_figure(BALANCED, fmt="svg").decode()
+    assert "length (words)" in svg and "characters" not in svg
+    into_chinese = figures.length_figure(BALANCED, fmt="svg", target_lang="zh").decode()
+    assert "reference length (characters)" in into_chinese
+    assert "hypothesis length (characters)" in into_chinese
+    assert "reference (characters)" in into_chinese and "source (words)" in into_chinese
+    from_chinese = BALANCED.assign(source_lang="zh")
+    svg = figures.length_figure(from_chinese, fmt="svg", target_lang="en").decode()
+    assert "source (characters)" in svg and "reference length (words)" in svg

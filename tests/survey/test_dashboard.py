@@ -225,7 +225,7 @@ def test_the_study_page_shows_flags_comments_code_and_unfilled_settings(staff, b
     assert "Odd" in page and "flagged" in page
     assert "completion code <code data-completion-code>CODE42</code>" in page
     # make_study here fills no contact: the page names what keeps the study closed.
-    assert "Not open to participants" in page and "<li>researcher_name</li>" in page
+    assert "Status: Not ready" in page and "<li>needs researcher_name</li>" in page
 
 
 @pytest.fixture

@@ -271,3 +271,25 @@ def test_other_pairs_and_mixed_arguments_are_refused(czech, tmp_path):
         call_command("import_parses", "p.conllu", "--lp", "en-cs")
     with pytest.raises(CommandError, match="give FILE.conllu"):
         call_command("import_parses")
+
+
+@pytest.mark.django_db
+def test_the_parsing_progress_names_its_texts_in_the_plural():
+    """The bar used to say "parsing hypothesiss"."""
+    from survey.parsing import no_bars, stored_parses
+    from tests.factories import make_triple
+
+    triple = make_triple()
+    parse = Parse(("The",), ("DT",), ("DET",), (-1,), ("ROOT",), "test")
+    for owner in (triple, triple.segment):
+        owner.parse, owner.parser = parse.to_dict(), "test"
+        owner.save()
+    said = []
+
+    def bars(**options):
+        said.append(options["desc"])
+        return no_bars()
+
+    stored_parses([triple], bars)
+    stored_parses([triple.segment], bars)
+    assert said == ["parsing hypotheses", "parsing references"]

@@ -6,6 +6,7 @@ from collections import Counter
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.utils import timezone
 
 from survey.assignment import enrol
 from survey.models import (
@@ -262,6 +263,7 @@ def test_an_unstarted_questionnaire_is_edited_in_place(built):
 
 
 def test_a_started_questionnaire_gets_a_new_version_and_keeps_its_answers(built):
+    Study.objects.filter(pk=built.pk).update(launched_at=timezone.now())  # real participants
     participant = enrol(built, rng=random.Random(0))
     q = participant.questionnaire
     Participant.objects.filter(pk=participant.pk).update(status="in_progress")

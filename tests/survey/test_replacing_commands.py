@@ -57,7 +57,7 @@ def test_sample_pool_says_what_it_replaced(two_pairs):
 
 
 def test_sample_pool_is_refused_once_real_people_take_part(two_pairs):
-    study = make_study(questionnaires=1, items=2)
+    study = make_study(questionnaires=1, items=2, launched_at=None)  # piloting
     PoolEntry.objects.bulk_create(
         PoolEntry(study=study, triple_id=pk) for pk in pool_ids(two_pairs)
     )

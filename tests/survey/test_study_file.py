@@ -270,7 +270,7 @@ def test_a_pool_drawn_before_pools_were_declared_is_said_not_to_be_in_the_file()
 
 
 def test_a_pool_drawn_by_command_is_written_back_as_the_files_pool(tmp_path):
-    study = make_study(questionnaires=0)
+    study = make_study(questionnaires=0, launched_at=None)
     for _ in range(3):
         make_triple(lp="de-en")
     call_command("sample_pool", "--study", study.slug, "--per-corpus", "2", "--seed", "9",

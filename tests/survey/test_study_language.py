@@ -97,7 +97,7 @@ def test_a_french_study_is_french_from_the_information_sheet_to_the_debriefing(c
     assert "(traduction automatique ; langue d'origine : allemand)" in text["item"]
     assert "Seuls les chercheurs et leurs encadrants" in text["withdraw"]
     assert "Avant de terminer" in text["review"]
-    assert "Votre code de fin" in text["done"]
+    assert "Vous avez terminé l'étude." in text["done"]
     assert "Toutes les « traductions automatiques » n'en étaient pas" in text["done"]
 
 

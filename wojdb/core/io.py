@@ -61,9 +61,31 @@ def check_language(code: str, path, field: str = "language pair", line: int | No
 
 
 def text_length(text: str, lang: str) -> int:
+    """A sentence's length in `length_unit(lang)`."""
     if lang in UNSPACED:
         return sum(1 for ch in text if not ch.isspace())
     return len(WORD.findall(text))
+
+
+def length_unit(lang: str) -> str:
+    """What `text_length` counts: characters in a language written without spaces, else
+    words."""
+    return "characters" if lang in UNSPACED else "words"
+
+
+def length_units(source_langs, target_lang: str) -> dict[str, str]:
+    """The unit of each length of Figure 6.2 (`length_unit`): the target language's for
+    references and hypotheses; for sources, their languages' (both named where they mix)."""
+    source_langs = set(source_langs)
+    unspaced = sorted({lang for lang in source_langs if length_unit(lang) == "characters"})
+    if not unspaced:
+        source = "words"
+    elif source_langs <= set(unspaced):
+        source = "characters"
+    else:
+        source = f"words; characters for {', '.join(unspaced)}"
+    target = length_unit(target_lang)
+    return {"source": source, "reference": target, "hypothesis": target}
 
 
 OPEN_FLAGS = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)

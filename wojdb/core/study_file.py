@@ -35,6 +35,7 @@ from typing import Any
 
 from wojdb.core.design.pool import DEFAULT_PER_CORPUS, Exclusion, PoolRule
 from wojdb.core.io import MAX_INT, InputError, read_input
+from wojdb.core.texts import normalise_line_ends
 from wojdb.core.vocabulary import MAIN_TYPES, PERMUTATION_TYPES
 
 SEED_MAX = 2**63 - 1
@@ -174,8 +175,8 @@ class Text(Key):
             raise where.error(f"is longer than {self.max_length:,} characters ({len(value):,})")
         if "\x00" in value:  # no database stores it in a text
             raise where.error("holds a NUL character (\\u0000)")
-        # One kind of line end, whatever the editor wrote: \r\n and \r become \n.
-        return value.replace("\r\n", "\n").replace("\r", "\n")
+        # One kind of line end, whatever the editor wrote, as the study stores its texts.
+        return normalise_line_ends(value)
 
 
 class Integer(Key):

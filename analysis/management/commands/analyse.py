@@ -36,7 +36,11 @@ class Command(BaseCommand):
             help="with --release: read it even if it holds files its datapackage.json does not "
             "name",
         )
-        parser.add_argument("--pilot", help="slug of a pilot study, for Figure 6.4")
+        parser.add_argument(
+            "--pilot",
+            help="slug of a pilot study, for Figure 6.4: its pilot and real participants "
+            "(a study's own pilot participants with its own slug)",
+        )
         parser.add_argument(
             "--no-simulated", action="store_true", help="leave out simulated participants"
         )

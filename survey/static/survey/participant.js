@@ -110,6 +110,42 @@
       });
     }
 
+    // A question still to answer says so (as the server's page does), or no longer.
+    function setMissing(fieldset, missing) {
+      var note = fieldset.querySelector("[data-missing]");
+      var described = (fieldset.getAttribute("aria-describedby") || "").split(" ");
+      var id = fieldset.getAttribute("data-scale") + "-missing";
+      fieldset.classList.toggle("missing", missing);
+      if (missing && !note) {
+        note = document.createElement("p");
+        note.className = "missing-note";
+        note.id = id;
+        note.setAttribute("data-missing", "");
+        note.textContent = message.messageMissing;
+        fieldset.querySelector(".ends").insertAdjacentElement("beforebegin", note);
+        described.push(id);
+      } else if (!missing && note) {
+        note.remove();
+        described = described.filter(function (each) {
+          return each !== id;
+        });
+      }
+      described = described.filter(Boolean).join(" ");
+      if (described) fieldset.setAttribute("aria-describedby", described);
+      else fieldset.removeAttribute("aria-describedby");
+    }
+
+    // The questions the server says are still to answer: marked, and the first one focused.
+    function markMissing(names) {
+      var first = null;
+      scales.forEach(function (fieldset) {
+        var missing = names.indexOf(fieldset.getAttribute("data-scale")) !== -1;
+        setMissing(fieldset, missing);
+        if (missing && !first) first = fieldset;
+      });
+      if (first) focusScale(first);
+    }
+
     function post(go) {
       clientMs.value = String(elapsed());
       var data = new FormData(form);
@@ -149,6 +185,12 @@
           if (body.saved) {
             setBasis(body);
             dirty = false;
+            if (body.reason === "incomplete") {
+              // Saved, but the study asks for both answers before moving on.
+              show(body.message, "error");
+              markMissing(body.missing);
+              throw new Error("incomplete");
+            }
             show(message.messageSaved, "");
             return body;
           }
@@ -191,6 +233,8 @@
     }
 
     form.addEventListener("change", function (event) {
+      var answered = event.target.closest("fieldset.missing");
+      if (answered && event.target.type === "radio") setMissing(answered, false);
       var type = event.target.type;
       if (type === "radio" || type === "checkbox" || event.target.name === "comment") {
         saveInBackground();

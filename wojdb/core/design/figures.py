@@ -18,6 +18,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from wojdb.core.design import balance
+from wojdb.core.io import length_units
 from wojdb.core.language.codes import LANGUAGE_NAMES
 
 FORMATS = {"png": "image/png", "svg": "image/svg+xml"}
@@ -128,9 +129,10 @@ def quality_figure(
     return _render(fig, fmt)
 
 
-def length_figure(entries: pd.DataFrame, fmt: str = "png") -> bytes:
+def length_figure(entries: pd.DataFrame, fmt: str = "png", target_lang: str = "en") -> bytes:
     """Figure 6.2: lengths of sources, references and hypotheses (left); reference against
-    hypothesis length with a least-squares line and Pearson's r (right)."""
+    hypothesis length with a least-squares line and Pearson's r (right). Lengths are in words,
+    or characters in a language written without spaces (`length_units`)."""
     fig, (distribution, relation) = _figure(2)
     rows = balance.hypotheses(entries) if not entries.empty else entries
     if len(rows) < 2:
@@ -142,13 +144,16 @@ def length_figure(entries: pd.DataFrame, fmt: str = "png") -> bytes:
         "reference": rows["reference_length"],
         "hypothesis": rows["hypothesis_length"],
     }
+    units = length_units(rows["source_lang"].unique(), target_lang)
+    same = len(set(units.values())) == 1
     longest = int(max(v.max() for v in lengths.values()))
     bins = np.arange(0, longest + 3, max(1, (longest + 2) // 30))
     for name, values in lengths.items():
+        label = name if same else f"{name} ({units[name]})"
         distribution.hist(
-            values, bins=bins, histtype="step", lw=1.2, color=COLOURS[name], label=name
+            values, bins=bins, histtype="step", lw=1.2, color=COLOURS[name], label=label
         )
-    distribution.set(xlabel="length (words)", ylabel="sentences")
+    distribution.set(xlabel=f"length ({units['source']})" if same else "length", ylabel="sentences")
     distribution.set_title("(a) sentence lengths", loc="left")
     distribution.legend(fontsize=FONT - 1, frameon=False)
 
@@ -168,7 +173,10 @@ def length_figure(entries: pd.DataFrame, fmt: str = "png") -> bytes:
         va="top",
         fontsize=FONT,
     )
-    relation.set(xlabel="reference length (words)", ylabel="hypothesis length (words)")
+    relation.set(
+        xlabel=f"reference length ({units['reference']})",
+        ylabel=f"hypothesis length ({units['hypothesis']})",
+    )
     relation.set_title("(b) reference against hypothesis", loc="left")
     return _render(fig, fmt)
 

@@ -38,6 +38,7 @@ DOCUMENTS = (
     "consent_closing",
     "debriefing",
     "instructions",
+    "data_use",
     "sample_holistic_note",
     "sample_order_note",
     "consent_texts",

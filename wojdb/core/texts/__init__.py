@@ -5,7 +5,10 @@ by blank lines; a line starting with "## " is a heading; single line breaks are 
 that differs between studies (contacts, institution, duration, reward, dates, where to raise
 concerns) is a study setting named in braces, filled in when a page is shown; a study whose
 texts name an empty setting cannot be opened (`unfilled`). {pairs} is the questionnaire's
-length and {data_use} the one text on what happens to the data.
+length, {project_title} the title participants read (the study's name unless it has its own) and
+{data_use} the study's one text on what happens to the data (itself a setting, which may name
+settings too). Line ends are "\n" (`normalise_line_ends`): text typed in a browser arrives with
+"\r\n", which would hide every heading and paragraph break.
 
 A study's defaults follow its language (`study_defaults`): the English texts here, the French
 and German ones in wojdb/core/texts/fr.py and wojdb/core/texts/de.py. The short texts of the pages
@@ -19,7 +22,7 @@ import sys
 from types import ModuleType
 
 from wojdb.core.texts import de, fr
-from wojdb.core.vocabulary import PERMUTATION_TYPES
+from wojdb.core.vocabulary import ORDER_CHANGING_TYPES
 
 
 def N_(message: str) -> str:
@@ -34,7 +37,7 @@ def Nn_(singular: str, plural: str) -> tuple[str, str]:
 
 INFORMATION_SHEET = """\
 ## Project Title
-Human Judgements of Word Order in Machine Translation
+{project_title}
 
 ## What is the study about?
 We invite you to participate in a research project about the effect word ordering can have on \
@@ -94,7 +97,7 @@ page: everything you gave is then deleted straight away.\
 
 CONSENT_INTRO = """\
 ## Project Title
-Human Judgements of Word Order in Machine Translation
+{project_title}
 
 ## Researcher(s) Name(s)
 {researcher_name} {researcher_email}
@@ -137,7 +140,7 @@ can participate in this research.
 
 DEBRIEFING = """\
 ## Project Title
-Human Judgements of Word Order in Machine Translation
+{project_title}
 
 ## Researcher(s) Name(s)
 {researcher_name} {researcher_email}
@@ -254,6 +257,7 @@ QUESTIONS = {
 
 # Placeholder -> the study setting that fills it.
 PLACEHOLDERS = {
+    "data_use": "data_use",
     "researcher_name": "researcher_name",
     "researcher_email": "researcher_email",
     "supervisor_name": "supervisor_name",
@@ -265,7 +269,14 @@ PLACEHOLDERS = {
     "ethics_contact": "ethics_contact",
 }
 #: The texts participants read, as study fields.
-DOCUMENTS = ("information_sheet", "consent_intro", "consent_closing", "debriefing", "instructions")
+DOCUMENTS = (
+    "information_sheet",
+    "consent_intro",
+    "consent_closing",
+    "debriefing",
+    "instructions",
+    "data_use",
+)
 # What the thesis's texts said that fits no other study; none may reach a participant.
 FOREIGN = ("St Andrews", "during 2017", "£5 Amazon voucher", "signature", "PhD Thesis")
 
@@ -287,6 +298,10 @@ def debriefing() -> str:
     return DEBRIEFING
 
 
+def data_use_default() -> str:
+    return DATA_USE
+
+
 def sample_holistic_note() -> str:
     return SAMPLE_HOLISTIC_NOTE
 
@@ -295,50 +310,28 @@ def sample_order_note() -> str:
     return SAMPLE_ORDER_NOTE
 
 
-# How each permutation type (order, swap, phrase, choice, both) rearranges the reference, for
-# the practice feedback: whole sentences, since languages place the phrase differently.
-PERMUTATION_WORDS = dict(
-    zip(
-        PERMUTATION_TYPES,
-        (
-            N_(
-                "The first sentence here is the second one with some of its words moved to other "
-                "places."
-            ),
-            N_(
-                "The first sentence here is the second one with some of its words swapped with "
-                "each other."
-            ),
-            N_(
-                "The first sentence here is the second one with some of its phrases moved as "
-                "blocks."
-            ),
-            N_(
-                "The first sentence here is the second one with some of its words replaced by "
-                "other words."
-            ),
-            N_(
-                "The first sentence here is the second one with some of its words moved and "
-                "others replaced."
-            ),
-        ),
-        strict=True,
-    )
-)
+# Feedback on the practice pair, written from the item itself. It explains the two questions on
+# this pair without saying how its first sentence was made: that some "machine translations"
+# are rearranged human ones is disclosed in the debriefing only (it would change every answer).
 PRACTICE_HOLISTIC = N_(
     "Read the first sentence as if you had never seen the second. Can you still tell what the "
     "second sentence says? The easier that is, the higher the answer."
 )
-PRACTICE_MACHINE = N_(
-    "The first sentence here is a machine translation. For this question, set aside wrong or "
-    "missing words and look only at whether the words that are there come in an order that "
-    "hides the meaning: the less it does, the higher the answer."
+PRACTICE_ORDER = N_(
+    "For this question, set aside wrong or missing words and look only at whether the words "
+    "that are there come in an order that hides the meaning: the less it does, the higher the "
+    "answer."
 )
-PRACTICE_MOVED = Nn_(
-    "%(count)d word is affected. Consider how many words are out of place and how much that "
-    "obscures the meaning: the more it does, the lower the answer.",
-    "%(count)d words are affected. Consider how many words are out of place and how much that "
-    "obscures the meaning: the more it does, the lower the answer.",
+PRACTICE_OUT_OF_PLACE = Nn_(
+    "Here %(count)d word of the first sentence is out of place. Consider how many words are out "
+    "of place and how much that obscures the meaning: the more it does, the lower the answer.",
+    "Here %(count)d words of the first sentence are out of place. Consider how many words are "
+    "out of place and how much that obscures the meaning: the more it does, the lower the "
+    "answer.",
+)
+PRACTICE_IN_ORDER = N_(
+    "Here the words come in a natural order, however wrong some of them are: the order hides "
+    "nothing."
 )
 
 
@@ -348,17 +341,17 @@ def _english(singular: str, plural: str, count: int) -> str:
 
 def practice_notes(item, gettext=str, ngettext=_english) -> tuple[str, str]:
     """Feedback on the two questions, written from the practice item itself, in the language
-    of `gettext` and `ngettext` (English by default)."""
+    of `gettext` and `ngettext` (English by default). Of a rearranged reference it says how
+    many words are out of place (or that none is), never that it is one."""
+    order = gettext(PRACTICE_ORDER)
     permutation = item.permutation
-    if permutation is None:
-        order = gettext(PRACTICE_MACHINE)
-    else:
-        moved = len(permutation.moved)
-        order = (
-            gettext(PERMUTATION_WORDS[permutation.perm_type])
-            + " "
-            + ngettext(*PRACTICE_MOVED, moved) % {"count": moved}
-        )
+    if permutation is not None:
+        if permutation.perm_type in ORDER_CHANGING_TYPES:
+            moved = len(permutation.moved)
+            detail = ngettext(*PRACTICE_OUT_OF_PLACE, moved) % {"count": moved}
+        else:
+            detail = gettext(PRACTICE_IN_ORDER)
+        order += " " + detail
     return gettext(PRACTICE_HOLISTIC), order
 
 
@@ -383,6 +376,7 @@ def study_defaults(language: str) -> dict[str, str]:
         "consent_closing": source.CONSENT_CLOSING,
         "debriefing": source.DEBRIEFING,
         "instructions": source.INSTRUCTIONS,
+        "data_use": source.DATA_USE,
         **source.QUESTIONS,
     }
 
@@ -392,17 +386,29 @@ def consent_statements(language: str) -> list[str]:
 
 
 def data_use(language: str) -> str:
-    """What happens to the data, in the study's language."""
+    """What happens to the data, in a language: a new study's `data_use`."""
     return _texts(language).DATA_USE
 
 
+def normalise_line_ends(text: str) -> str:
+    """Text with "\n" line ends: a browser sends a text area's lines ended by "\r\n", and
+    files written elsewhere may use either."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def project_title(study) -> str:
+    """The title participants read: the study's own, else its name."""
+    return getattr(study, "project_title", "") or getattr(study, "name", "")
+
+
 def fill(text: str, study) -> str:
-    """Put a study's settings (attributes of `study`) into the placeholders."""
+    """Put a study's settings (attributes of `study`) into the placeholders; {data_use} first,
+    so that the settings it names are filled as well."""
     values = {
         name: getattr(study, field, "") or f"[{name}]" for name, field in PLACEHOLDERS.items()
     }
     values["pairs"] = str(getattr(study, "items_per_questionnaire", "") or "")
-    values["data_use"] = data_use(getattr(study, "language", "en"))
+    values["project_title"] = project_title(study) or "[project_title]"
     for name, value in values.items():
         text = text.replace("{" + name + "}", value)
     return text
@@ -413,7 +419,7 @@ def unfilled(study) -> list[str]:
     carry text from the thesis that fits no other study."""
     missing = []
     for document in DOCUMENTS:
-        text = getattr(study, document, "")
+        text = getattr(study, document, "") or ""
         missing += [
             field
             for name, field in PLACEHOLDERS.items()
@@ -426,7 +432,7 @@ def unfilled(study) -> list[str]:
 def blocks(text: str) -> list[tuple[str, str]]:
     """Split a document into ("h", heading) and ("p", paragraph) blocks, in order."""
     result = []
-    for chunk in text.strip().split("\n\n"):
+    for chunk in normalise_line_ends(text).strip().split("\n\n"):
         lines = chunk.strip().splitlines()
         if lines and lines[0].startswith("## "):
             result.append(("h", lines[0][3:].strip()))

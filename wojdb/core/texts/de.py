@@ -4,7 +4,7 @@ placeholders, written as a German survey would put them (formal "Sie")."""
 
 INFORMATION_SHEET = """\
 ## Titel des Projekts
-Menschliche Urteile über die Wortstellung in maschinellen Übersetzungen
+{project_title}
 
 ## Worum geht es in der Studie?
 Wir laden Sie ein, an einem Forschungsprojekt teilzunehmen, das untersucht, wie die \
@@ -65,7 +65,7 @@ aussteigen: Alles, was Sie angegeben haben, wird dann sofort gelöscht.\
 
 CONSENT_INTRO = """\
 ## Titel des Projekts
-Menschliche Urteile über die Wortstellung in maschinellen Übersetzungen
+{project_title}
 
 ## Studienleitung
 {researcher_name} {researcher_email}
@@ -106,7 +106,7 @@ Einwilligung erforderlich.
 
 DEBRIEFING = """\
 ## Titel des Projekts
-Menschliche Urteile über die Wortstellung in maschinellen Übersetzungen
+{project_title}
 
 ## Studienleitung
 {researcher_name} {researcher_email}

@@ -4,7 +4,7 @@ placeholders, written as a French survey would put them (formal "vous")."""
 
 INFORMATION_SHEET = """\
 ## Titre du projet
-Jugements humains sur l'ordre des mots en traduction automatique
+{project_title}
 
 ## Sur quoi porte l'étude ?
 Nous vous invitons à participer à un projet de recherche sur l'influence que l'ordre des mots \
@@ -65,7 +65,7 @@ chaque page : tout ce que vous avez fourni est alors supprimé immédiatement.\
 
 CONSENT_INTRO = """\
 ## Titre du projet
-Jugements humains sur l'ordre des mots en traduction automatique
+{project_title}
 
 ## Chercheur(s) ou chercheuse(s)
 {researcher_name} {researcher_email}
@@ -106,7 +106,7 @@ nécessaire pour pouvoir y participer.
 
 DEBRIEFING = """\
 ## Titre du projet
-Jugements humains sur l'ordre des mots en traduction automatique
+{project_title}
 
 ## Chercheur(s) ou chercheuse(s)
 {researcher_name} {researcher_email}
