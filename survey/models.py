@@ -346,8 +346,22 @@ def standard_language(code: str) -> None:
         raise ValidationError(f"{code!r} is not an ISO 639 language code in standard form{hint}")
 
 
+def new_revision() -> int:
+    return secrets.randbits(63)  # fits a signed 64-bit column
+
+
+class StudyQuerySet(models.QuerySet):
+    def update(self, **fields):
+        fields.setdefault("revision", new_revision())
+        return super().update(**fields)
+
+
 class Study(models.Model):
-    """A study's configuration; the thesis's design (Table 6.3, Appendix A) is the default."""
+    """A study's configuration; the thesis's design (Table 6.3, Appendix A) is the default.
+
+    `revision` changes with every write of the row, whether by `save` or by a queryset's
+    `update`: the participant pages keep studies in each process's memory and check them
+    against it on every request (survey/study_cache.py)."""
 
     name = models.CharField(max_length=200, unique=True)
     slug = models.SlugField(unique=True)
@@ -453,12 +467,23 @@ class Study(models.Model):
         "by their completion code",
     )
     created = models.DateTimeField(auto_now_add=True)
+    revision = models.BigIntegerField(
+        default=new_revision, editable=False, help_text="a new random number at every write"
+    )
+
+    objects = StudyQuerySet.as_manager()
 
     class Meta:
         verbose_name_plural = "studies"
 
     def __str__(self):
         return self.name
+
+    def save(self, *args, update_fields=None, **kwargs):
+        if update_fields is None or update_fields:  # an empty list writes nothing
+            self.revision = new_revision()
+            update_fields = update_fields and {*update_fields, "revision"}
+        super().save(*args, update_fields=update_fields, **kwargs)
 
     def clean(self):
         try:

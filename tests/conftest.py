@@ -33,6 +33,15 @@ def empty_cache():
 
 
 @pytest.fixture(autouse=True)
+def empty_study_cache():
+    """Every test starts with nothing kept of an earlier test's studies and questionnaires: a
+    rolled-back test's ids are given again to the next one's rows."""
+    from survey import study_cache
+
+    study_cache.clear()
+
+
+@pytest.fixture(autouse=True)
 def report_dir(settings, tmp_path):
     """Reports go to the test's own folder: a withdrawal in a test edits stored reports, which
     must never be the checkout's own (var/report)."""

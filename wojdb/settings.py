@@ -228,6 +228,9 @@ if ENV.choice("WOJDB_CACHE", "locmem", ("locmem", "database")) == "database":
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Parts of participant pages kept rendered, in each process's memory: a fragment's key names
+# everything it shows, so no process needs another's, and a shared cache would cost a query.
+CACHES["fragments"] = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 
 # Staff login: django-axes locks out an address, and separately a user name, after repeated
 # failures; attempts are kept in the database, so every app server sees them.
