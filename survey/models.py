@@ -733,6 +733,24 @@ class Withdrawal(models.Model):
         return f"withdrew {self.created:%Y-%m-%d}"
 
 
+class EntryCount(models.Model):
+    """Requests to study links from one client address in one window of the rate limit
+    (wojdb/middleware.py), counted in the database so that every app server counts them
+    together."""
+
+    address = models.CharField(max_length=64)
+    window = models.BigIntegerField(help_text="the window's start, in seconds since 1970")
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["address", "window"], name="unique_entry_count")
+        ]
+
+    def __str__(self):
+        return f"{self.address}: {self.count} from {self.window}"
+
+
 class Rating(models.Model):
     """A participant's answers for one item, stored raw (1-5) as given."""
 

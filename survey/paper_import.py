@@ -325,15 +325,16 @@ def import_scans(
 
 
 def _keep_scans(paths: set[Path]) -> tuple[dict[Path, str], list[Path]]:
-    """Copy each scanned file into WOJDB_HOME/scans/, named by its SHA-256, so every answer can
-    be traced to the scan itself: (path -> kept name, files this call created)."""
-    folder = Path(settings.VAR_DIR) / "scans"
+    """Copy each scanned file into scans/ of the media folder (WOJDB_MEDIA_ROOT), named by its
+    SHA-256, so every answer can be traced to the scan itself: (path -> kept name, files this
+    call created)."""
+    folder = Path(settings.MEDIA_ROOT) / "scans"
     folder.mkdir(parents=True, exist_ok=True)
     kept, created = {}, []
     for path in sorted(paths):
         data = read_input(path)
         name = f"scans/{hashlib.sha256(data).hexdigest()}{path.suffix.lower()}"
-        target = Path(settings.VAR_DIR) / name
+        target = Path(settings.MEDIA_ROOT) / name
         if not target.exists():
             target.write_bytes(data)
             created.append(target)

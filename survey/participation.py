@@ -315,9 +315,7 @@ def item_at(participant: Participant, position: int) -> Item:
     item_id, triple_id, permutation_id, segment_id, hypothesis, reference, language, text = row
     item = _loaded(Item, id=item_id, triple_id=triple_id, permutation_id=permutation_id)
     item.triple = _loaded(Triple, id=triple_id, segment_id=segment_id, hypothesis=hypothesis)
-    item.triple.segment = _loaded(
-        Segment, id=segment_id, reference=reference, source_lang=language
-    )
+    item.triple.segment = _loaded(Segment, id=segment_id, reference=reference, source_lang=language)
     if permutation_id is not None:
         item.permutation = _loaded(Permutation, id=permutation_id, text=text)
     return item
