@@ -1,6 +1,7 @@
 """A researcher's change to a study reaches the participant pages at once, though every app
 server process keeps the study in memory (survey/study_cache.py): each request checks the
-copy against the study's revision, which every write of the study changes."""
+copy against the study's revision, which every write of the study changes. Parts of pages kept
+rendered show each participant their own answers."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from django.test import Client
 from survey import study_cache
 from survey.models import Study
 from tests.factories import make_study
-from tests.security.flow import started
+from tests.security.flow import about_data, started
 
 pytestmark = pytest.mark.filterwarnings("ignore:No directory at:UserWarning")
 
@@ -75,3 +76,25 @@ def test_each_request_gets_its_own_copy_of_the_kept_study(reader):
     first.name = "changed by one request"
     again = study_cache.study(participant.study_id, participant.study.revision)
     assert again.name != "changed by one request"
+
+
+def test_parts_kept_rendered_show_each_participant_their_own_answers(db):
+    study = make_study()
+    first, second = Client(), Client()
+    answered, newcomer = started(first, study), started(second, study)
+    about = about_data(gender="female", nationality="Scottish")
+    first.post(f"/p/{answered.token}/about/", about)
+    assert 'value="Scottish"' in first.get(f"/p/{answered.token}/about/").text
+    assert "Scottish" not in second.get(f"/p/{newcomer.token}/about/").text
+    first.get(f"/p/{answered.token}/item/1/")
+    item = answered.questionnaire.entries.get(position=1).item_id
+    first.post(f"/p/{answered.token}/item/1/", {"item": item, "holistic": "5", "order": "4"})
+    page = first.get(f"/p/{answered.token}/item/1/").text
+    assert 'value="5" checked' in page and 'value="4" checked' in page
+    assert "checked" not in second.get(f"/p/{newcomer.token}/item/1/").text
+    # The consent form with the refusal it explains, then afresh without it.
+    third = Client()
+    token = third.post(f"/s/{study.slug}/")["Location"].split("/")[2]
+    refused = third.post(f"/p/{token}/consent/", {"statement_1": "yes"})
+    assert "Please answer Yes or No to every statement." in refused.text
+    assert "Please answer Yes or No" not in third.get(f"/p/{token}/consent/").text
