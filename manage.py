@@ -1,11 +1,9 @@
 #!/usr/bin/env python
 """Django's command-line utility for WOJ-DB."""
 
-import os
 import sys
 
 if __name__ == "__main__":
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "wojdb.settings")
-    from django.core.management import execute_from_command_line
+    from wojdb.cli import run
 
-    execute_from_command_line(sys.argv)
+    run(sys.argv)

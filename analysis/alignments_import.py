@@ -22,19 +22,18 @@ from pathlib import Path
 
 from django.db import transaction
 
-from analysis.metrics.alignment import (
+from analysis.models import Alignment, Metric
+from analysis.scoring import item_parses
+from survey.models import Item
+from survey.parsing import Bars, no_bars
+from wojdb.core.io import ImportReport, InputError, Progress, read_lines
+from wojdb.core.language.nlp import Parse
+from wojdb.core.metrics.alignment import (
     PERMUTATION_MAPPING,
     AlignmentFormatError,
     aligner_name,
     parse_links,
 )
-from analysis.models import Alignment, Metric
-from analysis.scoring import item_parses
-from survey.importers import ImportReport, Progress
-from survey.models import Item
-from survey.nlp import Parse
-from survey.parsing import Bars, no_bars
-from survey.wmt import InputError, read_lines
 
 PAIRS_COLUMNS = ("item_id", "hypothesis", "reference")
 BUILT_IN_PREFIX = aligner_name(())  # "woj-monolingual/": the built-in aligner's names

@@ -15,13 +15,13 @@ from django.utils.dateparse import parse_datetime
 
 import wojdb
 from analysis import frames, report
-from analysis import release as dataset
-from analysis.stats import columns as C
-from analysis.stats import correlation, system
-from survey.languages import LANGUAGE_NAMES
-from survey.management.reporting import find_study
 from survey.models import Rating, Study
-from survey.wmt import canonical_system
+from wojdb.core import release as dataset
+from wojdb.core.formats.wmt import canonical_system
+from wojdb.core.language.codes import LANGUAGE_NAMES
+from wojdb.core.stats import columns as C
+from wojdb.core.stats import correlation, system
+from wojdb.reporting import find_study
 
 
 class AnalysisError(ValueError):
@@ -173,14 +173,13 @@ def _corpus(out: Path, lps, testset, no_figures: bool) -> Analysis:
     mqm = scores[scores[C.METRIC] == "MQM"].set_index(C.ITEM)[C.SCORE]
     if len(mqm):
         segments = segments.assign(mqm=segments["item"].map(mqm))
-    judgments = frames.da_judgments_frame(testset)
-    judgments = judgments[judgments[system.LP].isin(set(segments[system.LP]))]
+    systems = frames.external_system_table("da", testset, set(segments[system.LP]))
     # Judgment files number their systems (UF.15); the corpus names them as imported (UF).
-    judgments = judgments.assign(system=judgments[system.SYSTEM].map(canonical_system))
+    systems = systems.assign(system=systems[system.SYSTEM].map(canonical_system))
     try:
         built = report.build_corpus_report(
             segments,
-            system.system_scores(judgments),
+            systems,
             scores,
             generated=_generated(),
             figures=not no_figures,
@@ -195,27 +194,15 @@ def _corpus(out: Path, lps, testset, no_figures: bool) -> Analysis:
 
 def study_systems(ratings: pd.DataFrame) -> pd.DataFrame | None:
     """System-level scores from these ratings (the report passes one group of participants at
-    a time) and the imported DA and MQM of their language pairs (DA: from the judgments, or
-    WMT's published system-level results where a pair has none)."""
+    a time) and the imported DA and MQM of their language pairs
+    (`frames.external_system_table`)."""
     study = frames.study_judgments_frame(ratings)
     if study.empty:
         return None
     parts = [system.system_scores(study).assign(source="study")]
     lps = set(study[system.LP])
-    for source, external in (
-        ("da", frames.da_judgments_frame()),
-        ("mqm", frames.mqm_judgments_frame()),
-    ):
-        external = external[external[system.LP].isin(lps)]
-        table = (
-            system.system_scores(external)
-            if not external.empty
-            else pd.DataFrame(columns=system.COLUMNS)
-        )
-        if source == "da":
-            table = system.fill_raw(table, frames.da_system_raw())
-            published = frames.da_system_published()
-            table = system.add_published(table, published[published[system.LP].isin(lps)])
+    for source in ("da", "mqm"):
+        table = frames.external_system_table(source, lps=lps)
         if not table.empty:
             parts.append(table.assign(source=source))
     return pd.concat(parts, ignore_index=True)

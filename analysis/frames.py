@@ -1,12 +1,12 @@
-"""The database as the tidy DataFrames of analysis.stats.columns: the one place that reads it.
+"""The database as the tidy DataFrames of wojdb.core.stats.columns: the one place that reads it.
 
 Every table comes from one ``values_list`` query (a few for long lists of ids; never one per
-row) and is typed by the release schema (:mod:`analysis.release.schema`); the frames are then
+row) and is typed by the release schema (:mod:`wojdb.core.release.schema`); the frames are then
 joined by the same pure functions that load an exported release, so the live database and its
 release analyse identically.
 
 Score sources (:func:`scores_frame`): the stored ``MetricScore`` rows, plus two built-in sources
-that live on the items rather than in ``MetricScore`` (``analysis.release.load.builtin_scores``):
+that live on the items rather than in ``MetricScore`` (``wojdb.core.release.load.builtin_scores``):
 ``WMT`` (the WMT score of hypothesis items: eq. 6.1 rank score, else DA raw / 100) and
 ``Permutation degree`` (eq. 6.2 of permutation items). They are metric rows like any other so
 correlations treat every source alike; ``builtin=False`` leaves them out.
@@ -18,16 +18,13 @@ from collections.abc import Iterable
 
 import pandas as pd
 from django.db import connections
-from django.db.models import QuerySet, Sum, TextField
+from django.db.models import Count, Q, QuerySet, Sum, TextField
 from django.db.models.functions import Cast, Coalesce
 
 from analysis.models import Metric, MetricScore
-from analysis.release import derived, load, schema
-from analysis.stats import columns as col
-from analysis.stats import system
-from survey import scales
 from survey.models import (
     ExternalJudgment,
+    ExternalSegmentScore,
     Item,
     Participant,
     ParticipantLanguage,
@@ -36,6 +33,14 @@ from survey.models import (
     Study,
     SystemScore,
 )
+from wojdb.core import scales
+from wojdb.core.formats import wmt
+from wojdb.core.formats.judgments import APPRAISE, MQM
+from wojdb.core.formats.segment_ids import ERROR_ANNOTATION
+from wojdb.core.release import derived, load, schema
+from wojdb.core.stats import columns as col
+from wojdb.core.stats import system
+from wojdb.core.vocabulary import WITHDRAWN
 
 #: SQLite allows 999 variables in a statement on old builds; lists of ids go in chunks.
 ID_CHUNK = 900
@@ -176,7 +181,7 @@ def select_participants(
 ) -> QuerySet:
     """Participants to analyse; withdrawn ones never (they are deleted, this is a safeguard),
     nor paper participants whose consent is incomplete (on the web they could not take part)."""
-    people = Participant.objects.exclude(status="withdrawn").exclude(
+    people = Participant.objects.exclude(status=WITHDRAWN).exclude(
         mode="paper", consent_version__isnull=True
     )
     if (study := _study(study)) is not None:
@@ -217,7 +222,7 @@ def ratings_table(participants: QuerySet, *, include_practice: bool = True) -> p
     """ratings.csv: the answers as given, their 0-1 values, position and times.
 
     The adjusted columns stay empty here: they depend on which ratings are analysed together
-    (see analysis.release.derived.participant_adjusted).
+    (see wojdb.core.release.derived.participant_adjusted).
     """
     ratings = Rating.objects.filter(participant__in=participants).annotate(
         # As text: SQLite's datetime converter is the slowest part of reading a million rows.
@@ -298,21 +303,74 @@ def scores_frame(items: Iterable[int] | None = None, *, builtin: bool = True) ->
 
 
 def da_judgments_frame(testset: str | None = None) -> pd.DataFrame:
-    """Imported WMT direct-assessment judgments as `analysis.stats.system`'s judgments frame.
-
-    ``raw`` is the segment's mean raw score (``ad-seg-scores``, on the linked triple), so a
-    system's raw score is WMT's mean over segments; NaN for judgments not linked to a sentence
-    (systems not imported, or segment ids that could not be mapped). With ``testset``, only
-    judgments imported for that test set, linked or not.
-    """
-    rows = ExternalJudgment.objects.all()
+    """Imported WMT direct-assessment per-rater judgments (`ad-XXen-good-stnd.csv`) as
+    `wojdb.core.stats.system`'s judgments frame, linked to a sentence or not. With
+    ``testset``, only judgments imported for that test set."""
+    rows = ExternalJudgment.objects.filter(source__file_format=wmt.JUDGMENTS)
     if testset:
         rows = rows.filter(source__testset=testset)
-    fields = ["system", "segment_id", "rater", "score", "item_type", "source_lang", "target_lang"]
-    records = pd.DataFrame.from_records(
-        rows.order_by("pk").values_list(*fields, "triple__da_raw"), columns=[*fields, "raw"]
+    lookups = {f: f for f in ("system", "segment_id", "rater", "score", "item_type")}
+    lookups |= {
+        "source_lang": "source_lang",
+        "target_lang": "target_lang",
+        system.TESTSET: "source__testset",
+        system.DOCUMENT: "document",
+    }
+    return system.wmt_judgments(_frame(rows.order_by("pk"), lookups))
+
+
+def da_segments_frame(testset: str | None = None) -> pd.DataFrame:
+    """Imported WMT DA segment scores (`ad-seg-scores-LP.csv`), every row as published, as a
+    segments frame: ``score`` is Z.SCR, ``raw`` RAW.SCR, ``judgments`` N."""
+    rows = ExternalSegmentScore.objects.all()
+    if testset:
+        rows = rows.filter(source__testset=testset)
+    lookups = {
+        system.SYSTEM: "system",
+        system.SEGMENT: "segment_id",
+        system.DOCUMENT: "document",
+        system.SCORE: "z",
+        system.RAW: "raw",
+        "judgments": "judgments",
+        system.TESTSET: "source__testset",
+        "source_lang": "source_lang",
+        "target_lang": "target_lang",
+    }
+    frame = _frame(rows.order_by("pk"), lookups)
+    frame[system.LP] = frame.pop("source_lang") + "-" + frame.pop("target_lang")
+    return frame
+
+
+#: Per-rater judgments of each `rater_judgments_frame` source: file format and kind.
+RATER_SOURCES = {"mqm": (MQM, ERROR_ANNOTATION), "esa": (APPRAISE, ERROR_ANNOTATION)}
+
+
+def rater_judgments_frame(source: str, testset: str | None = None) -> pd.DataFrame:
+    """Imported MQM (error files) or ESA (Appraise) judgments as a judgments frame: one row per
+    rater, system and segment, ``score`` the rater's (MQM: minus the error weights; ESA:
+    0-100). Document-level scores and Appraise's quality controls (BAD) are left out."""
+    file_format, kind = RATER_SOURCES[source]
+    rows = ExternalJudgment.objects.filter(
+        source__file_format=file_format,
+        source__kind=kind,
+        document_score=False,
+        item_type__in=("TGT", "MQM"),
     )
-    return system.wmt_judgments(records)
+    if testset:
+        rows = rows.filter(source__testset=testset)
+    lookups = {
+        system.SYSTEM: "system",
+        system.SEGMENT: "segment_id",
+        system.DOCUMENT: "document",
+        system.RATER: "rater",
+        system.SCORE: "score",
+        system.TESTSET: "source__testset",
+        "source_lang": "source_lang",
+        "target_lang": "target_lang",
+    }
+    frame = _frame(rows.order_by("pk"), lookups).astype({system.SCORE: float})
+    frame[system.LP] = frame.pop("source_lang") + "-" + frame.pop("target_lang")
+    return frame
 
 
 def study_judgments_frame(
@@ -352,45 +410,30 @@ def corpus_segments_frame(testset: str | None = None, lps=None) -> pd.DataFrame:
     return frame.astype({"da_z": float, "da_raw": float}).reset_index(drop=True)
 
 
-def mqm_judgments_frame(testset: str | None = None) -> pd.DataFrame:
-    """Imported MQM segment scores (metric ``MQM``) as a judgments frame, one row per segment.
-
-    MQM files give one score per system and segment, averaged over raters; ``score`` is that
-    (negative error weight: higher is better).
-    """
+def mqm_scores_frame(testset: str | None = None) -> pd.DataFrame:
+    """Imported MQM segment scores (``import_scores`` of an ``avg_seg_scores`` file: metric
+    ``MQM``) as a segments frame; how many raters each averages is not known."""
     rows = MetricScore.objects.filter(metric__name="MQM", item__permutation=None)
     if testset:
         rows = rows.filter(item__triple__segment__testset=testset)
     lookups = {
-        "system": "item__triple__corpus__system",
-        "segment_id": "item__triple__segment__number",
-        "score": "score",
+        system.SYSTEM: "item__triple__corpus__system",
+        system.SEGMENT: "item__triple__segment__number",
+        system.SCORE: "score",
+        system.TESTSET: "item__triple__segment__testset",
         "source_lang": "item__triple__segment__source_lang",
         "target_lang": "item__triple__segment__target_lang",
     }
     frame = _frame(rows.order_by("pk"), lookups)
-    return system.wmt_judgments(frame.assign(rater="", item_type="SYSTEM"))
-
-
-def da_system_raw(testset: str | None = None) -> pd.DataFrame:
-    """WMT's system-level raw DA scores kept where segment ids could not be mapped (lp, system,
-    raw)."""
-    rows = SystemScore.objects.filter(cluster__isnull=True)  # not the published results
-    if testset:
-        rows = rows.filter(testset=testset)
-    frame = pd.DataFrame.from_records(
-        rows.values_list("source_lang", "target_lang", "system", "raw"),
-        columns=["source_lang", "target_lang", system.SYSTEM, system.RAW],
-    )
-    frame.insert(0, system.LP, frame.pop("source_lang") + "-" + frame.pop("target_lang"))
-    return frame
+    frame[system.LP] = frame.pop("source_lang") + "-" + frame.pop("target_lang")
+    return frame.assign(judgments=float("nan"))
 
 
 def da_system_published(testset: str | None = None) -> pd.DataFrame:
     """WMT's system-level results imported as published (WMT21's clusters file), in the columns
-    of `analysis.stats.system.system_scores`: z, raw, the annotation count as ``judgments``,
+    of `wojdb.core.stats.system.system_scores`: z, raw, the annotation count as ``judgments``,
     ``n`` (segments) unknown, ``rank`` by z and WMT's own ``cluster``."""
-    rows = SystemScore.objects.filter(cluster__isnull=False)
+    rows = SystemScore.objects.all()
     if testset:
         rows = rows.filter(testset=testset)
     frame = pd.DataFrame.from_records(
@@ -405,3 +448,102 @@ def da_system_published(testset: str | None = None) -> pd.DataFrame:
     frame["n"] = float("nan")
     frame["rank"] = frame.groupby(system.LP).cumcount() + 1
     return frame[system.COLUMNS].reset_index(drop=True)
+
+
+#: Imported human judgments `external_segments` and `external_system_table` read.
+EXTERNAL_SOURCES = ("da", "mqm", "esa")
+
+
+def external_segments(
+    source: str, testset: str | None = None, lps: Iterable[str] | None = None
+) -> pd.DataFrame:
+    """The segment scores (a segments frame) of imported WMT DA, MQM or ESA judgments, each
+    language pair's from the first of its sources that it has:
+
+    - da: the segment scores as imported (WMT's own ``ad-seg-scores``: Z.SCR, RAW.SCR, N),
+      else the means of the per-rater judgments' SYSTEM and REPEAT items (no raw);
+    - mqm: the means over raters of the error files' judgments (mt-metrics-eval's segment
+      score), else the imported ``avg_seg_scores``;
+    - esa: the means over raters of the Appraise ESA judgments.
+    """
+    if source not in EXTERNAL_SOURCES:
+        raise ValueError(f"unknown source {source!r} (one of {', '.join(EXTERNAL_SOURCES)})")
+
+    def kept(frame):
+        return frame[frame[system.LP].isin(set(lps))] if lps else frame
+
+    if source == "da":
+        parts = [
+            kept(da_segments_frame(testset)),
+            system.segment_means(kept(da_judgments_frame(testset))),
+        ]
+    elif source == "mqm":
+        parts = [
+            system.segment_means(kept(rater_judgments_frame("mqm", testset))),
+            kept(mqm_scores_frame(testset)),
+        ]
+    else:
+        parts = [system.segment_means(kept(rater_judgments_frame("esa", testset)))]
+    return system.first_by_pair(*parts)
+
+
+def external_system_table(
+    source: str, testset: str | None = None, lps: Iterable[str] | None = None
+) -> pd.DataFrame:
+    """The system table (`wojdb.core.stats.system.system_table`'s columns) of imported WMT DA,
+    MQM or ESA judgments: WMT's and mt-metrics-eval's means over `external_segments`; for DA,
+    a pair with neither segment scores nor judgments has WMT's published system-level
+    results, where imported."""
+    table = system.system_table(external_segments(source, testset, lps))
+    if source != "da":
+        return table
+    published = da_system_published(testset)
+    if lps:
+        published = published[published[system.LP].isin(set(lps))]
+    return system.first_by_pair(table, published)
+
+
+def judgments_export(
+    sources: Iterable[str] | None = None, testset: str | None = None, lps=None
+) -> pd.DataFrame:
+    """Every imported per-rater judgment as imported, one row each (of `sources` only, where
+    given: da the WMT DA judgments, mqm the error files', esa Appraise's ESA): test set,
+    language pair, file, format, kind, system as in the file, segment id and document as
+    published, the test-set line where linked, rater, item type, score, seconds, whether it
+    scores the whole document, and the number of errors marked."""
+    rows = ExternalJudgment.objects.all()
+    if sources:
+        wanted = Q()
+        for source in sources:
+            wanted |= (
+                Q(source__file_format=wmt.JUDGMENTS)
+                if source == "da"
+                else Q(source__file_format=RATER_SOURCES[source][0], source__kind=ERROR_ANNOTATION)
+            )
+        rows = rows.filter(wanted)
+    if testset:
+        rows = rows.filter(source__testset=testset)
+    lookups = {
+        "testset": "source__testset",
+        "source_lang": "source_lang",
+        "target_lang": "target_lang",
+        "file": "source_file",
+        "format": "source__file_format",
+        "kind": "source__kind",
+        "system": "system",
+        "segment_id": "segment_id",
+        "document": "document",
+        "line": "triple__segment__number",
+        "rater": "rater",
+        "item_type": "item_type",
+        "score": "score",
+        "seconds": "seconds",
+        "document_score": "document_score",
+        "errors": "errors_count",
+    }
+    rows = rows.annotate(errors_count=Count("errors")).order_by("source_id", "line")
+    frame = _frame(rows, lookups)
+    frame.insert(1, system.LP, frame.pop("source_lang") + "-" + frame.pop("target_lang"))
+    if lps:
+        frame = frame[frame[system.LP].isin(set(lps))]
+    return frame.astype({"line": "Int64", "seconds": float}).reset_index(drop=True)

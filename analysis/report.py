@@ -1,7 +1,7 @@
 """The study's analysis report: chapter 7 of the thesis run on the tidy frames.
 
 :func:`build_report` takes the ratings frame (and optionally the scores frame, the participants'
-languages and a pilot's ratings), runs the statistics of :mod:`analysis.stats` and returns a
+languages and a pilot's ratings), runs the statistics of :mod:`wojdb.core.stats` and returns a
 :class:`Report`: sections of text, tables (DataFrames), figures (matplotlib) and notes on what
 could not be computed or did not converge. :func:`write_report` writes it as a self-contained
 ``report.html`` (figures inline, no scripts, no external assets), ``tables/*.csv`` and
@@ -23,18 +23,18 @@ import pandas as pd
 from django.template import Context, Engine
 from matplotlib.figure import Figure
 
-from analysis import figures as F
-from analysis.stats import columns as C
-from analysis.stats import corpus, correlation, hypotheses, mixed, ordinal, quality, responses
-from analysis.stats.ordinal import ClmmFit
-from analysis.stats.reml import LmmFit
-from survey.languages import LANGUAGE_NAMES
+from wojdb.core.language.codes import LANGUAGE_NAMES
+from wojdb.core.report import figures as F
+from wojdb.core.stats import columns as C
+from wojdb.core.stats import corpus, correlation, hypotheses, mixed, ordinal, quality, responses
+from wojdb.core.stats.ordinal import ClmmFit
+from wojdb.core.stats.reml import LmmFit
+from wojdb.core.vocabulary import PERMUTATION_TYPES
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 #: Sources the thesis calls "other evaluation methods" (purple in Table 7.2), by metric name.
 OTHER_METHODS = ("wmt", "permutation degree", "aligned", "kendall")
 STRUCTURED_TOOLS = {"dted": "dted", "derp": "derp"}
-PERMUTATION_GROUPS = ("order", "swap", "phrase", "choice", "both")
 ALPHA = 0.05
 
 Progress = Callable[[str], None]
@@ -100,7 +100,7 @@ class Report:
 # --- Score sources: names, kinds (Table 7.2 colours) ---------------------------------------
 
 
-#: How the thesis writes the names of the built-in metrics (analysis.metrics.registry).
+#: How the thesis writes the names of the built-in metrics (wojdb.core.metrics.registry).
 DISPLAY_NAMES = {
     "dted": "DTED",
     "derp": "DERP",
@@ -600,7 +600,7 @@ FIGURE_SPECS = (
     (
         "figure_7_7",
         "Figure 7.7: word-order judgments across automatically permuted sentences",
-        dict(panel="group", categories=tuple(F.CATEGORIES), groups=PERMUTATION_GROUPS),
+        dict(panel="group", categories=tuple(F.CATEGORIES), groups=PERMUTATION_TYPES),
     ),
     (
         "figure_7_8",
@@ -828,9 +828,9 @@ def build_report(
     languages for Figure 6.7; ``pilot`` is a pilot's ratings frame for Figure 6.4.
     ``generated`` is the time stamp shown (the caller's clock keeps this function pure).
     ``systems`` gives a group's system-level table from its ratings
-    (`analysis.stats.system.system_scores` rows with a ``source`` column, or None), shown with
+    (`wojdb.core.stats.system.system_scores` rows with a ``source`` column, or None), shown with
     its figure. Real and simulated participants are never pooled: each group present gets its
-    own sections, real first (:func:`analysis.stats.columns.participant_groups`), each saying
+    own sections, real first (:func:`wojdb.core.stats.columns.participant_groups`), each saying
     whom it is about.
     ``departures`` counts who declined and who withdrew (keys declined, withdrawn_real,
     withdrawn_simulated).
@@ -956,7 +956,7 @@ def build_corpus_report(
 ) -> Report:
     """Which score source tracks WMT's human judgments on an imported corpus, without a study.
 
-    ``segments`` is `analysis.stats.corpus`'s segments frame, ``systems`` the corpus's
+    ``segments`` is `wojdb.core.stats.corpus`'s segments frame, ``systems`` the corpus's
     system-level human scores (`system.system_scores`, names as in ``segments``), ``scores``
     the scores frame of the segments' items. Raises ValueError when nothing can be compared.
     """

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import csv
 import html
+import logging
 import re
 from pathlib import Path
 
 from django.conf import settings
 
-from analysis.stats import columns as C
+from wojdb.core.stats import columns as C
+
+logger = logging.getLogger(__name__)
 
 _ROW = re.compile(r"<tr>(.*?)</tr>\n?", re.S)
 _CELL = re.compile(r"<t[dh](?:\s[^>]*)?>(.*?)</t[dh]>", re.S)
@@ -75,3 +78,12 @@ def _replace(path: Path, write) -> None:
     with temporary.open("w", newline="", encoding="utf-8") as file:
         write(file)
     temporary.replace(path)
+
+
+def forget_withdrawn(sender, pk: int, **kwargs) -> None:
+    """`participant_withdrawn`'s receiver: the withdrawal is stored, so a report file that cannot
+    be rewritten is logged, not raised."""
+    try:
+        forget_participant(pk)
+    except OSError:
+        logger.exception("participant %s withdrew but the stored report still names them", pk)

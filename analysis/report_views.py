@@ -32,9 +32,8 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
-from analysis import analysing
-from survey.dashboard import staff_only
 from survey.models import Study
+from wojdb.staff import staff_only
 
 #: A run still "running" after this long died with its process.
 STALE_AFTER = timedelta(hours=2)
@@ -107,6 +106,8 @@ def _replace_report(new: Path) -> None:
 
 def generate(slug: str, include_simulated: bool, figures: bool, started: str) -> None:
     """Analyse a study into a new folder and swap it in; record the outcome."""
+    from analysis import analysing  # the statistics load on use
+
     target = report_dir()
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}-new-"))
@@ -161,6 +162,8 @@ def _manifest() -> dict | None:
 
 @staff_only
 def index(request):
+    from analysis import analysing  # the statistics load on use
+
     status = read_status()
     manifest = _manifest() if (report_dir() / "report.html").exists() else None
     context = {

@@ -4,7 +4,7 @@ A stored metric's identity is its name, variant and config; the config names the
 aligner its input came from, the sacreBLEU tokeniser of the target language for BLEU, chrF and
 TER, and the metric's software version, as sacrebleu's signatures do, so scores of two versions
 are never stored, or analysed, under one identity. Each item is parsed and tokenised by the
-rules of its target language (`survey.language_rules`). A permuted reference is parsed afresh
+rules of its target language (`wojdb.core.language.rules`). A permuted reference is parsed afresh
 by its language's pipeline, as the thesis parsed them with the parser of the references, unless
 an outside parser's parse is stored with it (`import_parses --permutations`).
 """
@@ -15,19 +15,19 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from analysis.metrics.alignment import (
+from analysis.models import Alignment, Metric, MetricScore
+from survey.models import Item
+from survey.parsing import Bars, no_bars, stored_parses, target_pipeline, target_rules
+from wojdb.core.language.nlp import Parse, load_pipeline, parse_texts, parse_tokenised, parser_name
+from wojdb.core.language.rules import NoPipelineError, metric_tokens
+from wojdb.core.metrics.alignment import (
     DEFAULT_STAGES,
     WordAlignment,
     aligner_name,
     alignment_from_word_mapping,
 )
-from analysis.metrics.compute import PairInput, compute_many
-from analysis.metrics.registry import BY_KEY, BuiltinMetric, combined_parser
-from analysis.models import Alignment, Metric, MetricScore
-from survey.language_rules import NoPipelineError, metric_tokens
-from survey.models import Item
-from survey.nlp import Parse, load_pipeline, parse_texts, parse_tokenised, parser_name
-from survey.parsing import Bars, no_bars, stored_parses, target_pipeline, target_rules
+from wojdb.core.metrics.compute import PairInput, compute_many
+from wojdb.core.metrics.registry import BY_KEY, BuiltinMetric, combined_parser
 
 
 class ScoringError(ValueError):

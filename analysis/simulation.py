@@ -1,4 +1,4 @@
-"""Simulated participants with answers from analysis.stats.simulate's generative model, added to
+"""Simulated participants with answers from wojdb.core.stats.simulate's generative model, added to
 a study as real arrivals would be (`simulate_responses`)."""
 
 from __future__ import annotations
@@ -13,9 +13,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from analysis import frames
-from analysis.release.derived import item_quality
-from analysis.stats import columns as C
-from analysis.stats import simulate
 from survey import assignment, participation
 from survey.models import (
     Participant,
@@ -25,6 +22,10 @@ from survey.models import (
     Rating,
     Study,
 )
+from wojdb.core.release.derived import item_quality
+from wojdb.core.stats import columns as C
+from wojdb.core.stats import simulate
+from wojdb.core.vocabulary import COMPLETED
 
 # About-you answers drawn to resemble the thesis's participants (§6.5.2): mostly young (a quarter
 # aged 30 or over), mostly British, five more women than men in 36, at least moderate attention
@@ -123,7 +124,7 @@ def _enrol(study: Study, count: int, seed: int) -> list[Participant]:
                 study,
                 rng=rng,
                 simulated=True,
-                status="completed",
+                status=COMPLETED,
                 consent_version=consent.version,
                 consented_at=now,
                 share_data=True,

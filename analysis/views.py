@@ -3,21 +3,23 @@
 import tempfile
 from pathlib import Path
 
-from django.contrib.admin.views.decorators import staff_member_required
 from django.http import FileResponse, HttpResponse
 from django.shortcuts import get_object_or_404
 
-from analysis.release import database, write
 from survey.models import Study
+from wojdb.staff import staff_only
 
 
-@staff_member_required
+@staff_only
 def download_release(request, slug):
     """The study's WOJ-DB release as a zip archive, built on request and streamed."""
+    from analysis import releases  # the release loads on use
+    from wojdb.core.release import write  # the release loads on use
+
     study = get_object_or_404(Study, slug=slug)
     try:
-        built = database.build(study)
-    except database.ExportError as e:
+        built = releases.build(study)
+    except releases.ExportError as e:
         return HttpResponse(str(e), status=404, content_type="text/plain; charset=utf-8")
     # Unnamed and deleted when closed; FileResponse closes it once sent.
     archive = tempfile.TemporaryFile()  # noqa: SIM115

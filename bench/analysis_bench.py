@@ -38,22 +38,22 @@ import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analysis.stats import columns as col  # noqa: E402
-from analysis.stats.correlation import (  # noqa: E402
+from wojdb import bundled  # noqa: E402
+from wojdb.core.formats.wmt import read_judgments  # noqa: E402
+from wojdb.core.stats import columns as col  # noqa: E402
+from wojdb.core.stats.correlation import (  # noqa: E402
     correlation_table,
     coverage_table,
     subset_correlations,
     williams_table,
 )
-from analysis.stats.hypotheses import hypotheses_table  # noqa: E402
-from analysis.stats.mixed import adjust_scores, adjustment_ttest, crossed_model  # noqa: E402
-from analysis.stats.ordinal import clmm  # noqa: E402
-from analysis.stats.quality import agreement, participant_checks  # noqa: E402
-from analysis.stats.reml import fit_reml  # noqa: E402
-from analysis.stats.simulate import simulate_responses  # noqa: E402
-from analysis.stats.system import COUNTED_TYPES, wmt_judgments  # noqa: E402
-from survey.wmt import read_judgments  # noqa: E402
-from wojdb import bundled  # noqa: E402
+from wojdb.core.stats.hypotheses import hypotheses_table  # noqa: E402
+from wojdb.core.stats.mixed import adjust_scores, adjustment_ttest, crossed_model  # noqa: E402
+from wojdb.core.stats.ordinal import clmm  # noqa: E402
+from wojdb.core.stats.quality import agreement, participant_checks  # noqa: E402
+from wojdb.core.stats.reml import fit_reml  # noqa: E402
+from wojdb.core.stats.simulate import simulate_responses  # noqa: E402
+from wojdb.core.stats.system import COUNTED_TYPES, wmt_judgments  # noqa: E402
 
 MAX_DEGREE = 18
 TYPES = ("order", "swap", "phrase", "choice")
@@ -297,7 +297,7 @@ def crossed_benchmark() -> None:
     started, cpu = time.perf_counter(), time.process_time()
     fit = crossed_model(data, col.ORDER)
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
-    print(f"  analysis.stats (REML)  {seconds:6.2f} s wall, {cpu:.2f} s CPU   (target < 10 s)")
+    print(f"  wojdb.core.stats (REML)  {seconds:6.2f} s wall, {cpu:.2f} s CPU   (target < 10 s)")
     print(
         f"    variances participant {fit.variances['participant']:.6f} item "
         f"{fit.variances['item']:.6f} residual {fit.variances['residual']:.6f}; "
@@ -359,7 +359,7 @@ def scale_benchmark() -> None:
     fit = crossed_model(data, col.ORDER)
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     print(
-        f"  analysis.stats (REML)  {seconds:6.2f} s wall, {cpu:.2f} s CPU   "
+        f"  wojdb.core.stats (REML)  {seconds:6.2f} s wall, {cpu:.2f} s CPU   "
         f"(target < 10 s: {'met' if seconds < 10 else 'missed'})"
     )
     print(
@@ -391,7 +391,7 @@ def ordinal_benchmark() -> None:
     started, cpu = time.perf_counter(), time.process_time()
     fit = clmm(data, col.ORDER, fixed=(col.GROUP,), random=(col.PARTICIPANT, col.ITEM))
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
-    print(f"  analysis.stats (clmm, Laplace)  {seconds:6.2f} s wall, {cpu:.2f} s CPU")
+    print(f"  wojdb.core.stats (clmm, Laplace)  {seconds:6.2f} s wall, {cpu:.2f} s CPU")
     print(
         f"    variances participant {fit.variances['participant']:.6f} item "
         f"{fit.variances['item']:.6f}; log-likelihood {fit.loglik:.4f}; "
@@ -496,7 +496,7 @@ def wmt_benchmark() -> None:
         )
         seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
         print(
-            f"  analysis.stats (REML)  {seconds:6.2f} s wall, {cpu:.2f} s CPU   "
+            f"  wojdb.core.stats (REML)  {seconds:6.2f} s wall, {cpu:.2f} s CPU   "
             f"(target < 2 s: {'met' if seconds < 2 else 'missed'})"
         )
         print(

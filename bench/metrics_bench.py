@@ -5,7 +5,8 @@ under 50 ms for the PEF score of a 60-word permutation.
 
 The pairs are drawn with a fixed seed from every system output of the WMT21 into-English slice
 bundled in fixtures/wmt21-toen.tar.xz, each with its reference A. Sentences are parsed once with
-spaCy (survey.nlp) and the parses kept in bench/out/, so only the metrics are timed; the parse
+spaCy (wojdb.core.language.nlp) and the parses kept in bench/out/, so only the metrics are timed;
+the parse
 time is printed apart. Then:
 1. every built-in metric over all pairs with `compute_many`, in parallel (--jobs, default 2);
 2. the CPU seconds each metric takes in one process over the first --breakdown pairs (a
@@ -27,11 +28,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from analysis.metrics import pets  # noqa: E402
-from analysis.metrics.compute import PairInput, compute_many  # noqa: E402
-from analysis.metrics.registry import METRICS, PairContext  # noqa: E402
-from survey.nlp import Parse, parse_texts  # noqa: E402
 from wojdb.bundled import wmt21_toen  # noqa: E402
+from wojdb.core.language.nlp import Parse, parse_texts  # noqa: E402
+from wojdb.core.metrics import pets  # noqa: E402
+from wojdb.core.metrics.compute import PairInput, compute_many  # noqa: E402
+from wojdb.core.metrics.registry import METRICS, PairContext  # noqa: E402
 
 OUT = ROOT / "bench" / "out"
 

@@ -4,7 +4,7 @@ Usage: .venv/bin/python bench/paper_bench.py [--copies 20] [--seed 1] [--dpi 200
 Targets (issue 23): 0 answers wrong and not flagged; at most 1% flagged; at least 5 pages per
 second. Each copy is a real-length questionnaire (50 WMT21 pairs from fixtures/, the about-you
 and consent boxes, the practice pair), rasterised at each resolution, marked by
-survey.paper.pen's model (ticks and crosses of varying size and ink, 10% in pencil and 1% so
+wojdb.core.paper.pen's model (ticks and crosses of varying size and ink, 10% in pencil and 1% so
 faint that they can only be flagged, 5% corrections, 5% stray marks, 4% blank) and scanned by
 its scanner model (rotation within ±3°, scale ±3%, shift ±3 mm, noise, JPEG at quality 75, 10%
 upside down). Reading time covers code, registration and boxes for every page, in one process.
@@ -26,10 +26,10 @@ import django  # noqa: E402
 
 django.setup()
 
-from survey import texts  # noqa: E402
-from survey.languages import LANGUAGE_NAMES  # noqa: E402
-from survey.paper import pen, printing, scanning  # noqa: E402
 from survey.paper_import import about_questions  # noqa: E402
+from wojdb.core import texts  # noqa: E402
+from wojdb.core.language.codes import LANGUAGE_NAMES  # noqa: E402
+from wojdb.core.paper import pen, printing, scanning  # noqa: E402
 
 TXT = ROOT / "fixtures" / "wmt21-slice" / "txt"
 

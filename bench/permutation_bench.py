@@ -30,15 +30,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from survey.nlp import DEFAULT_PIPELINE, load_pipeline, parse_texts  # noqa: E402
-from survey.permutations import (  # noqa: E402
-    MAIN_TYPES,
-    MAX_DEGREE,
-    SentencePair,
-    Truecaser,
-    generate_many,
-)
 from wojdb.bundled import wmt21_toen  # noqa: E402
+from wojdb.core.language.nlp import DEFAULT_PIPELINE, load_pipeline, parse_texts  # noqa: E402
+from wojdb.core.permutations import MAX_DEGREE, SentencePair, Truecaser, generate_many  # noqa: E402
+from wojdb.core.vocabulary import MAIN_TYPES  # noqa: E402
 
 THESIS_PERMUTATIONS = 212_950  # Table 6.2
 TARGET_SHARE = 0.30

@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.db.models import URLField
 
-from survey import models
+from survey import models, participation
 from survey.questionnaires import is_frozen
 
 
@@ -144,8 +144,19 @@ class ParticipantAdmin(admin.ModelAdmin):
         "last_activity",
     ]
     list_filter = ["study", "status", "mode", "simulated", "education", "gender"]
+    # A paper participant who withdraws names the copy code printed on every page.
+    search_fields = ["paper_copy__code"]
     readonly_fields = ["token"]
     inlines = [LanguageInline, RatingInline]
+
+    # Deleting a participant here is their withdrawal: everything of them is erased (paper
+    # scans and report files too), leaving a count.
+    def delete_model(self, request, obj):
+        participation.withdraw(obj)
+
+    def delete_queryset(self, request, queryset):
+        for participant in queryset:
+            participation.withdraw(participant)
 
 
 @admin.register(models.Rating)

@@ -15,8 +15,9 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from survey.models import Participant, Questionnaire, Study
+from wojdb.core.vocabulary import ABANDONED, ASSIGNED, COMPLETED, IN_PROGRESS
 
-HOLDING = ("assigned", "in_progress", "completed")
+HOLDING = (ASSIGNED, IN_PROGRESS, COMPLETED)
 
 
 class StudyClosed(Exception):
@@ -25,10 +26,13 @@ class StudyClosed(Exception):
 
 def release_abandoned(study: Study, now=None) -> int:
     """Mark idle participants abandoned; returns how many were released."""
-    cutoff = (now or timezone.now()) - timedelta(minutes=study.abandon_after_minutes)
+    try:
+        cutoff = (now or timezone.now()) - timedelta(minutes=study.abandon_after_minutes)
+    except OverflowError:  # before the calendar's first day: no one has been idle that long
+        return 0
     return Participant.objects.filter(
-        study=study, status__in=("assigned", "in_progress"), last_activity__lt=cutoff
-    ).update(status="abandoned")
+        study=study, status__in=(ASSIGNED, IN_PROGRESS), last_activity__lt=cutoff
+    ).update(status=ABANDONED)
 
 
 def enrol(study: Study, *, rng: random.Random | None = None, **fields) -> Participant:

@@ -4,22 +4,17 @@ and the actions to build or extend them and to release abandoned slots."""
 from __future__ import annotations
 
 import secrets
-from functools import wraps
 from statistics import median
+from typing import TYPE_CHECKING
 
-import pandas as pd
 from django import forms
 from django.contrib import messages
-from django.contrib.auth.views import redirect_to_login
-from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from survey import balance, scales
 from survey.assignment import release_abandoned
-from survey.composition import CompositionError, ConfigurationError, Layout
 from survey.models import Participant, Rating, Study
 from survey.questionnaires import (
     QuestionnaireError,
@@ -28,7 +23,10 @@ from survey.questionnaires import (
     extend_questionnaires,
     is_frozen,
 )
-from survey.vocabulary import ASSIGNED, COMPLETED, PAPER, WEB
+from wojdb.core import scales
+from wojdb.core.design.composition import CompositionError, ConfigurationError, Layout
+from wojdb.core.vocabulary import ASSIGNED, COMPLETED, PAPER, WEB
+from wojdb.staff import staff_only
 
 STATUSES = [s for s, _ in Participant.STATUSES]
 STATUS_LABELS = [s.replace("_", " ").capitalize() for s in STATUSES]
@@ -38,19 +36,8 @@ FIGURES = {
     "languages": "Figure 6.3",
 }
 
-
-def staff_only(view):
-    """Anonymous visitors are sent to log in; signed-in people who are not staff are refused."""
-
-    @wraps(view)
-    def wrapped(request, *args, **kwargs):
-        if not request.user.is_authenticated:
-            return redirect_to_login(request.get_full_path())
-        if not (request.user.is_active and request.user.is_staff):
-            raise PermissionDenied("the researcher's dashboard is for staff only")
-        return view(request, *args, **kwargs)
-
-    return wrapped
+if TYPE_CHECKING:  # pandas and the balance checks load on use, not at start-up
+    import pandas as pd
 
 
 class BuildForm(forms.Form):
@@ -91,6 +78,10 @@ def index(request):
 
 @staff_only
 def study(request, slug):
+    import pandas as pd
+
+    from wojdb.core.design import balance
+
     study = get_object_or_404(Study, slug=slug)
     entries = entries_frame(study)
     try:
@@ -165,7 +156,7 @@ def questionnaire(request, slug, number):
 @staff_only
 def figure(request, slug, name, fmt):
     # matplotlib takes seconds to import: only figure requests pay for it.
-    from survey import figures
+    from wojdb.core.design import figures
 
     study = get_object_or_404(Study, slug=slug)
     if name not in FIGURES or fmt not in figures.FORMATS:
@@ -208,7 +199,7 @@ def build(request, slug):
 
 @staff_only
 @require_POST
-def release(request, slug):
+def release_slots(request, slug):
     study = get_object_or_404(Study, slug=slug)
     released = release_abandoned(study)
     messages.success(
@@ -285,6 +276,8 @@ def _remarks(study: Study) -> list[Rating]:
 def _status_counts(study: Study) -> pd.DataFrame:
     """Real participants per questionnaire number (rows) and status (columns), all versions;
     simulated ones are counted apart (`_people`)."""
+    import pandas as pd
+
     counts = (
         Participant.objects.filter(study=study, simulated=False)
         .values_list("questionnaire__number", "status")
@@ -325,6 +318,8 @@ def _answers_per_item(study: Study, entries: pd.DataFrame) -> dict[int, tuple[in
 def _questionnaire_rows(
     study: Study, entries: pd.DataFrame, statuses: pd.DataFrame, drifts
 ) -> list[dict]:
+    from wojdb.core.design import balance
+
     if entries.empty:
         return []
     minutes = _minutes_to_complete(study)
@@ -357,6 +352,8 @@ def _questionnaire_rows(
 
 def _judgments(study: Study) -> pd.DataFrame:
     """Answers on the 0-1 scale of §6.3.5 (1 → 0, 5 → 1), per questionnaire, for Figure 6.1."""
+    import pandas as pd
+
     rows = Rating.objects.filter(
         participant__study=study, participant__simulated=False, practice=False
     ).values_list("participant__questionnaire__number", "holistic", "order")
@@ -371,4 +368,6 @@ def _median_seconds(values: list) -> float | None:
 
 
 def _number(value) -> float | None:
+    import pandas as pd
+
     return None if pd.isna(value) else float(value)

@@ -16,5 +16,5 @@ urlpatterns = [
     ),
     path("studies/<slug:slug>/figures/<slug:name>.<slug:fmt>", dashboard.figure, name="figure"),
     path("studies/<slug:slug>/build/", dashboard.build, name="build"),
-    path("studies/<slug:slug>/release/", dashboard.release, name="release"),
+    path("studies/<slug:slug>/release-slots/", dashboard.release_slots, name="release_slots"),
 ]

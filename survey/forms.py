@@ -7,10 +7,10 @@ from django.db import transaction
 from django.utils import translation
 from django.utils.translation import gettext, gettext_lazy
 
-from survey import texts
-from survey.languages import LANGUAGE_NAMES
 from survey.models import Participant, ParticipantLanguage
 from survey.participation import SCALES, Answer
+from wojdb.core import texts
+from wojdb.core.language.codes import LANGUAGE_NAMES
 
 YES_NO = [("yes", gettext_lazy("Yes")), ("no", gettext_lazy("No"))]
 SCALE_CHOICES = [(n, str(n)) for n in range(1, 6)]
@@ -90,7 +90,7 @@ ABOUT_FIELDS = [
 
 
 def _lazy(message: str):
-    """A message of survey/texts.py (marked there with N_), translated when shown."""
+    """A message of wojdb/core/texts/__init__.py (marked there with N_), translated when shown."""
     return gettext_lazy(message)
 
 
@@ -121,7 +121,7 @@ class AboutForm(forms.Form):
     )
     education = forms.ChoiceField(
         label=_lazy(texts.ABOUT_YOU["education"]),
-        choices=[(key, _lazy(label)) for key, label in texts.EDUCATION_LABELS.items()],
+        choices=Participant.EDUCATION,
         widget=forms.RadioSelect,
         required=False,
     )

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from survey.language_rules import NoPipelineError
 from survey.models import Permutation, Segment, Triple
 from survey.parsing import Bars, no_bars, stored_parses, target_rules
-from survey.permutations import (
+from wojdb.core.language.rules import NoPipelineError
+from wojdb.core.permutations import (
     PERMUTATION_TYPES,
     VERSION,
     SentencePair,

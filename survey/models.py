@@ -13,9 +13,19 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from survey import composition, languages, scales, texts
-from survey.languages import LANGUAGE_NAMES
-from survey.vocabulary import PARTICIPANT_STATUSES, PARTICIPATION_MODES, PERMUTATION_TYPES, WEB
+from wojdb.core import scales, texts
+from wojdb.core.design import composition
+from wojdb.core.language import codes
+from wojdb.core.language.codes import LANGUAGE_NAMES
+from wojdb.core.vocabulary import (
+    ASSIGNED,
+    EDUCATION_LEVELS,
+    GENDERS,
+    PARTICIPANT_STATUSES,
+    PARTICIPATION_MODES,
+    PERMUTATION_TYPES,
+    WEB,
+)
 
 
 class Segment(models.Model):
@@ -140,8 +150,16 @@ class JudgmentImport(models.Model):
         choices=[(SEGMENT, SEGMENT), (SYSTEM, SYSTEM)],
         help_text="system: the segment ids could not be mapped, only system scores were kept",
     )
+    kind = models.CharField(
+        max_length=24,
+        blank=True,
+        help_text="direct assessment or error annotation (MQM, ESA), whose alignment checks "
+        "differ; empty for system-level results",
+    )
     check_n = models.PositiveIntegerField(default=0)
-    check_r = models.FloatField(null=True, blank=True, help_text="Pearson r of z with chrF")
+    check_r = models.FloatField(
+        null=True, blank=True, help_text="Pearson r of z with chrF, within systems"
+    )
     check_mean_z = models.FloatField(null=True, blank=True)
     check_identical_n = models.PositiveIntegerField(default=0)
     check_identical_mean_z = models.FloatField(null=True, blank=True)
@@ -164,18 +182,15 @@ class JudgmentImport(models.Model):
 
 
 class SystemScore(models.Model):
-    """WMT DA scores of one system kept at system level: mean of its segment scores.
-
-    Used where the segment ids cannot be mapped to sentences (no document ids known), and for
-    results published only at system level (WMT21's clusters file: z, raw, the annotation
-    count as `judgments`, and the significance cluster; the segments are not known).
-    """
+    """WMT's DA results of one system as published at system level only (WMT21's clusters
+    file: z, raw, the annotation count as `judgments`, and the significance cluster; the
+    segments are not known)."""
 
     source = models.ForeignKey(JudgmentImport, on_delete=models.CASCADE, related_name="systems")
     testset = models.CharField(max_length=64)
     source_lang = models.CharField(max_length=8)
     target_lang = models.CharField(max_length=8)
-    system = models.CharField(max_length=128, help_text="canonical name (survey.wmt)")
+    system = models.CharField(max_length=128, help_text="canonical name (wojdb.core.formats.wmt)")
     raw = models.FloatField(help_text="mean of the segments' mean raw scores (0-100)")
     z = models.FloatField(help_text="mean of the segments' mean z-scores")
     n = models.PositiveIntegerField(
@@ -195,12 +210,50 @@ class SystemScore(models.Model):
         return f"{self.testset} {self.source_lang}-{self.target_lang} {self.system}: {self.z:+.3f}"
 
 
+class ExternalSegmentScore(models.Model):
+    """One row of an imported segment-score file (WMT DA `ad-seg-scores-LP.csv`): one system's
+    mean scores of one segment, as published.
+
+    Every row is kept, linked to its sentence where the segment id maps to one, so that system
+    scores are computed from all of them as WMT computes its tables (human references judged
+    as systems and segments of unmapped ids included).
+    """
+
+    source = models.ForeignKey(
+        JudgmentImport, on_delete=models.CASCADE, related_name="segment_scores"
+    )
+    source_lang = models.CharField(max_length=8)
+    target_lang = models.CharField(max_length=8)
+    system = models.CharField(max_length=128, help_text="system name as in the file")
+    segment_id = models.PositiveIntegerField(
+        help_text="SID as published (n of a document-style DOC_n), not a line number"
+    )
+    document = models.CharField(
+        max_length=128, blank=True, help_text="DOC of a document-style SID; empty otherwise"
+    )
+    triple = models.ForeignKey(
+        Triple, null=True, blank=True, on_delete=models.CASCADE, related_name="segment_scores"
+    )
+    raw = models.FloatField(help_text="RAW.SCR: mean raw score, 0-100")
+    z = models.FloatField(help_text="Z.SCR: mean rater-standardised score")
+    judgments = models.PositiveIntegerField(help_text="N: the judgments averaged")
+    line = models.PositiveIntegerField(help_text="the line of the file it comes from")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "line"], name="unique_segment_score_line")
+        ]
+
+    def __str__(self):
+        return f"{self.system} #{self.segment_id}: {self.z:+.3f}"
+
+
 class ExternalJudgment(models.Model):
     """One published human judgment by one anonymous rater, kept as published.
 
     WMT DA (per-rater files): `score` is the rater's z-score; Appraise (DA, DA+SQM, ESA): the
     0-100 score; MQM: minus the sum of the rater's error weights for the segment
-    (survey.formats.mqm.MQM_WEIGHTS; the segment's MQM score is the mean over its raters).
+    (wojdb.core.formats.mqm.MQM_WEIGHTS; the segment's MQM score is the mean over its raters).
     `source.file_format` says which.
     """
 
@@ -212,7 +265,7 @@ class ExternalJudgment(models.Model):
         "not a line number"
     )
     document = models.CharField(
-        max_length=128, blank=True, help_text="document id as published (Appraise, MQM)"
+        max_length=128, blank=True, help_text="document id as published (Appraise, MQM, DOC_n)"
     )
     document_score = models.BooleanField(
         default=False, help_text="a score of the whole document (Appraise isDocScore)"
@@ -340,7 +393,7 @@ class Item(models.Model):
 
 
 def standard_language(code: str) -> None:
-    standard = languages.language(code)
+    standard = codes.language(code)
     if standard != code:
         hint = f" (write {standard!r})" if standard else ""
         raise ValidationError(f"{code!r} is not an ISO 639 language code in standard form{hint}")
@@ -402,7 +455,8 @@ class Study(models.Model):
     order_high = models.CharField(max_length=60, default=texts.QUESTIONS["order_high"])
     abandon_after_minutes = models.PositiveIntegerField(default=120)
     is_open = models.BooleanField(default=True)
-    # What participants read (thesis Appendix A by default); see survey/texts.py for the format.
+    # What participants read (thesis Appendix A by default); see wojdb/core/texts/__init__.py for
+    # the format.
     information_sheet = models.TextField(default=texts.information_sheet)
     consent_intro = models.TextField(default=texts.consent_intro)
     consent_closing = models.TextField(default=texts.consent_closing)
@@ -490,13 +544,11 @@ class Study(models.Model):
             self.layout()
         except composition.ConfigurationError as e:
             raise ValidationError(f"These numbers cannot describe a questionnaire: {e}") from None
-        if self.platform == "prolific" and not self.completion_code:
-            raise ValidationError("A Prolific study needs the completion code set on Prolific.")
 
     def take_language_defaults(self, given=()) -> None:
         """Give a new study the texts of its language: each participant text, question and
         scale label not in `given` (the fields its creator wrote) becomes the language's
-        default (survey/texts.py; English where there is no translation)."""
+        default (wojdb/core/texts/__init__.py; English where there is no translation)."""
         for name, text in texts.study_defaults(self.language).items():
             if name not in given:
                 setattr(self, name, text)
@@ -508,10 +560,16 @@ class Study(models.Model):
 
     def unfilled(self) -> list[str]:
         """What keeps the study link closed to newcomers whatever `is_open` says: settings its
-        texts name that are empty (see texts.unfilled), and a missing practice pair (everyone
-        has one before pair 1). Not a validation error: a study is set up before these are."""
-        practice = [] if self.sample_item_id else ["sample_item (the practice pair)"]
-        return texts.unfilled(self) + practice
+        texts name that are empty (see texts.unfilled), a missing practice pair (everyone
+        has one before pair 1), and on Prolific a missing completion code (Prolific accepts
+        only its own; releases leave it out). Not a validation error: a study is set up before
+        these are, and an imported release holds none of the codes."""
+        missing = texts.unfilled(self)
+        if not self.sample_item_id:
+            missing.append("sample_item (the practice pair)")
+        if self.platform == "prolific" and not self.completion_code:
+            missing.append("completion_code (set on Prolific)")
+        return missing
 
     def layout(self) -> composition.Layout:
         """Table 6.3 for this study's numbers; raises composition.ConfigurationError."""
@@ -551,6 +609,27 @@ class ConsentText(models.Model):
 
     def __str__(self):
         return f"{self.study} consent v{self.version}"
+
+    def clean(self):
+        """The statements are texts; `optional` and `sharing` name some of them by number."""
+        statements = self.statements
+        if not (
+            isinstance(statements, list)
+            and statements
+            and all(isinstance(s, str) and s.strip() for s in statements)
+        ):
+            raise ValidationError({"statements": "Give one or more statements, each a text."})
+        numbers = range(1, len(statements) + 1)
+        if not isinstance(self.optional, list) or any(
+            isinstance(n, bool) or not isinstance(n, int) or n not in numbers for n in self.optional
+        ):
+            raise ValidationError(
+                {"optional": f"Give statement numbers from 1 to {len(statements)}."}
+            )
+        if self.sharing is not None and self.sharing not in numbers:
+            raise ValidationError(
+                {"sharing": f"Give a statement number from 1 to {len(statements)}."}
+            )
 
 
 class Questionnaire(models.Model):
@@ -603,25 +682,14 @@ def new_token() -> str:
 
 class Participant(models.Model):
     STATUSES = [(s, s) for s in PARTICIPANT_STATUSES]
-    GENDERS = [
-        ("male", _("Male")),
-        ("female", _("Female")),
-        ("other", _("Other")),
-        ("not_say", _("Prefer not to say")),
-    ]
-    EDUCATION = [
-        ("school", "School or none"),
-        ("college", "College diploma"),
-        ("undergraduate", "Undergraduate"),
-        ("masters", "Masters"),
-        ("phd", "Ph.D. or higher"),
-    ]
+    GENDERS = [(key, _(texts.GENDER_LABELS[key])) for key in GENDERS]
+    EDUCATION = [(key, _(texts.EDUCATION_LABELS[key])) for key in EDUCATION_LEVELS]
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="participants")
     questionnaire = models.ForeignKey(
         Questionnaire, on_delete=models.PROTECT, related_name="participants"
     )
     token = models.CharField(max_length=64, unique=True, default=new_token, editable=False)
-    status = models.CharField(max_length=12, choices=STATUSES, default="assigned", db_index=True)
+    status = models.CharField(max_length=12, choices=STATUSES, default=ASSIGNED, db_index=True)
     simulated = models.BooleanField(default=False)
     mode = models.CharField(
         max_length=5,
@@ -787,7 +855,8 @@ class Rating(models.Model):
 
 
 class PaperLayout(models.Model):
-    """One print run of a questionnaire: the layout.json of its copies (survey/paper/layout.py)."""
+    """One print run of a questionnaire: the layout.json of its copies
+    (wojdb/core/paper/layout.py)."""
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="paper_layouts")
     questionnaire = models.ForeignKey(

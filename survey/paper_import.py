@@ -1,13 +1,12 @@
 """Paper questionnaires in the database: print runs, scanned pages, paper participants.
 
-The pure work is in survey/paper/; this module turns a study into what is printed, records the
+The pure work is in wojdb/core/paper/; this module turns a study into what is printed, records the
 copies, stores scanned pages and, once a copy's pages are all in, makes its answers one
 participant (`mode="paper"`) with ratings exactly like a web participant's.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 import secrets
 from dataclasses import dataclass, field
@@ -15,12 +14,11 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 
-from survey import participation, texts
+from survey import participation, scan_files
 from survey.forms import language_name
 from survey.models import (
     ConsentText,
@@ -34,9 +32,10 @@ from survey.models import (
     ScanPage,
     Study,
 )
-from survey.paper import printing, scanning
-from survey.paper.layout import MM, PAPER_SIZES, Layout, PageCode
-from survey.wmt import read_input
+from wojdb.core import texts
+from wojdb.core.paper import printing, scanning
+from wojdb.core.paper.layout import MM, PAPER_SIZES, Layout, PageCode
+from wojdb.core.vocabulary import COMPLETED
 
 SCALE_FIELDS = {"holistic": "holistic", "word_order": "order"}  # field suffix -> Rating field
 PAIR_FIELD = re.compile(r"(?:pair-(\d+)|practice)\.(holistic|word_order)")
@@ -267,7 +266,10 @@ class _Copies:
                 .first()
             )
             if copy is None:
-                raise scanning.ScanError(f"copy {code.copy} was never printed by this database")
+                raise scanning.ScanError(
+                    f"copy {code.copy} was never printed by this database, or its participant "
+                    "withdrew"
+                )
             self.cache[code.copy] = (copy, Layout.from_dict(copy.layout.layout))
         copy, layout = self.cache[code.copy]
         if (copy.layout.study.slug, copy.layout.questionnaire.number) != (
@@ -313,7 +315,7 @@ def import_scans(
     if problems and not skip_bad:
         raise ScanRefused(problems)
     result = Imported(skipped=problems)
-    kept, new_files = _keep_scans({path for *_, path in readings})
+    kept, new_files = scan_files.keep({path for *_, path in readings})
     try:
         with transaction.atomic():
             _store_readings(readings, kept, copies, result)
@@ -322,24 +324,6 @@ def import_scans(
             made.unlink(missing_ok=True)
         raise
     return result
-
-
-def _keep_scans(paths: set[Path]) -> tuple[dict[Path, str], list[Path]]:
-    """Copy each scanned file into scans/ of the media folder (WOJDB_MEDIA_ROOT), named by its
-    SHA-256, so every answer can be traced to the scan itself: (path -> kept name, files this
-    call created)."""
-    folder = Path(settings.MEDIA_ROOT) / "scans"
-    folder.mkdir(parents=True, exist_ok=True)
-    kept, created = {}, []
-    for path in sorted(paths):
-        data = read_input(path)
-        name = f"scans/{hashlib.sha256(data).hexdigest()}{path.suffix.lower()}"
-        target = Path(settings.MEDIA_ROOT) / name
-        if not target.exists():
-            target.write_bytes(data)
-            created.append(target)
-        kept[path] = name
-    return kept, created
 
 
 def _store_readings(readings, kept: dict[Path, str], copies, result: Imported) -> None:
@@ -357,7 +341,7 @@ def _store_readings(readings, kept: dict[Path, str], copies, result: Imported) -
             continue
         seen.add(key)
         copy, _ = copies.cache[reading.code.copy]
-        _store_page(copy, f"{label}; kept as {kept[path]}", reading, image)
+        _store_page(copy, scan_files.source(label, kept[path]), reading, image)
         touched.add(copy.code)
         result.pages += 1
     for code in sorted(touched):
@@ -404,7 +388,7 @@ def _store_page(copy: PaperCopy, label: str, reading: scanning.PageReading, imag
         copy=copy,
         page=reading.code.page,
         image=image,
-        source=label[:300],
+        source=label,
         boxes=[
             {"field": b.field, "value": b.value, "coverage": round(b.coverage, 4), "state": b.state}
             for b in reading.boxes
@@ -450,7 +434,7 @@ def complete_copy(copy: PaperCopy, layout: Layout) -> Participant:
         study=study,
         questionnaire=questionnaire,
         mode="paper",
-        status="completed",
+        status=COMPLETED,
         completed_at=now,
         about_done=True,
         position=questionnaire.entries.count() + 1,

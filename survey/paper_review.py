@@ -11,9 +11,8 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
-from survey import paper_import
-from survey.dashboard import staff_only
 from survey.models import PaperAnswer
+from wojdb.staff import staff_only
 
 
 def _next_pending(after: int | None = None):
@@ -27,6 +26,8 @@ def _next_pending(after: int | None = None):
 
 @staff_only
 def index(request):
+    from survey import paper_import  # scans and printing load on use
+
     # Those to review first, each group in the order of the copies' pages.
     to_review_first = Case(When(status="pending", then=0), default=1)
     answers = PaperAnswer.objects.select_related("copy").order_by(
@@ -47,6 +48,8 @@ def index(request):
 @staff_only
 @require_http_methods(["GET", "POST"])
 def answer(request, pk):
+    from survey import paper_import  # scans and printing load on use
+
     answer = get_object_or_404(PaperAnswer.objects.select_related("copy__layout"), pk=pk)
     error = ""
     if request.method == "POST":

@@ -16,14 +16,13 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
-from survey.importers import ImportReport
-from survey.language_rules import LanguageRules, pipeline_for, rules_for
-from survey.languages import language
 from survey.models import Permutation, Segment, Triple
-from survey.nlp import Parse, parse_texts, read_conllu
-from survey.permutations import Sentence
-from survey.permutations.sentence import align_words
-from survey.wmt import InputError, check_language, read_input, read_lines
+from wojdb.core.io import ImportReport, InputError, check_language, read_input, read_lines
+from wojdb.core.language.codes import language
+from wojdb.core.language.nlp import Parse, parse_texts, read_conllu
+from wojdb.core.language.rules import LanguageRules, pipeline_for, rules_for
+from wojdb.core.permutations import Sentence
+from wojdb.core.permutations.sentence import align_words
 
 PARSE_CHUNK = 500  # parses are saved in chunks, so an interrupted run keeps its work
 #: The text each kind of owner holds a parse of.

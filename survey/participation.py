@@ -7,7 +7,6 @@ final check before finishing.
 
 from __future__ import annotations
 
-import logging
 import posixpath
 import re
 import secrets
@@ -15,31 +14,38 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from urllib.parse import quote, unquote, urlsplit
 
+from django.conf import settings
 from django.db import IntegrityError, connection, transaction
+from django.dispatch import Signal
 from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from survey import study_cache, texts
+from survey import scan_files, study_cache
 from survey.assignment import enrol
 from survey.models import (
     ConsentText,
     DeclinedConsent,
     Item,
+    PaperCopy,
     Participant,
     Permutation,
     PlatformIdentity,
     Questionnaire,
     QuestionnaireEntry,
     Rating,
+    ScanPage,
     Segment,
     Study,
     Triple,
     Withdrawal,
 )
-from survey.vocabulary import COMPLETED
+from wojdb.core import texts
+from wojdb.core.vocabulary import ABANDONED, ASSIGNED, COMPLETED, IN_PROGRESS
 
-logger = logging.getLogger(__name__)
+#: Sent after a withdrawal is stored, with the participant's former primary key (`pk`).
+participant_withdrawn = Signal()
+
 
 SCALES = ("holistic", "order")
 # What an answer save may change besides the scales.
@@ -61,8 +67,6 @@ PLATFORM_PARAMETERS = {
     "pid": "pid",
 }
 PLATFORM_VALUE = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
-# Only MTurk's own hosts may receive the external-question submit.
-MTURK_HOSTS = ("https://www.mturk.com", "https://workersandbox.mturk.com")
 MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc="
 
@@ -129,7 +133,7 @@ def platform_fields(params) -> dict[str, str]:
         if not value:
             continue
         if parameter == "turkSubmitTo":
-            if value.rstrip("/") not in MTURK_HOSTS:
+            if value.rstrip("/") not in settings.WOJDB_MTURK_HOSTS:
                 message = gettext("%(parameter)s is not an MTurk address")
                 raise ValueError(message % {"parameter": parameter})
         elif not PLATFORM_VALUE.fullmatch(value):
@@ -167,9 +171,9 @@ def enter(
     """
     with transaction.atomic():
         if leaving is not None:
-            Participant.objects.filter(
-                pk=leaving.pk, status__in=("assigned", "in_progress")
-            ).update(status="abandoned")
+            Participant.objects.filter(pk=leaving.pk, status__in=(ASSIGNED, IN_PROGRESS)).update(
+                status=ABANDONED
+            )
         for ids in (("prolific_pid", "session_id"), ("worker_id", "assignment_id")):
             if all(platform.get(name) for name in ids):
                 match = {f"platform__{name}": platform[name] for name in ids}
@@ -218,8 +222,8 @@ def touch(participant: Participant, now=None) -> None:
     """
     now = now or timezone.now()
     changes = {}
-    if participant.status == "abandoned":
-        changes["status"] = "in_progress" if participant.consent_version else "assigned"
+    if participant.status == ABANDONED:
+        changes["status"] = IN_PROGRESS if participant.consent_version else ASSIGNED
     if participant.position != getattr(participant, "loaded_position", participant.position):
         changes["position"] = participant.position
     last = participant.last_activity
@@ -259,7 +263,7 @@ def give_consent(
     participant.consent_version = consent.version
     participant.consented_at = now or timezone.now()
     participant.share_data = share_data
-    participant.status = "in_progress"
+    participant.status = IN_PROGRESS
     participant.save(update_fields=["consent_version", "consented_at", "share_data", "status"])
     Questionnaire.objects.filter(pk=participant.questionnaire_id, frozen=False).update(frozen=True)
 
@@ -272,19 +276,20 @@ def decline(participant: Participant) -> None:
 
 
 def withdraw(participant: Participant) -> None:
-    """Delete the participant with their answers, languages and platform ids (cascade),
-    leaving only a count, and take them out of the stored reports."""
-    from analysis.report_files import forget_participant  # analysis depends on survey
-
+    """Delete the participant with their answers, languages and platform ids (cascade) and,
+    for a paper participant, their copy's scanned pages, typed answers and crops and the kept
+    scan files no other page comes from, leaving only a count; `participant_withdrawn` tells
+    whoever keeps other files about them."""
     pk = participant.pk
     with transaction.atomic():
         Withdrawal.objects.create(study_id=participant.study_id, simulated=participant.simulated)
+        copies = PaperCopy.objects.filter(participant=participant)
+        scans = scan_files.kept_names(ScanPage.objects.filter(copy__in=copies))
+        copies.delete()  # its pages and answers with it (cascade)
         participant.delete()
-    # After the deletion, which a file that cannot be rewritten must not hold back.
-    try:
-        forget_participant(pk)
-    except OSError:
-        logger.exception("participant %s withdrew but the stored report still names them", pk)
+    # After the deletion, which a file that cannot be deleted or rewritten must not hold back.
+    scan_files.forget_unshared(scans)
+    participant_withdrawn.send(sender=Participant, pk=pk)
 
 
 def entries(participant: Participant) -> dict[int, int]:
@@ -460,9 +465,41 @@ def mturk_submit(participant: Participant) -> tuple[str, str] | None:
     identity = PlatformIdentity.objects.filter(participant=participant).first()
     if identity is None or not identity.submit_to or not identity.assignment_id:
         return None
-    if identity.assignment_id == MTURK_PREVIEW:
+    host = identity.submit_to.rstrip("/")
+    if identity.assignment_id == MTURK_PREVIEW or host not in settings.WOJDB_MTURK_HOSTS:
         return None
-    return identity.submit_to.rstrip("/") + "/mturk/externalSubmit", identity.assignment_id
+    return host + "/mturk/externalSubmit", identity.assignment_id
+
+
+def framed_by(study: Study) -> tuple[str, ...]:
+    """The origins that may show the study's pages in a frame: MTurk's, for an MTurk study
+    (its HITs show an external question in a frame); none for any other."""
+    return tuple(settings.WOJDB_MTURK_HOSTS) if study.platform == "mturk" else ()
+
+
+def take_up_assignment(participant: Participant, platform: dict[str, str]) -> None:
+    """A worker who previewed the HIT, started, and then accepted it comes back with the
+    accepted assignment's ids: they replace the preview's (or are added to a participation
+    started without any), so the finished work can be handed in. A participation already
+    holding an accepted assignment, or one of these ids held by another, is left as it is."""
+    assignment = platform.get("assignment_id", "")
+    if participant.study.platform != "mturk" or assignment in ("", MTURK_PREVIEW):
+        return
+    identity = PlatformIdentity.objects.filter(participant=participant).first()
+    if identity is not None and identity.assignment_id not in ("", MTURK_PREVIEW):
+        return
+    taken = Participant.objects.filter(
+        study=participant.study, platform__assignment_id=assignment
+    ).exclude(pk=participant.pk)
+    if taken.exists():
+        return
+    if identity is None:
+        identity = PlatformIdentity(
+            participant=participant, return_url=participant.study.platform_return_url
+        )
+    for name, value in platform.items():
+        setattr(identity, name, value)
+    identity.save()
 
 
 def leaving_url(study: Study) -> str:

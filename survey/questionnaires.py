@@ -1,6 +1,7 @@
 """Questionnaires in the database: build, extend, revise.
 
-Loads the sentence pool as plain data, lets `survey.composition` compose by Table 6.3, and saves
+Loads the sentence pool as plain data, lets `wojdb.core.design.composition` compose by Table 6.3,
+and saves
 questionnaires with their seed and the composition's version in one transaction. A questionnaire
 a participant has started is frozen: an edit then makes a new version for new participants, and
 the answered version never changes.
@@ -9,23 +10,20 @@ the answered version never changes.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
-import pandas as pd
 from django.db import transaction
 from django.db.models import Max
 
-from survey import composition, scales
-from survey.balance import ENTRY_COLUMNS
-from survey.models import (
-    Item,
-    Permutation,
-    Questionnaire,
-    QuestionnaireEntry,
-    Study,
-    Triple,
-)
+from survey.models import Item, Permutation, Questionnaire, QuestionnaireEntry, Study, Triple
+from wojdb.core import scales
+from wojdb.core.design import composition
+from wojdb.core.vocabulary import ASSIGNED
 
 Progress = Callable[[int], None]
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class QuestionnaireError(Exception):
@@ -188,7 +186,7 @@ def is_frozen(questionnaire: Questionnaire) -> bool:
     """Frozen once a participant has started it, whether or not the flag was set then."""
     return (
         questionnaire.frozen
-        or questionnaire.participants.exclude(status="assigned").exists()
+        or questionnaire.participants.exclude(status=ASSIGNED).exists()
         or questionnaire.participants.filter(ratings__isnull=False).exists()
     )
 
@@ -238,6 +236,10 @@ def revise(questionnaire: Questionnaire, entries: Sequence[tuple[Item, bool]]) -
 def entries_frame(study: Study) -> pd.DataFrame:
     """One row per entry of the newest version of each questionnaire (ENTRY_COLUMNS); quality
     is the WMT score for hypotheses and eq. 6.2 for permutations."""
+    import pandas as pd  # loaded on use: the admin imports this module at start-up
+
+    from wojdb.core.design.balance import ENTRY_COLUMNS
+
     fields = {
         "questionnaire": "questionnaire__number",
         "version": "questionnaire__version",

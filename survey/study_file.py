@@ -25,7 +25,7 @@ from django.db import transaction
 
 from survey.models import ConsentText, Item, Study
 from survey.questionnaires import is_frozen
-from survey.wmt import InputError, read_input
+from wojdb.core.io import InputError, read_input
 
 #: Keys of the file beside the Study fields.
 PRACTICE_ITEM, SHARED_ITEMS, CONSENT_TEXTS = "practice_item", "shared_items", "consent_texts"

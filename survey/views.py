@@ -21,7 +21,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
-from survey import participation, texts
+from survey import participation
 from survey.assignment import StudyClosed
 from survey.forms import (
     AboutForm,
@@ -33,7 +33,8 @@ from survey.forms import (
 )
 from survey.models import Study
 from survey.participation import Refused, StartedElsewhere
-from survey.vocabulary import COMPLETED
+from wojdb.core import texts
+from wojdb.core.vocabulary import COMPLETED
 
 # HEAD answers as GET does (link checkers and chat previews use it).
 READ_AND_POST = ["GET", "HEAD", "POST"]
@@ -62,7 +63,31 @@ class _CsrfCheck(CsrfViewMiddleware):
         raise CsrfRejected(reason)
 
 
-def csrf_rejection(request, view) -> str | None:
+def same_origin_in_frame(request, study: Study) -> bool:
+    """Whether a post to a study shown in a crowd platform's frame (participation.framed_by)
+    came from this site's own page, as the browser says: Fetch Metadata's Sec-Fetch-Site, else
+    the Origin header. In such a frame browsers withhold this site's cookies, the CSRF cookie
+    among them; what it would prove, a page of another site cannot forge here either."""
+    if not participation.framed_by(study):
+        return False
+    site = request.headers.get("Sec-Fetch-Site")
+    if site is not None:
+        return site == "same-origin"
+    return request.headers.get("Origin") == f"{request.scheme}://{request.get_host()}"
+
+
+def allow_frames(response, study: Study | None):
+    """Let the crowd platform of an MTurk study show this page in its frame and receive the
+    hand-in form (the headers are written by wojdb.middleware)."""
+    if study is not None and (origins := participation.framed_by(study)):
+        response.framed_by = origins
+        response.xframe_options_exempt = True
+    return response
+
+
+def csrf_rejection(request, view, study: Study) -> str | None:
+    if same_origin_in_frame(request, study):
+        return None
     try:
         _CsrfCheck(lambda request: None).process_view(request, view, (), {})
     except CsrfRejected as rejection:
@@ -114,6 +139,13 @@ def refuse(request, participant, message: str, status: int = 400, back: str = ""
     return page(request, "survey/refused.html", participant, status, message=message, back=back)
 
 
+def same_site(study: Study) -> str:
+    """The cookie's SameSite: "None" for a study in MTurk's frame, where a "Lax" cookie is
+    withheld, when served over HTTPS (browsers take "None" only with Secure)."""
+    framed = participation.framed_by(study) and settings.SESSION_COOKIE_SECURE
+    return "None" if framed else "Lax"
+
+
 def remember(response, participant):
     """Let this browser hold the participation, so the study link brings it back here."""
     response.set_cookie(
@@ -122,13 +154,13 @@ def remember(response, participant):
         max_age=int(participation.BROWSER_MEMORY.total_seconds()),
         secure=settings.SESSION_COOKIE_SECURE,
         httponly=True,
-        samesite="Lax",
+        samesite=same_site(participant.study),
     )
     return response
 
 
 def forget(response, study: Study):
-    response.delete_cookie(participation.browser_cookie(study), samesite="Lax")
+    response.delete_cookie(participation.browser_cookie(study), samesite=same_site(study))
     return response
 
 
@@ -147,9 +179,10 @@ def participant_page(*, on_expired=expired):
             if participant is None:
                 return render(request, "survey/unknown_link.html", status=404)
             with in_language(participant.study):
-                if request.method == "POST" and csrf_rejection(request, view):
+                if request.method == "POST" and csrf_rejection(request, view, participant.study):
                     return on_expired(request, participant, *args, **kwargs)
                 response = view(request, participant, *args, **kwargs)
+            allow_frames(response, participant.study)
             if participant.pk is None:  # withdrawn or declined
                 return forget(response, participant.study)
             participation.touch(participant)
@@ -167,12 +200,13 @@ def home(request):
     return render(request, "survey/home.html", {"studies": studies})
 
 
+@csrf_exempt  # checked in study_entry, which accepts a framed study's own posts
 @never_cache
 @require_http_methods(READ_AND_POST)
 def entry(request, slug):
     study = get_object_or_404(Study, slug=slug)
     with in_language(study):
-        return study_entry(request, study)
+        return allow_frames(study_entry(request, study), study)
 
 
 def study_entry(request, study):
@@ -180,6 +214,12 @@ def study_entry(request, study):
 
     A browser that holds a participation of the study resumes it; starting afresh is the
     participant's explicit choice (`afresh` posted), which releases the one held."""
+    if request.method == "POST" and not same_origin_in_frame(request, study):
+        refused = CsrfViewMiddleware(lambda request: None).process_view(
+            request, study_entry, (), {}
+        )
+        if refused is not None:
+            return refused
     params = request.POST if request.method == "POST" else request.GET
     try:
         platform = participation.platform_fields(params)
@@ -188,6 +228,8 @@ def study_entry(request, study):
         return render(request, "survey/bad_link.html", context, status=400)
     reading = params.get("reading") == "1"
     held = participation.held_by_browser(study, request.COOKIES)
+    if held is not None:
+        participation.take_up_assignment(held, platform)
     context = {"study": study, "reading": reading, "held": held}
     if request.method == "POST" and held is not None and "afresh" not in request.POST:
         return redirect(participation.resume_url(held))
@@ -280,7 +322,7 @@ def left_study(request, template):
     study = Study.objects.filter(slug=request.GET.get("study", "")).first()
     context = {"study": study, "leaving_url": participation.leaving_url(study) if study else ""}
     with in_language(study):
-        return render(request, template, context)
+        return allow_frames(render(request, template, context), study)
 
 
 def declined(request):

@@ -117,3 +117,32 @@ def test_a_bad_variable_stops_the_settings_from_loading_and_is_named(variable, v
     result = run(["manage.py", "check"], {variable: value}, tmp_path)
     assert result.returncode != 0
     assert f"environment variable {variable}" in result.stderr
+
+
+def unwritable_folder(tmp_path: Path) -> Path:
+    """A folder this process may not create anything in (as root, sysfs refuses new folders)."""
+    if os.geteuid() == 0:
+        return Path("/sys/wojdb-home")
+    folder = tmp_path / "locked"
+    folder.mkdir(mode=0o500)
+    return folder / "home"
+
+
+@pytest.mark.parametrize("kind", ["a file", "below a file", "unwritable"])
+def test_wojdb_demo_with_an_unusable_home_stops_with_one_line(kind, tmp_path):
+    (tmp_path / "file").write_text("not a folder")
+    home = {
+        "a file": tmp_path / "file",
+        "below a file": tmp_path / "file" / "home",
+        "unwritable": unwritable_folder(tmp_path),
+    }[kind]
+    code = "import sys; from wojdb.cli import main; sys.argv = ['wojdb', 'demo']; main()"
+    result = run(["-c", code], {"WOJDB_HOME": str(home)}, tmp_path)
+    assert result.returncode == 2 and result.stdout == ""
+    problem = {
+        "a file": "is a file, not a folder",
+        "below a file": "the folder cannot be created: Not a directory",
+        "unwritable": "the folder cannot be created: ",
+    }[kind]
+    line = f"wojdb: error: environment variable WOJDB_HOME='{home}': {problem}"
+    assert result.stderr.startswith(line) and result.stderr.count("\n") == 1, result.stderr

@@ -5,7 +5,9 @@ scores) is kept compressed in `fixtures/wmt21-toen.tar.xz` and unpacked on first
 ignored `var/data/`, in a folder named after the archive's digest, so a changed archive is
 unpacked anew and concurrent first uses never see a half-written folder. The WMT22
 into-English DA judgments (the columns a crossed fit needs) are one xz-compressed table,
-`fixtures/wmt22-toen-da.tsv.xz`, read as it is.
+`fixtures/wmt22-toen-da.tsv.xz`, read as it is. WMT22's into-English DA system tables with a
+slice of their segment scores (`fixtures/wmt22-toen-tables.tar.xz`) and Google's TED MQM files
+(`fixtures/ted-mqm.tar.xz`) are unpacked as the WMT21 slice is.
 """
 
 from __future__ import annotations
@@ -22,11 +24,25 @@ WMT21_TOEN = REPO / "fixtures" / "wmt21-toen.tar.xz"
 #: Tab-separated, xz: lp, rater, system, sid, type (SYSTEM or REPEAT), score (layout in
 #: fixtures/README.md).
 WMT22_TOEN_DA = REPO / "fixtures" / "wmt22-toen-da.tsv.xz"
+WMT22_TOEN_TABLES = REPO / "fixtures" / "wmt22-toen-tables.tar.xz"
+TED_MQM = REPO / "fixtures" / "ted-mqm.tar.xz"
 
 
 def wmt21_toen() -> Path:
     """The unpacked `wmt21-toen` folder (layout in fixtures/README.md)."""
     return unpack(WMT21_TOEN) / "wmt21-toen"
+
+
+def wmt22_toen_tables() -> Path:
+    """The unpacked `wmt22-toen-tables` folder: WMT22's into-English DA system tables and a
+    slice of its segment scores (fixtures/README.md)."""
+    return unpack(WMT22_TOEN_TABLES) / "wmt22-toen-tables"
+
+
+def ted_mqm() -> Path:
+    """The unpacked `ted-mqm` folder: Google's MQM error files and segment scores of WMT21's TED
+    talks, en-de and zh-en (fixtures/README.md)."""
+    return unpack(TED_MQM) / "ted-mqm"
 
 
 def unpack(archive: Path, into: Path = REPO / "var" / "data") -> Path:

@@ -16,8 +16,20 @@ def command_line(argv: list[str]) -> list[str]:
     return list(argv)
 
 
-def main() -> None:
+def run(argv: list[str]) -> None:
+    """Run a management command; settings that cannot be used (wojdb.environment) stop it with
+    one line naming the variable, and exit status 2."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "wojdb.settings")
     from django.core.management import execute_from_command_line
 
-    execute_from_command_line(command_line(sys.argv))
+    from wojdb.environment import SettingsError
+
+    try:
+        execute_from_command_line(argv)
+    except SettingsError as error:
+        print(f"{os.path.basename(argv[0])}: error: {error}", file=sys.stderr)
+        sys.exit(2)
+
+
+def main() -> None:
+    run(command_line(sys.argv))

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from urllib.parse import urlsplit
-
-from survey.language_rules import parse_pipelines
 
 TRUE = {"1", "true", "yes", "on"}
 FALSE = {"0", "false", "no", "off", ""}
@@ -41,6 +40,30 @@ class Environment:
         """The value, or None when the variable is unset or empty."""
         return self.variables.get(name) or None
 
+    def folder(self, name: str, default: Path) -> Path:
+        """A folder this process writes to, created if missing: the variable's value, or
+        `default` when it is unset. One that cannot be created or written to is refused here,
+        before anything fails on it."""
+        value = self.variables.get(name)
+        path = Path(value) if value else default
+        shown = (
+            f"environment variable {name}={value!r}"
+            if value
+            else f"{path} (the default of environment variable {name}, which is unset)"
+        )
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            raise SettingsError(f"{shown}: is a file, not a folder") from None
+        except OSError as e:  # permission denied, a file in the way above it, a read-only disk
+            problem = e.strerror or str(e)
+            if e.filename and Path(e.filename) != path:
+                problem += f" ({e.filename})"
+            raise SettingsError(f"{shown}: the folder cannot be created: {problem}") from None
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise SettingsError(f"{shown}: the folder cannot be written to")
+        return path
+
     def flag(self, name: str, default: bool = False) -> bool:
         value = self.variables.get(name)
         if value is None:
@@ -51,16 +74,17 @@ class Environment:
             return False
         raise _bad(name, value, "1/0, true/false, yes/no or on/off")
 
-    def integer(self, name: str, default: int, minimum: int = 0) -> int:
+    def integer(self, name: str, default: int, minimum: int = 0, maximum: int | None = None) -> int:
         value = self.variables.get(name)
         if value is None:
             return default
+        expected = f"a whole number ≥ {minimum}" + (f" and ≤ {maximum}" if maximum else "")
         try:
             number = int(value.strip())
         except ValueError:
-            raise _bad(name, value, f"a whole number ≥ {minimum}") from None
-        if number < minimum:
-            raise _bad(name, value, f"a whole number ≥ {minimum}")
+            raise _bad(name, value, expected) from None
+        if number < minimum or (maximum is not None and number > maximum):
+            raise _bad(name, value, expected)
         return number
 
     def choice(self, name: str, default: str, choices: tuple[str, ...]) -> str:
@@ -88,6 +112,11 @@ class Environment:
     def pipelines(self, name: str) -> tuple[tuple[str, str], ...]:
         """``LANGUAGE=PIPELINE,…`` (e.g. ``fr=fr_core_news_md``) as (code, pipeline) pairs."""
         value = self.variables.get(name, "")
+        if not value:
+            return ()
+        # langcodes' tables load here, only when the variable is set.
+        from wojdb.core.language.rules import parse_pipelines
+
         try:
             return parse_pipelines(value)
         except ValueError as error:

@@ -49,14 +49,26 @@ class RefuseNulMiddleware:
         return self.get_response(request)
 
 
+def content_security_policy(framed_by: tuple[str, ...] = ()) -> str:
+    """The site's policy; a page `framed_by` some origins (an MTurk study's, see
+    survey.participation.framed_by) may be shown in their frames and post forms to them."""
+    rules = dict(settings.CONTENT_SECURITY_POLICY)
+    if framed_by:
+        rules["frame-ancestors"] = " ".join(framed_by)
+        rules["form-action"] = " ".join([rules["form-action"], *framed_by])
+    return "; ".join(f"{k} {v}" for k, v in rules.items())
+
+
 class ContentSecurityPolicyMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
-        self.header = "; ".join(f"{k} {v}" for k, v in settings.CONTENT_SECURITY_POLICY.items())
+        self.header = content_security_policy()
 
     def __call__(self, request):
         response = self.get_response(request)
-        response.headers.setdefault("Content-Security-Policy", self.header)
+        framed_by = getattr(response, "framed_by", ())
+        header = content_security_policy(framed_by) if framed_by else self.header
+        response.headers.setdefault("Content-Security-Policy", header)
         return response
 
 

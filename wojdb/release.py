@@ -3,11 +3,11 @@
     from wojdb.release import load_release
     ratings, scores = load_release("wojdb-demo-1.0")
 
-The frames are those of the analysis (:mod:`analysis.stats.columns`); see
-:mod:`analysis.release.schema` for the release's files and schemas. Importing this module imports
+The frames are those of the analysis (:mod:`wojdb.core.stats.columns`); see
+:mod:`wojdb.core.release.schema` for the release's files and schemas. Importing this module imports
 nothing from Django.
 """
 
-from analysis.release import Release, ReleaseError, load_release, read_release
+from wojdb.core.release import Release, ReleaseError, load_release, read_release
 
 __all__ = ["Release", "ReleaseError", "load_release", "read_release"]

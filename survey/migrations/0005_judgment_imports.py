@@ -40,7 +40,7 @@ class Migration(migrations.Migration):
                 ('testset', models.CharField(max_length=64)),
                 ('source_lang', models.CharField(max_length=8)),
                 ('target_lang', models.CharField(max_length=8)),
-                ('system', models.CharField(help_text='canonical name (survey.wmt)', max_length=128)),
+                ('system', models.CharField(help_text='canonical name (wojdb.core.formats.wmt)', max_length=128)),
                 ('raw', models.FloatField(help_text="mean of the segments' mean raw scores (0-100)")),
                 ('z', models.FloatField(help_text="mean of the segments' mean z-scores")),
                 ('n', models.PositiveIntegerField(help_text='segments scored')),

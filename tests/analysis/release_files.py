@@ -12,9 +12,9 @@ from pathlib import Path
 import pandas as pd
 from django.db import transaction
 
-from analysis.release import database
-from analysis.release.read import file_stamp
+from analysis import releases
 from tests.analysis.test_frames import build_rated_study
+from wojdb.core.release.read import file_stamp
 
 
 def exported(django_db_blocker, tmp_path_factory, prepare=None) -> Path:
@@ -25,7 +25,7 @@ def exported(django_db_blocker, tmp_path_factory, prepare=None) -> Path:
         rated = build_rated_study()
         if prepare is not None:
             prepare(rated)
-        database.export_release(rated.study, out, license="CC-BY-4.0")
+        releases.export_release(rated.study, out, license="CC-BY-4.0")
         transaction.set_rollback(True)
     return out
 

@@ -16,11 +16,11 @@ from django.test import Client
 from django.urls import reverse
 
 from analysis import analysing, report_views
-from analysis import figures as F
 from analysis.analysing import AnalysisError, run_analysis
 from analysis.models import Metric, MetricScore
 from survey.models import DeclinedConsent, Item, Participant, Study, Triple, Withdrawal
 from tests.factories import make_study
+from wojdb.core.report import figures as F
 
 
 def rated_study(participants: int = 8) -> Study:

@@ -12,8 +12,10 @@ from django.core.management import CommandError, call_command
 from scipy import stats
 
 from analysis.models import Metric
-from survey.importers import import_documents, import_judgments, import_wmt
+from survey.documents import import_documents
+from survey.judgments import import_judgments
 from survey.models import Triple
+from survey.testsets import import_wmt
 
 SLICE = Path(__file__).resolve().parents[2] / "fixtures/wmt21-slice"
 

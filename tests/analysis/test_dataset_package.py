@@ -18,8 +18,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import wojdb
-from analysis.release import load, read, schema
 from tests.analysis.release_files import exported, restamp
+from wojdb.core.release import load, read, schema
 
 ROOT = Path(__file__).resolve().parents[2]
 # Marked so the test database is set up; the tests themselves only read files.
@@ -140,7 +140,7 @@ def test_readme_is_a_codebook(release):
 
 def test_load_release_needs_no_django(release):
     code = (
-        "import sys; from analysis.release import load_release; "
+        "import sys; from wojdb.core.release import load_release; "
         f"r, s = load_release({str(release)!r}); "
         "assert 'django' not in sys.modules; print(len(r), len(s))"
     )

@@ -12,13 +12,13 @@ from django.core.management.base import CommandError
 from django.urls import reverse
 
 from analysis import frames
-from analysis.release import load_release, read
-from analysis.stats import columns as col
-from analysis.stats import correlation, mixed
 from survey.models import Participant, Rating, Segment, Study
 from tests.analysis.release_files import restamp
 from tests.analysis.test_frames import build_rated_study
 from tests.factories import make_study
+from wojdb.core.release import load_release, read
+from wojdb.core.stats import columns as col
+from wojdb.core.stats import correlation, mixed
 
 pytestmark = pytest.mark.django_db
 

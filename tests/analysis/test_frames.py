@@ -12,8 +12,6 @@ from django.db import transaction
 
 from analysis import frames
 from analysis.models import Metric, MetricScore
-from analysis.release import schema
-from analysis.stats import columns as col
 from survey.models import (
     Participant,
     ParticipantLanguage,
@@ -23,6 +21,8 @@ from survey.models import (
     Triple,
 )
 from tests.factories import make_hypothesis_item, make_study
+from wojdb.core.release import schema
+from wojdb.core.stats import columns as col
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from analysis.alignments_import import pairs_table
 from analysis.management.commands.import_alignments import Command
 from analysis.models import Alignment, Metric, MetricScore
 from survey.models import Item, Participant, Rating, Triple
-from survey.nlp import Parse
+from wojdb.core.language.nlp import Parse
 
 pytestmark = pytest.mark.django_db
 

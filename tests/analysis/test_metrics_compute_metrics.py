@@ -7,10 +7,10 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from analysis.management.commands.compute_metrics import Command
-from analysis.metrics import registry
 from analysis.models import Alignment, Metric, MetricScore
 from survey.models import Item, Participant, Rating
-from survey.nlp import Parse
+from wojdb.core.language.nlp import Parse
+from wojdb.core.metrics import registry
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,8 @@ import sacrebleu
 from django.core.management import CommandError, call_command
 
 from analysis.management.commands.score import Command
-from analysis.metrics.registry import METRICS, select
-from survey.nlp import read_conllu, to_conllu
+from wojdb.core.language.nlp import read_conllu, to_conllu
+from wojdb.core.metrics.registry import METRICS, select
 
 DATA = Path(__file__).parent / "data"
 

@@ -14,8 +14,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 import wojdb
-from analysis.release import load, read, schema
+from survey.models import ConsentText, Study
 from tests.analysis.release_files import copied, exported, restamp
+from wojdb.core.release import load, read, schema
 
 pytestmark = pytest.mark.django_db
 
@@ -113,6 +114,62 @@ def test_questionnaire_positions_must_run_from_one(copy):
         f"{gap}, "  # 99 leaves every position after the last open
     ) in found
     assert f"'s questionnaire {questionnaire} has no position {gap}" in found  # its ratings
+
+
+def edit_study(folder: Path, **changes) -> None:
+    package = json.loads((folder / "datapackage.json").read_text())
+    edit_package(folder, study={**package["study"], **changes})
+
+
+def load_into_database(folder: Path) -> None:
+    call_command("import_wojdb", str(folder), stdout=StringIO(), verbosity=0)
+
+
+CONSENT = {"version": 1, "statements": ["I agree to take part.", "I may withdraw."]}
+
+
+@pytest.mark.parametrize(
+    "study, message",
+    [
+        (dict(consent_texts="oops"), "study.consent_texts: a list of objects"),
+        (
+            dict(consent_texts=[{**CONSENT, "sharing": 3}]),
+            "study.consent_texts[0].sharing: Give a statement number from 1 to 2.",
+        ),
+        (
+            dict(consent_texts=[{**CONSENT, "optional": [0]}]),
+            "study.consent_texts[0].optional: Give statement numbers from 1 to 2.",
+        ),
+        (
+            dict(consent_texts=[{**CONSENT, "statements": []}]),
+            "study.consent_texts[0].statements: This field cannot be blank. Give one or more "
+            "statements, each a text.",
+        ),
+        (
+            dict(consent_texts=[{"statements": ["I agree."]}]),
+            "study.consent_texts[0].version: This field cannot be null.",
+        ),
+        (dict(consent_texts=[CONSENT, CONSENT]), "study.consent_texts[1]: version 1 twice"),
+        (dict(shared_items="12"), "study.shared_items: a list of item ids"),
+        (dict(sample_item=[1, 2]), "study.sample_item: [1, 2] is not an item id"),
+        (dict(slug=""), "study: name and slug are required"),
+    ],
+)
+def test_a_malformed_study_configuration_is_refused_writing_nothing(copy, study, message):
+    edit_study(copy, **study)
+    with pytest.raises(CommandError) as error:
+        load_into_database(copy)
+    assert message in str(error.value) and "Nothing was written" in str(error.value)
+    assert not Study.objects.exists()
+
+
+def test_consent_texts_released_without_optional_and_sharing_statements_get_none(copy):
+    """Releases before they carried them: every statement needs a Yes, none is on sharing."""
+    edit_study(copy, consent_texts=[CONSENT])
+    load_into_database(copy)
+    consent = ConsentText.objects.get()
+    assert consent.statements == CONSENT["statements"]
+    assert (consent.optional, consent.sharing) == ([], None)
 
 
 def test_a_zip_holding_two_releases_is_refused_naming_both(release, tmp_path):

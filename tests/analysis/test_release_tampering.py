@@ -15,9 +15,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from analysis.models import Metric
-from analysis.release import load, read
 from survey.models import Participant, Rating, Study
 from tests.analysis.release_files import copied, exported, restamp
+from wojdb.core.release import load, read
 
 pytestmark = pytest.mark.django_db
 INJECTION = '=HYPERLINK("http://example.org/x","click")'

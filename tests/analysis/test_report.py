@@ -1,6 +1,6 @@
 """The report runs chapter 7 on tidy frames and writes it as self-contained HTML, CSV and figures.
 
-Frames are built here from the stated generative model (analysis.stats.simulate) and a scores
+Frames are built here from the stated generative model (wojdb.core.stats.simulate) and a scores
 frame whose sources are noisy copies of the items' true quality, so every section has content.
 """
 
@@ -16,8 +16,8 @@ from django.utils.html import escape
 from matplotlib.patches import Rectangle
 
 from analysis import report as R
-from analysis.stats import columns as C
-from analysis.stats import simulate
+from wojdb.core.stats import columns as C
+from wojdb.core.stats import simulate
 
 PERM_TYPES = ("order", "swap", "phrase", "choice")
 CONFIGS = ("GIZA++", "cdec")

@@ -7,10 +7,13 @@ import pandas as pd
 import pytest
 from django.core.management import CommandError, call_command
 
-from analysis.stats import system
-from survey.importers import import_documents, import_judgments, import_wmt
-from survey.wmt import read_judgments
+from survey.documents import import_documents
+from survey.judgments import import_judgments
+from survey.testsets import import_wmt
+from tests.wmt22 import PAIRS, published
 from wojdb import bundled
+from wojdb.core.formats.wmt import canonical_system, read_judgments
+from wojdb.core.stats import system
 
 SLICE = Path(__file__).resolve().parents[2] / "fixtures/wmt21-slice"
 
@@ -22,26 +25,28 @@ def imported(db):
     import_judgments(sorted((SLICE / "humaneval").glob("*.csv")))
 
 
-def test_da_scores_of_imported_judgments(imported, tmp_path):
+def test_da_scores_are_wmts_means_of_the_imported_segment_scores(imported, tmp_path):
     out = tmp_path / "systems.csv"
     call_command("system_scores", "--out", str(out), "--lp", "de-en", "ru-en", verbosity=0)
     written = pd.read_csv(out)
     assert list(written.columns) == system.COLUMNS
     assert set(written["lp"]) == {"de-en", "ru-en"}
-    rows = read_judgments(SLICE / "humaneval" / "ad-deen-good-stnd.csv")
-    expected = system.system_scores(system.wmt_judgments(rows))
-    de_en = written[written["lp"] == "de-en"].reset_index(drop=True)
-    assert list(de_en["system"]) == list(expected["system"])
-    pd.testing.assert_series_equal(de_en["z"], expected["z"], rtol=1e-5, check_names=False)
-    assert list(de_en["cluster"]) == list(expected["cluster"])
-    assert "HUMAN.0" in set(de_en["system"])
-    # raw: the mean over segments of the segment's mean raw score, from the imported triples.
+    de_en = written[written["lp"] == "de-en"].set_index("system")
+    # WMT's procedure (ad-sys-scores-LP.csv): means over the segment-score rows, every system's,
+    # the second human reference (HUMAN.0, no sentences imported) included.
     segments = pd.read_csv(SLICE / "humaneval" / "ad-seg-scores-de-en.csv", sep=" ")
-    linked = segments[segments["SYS"] != "HUMAN.0"]
-    raw = linked.groupby("SYS")["RAW.SCR"].mean()
-    got = de_en.set_index("system")["raw"]
-    np.testing.assert_allclose(got.reindex(raw.index), raw, rtol=1e-5)
-    assert np.isnan(got["HUMAN.0"])  # unlinked: no triple holds its raw scores
+    grouped = segments.groupby("SYS")
+    assert set(de_en.index) == set(grouped.groups) and "HUMAN.0" in de_en.index
+    np.testing.assert_allclose(de_en["z"], grouped["Z.SCR"].mean()[de_en.index], rtol=1e-5)
+    np.testing.assert_allclose(de_en["raw"], grouped["RAW.SCR"].mean()[de_en.index], rtol=1e-5)
+    assert list(de_en["n"]) == list(grouped.size()[de_en.index])
+    assert list(de_en["judgments"]) == list(grouped["N"].sum()[de_en.index])
+    assert list(de_en["z"]) == sorted(de_en["z"], reverse=True)
+    # The per-rater judgments give the same z: WMT's Z.SCR is the mean of a segment's
+    # SYSTEM and REPEAT judgments.
+    rows = read_judgments(SLICE / "humaneval" / "ad-deen-good-stnd.csv")
+    expected = system.system_scores(system.wmt_judgments(rows)).set_index("system")
+    np.testing.assert_allclose(de_en["z"], expected["z"][de_en.index], rtol=1e-5)
 
 
 def test_testset_keeps_the_judgments_imported_for_it(imported, tmp_path):
@@ -107,3 +112,38 @@ def test_a_pair_without_document_ids_gets_the_published_ranking_with_raw(db, tmp
     assert list(written["system"]) == list(published["system"])
     np.testing.assert_array_equal(written["z"].round(3), published["z"])
     np.testing.assert_array_equal(written["raw"].round(1), published["raw"])
+
+
+@pytest.mark.django_db
+def test_wmt22_into_english_tables_come_out_of_system_scores(tmp_path):
+    """The bundled segment scores of all six pairs imported as published, into test sets with
+    one system each and no document ids (the release has none for cs-en and zh-en; a mapping
+    is not needed for system scores): the whole de-en table and the bundled systems' rows of
+    the others are the release's."""
+    data = bundled.wmt22_toen_tables()
+    files = [data / f"ad-seg-scores-{lp}.csv" for lp in PAIRS]
+    txt = tmp_path / "txt"
+    txt.mkdir()
+    for lp, path in zip(PAIRS, files, strict=True):
+        src, tgt = lp.split("-")
+        system_name = canonical_system(path.read_text().splitlines()[1].split()[0])
+        for name in (f"src.{src}", f"ref.A.{tgt}", f"hyp.{system_name}.{tgt}"):
+            (txt / f"generaltest2022.{lp}.{name}").write_text("a sentence\n")
+    import_wmt(txt)
+    report = import_judgments(files)
+    assert report.created["segment scores"] == sum(
+        len(p.read_text().splitlines()) - 1 for p in files
+    )
+    out = tmp_path / "systems.csv"
+    call_command("system_scores", "--out", str(out), verbosity=0)
+    written = pd.read_csv(out)
+    for lp in PAIRS:
+        ours = written[written["lp"] == lp].set_index("system")
+        theirs = published(lp).set_index("system")
+        rows = theirs.loc[ours.index]
+        assert list(ours.index) == sorted(ours.index, key=list(theirs.index).index)
+        for column, digits in (("z", 3), ("raw", 1), ("n", 0), ("judgments", 0)):
+            np.testing.assert_array_equal(ours[column].round(digits), rows[column])
+        if lp == "de-en":
+            assert list(ours.index) == list(theirs.index)
+            assert list(ours["cluster"]) == list(theirs["cluster"])

@@ -16,10 +16,11 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-from survey import participation, texts
-from survey.demo import DEMOS, demo_study, practice_item
+from analysis.demo import DEMOS, demo_study, practice_item
+from survey import participation
 from survey.models import Participant, PlatformIdentity, Rating, Study
 from tests.factories import make_study
+from wojdb.core import texts
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 DESKTOP = {"width": 1280, "height": 800}

@@ -18,9 +18,9 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-from analysis.release import load_release, read
-from survey.demo import DEMOS, demo_study, practice_item
+from analysis.demo import DEMOS, demo_study, practice_item
 from survey.models import Participant, Permutation, Rating, Segment, Study
+from wojdb.core.release import load_release, read
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 DESKTOP = {"width": 1280, "height": 800}

@@ -16,9 +16,9 @@ from playwright.sync_api import expect
 
 from survey import paper_import
 from survey.models import PaperAnswer
-from survey.paper import pen, scanning
-from survey.paper.layout import MM
 from tests.factories import make_study
+from wojdb.core.paper import pen, scanning
+from wojdb.core.paper.layout import MM
 
 pytestmark = [
     pytest.mark.browser,

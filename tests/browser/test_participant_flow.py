@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from survey import texts
 from survey.models import Participant, ParticipantLanguage, PlatformIdentity, Rating
 from tests.factories import make_study
+from wojdb.core import texts
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 PAIRS = 5

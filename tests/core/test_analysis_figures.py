@@ -9,9 +9,9 @@ import pytest
 from matplotlib.colors import to_rgb
 from matplotlib.patches import Rectangle
 
-from analysis import figures as F
-from analysis.stats import columns as C
-from survey.scales import answer_to_unit
+from wojdb.core.report import figures as F
+from wojdb.core.scales import answer_to_unit
+from wojdb.core.stats import columns as C
 
 
 def ratings_frame(answers: dict, demographics: dict | None = None) -> pd.DataFrame:

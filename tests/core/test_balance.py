@@ -1,13 +1,13 @@
-"""Balance statistics and drift warnings (survey.balance) on hand-made entries tables."""
+"""Balance statistics and drift warnings (wojdb.core.design.balance) on hand-made entries tables."""
 
 import math
 
 import pandas as pd
 import pytest
 
-from survey import balance
-from survey.balance import ENTRY_COLUMNS
-from survey.composition import make_layout
+from wojdb.core.design import balance
+from wojdb.core.design.balance import ENTRY_COLUMNS
+from wojdb.core.design.composition import make_layout
 
 # 10 items: 5 hypotheses (2 shared, 3 unique) and 5 permutations (2 shared, 3 unique), every
 # permutation of a random type: Table 6.3's derivation at this size.

@@ -1,4 +1,5 @@
-"""Questionnaire composition (survey.composition): Table 6.3, checked rule by rule on plain data."""
+"""Questionnaire composition (wojdb.core.design.composition): Table 6.3, checked rule by rule on
+plain data."""
 
 import random
 from collections import Counter, defaultdict
@@ -8,8 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from survey.composition import (
-    CORE_TYPES,
+from wojdb.core.design.composition import (
     CompositionError,
     ConfigurationError,
     Entry,
@@ -20,6 +20,7 @@ from survey.composition import (
     make_layout,
     table_6_3,
 )
+from wojdb.core.vocabulary import MAIN_TYPES
 
 LANGUAGES = ("cs", "de", "fi", "hi", "ro", "ru", "tr")
 DEGREES = (1, 3, 6, 9, 12, 15, 18)
@@ -33,7 +34,7 @@ def make_pool(
     size=700,
     systems=2,
     degrees=DEGREES,
-    types=CORE_TYPES,
+    types=MAIN_TYPES,
     missing_scores=0.3,
     seed=0,
     key_prefix="",
@@ -154,7 +155,7 @@ def test_default_layout_is_table_6_3():
     assert layout.unique == Part(hypotheses=15, typed=pairs, random=7)
     assert layout.group_size == 2
     assert layout.items == 50
-    assert layout.random_types == CORE_TYPES
+    assert layout.random_types == MAIN_TYPES
 
 
 @pytest.mark.parametrize(
@@ -323,7 +324,7 @@ def shared_selection(pool):
     """10 hypotheses; pairs of the four types on the first four; random on the next two."""
     chosen = [pool[i] for i in range(0, 20, 2)]  # one per reference
     keys = [h.key for h in chosen]
-    for h, t in zip(chosen, CORE_TYPES, strict=False):
+    for h, t in zip(chosen, MAIN_TYPES, strict=False):
         keys += [p.key for p in h.permutations if p.perm_type == t][:2]
     keys += [chosen[4].permutations[0].key, chosen[5].permutations[-1].key]
     return keys
@@ -413,7 +414,7 @@ def test_a_pool_without_permutations_lists_every_failing_rule():
     assert lines[1:] == [
         f"- rule '{t} pairs': for 36 questionnaires, needs 37 hypotheses with 2 {t} "
         "permutations of different degrees; the pool has 0 (short by 37)"
-        for t in sorted(CORE_TYPES)
+        for t in sorted(MAIN_TYPES)
     ] + [
         "- rule 'random-type permutations': for 36 questionnaires, needs 254 hypotheses with a "
         "permutation of type order or swap or phrase or choice; the pool has 0 (short by 254)"

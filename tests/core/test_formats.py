@@ -5,10 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from survey import formats
-from survey.formats import appraise, mqm, pairwise
-from survey.formats.common import document_lines, language, ref_name
-from survey.wmt import InputError
+from wojdb.core import formats
+from wojdb.core.formats import appraise, mqm, pairwise
+from wojdb.core.formats.common import document_lines, language, ref_name
+from wojdb.core.formats.judgments import read_mqm
+from wojdb.core.io import InputError
 
 DATA = Path(__file__).resolve().parents[1] / "survey" / "data"
 WMT22 = DATA / "wmt22-news-systems"
@@ -223,6 +224,29 @@ def test_mqm_errors_give_the_released_segment_scores_with_the_standard_weights()
         lines(MQM / "mqm_ted_ende.tsv")[1].split("\t")[6].replace("<v>", "").replace("</v>", "")
     )
     assert target[first.start : first.end] == first.span
+
+
+def test_an_mqm_error_whose_marks_do_not_pair_up_keeps_its_weight_not_its_span(tmp_path):
+    # As in the released TED files: a <v> opened and never closed (or closed, never opened).
+    rows = lines(MQM / "mqm_ted_ende.tsv")
+    cols = rows[1].split("\t")
+    cols[6] = cols[6].replace("</v>", "")
+    rows[1] = "\t".join(cols)
+    cols = rows[2].split("\t")
+    cols[5] = cols[5] + " </v>"  # the source this time
+    rows[2] = "\t".join(cols)
+    path = tmp_path / "mqm_ted_ende.tsv"
+    path.write_text("\n".join(rows) + "\n")
+    errors = mqm.read(path)
+    intact = mqm.read(MQM / "mqm_ted_ende.tsv")
+    assert [e.span_dropped for e in errors[:3]] == [True, True, False]
+    for e in errors[:2]:
+        assert (e.side, e.start, e.end, e.span) == ("", None, None, "")
+    assert [(e.category, e.severity) for e in errors] == [(e.category, e.severity) for e in intact]
+    assert mqm.segment_scores(errors) == mqm.segment_scores(intact)
+    judgments = read_mqm(path)
+    dropped = [a for j in judgments for a in j.errors if a.span_dropped]
+    assert len(dropped) == 2 and all(a.weight is not None for a in dropped)
 
 
 def test_mqm_weights_are_mt_metrics_evals():

@@ -3,7 +3,7 @@ pipeline settings."""
 
 import pytest
 
-from survey.language_rules import NoPipelineError, pipeline_for, rules_for
+from wojdb.core.language.rules import NoPipelineError, pipeline_for, rules_for
 
 
 def test_listed_languages():

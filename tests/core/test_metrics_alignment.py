@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.metrics.alignment import (
+from wojdb.core.metrics.alignment import (
     DEFAULT_STAGES,
     EXACT,
     STEM,

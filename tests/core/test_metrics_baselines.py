@@ -8,8 +8,8 @@ import sacrebleu
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.metrics.alignment import EXACT, STEM, WordAlignment, wordnet_stage
-from analysis.metrics.baselines import (
+from wojdb.core.metrics.alignment import EXACT, STEM, WordAlignment, wordnet_stage
+from wojdb.core.metrics.baselines import (
     METEOR_2005,
     METEOR_THESIS,
     MeteorStats,

@@ -1,9 +1,9 @@
 """The parallel driver: tidy rows, provenance, selection, progress, and jobs > 1."""
 
-from analysis.metrics.alignment import WordAlignment
-from analysis.metrics.compute import PairInput, compute_many, score_rows
-from analysis.metrics.registry import METRICS, score_pair
-from survey.nlp import Parse
+from wojdb.core.language.nlp import Parse
+from wojdb.core.metrics.alignment import WordAlignment
+from wojdb.core.metrics.compute import PairInput, compute_many, score_rows
+from wojdb.core.metrics.registry import METRICS, score_pair
 
 
 def _parse(text, parser="parser-x"):

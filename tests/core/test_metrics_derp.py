@@ -11,8 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
-from analysis.metrics.alignment import WordAlignment, read_alignments
-from analysis.metrics.derp import (
+from tests.core.test_metrics_ted import trees
+from wojdb.core.language.nlp import read_conllu
+from wojdb.core.metrics.alignment import WordAlignment, read_alignments
+from wojdb.core.metrics.derp import (
     counterparts,
     derp,
     flattened_derp,
@@ -20,9 +22,7 @@ from analysis.metrics.derp import (
     spanning_tree,
     structured_edges,
 )
-from analysis.metrics.ted import flattened
-from survey.nlp import read_conllu
-from tests.core.test_metrics_ted import trees
+from wojdb.core.metrics.ted import flattened
 
 DATA = Path(__file__).parents[1] / "analysis" / "data"
 REF_WORDS = ["the", "detective", "is", "becoming", "a", "Sherlock"]

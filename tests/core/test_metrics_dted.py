@@ -4,9 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from analysis.metrics import dted as dted_module
-from analysis.metrics.alignment import WordAlignment, read_alignments
-from analysis.metrics.dted import (
+from wojdb.core.language.nlp import read_conllu
+from wojdb.core.metrics import dted as dted_module
+from wojdb.core.metrics.alignment import WordAlignment, read_alignments
+from wojdb.core.metrics.dted import (
     FLAGS,
     PrioritisedDistance,
     basic_distance,
@@ -17,8 +18,7 @@ from analysis.metrics.dted import (
     score_l,
     score_o,
 )
-from analysis.metrics.ted import flattened, sequence_edit_distance
-from survey.nlp import read_conllu
+from wojdb.core.metrics.ted import flattened, sequence_edit_distance
 
 DATA = Path(__file__).parents[1] / "analysis" / "data"
 

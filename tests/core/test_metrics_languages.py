@@ -9,10 +9,10 @@ import pytest
 import sacrebleu
 from sacrebleu.metrics import BLEU, CHRF, TER
 
-from analysis.metrics.compute import PairInput, score_rows
-from survey.language_rules import metric_tokens, rules_for
-from survey.nlp import Parse, parse_texts
 from wojdb.bundled import wmt21_toen
+from wojdb.core.language.nlp import Parse, parse_texts
+from wojdb.core.language.rules import metric_tokens, rules_for
+from wojdb.core.metrics.compute import PairInput, score_rows
 
 DATA = Path(__file__).parent / "data"
 KEYS = [

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from analysis.metrics.lepor import (
+from wojdb.core.metrics.lepor import (
     LeporFactors,
     hlepor,
     length_penalty,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from analysis.metrics.pair_report import permutation_report, text
+from wojdb.core.metrics.pair_report import permutation_report, text
 
 
 def test_a_permutation_report_lists_every_permutation_metric_and_prints():

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.metrics.permutation import (
+from wojdb.core.metrics.permutation import (
     as_permutation,
     fuzzy,
     hamming,

@@ -10,7 +10,7 @@ import itertools
 
 import pytest
 
-from analysis.metrics.pets import (
+from wojdb.core.metrics.pets import (
     canonical_pet,
     catalan,
     count_pets,

@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis.metrics.alignment import WordAlignment, align, read_alignments
-from analysis.metrics.registry import (
+from wojdb.core.language.nlp import Parse, read_conllu
+from wojdb.core.metrics.alignment import WordAlignment, align, read_alignments
+from wojdb.core.metrics.registry import (
     BY_KEY,
     METRICS,
     PairContext,
@@ -14,7 +15,6 @@ from analysis.metrics.registry import (
     score_permutation,
     select,
 )
-from survey.nlp import Parse, read_conllu
 
 DATA = Path(__file__).parents[1] / "analysis" / "data"
 PERMUTATION_METRICS = select(kind="permutation")

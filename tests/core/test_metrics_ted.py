@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.metrics.ted import flattened, mirrored, sequence_edit_distance, tree_edit_distance
+from wojdb.core.metrics.ted import flattened, mirrored, sequence_edit_distance, tree_edit_distance
 
 
 def _recursive_distance(heads1, heads2, delete, insert, rename):

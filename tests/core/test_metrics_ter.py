@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 from sacrebleu.metrics import TER
 from sacrebleu.metrics.lib_ter import translation_edit_rate as sacrebleu_edit_rate
 
-from analysis.metrics.baselines import sentence_ter
-from analysis.metrics.ter import translation_edit_rate
 from wojdb.bundled import wmt21_toen
+from wojdb.core.metrics.baselines import sentence_ter
+from wojdb.core.metrics.ter import translation_edit_rate
 
 
 def wmt_pairs() -> list[tuple[str, str]]:

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from survey.nlp import (
+from wojdb.core.language.nlp import (
     DEFAULT_PIPELINE,
     Parse,
     load_pipeline,

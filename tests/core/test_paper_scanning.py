@@ -9,8 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from survey.paper import pen, printing, scanning
-from survey.paper.layout import MM, Layout, LayoutError, PageCode
+from wojdb.core.paper import pen, printing, scanning
+from wojdb.core.paper.layout import MM, Layout, LayoutError, PageCode
 
 DPI = 150
 

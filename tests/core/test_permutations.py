@@ -19,8 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from survey.nlp import Parse, parse_texts
-from survey.permutations import (
+from wojdb.bundled import wmt21_toen
+from wojdb.core.language.nlp import Parse, parse_texts
+from wojdb.core.permutations import (
     MAIN_TYPES,
     PERMUTATION_TYPES,
     Renderer,
@@ -31,9 +32,8 @@ from survey.permutations import (
     generate_many,
     quality,
 )
-from survey.permutations.algorithms import Edit, PhrasePermuter, RandomStream, order_moves
-from survey.permutations.sentence import ENGLISH, split_punctuation
-from wojdb.bundled import wmt21_toen
+from wojdb.core.permutations.algorithms import Edit, PhrasePermuter, RandomStream, order_moves
+from wojdb.core.permutations.sentence import ENGLISH, split_punctuation
 
 REPO = Path(__file__).resolve().parents[2]
 PAIRS_PER_LANGUAGE = 20
@@ -588,8 +588,8 @@ def test_same_inputs_same_outputs_and_seeds_matter():
 
 SCRIPT = """
 import json, sys
-from survey.nlp import Parse
-from survey.permutations import Sentence, generate_all
+from wojdb.core.language.nlp import Parse
+from wojdb.core.permutations import Sentence, generate_all
 out = []
 for ref, ref_parse, hyp, hyp_parse in json.load(sys.stdin):
     r = Sentence.from_parse(Parse.from_dict(ref_parse), ref)

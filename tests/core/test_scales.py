@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from survey.scales import answer_to_unit, wmt_score
+from wojdb.core.scales import answer_to_unit, wmt_score
 
 
 def test_answers_map_to_the_thesis_unit_scale():

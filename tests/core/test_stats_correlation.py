@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from analysis.stats import columns as col
-from analysis.stats.correlation import (
+from wojdb.core.stats import columns as col
+from wojdb.core.stats.correlation import (
     Bootstrap,
     correlate,
     correlation_table,

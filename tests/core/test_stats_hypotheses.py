@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.stats.hypotheses import (
+from wojdb.core.stats.hypotheses import (
     DECISION_COLUMNS,
     configuration_threshold,
     decisions,

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from analysis.stats import columns as col
-from analysis.stats import reml
-from analysis.stats.mixed import (
+from wojdb.core.stats import columns as col
+from wojdb.core.stats import reml
+from wojdb.core.stats.mixed import (
     CROSSED_MODEL,
     adjust_scores,
     adjustment_ttest,
@@ -22,7 +22,7 @@ from analysis.stats.mixed import (
     fit_model,
     participant_model,
 )
-from analysis.stats.reml import COEFFICIENT_COLUMNS, _optimise, fit_reml, outcome
+from wojdb.core.stats.reml import COEFFICIENT_COLUMNS, _optimise, fit_reml, outcome
 
 DATA = Path(__file__).parents[1] / "analysis" / "data" / "lme4"
 REFERENCE = json.loads((DATA / "reference.json").read_text())
@@ -202,7 +202,7 @@ def test_optimiser_reports_failure_after_retrying():
 
 def test_dense_designs_fall_back_to_a_sparse_product(monkeypatch):
     # Past the size limit the weighted Gram matrix is recomputed each time; same fit.
-    monkeypatch.setattr("analysis.stats.reml.GRAM_MAP_LIMIT", 0)
+    monkeypatch.setattr("wojdb.core.stats.reml.GRAM_MAP_LIMIT", 0)
     assert_matches_lme4(crossed_model(load("study.csv"), "order"), FITS["study_order_crossed"])
 
 

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.stats import ordinal
-from analysis.stats.mixed import design_matrix
+from wojdb.core.stats import ordinal
+from wojdb.core.stats.mixed import design_matrix
 
 DATA = Path(__file__).parents[1] / "analysis" / "data" / "clmm"
 REFERENCE = json.loads((DATA / "reference.json").read_text())

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.stats.quality import Thresholds, agreement, participant_checks
+from wojdb.core.stats.quality import Thresholds, agreement, participant_checks
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", Annenberg School for
 # Communication, section C: 4 observers x 12 units, values 1-5 with gaps. Published results:

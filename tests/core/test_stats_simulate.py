@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.stats import columns as col
-from analysis.stats.simulate import (
+from wojdb.core.stats import columns as col
+from wojdb.core.stats.simulate import (
     SimulationModel,
     hypothesis_design,
     power_analysis,

@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.stats import system
-from survey.wmt import read_judgments
 from wojdb import bundled
+from wojdb.core.formats.wmt import read_judgments
+from wojdb.core.stats import system
 
 DATA = Path(__file__).parents[1] / "analysis" / "data" / "wmt21"
 
@@ -126,19 +126,20 @@ def test_missing_columns_are_named():
         system.system_scores(pd.DataFrame({"system": ["a"], "score": [1.0]}))
 
 
-def test_published_results_fill_only_the_pairs_without_judgments():
+def test_each_pair_comes_from_the_first_source_that_has_it():
     def table(lp, systems, z):
         return pd.DataFrame(
             {"system": systems, "lp": lp, "z": z, "raw": np.nan, "n": np.nan, "judgments": 1,
              "rank": range(1, len(systems) + 1), "cluster": 1}
         )  # fmt: skip
 
-    computed = table("de-en", ["A", "B"], [0.2, -0.1])
+    segments = table("de-en", ["A", "B"], [0.2, -0.1])
+    judgments = pd.concat([table("de-en", ["A"], [0.3]), table("cs-en", ["D"], [0.1])])
     published = pd.concat([table("de-en", ["A", "B"], [0.9, 0.8]), table("de-fr", ["C"], [0.5])])
-    both = system.add_published(computed, published)
+    both = system.first_by_pair(segments, judgments, published)
     assert list(zip(both["lp"], both["system"], both["z"], strict=True)) == [
-        ("de-en", "A", 0.2), ("de-en", "B", -0.1), ("de-fr", "C", 0.5),
+        ("cs-en", "D", 0.1), ("de-en", "A", 0.2), ("de-en", "B", -0.1), ("de-fr", "C", 0.5),
     ]  # fmt: skip
-    alone = system.add_published(pd.DataFrame(columns=system.COLUMNS), published)
+    alone = system.first_by_pair(pd.DataFrame(columns=system.COLUMNS), published)
     assert list(alone["system"]) == ["A", "B", "C"]
-    assert system.add_published(computed, published.iloc[:0]) is computed
+    assert system.first_by_pair(pd.DataFrame(columns=system.COLUMNS)).empty

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.stats import system
+from wojdb.core.stats import system
 
 DATA = Path(__file__).parents[1] / "analysis" / "data" / "mtme"
 VECTORS = json.loads((DATA / "vectors.json").read_text())

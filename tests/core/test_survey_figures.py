@@ -1,4 +1,4 @@
-"""Balance figures (survey.figures): PNG and SVG bytes from entries tables."""
+"""Balance figures (wojdb.core.design.figures): PNG and SVG bytes from entries tables."""
 
 import struct
 import xml.etree.ElementTree as ET
@@ -6,9 +6,9 @@ import xml.etree.ElementTree as ET
 import pandas as pd
 import pytest
 
-from survey import figures
-from survey.balance import ENTRY_COLUMNS
 from tests.core.test_balance import BALANCED
+from wojdb.core.design import figures
+from wojdb.core.design.balance import ENTRY_COLUMNS
 
 EMPTY = pd.DataFrame(columns=ENTRY_COLUMNS)
 DRAW = {

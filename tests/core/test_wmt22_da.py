@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.stats.reml import fit_reml
 from wojdb import bundled
+from wojdb.core.stats.reml import fit_reml
 
 REFERENCE = json.loads(
     (Path(__file__).parents[1] / "analysis" / "data" / "wmt22" / "reference.json").read_text()

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from survey.formats import wmt_clusters
-from survey.judgment_files import CLUSTERS, read_judgment_file
-from survey.wmt import InputError
+from wojdb.core.formats import wmt_clusters
+from wojdb.core.formats.judgments import CLUSTERS, read_judgment_file
+from wojdb.core.io import InputError
 
 CLUSTERS_FILE = (
     Path(__file__).resolve().parents[2]

@@ -364,7 +364,7 @@ class EndpointFuzz(TestCase):
         client.force_login(staff)
         questionnaires = Questionnaire.objects.filter(study=self.study).count()
         url = reverse(
-            f"dashboard:{'build' if action == 'b' else 'release'}", args=[self.study.slug]
+            f"dashboard:{'build' if action == 'b' else 'release_slots'}", args=[self.study.slug]
         )
         data = {"count": count, "seed": seed, "csrfmiddlewaretoken": CSRF_SECRET}
         response = client.post(url, data)

@@ -11,9 +11,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.django import TestCase
 
-from survey.importers import import_judgments, import_ranks, import_wmt
+from survey.documents import import_ranks
+from survey.judgments import import_judgments
 from survey.models import Corpus, ExternalJudgment, Segment, Triple
-from survey.wmt import JUDGMENT_HEADER, InputError
+from survey.testsets import import_wmt
+from wojdb.core.formats.wmt import JUDGMENT_HEADER
+from wojdb.core.io import InputError
 
 pytestmark = pytest.mark.slow
 

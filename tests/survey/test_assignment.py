@@ -32,6 +32,18 @@ def test_abandoned_participants_release_their_slot_but_keep_answers():
 
 
 @pytest.mark.django_db
+def test_a_wait_longer_than_the_calendar_releases_no_one(client):
+    """2,000,000,000 minutes reach back before the year 1: no one is idle that long, and the
+    study link still takes participants."""
+    study = make_study(questionnaires=1, items=2, abandon_after_minutes=2_000_000_000)
+    first = enrol(study)
+    assert release_abandoned(study) == 0
+    response = client.post(f"/s/{study.slug}/")
+    assert response.status_code == 302
+    assert Participant.objects.exclude(pk=first.pk).get().status == "assigned"
+
+
+@pytest.mark.django_db
 def test_closed_study_takes_nobody():
     study = make_study(questionnaires=1, items=2, is_open=False)
     with pytest.raises(StudyClosed):

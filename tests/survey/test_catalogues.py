@@ -19,15 +19,15 @@ from django.utils.translation.template import templatize
 ROOT = Path(__file__).resolve().parent.parent.parent
 TEMPLATES = sorted((ROOT / "survey/templates/survey").glob("*.html"))  # not dashboard/
 MODULES = [
-    ROOT / "survey" / name
+    ROOT / name
     for name in (
-        "forms.py",
-        "views.py",
-        "texts.py",
-        "models.py",
-        "participation.py",
-        "paper_import.py",
-        "paper/printing.py",
+        "survey/forms.py",
+        "survey/views.py",
+        "survey/models.py",
+        "survey/participation.py",
+        "survey/paper_import.py",
+        "wojdb/core/texts/__init__.py",
+        "wojdb/core/paper/printing.py",
     )
 ]
 LANGUAGES = ("fr", "de")

@@ -7,7 +7,7 @@ import re
 import pytest
 from django.core.management import CommandError, call_command, get_commands, load_command_class
 
-from survey.management.arguments import IntList, Number, float_range, int_range
+from wojdb.arguments import IntList, Number, float_range, int_range
 
 OURS = sorted(name for name, app in get_commands().items() if app in ("survey", "analysis"))
 

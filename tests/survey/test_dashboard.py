@@ -175,7 +175,7 @@ def test_releasing_abandoned_slots(staff, built):
     Participant.objects.filter(pk=idle.pk).update(
         last_activity=timezone.now() - timedelta(minutes=built.abandon_after_minutes + 1)
     )
-    response = staff.post(study_url(built, "release"))
+    response = staff.post(study_url(built, "release_slots"))
     assert [str(m) for m in get_messages(response.wsgi_request)] == [
         "Released 1 slot(s) of participants idle for more than 120 minutes."
     ]

@@ -12,10 +12,11 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from analysis.analysing import study_systems
-from survey import texts
-from survey.demo import DEMOS, demo_study, import_slice
-from survey.importers import import_documents, import_wmt
+from analysis.demo import DEMOS, demo_study, import_slice
+from survey.documents import import_documents
 from survey.models import Corpus, Item, Segment, SystemScore, Triple
+from survey.testsets import import_wmt
+from wojdb.core import texts
 
 pytestmark = pytest.mark.django_db
 FRENCH = DEMOS["fr"]

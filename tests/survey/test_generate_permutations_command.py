@@ -6,8 +6,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from survey.models import Corpus, Permutation, Segment, Triple
-from survey.nlp import Parse
-from survey.permutations import VERSION, Sentence, Truecaser, generate_all
+from wojdb.core.language.nlp import Parse
+from wojdb.core.permutations import VERSION, Sentence, Truecaser, generate_all
 
 SENTENCES = [
     (

@@ -5,21 +5,27 @@ import shutil
 from collections import defaultdict
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from django.core.management import CommandError, call_command
 from sacrebleu.metrics import CHRF
 
-from survey import alignment, wmt
-from survey.importers import import_documents, import_judgments, import_ranks, import_wmt
-from survey.judgment_files import read_judgment_file
+from analysis import frames
+from survey.documents import import_documents, import_ranks
+from survey.judgments import import_judgments
 from survey.models import (
     ExternalJudgment,
+    ExternalSegmentScore,
     JudgmentImport,
     Segment,
     SystemScore,
     Triple,
 )
+from survey.testsets import import_wmt
 from wojdb.bundled import wmt21_toen
+from wojdb.core.formats import segment_ids, wmt
+from wojdb.core.formats.judgments import read_judgment_file
+from wojdb.core.io import InputError, check_language
 
 REPO = Path(__file__).resolve().parents[2]
 SLICE = REPO / "fixtures/wmt21-slice"
@@ -31,6 +37,7 @@ def state():
     return (
         Segment.objects.filter(document="").count(),
         ExternalJudgment.objects.count(),
+        ExternalSegmentScore.objects.count(),
         JudgmentImport.objects.count(),
         SystemScore.objects.count(),
         Triple.objects.filter(da_raw__isnull=False).count(),
@@ -40,7 +47,7 @@ def state():
 
 def refused(call, *fragments):
     before = state()
-    with pytest.raises(wmt.InputError) as e:
+    with pytest.raises(InputError) as e:
         call()
     for fragment in fragments:
         assert fragment in str(e.value)
@@ -74,7 +81,7 @@ def edit(path: Path, line: int, column: int, value: str, sep: str) -> None:
 def test_sid_counts_sentences_after_sorting_documents_by_id():
     docs = ["b", "b", "tsuite-x", "a", "c", "a"]
     # a's lines (4, 6) in order, then b's (1, 2), then c's (5); the test suite has no SID.
-    assert alignment.sid_lines(docs) == [4, 6, 1, 2, 5]
+    assert segment_ids.sid_lines(docs) == [4, 6, 1, 2, 5]
 
 
 def test_the_check_tells_the_document_mapping_from_line_numbers_on_real_scores():
@@ -84,17 +91,20 @@ def test_the_check_tells_the_document_mapping_from_line_numbers_on_real_scores()
     hyp = (SLICE / "txt/newstest2021.de-en.hyp.UEdin.en").read_text().split("\n")
     rows = [r for r in wmt.read_segment_scores(SLICE / "humaneval/ad-seg-scores-de-en.csv")]
     rows = [r for r in rows if r.system == "UEdin.9"]
-    lines = alignment.sid_lines(docs)
+    lines = segment_ids.sid_lines(docs)
 
     def check(line_of):
-        return alignment.check_alignment(
-            [(r.z, hyp[line_of(r.segment_id) - 1], ref[line_of(r.segment_id) - 1]) for r in rows]
+        return segment_ids.check_alignment(
+            [
+                (r.z, r.system, hyp[line_of(r.segment_id) - 1], ref[line_of(r.segment_id) - 1])
+                for r in rows
+            ]
         )
 
     right, wrong = check(lambda sid: lines[sid - 1]), check(lambda sid: sid)
     assert right.passed and right.r > 0.25
     assert not wrong.passed and wrong.r < 0.05
-    assert "r with chrF below 0.15" in wrong.problems
+    assert "r with chrF below 0.15 (direct assessment)" in wrong.problems
 
 
 def test_the_check_uses_identical_hypotheses_when_there_are_enough():
@@ -105,15 +115,16 @@ def test_the_check_uses_identical_hypotheses_when_there_are_enough():
     scored = []
     for _ in range(200):
         hyp = " ".join(w for w in ref.split() if rng.random() < 0.7)
-        scored.append((CHRF().sentence_score(hyp, [ref]).score / 50 + rng.gauss(0, 0.3), hyp, ref))
-    mean = sum(z for z, _, _ in scored) / len(scored)
-    scored += [(mean, "a b c d", "a b c d")] * 40
-    check = alignment.check_alignment(scored)
-    assert check.identical_n >= 40 and check.r > alignment.MIN_R
+        z = CHRF().sentence_score(hyp, [ref]).score / 50 + rng.gauss(0, 0.3)
+        scored.append((z, "A", hyp, ref))
+    mean = sum(z for z, *_ in scored) / len(scored)
+    scored += [(mean, "A", "a b c d", "a b c d")] * 40
+    check = segment_ids.check_alignment(scored)
+    assert check.identical_n >= 40 and check.r > check.min_r
     assert check.problems == [
-        f"identical hypotheses score less than {alignment.MIN_IDENTICAL_GAP} above the mean"
+        f"identical hypotheses score less than {segment_ids.MIN_IDENTICAL_GAP} above the mean"
     ]
-    assert not alignment.check_alignment(scored[:40]).passed  # too few to check at all
+    assert not segment_ids.check_alignment(scored[:40]).passed  # too few to check at all
 
 
 # --- import_judgments ---------------------------------------------------------------------------
@@ -146,7 +157,8 @@ def test_with_document_ids_the_check_passes_and_is_recorded():
     assert (
         record.check_r > 0.2 and record.check_n == Triple.objects.filter(da_z__isnull=False).count()
     )
-    assert any("SID by documents: z vs sentence chrF r = 0.2" in line for line in report.lines())
+    printed = f"SID by documents: z vs sentence chrF within systems r = {record.check_r:.3f}"
+    assert any(printed in line for line in report.lines())
 
 
 @pytest.mark.django_db
@@ -166,23 +178,32 @@ def test_scores_reach_the_triples_of_every_imported_reference(slice_copy):
 
 
 @pytest.mark.django_db
-def test_without_document_ids_scores_are_kept_at_system_level_as_wmt_computes_them():
+def test_without_document_ids_scores_are_kept_unlinked_and_give_wmts_system_scores(tmp_path):
     import_wmt(CS_EN / "txt")
-    report = import_judgments([CS_EN / "ad-seg-scores-cs-en.csv"])
+    path = CS_EN / "ad-seg-scores-cs-en.csv"
+    report = import_judgments([path])
     assert not Triple.objects.filter(da_raw__isnull=False).exists()
     record = JudgmentImport.objects.get()
     assert record.level == "system" and record.mapping == "none" and record.check_passed is None
-    scores = {s.system: s for s in SystemScore.objects.all()}
-    assert set(scores) == {"Facebook-AI", "Online-B", "refB"}
-    # Equal to the release's ad-sys-scores-cs-en.csv.
-    fb, ob = scores["Facebook-AI"], scores["Online-B"]
+    rows = [r.split() for r in path.read_text().splitlines()[1:]]
+    stored = ExternalSegmentScore.objects.filter(triple=None)
+    assert stored.count() == len(rows) == ExternalSegmentScore.objects.count()
+    assert {(s.system, s.segment_id, s.raw, s.z, s.judgments) for s in stored} == {
+        (r[0], int(r[1]), float(r[2]), float(r[3]), int(r[4])) for r in rows
+    }
+    assert any("has no document ids" in line for line in report.lines())
+    # Their means are the release's ad-sys-scores-cs-en.csv.
+    out = tmp_path / "systems.csv"
+    call_command("system_scores", "--out", str(out), verbosity=0)
+    scores = {r["system"]: r for _, r in pd.read_csv(out).iterrows()}
+    assert set(scores) == {"Facebook-AI.7", "Online-B.0", "HUMAN.0"}
+    fb, ob = scores["Facebook-AI.7"], scores["Online-B.0"]
     assert (fb.raw, fb.z, fb.n, fb.judgments) == pytest.approx(
-        (77.7622788010112, 0.111334676751657, 923, 1275)
+        (77.7622788010112, 0.111334676751657, 923, 1275), rel=1e-5
     )
     assert (ob.raw, ob.z, ob.n, ob.judgments) == pytest.approx(
-        (73.9729885057471, -0.0046241621597379, 870, 1188)
+        (73.9729885057471, -0.0046241621597379, 870, 1188), rel=1e-5
     )
-    assert any("has no document ids" in line for line in report.lines())
 
 
 @pytest.mark.django_db
@@ -200,6 +221,23 @@ def test_a_file_is_known_by_its_content_and_test_set_not_its_name(tmp_path):
     before = state()
     assert any("already imported" in line for line in import_judgments([second]).lines())
     assert state() == before
+
+
+@pytest.mark.django_db
+def test_a_pair_takes_one_segment_score_file(tmp_path):
+    # System scores are means over a pair's segment scores: two files would count twice.
+    import_slice(["de-en"])
+    rows = (SLICE / "humaneval/ad-seg-scores-de-en.csv").read_text().split("\n")
+    first, second = tmp_path / "a/ad-seg-scores-de-en.csv", tmp_path / "b/ad-seg-scores-de-en.csv"
+    for path, part in ((first, rows[1:300]), (second, rows[300:])):
+        path.parent.mkdir()
+        path.write_text("\n".join([rows[0], *part]))
+    refused(lambda: import_judgments([first, second]), "2 different segment-score files")
+    import_judgments([first], accept_unverified_alignment=True)
+    refused(
+        lambda: import_judgments([second], accept_unverified_alignment=True),
+        "newstest2021 de-en already has segment scores, from ad-seg-scores-de-en.csv",
+    )
 
 
 @pytest.mark.django_db
@@ -276,13 +314,13 @@ def test_segment_ids_beyond_the_test_set_are_refused(slice_copy):
 def test_files_are_recognised_by_content(tmp_path):
     renamed = tmp_path / "scores.txt"
     shutil.copy(SLICE / "humaneval/ad-seg-scores-de-en.csv", renamed)
-    with pytest.raises(wmt.InputError, match="does not name its language pair"):
+    with pytest.raises(InputError, match="does not name its language pair"):
         read_judgment_file(renamed)
     fmt, rows = read_judgment_file(renamed, "de-en")
     assert fmt == wmt.SEGMENT_SCORES and rows[0].source_lang == "de"
     fmt, rows = read_judgment_file(SLICE / "humaneval/ad-deen-good-stnd.csv")
     assert fmt == wmt.JUDGMENTS and rows[0].item_type in {"SYSTEM", "REPEAT", "BAD_REF", "REF"}
-    with pytest.raises(wmt.InputError, match="not a judgment file of a known format"):
+    with pytest.raises(InputError, match="not a judgment file of a known format"):
         read_judgment_file(SLICE / "txt/newstest2021.de-en.ref.A.en")
 
 
@@ -396,8 +434,11 @@ def test_commands_print_the_check_and_refuse_with_a_clear_error(capsys):
         call_command("import_da", scores, "--sid-mapping", "lines")
     call_command("import_documents", str(SLICE / "documents/newstest2021.de-en.docids"))
     call_command("import_judgments", scores)
-    out = capsys.readouterr().out
-    assert "SID by documents: z vs sentence chrF r = " in out and "— passed" in out
+    printed = capsys.readouterr()
+    assert "SID by documents: z vs sentence chrF within systems r = " in printed.out
+    assert "— passed" in printed.out
+    # The progress bar, on the error stream: each step named.
+    assert "checking ad-seg-scores-de-en.csv" in printed.err and "writing" in printed.err
 
 
 # --- the full WMT21 de-en release (bundled) -----------------------------------------------------
@@ -408,13 +449,13 @@ def test_full_wmt21_de_en_passes_by_document_order_and_is_refused_by_line_number
     data = wmt21_toen()
     import_wmt(data / "txt", lps=["de-en"])
     scores = data / "humaneval/ad-seg-scores-de-en.csv"
-    error = refused(lambda: import_judgments([scores], sid_mapping="lines"), "r = 0.014")
+    error = refused(lambda: import_judgments([scores], sid_mapping="lines"), "r = 0.012")
     assert "191 hypotheses identical to the reference: mean z -0.10 (all: +0.03)" in error
     import_documents([data / "documents/newstest2021.de-en.docids"])
     import_judgments([scores])
     record = JudgmentImport.objects.get()
     assert record.check_passed and record.check_n == 18_409
-    assert record.check_r == pytest.approx(0.235, abs=0.001)
+    assert record.check_r == pytest.approx(0.234, abs=0.001)  # within systems
     assert record.check_identical_n == 194
     assert record.check_identical_mean_z == pytest.approx(0.99, abs=0.01)
     # A perfect translation now scores well above average, as it must.
@@ -438,9 +479,9 @@ def test_any_iso_639_pair_is_read_in_its_standard_form(tmp_path):
     scores = tmp_path / "ad-seg-scores-en-liv.csv"
     scores.write_text("SYS SID RAW.SCR Z.SCR N\nTartuNLP.1 3 71.0 0.2 1\n")
     assert wmt.read_segment_scores(scores)[0].target_lang == "liv"
-    assert wmt.check_language("cze", "f") == "cs" and wmt.check_language("deu", "f") == "de"
-    with pytest.raises(wmt.InputError, match="f, line 4, field srclang: unknown language 'xx'"):
-        wmt.check_language("xx", "f", "srclang", 4)
+    assert check_language("cze", "f") == "cs" and check_language("deu", "f") == "de"
+    with pytest.raises(InputError, match="f, line 4, field srclang: unknown language 'xx'"):
+        check_language("xx", "f", "srclang", 4)
 
 
 WMT16 = DATA / "wmt16"
@@ -532,13 +573,14 @@ def test_document_style_sids_are_mapped_through_the_documents(tmp_path, newstest
 
 
 @pytest.mark.django_db
-def test_wikipedia_sids_naming_no_known_document_are_kept_at_system_level():
+def test_wikipedia_sids_naming_no_known_document_are_kept_unlinked():
     data = DATA / "wmt21-wikipedia"
     import_wmt(data / "txt")
     report = "\n".join(import_judgments([data / "ad-seg-scores-bn-hi.csv"]).lines())
     assert "has none of the documents its segment ids name" in report
     # WMT's own system scores (ad-sys-scores-bn-hi.csv of the release).
-    assert dict(SystemScore.objects.values_list("system", "z")) == pytest.approx(
-        {"UEdin": 0.0540289353012561, "GTCOM": 0.202193985925346}
+    table = frames.external_system_table("da")
+    assert dict(zip(table["system"], table["z"], strict=True)) == pytest.approx(
+        {"UEdin.4": 0.0540289353012561, "GTCOM.0": 0.202193985925346}
     )
     assert not Triple.objects.filter(da_raw__isnull=False).exists()

@@ -11,12 +11,13 @@ import cv2
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.urls import reverse
 
-from survey import paper_import
-from survey.models import PaperAnswer, PaperCopy, Participant, Rating, ScanPage
-from survey.paper import pen, scanning
-from survey.paper.layout import CONTENT_SIDE, Layout
+from survey import paper_import, participation, scan_files
+from survey.models import PaperAnswer, PaperCopy, Participant, Rating, ScanPage, Withdrawal
 from tests.factories import make_study
+from wojdb.core.paper import pen, scanning
+from wojdb.core.paper.layout import CONTENT_SIDE, Layout
 
 DPI = 150
 
@@ -433,3 +434,65 @@ def test_a_german_study_prints_in_german(db, tmp_path):
         assert expected in text, expected
     assert_within_margins(extents)
     assert english_left(_pdf_text(out / "information.pdf")[0]) == []
+
+
+def test_withdrawal_erases_a_paper_participant_and_their_scans_unless_shared(
+    printed, tmp_path, client, django_user_model
+):
+    """Copies A and B; one TIFF holds a page of each (a batch scan), the other pages are PNGs.
+    A withdrawal erases the person's ratings, scanned pages, typed answers and crops, and the
+    kept files only their pages came from; the shared TIFF goes with the second withdrawal."""
+    study, out, layout = printed
+    codes = [c["id"] for c in layout.copies]
+    scans = [
+        _scans(out, layout, copy, random.Random(20 + n))[0] for n, copy in enumerate(layout.copies)
+    ]
+    cv2.imwritemulti(str(tmp_path / "batch.tif"), [scans[0][0], scans[1][0]])
+    own = {code: [] for code in codes}
+    for code, pages in zip(codes, scans, strict=True):
+        for n, page in enumerate(pages[1:], start=2):
+            own[code].append(tmp_path / f"{code}-{n}.png")
+            cv2.imwrite(str(own[code][-1]), page)
+    files = [tmp_path / "batch.tif", *own[codes[0]], *own[codes[1]]]
+    call_command("import_scans", *map(str, files), "--dpi", str(DPI))
+    home = tmp_path / "home"
+
+    def kept(path):
+        return home / f"scans/{hashlib.sha256(path.read_bytes()).hexdigest()}{path.suffix}"
+
+    assert all(kept(path).exists() for path in files)
+    first, second = (PaperCopy.objects.get(code=code).participant for code in codes)
+    paper_import.resolve(PaperAnswer.objects.get(copy__code=codes[0], field="about.age"), "41", "r")
+
+    participation.withdraw(first)
+    assert not Participant.objects.filter(pk=first.pk).exists()
+    assert not Rating.objects.filter(participant_id=first.pk).exists()
+    assert not ScanPage.objects.filter(copy__code=codes[0]).exists()
+    assert not PaperAnswer.objects.filter(copy__code=codes[0]).exists()
+    assert not PaperAnswer.objects.filter(value="41").exists()
+    assert not any(kept(path).exists() for path in own[codes[0]])
+    assert kept(tmp_path / "batch.tif").exists()  # page 1 of copy B comes from it
+    assert all(kept(path).exists() for path in own[codes[1]])
+    assert ScanPage.objects.filter(copy__code=codes[1]).count() == layout.pages
+    assert Withdrawal.objects.filter(study=study).count() == 1
+
+    # Scanned again, the withdrawn copy is refused and nothing is written.
+    with pytest.raises(CommandError, match=f"copy {codes[0]} was never printed .* withdrew"):
+        call_command("import_scans", *map(str, own[codes[0]]), "--dpi", str(DPI))
+    assert not ScanPage.objects.filter(copy__code=codes[0]).exists()
+
+    # Deleting a participant in the admin is a withdrawal too.
+    client.force_login(django_user_model.objects.create_superuser("boss", "b@example.org", "pw"))
+    url = reverse("admin:survey_participant_delete", args=[second.pk])
+    assert client.post(url, {"post": "yes"}).status_code == 302
+    assert not Participant.objects.exists() and not ScanPage.objects.exists()
+    assert not PaperAnswer.objects.exists()
+    assert Withdrawal.objects.filter(study=study).count() == 2
+    assert not any((home / "scans").iterdir())
+
+
+def test_a_long_file_name_never_cuts_off_the_name_of_the_kept_scan():
+    kept = "scans/" + "a" * 64 + ".pdf"
+    source = scan_files.source("n" * 400 + ".pdf page 1", kept)
+    assert len(source) == ScanPage._meta.get_field("source").max_length
+    assert scan_files.KEPT_NAME.search(source).group(1) == kept

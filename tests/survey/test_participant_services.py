@@ -6,17 +6,17 @@ import re
 
 import pandas as pd
 import pytest
-from django.core.exceptions import ValidationError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from analysis.report import Report, Section, Table, write_report
 from analysis.report_files import forget_participant
-from survey import participation, texts
+from survey import participation
 from survey.checks import unfilled_study_texts
 from survey.models import ConsentText, PlatformIdentity, Rating, Withdrawal
 from survey.participation import Answer, Refused
 from tests.factories import make_study
+from wojdb.core import texts
 
 answers = st.lists(
     st.tuples(st.none() | st.integers(1, 5), st.none() | st.integers(1, 5)), max_size=12
@@ -296,10 +296,15 @@ def test_fewer_answered_pairs_than_the_minimum_earn_no_code():
 
 
 @pytest.mark.django_db
-def test_a_prolific_study_needs_its_completion_code():
+def test_a_prolific_study_stays_closed_until_its_completion_code_is_set(client):
     study = make_study(platform="prolific")
-    with pytest.raises(ValidationError, match="completion code"):
-        study.full_clean()
+    study.full_clean()  # a study is set up before Prolific gives its code
+    assert study.unfilled() == ["completion_code (set on Prolific)"]
+    assert b"This study is closed" in client.get(f"/s/{study.slug}/").content
+    study.completion_code = "C1ABCDEF"
+    study.save()
+    assert study.unfilled() == []
+    assert b"Continue to the consent form" in client.get(f"/s/{study.slug}/").content
 
 
 @pytest.mark.django_db

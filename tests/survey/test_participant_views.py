@@ -9,7 +9,6 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from survey import texts
 from survey.assignment import release_abandoned
 from survey.models import (
     DeclinedConsent,
@@ -21,6 +20,7 @@ from survey.models import (
     Study,
 )
 from tests.factories import make_study
+from wojdb.core import texts
 
 JSON = {"HTTP_ACCEPT": "application/json"}
 # WhiteNoise looks for collected static files, which tests do not need.

@@ -14,7 +14,6 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from analysis.models import MetricScore
-from survey.language_rules import rules_for
 from survey.models import (
     Item,
     Participant,
@@ -25,10 +24,11 @@ from survey.models import (
     Segment,
     Study,
 )
-from survey.nlp import Parse
-from survey.permutations import Sentence
 from tests.factories import FILLED_SETTINGS
 from tests.survey.test_target_languages import make_pool, text_of
+from wojdb.core.language.nlp import Parse
+from wojdb.core.language.rules import rules_for
+from wojdb.core.permutations import Sentence
 
 DATA = Path(__file__).resolve().parents[1] / "core" / "data"
 PARSER = "udpipe-test"

@@ -7,7 +7,6 @@ from collections import Counter
 import pytest
 from django.core.exceptions import ValidationError
 
-from survey import composition
 from survey.assignment import enrol
 from survey.models import (
     Corpus,
@@ -22,7 +21,6 @@ from survey.models import (
     Triple,
 )
 from survey.questionnaires import (
-    ENTRY_COLUMNS,
     QuestionnaireError,
     build_questionnaires,
     entries_frame,
@@ -31,6 +29,8 @@ from survey.questionnaires import (
     load_pool,
     revise,
 )
+from wojdb.core.design import composition
+from wojdb.core.design.balance import ENTRY_COLUMNS
 
 LANGUAGES = ("cs", "de", "ha", "is", "ja", "ru", "zh")
 TYPES = ("order", "swap", "phrase", "choice")

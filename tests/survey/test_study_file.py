@@ -12,7 +12,7 @@ import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
-from survey.demo import DEMOS, demo_study
+from analysis.demo import DEMOS, demo_study
 from survey.models import Participant, Questionnaire, Study
 from survey.study_file import study_fields
 from tests.factories import make_hypothesis_item, make_permutation_item, make_study

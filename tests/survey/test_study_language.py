@@ -8,7 +8,6 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import translation
 
-from survey import texts
 from survey.models import Participant, Study
 from tests.factories import FILLED_SETTINGS, make_study
 from tests.survey.test_catalogues import source_messages
@@ -20,6 +19,7 @@ from tests.survey.test_participant_views import (
     languages,
     text_of,
 )
+from wojdb.core import texts
 
 pytestmark = pytest.mark.filterwarnings("ignore:No directory at:UserWarning")
 

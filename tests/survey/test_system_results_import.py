@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from survey import wmt
-from survey.importers import import_documents, import_judgments, import_wmt
-from survey.judgment_files import CLUSTERS
+from survey.documents import import_documents
+from survey.judgments import import_judgments
 from survey.models import JudgmentImport, SystemScore
+from survey.testsets import import_wmt
+from wojdb.core.formats.judgments import CLUSTERS
+from wojdb.core.io import InputError
 
 pytestmark = pytest.mark.django_db
 SLICE = Path(__file__).resolve().parents[2] / "fixtures/wmt21-defr-slice"
@@ -69,7 +71,7 @@ def test_bad_input_writes_nothing(de_fr, tmp_path):
     bad = tmp_path / "clusters.txt"
     # the last system's table row disagreeing with its result line
     bad.write_text(text.replace("talp_upc -0.18961", "talp_upc -0.18962"), encoding="utf-8")
-    with pytest.raises(wmt.InputError, match=r"line 49, field Z Score"):
+    with pytest.raises(InputError, match=r"line 49, field Z Score"):
         import_judgments([CLUSTERS_FILE, bad])
     assert not JudgmentImport.objects.exists() and not SystemScore.objects.exists()
 

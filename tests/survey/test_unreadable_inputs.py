@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from survey import wmt
 from survey.models import Corpus, ExternalJudgment, Segment, Triple
+from wojdb.core.io import InputError, read_input
 
 REPO = Path(__file__).resolve().parents[2]
 SLICE = REPO / "fixtures/wmt21-slice"
@@ -98,12 +98,12 @@ def test_the_helper_names_each_kind_of_unreadable_path(folder):
         folder / "a folder": "is a folder, not a file",
     }
     for path, problem in cases.items():
-        with pytest.raises(wmt.InputError, match="^" + str(path) + ": " + problem + "$"):
-            wmt.read_input(path)
+        with pytest.raises(InputError, match="^" + str(path) + ": " + problem + "$"):
+            read_input(path)
     denied = f"^{secret}: cannot be read: permission denied$"
-    with pytest.raises(wmt.InputError, match=denied), permissions_apply():
-        wmt.read_input(secret)
-    assert wmt.read_input(folder / "a file") == b"x"
+    with pytest.raises(InputError, match=denied), permissions_apply():
+        read_input(secret)
+    assert read_input(folder / "a file") == b"x"
 
 
 # --- the commands --------------------------------------------------------------------------

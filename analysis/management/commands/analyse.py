@@ -8,8 +8,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis.analysing import AnalysisError, run_analysis
-from analysis.stats import correlation
-from survey.management.arguments import COUNT, SEED
+from wojdb.arguments import COUNT, SEED
+from wojdb.core.stats import correlation
 
 
 class Command(BaseCommand):

@@ -4,9 +4,9 @@ from functools import partial
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from analysis.metrics.registry import select
 from analysis.scoring import ScoringError, score_rated_items
-from survey.management.arguments import POSITIVE
+from wojdb.arguments import POSITIVE
+from wojdb.core.metrics.registry import select
 
 
 class Command(BaseCommand):

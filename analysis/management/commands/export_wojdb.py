@@ -3,15 +3,16 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from analysis.release import database
-from survey.management.reporting import find_study
+from analysis import releases
+from wojdb.reporting import find_study
 
 
 class Command(BaseCommand):
     help = (
         "Export a study as a WOJ-DB release: ratings, participants, participant languages, "
         "items, questionnaires, metrics and metric scores as CSV with Parquet copies, a "
-        "README.md codebook and a Frictionless datapackage.json. Only participants who "
+        "README.md codebook and a Frictionless datapackage.json with the study's settings and "
+        "texts (without contact details or crowd-platform codes). Only participants who "
         "consented to data sharing are exported; withdrawn participants never. Fails, writing "
         "nothing, when there is nothing to export or the target exists."
     )
@@ -24,7 +25,7 @@ class Command(BaseCommand):
         parser.add_argument("--study", help="study slug (needed when there are several)")
         parser.add_argument(
             "--release-version",
-            default=database.DEFAULT_RELEASE_VERSION,
+            default=releases.DEFAULT_RELEASE_VERSION,
             help="version of this release (default: %(default)s)",
         )
         parser.add_argument("--license", help="licence of the data, e.g. CC-BY-4.0")
@@ -34,9 +35,9 @@ class Command(BaseCommand):
 
     def handle(self, out, zip, study, release_version, license, no_simulated, verbosity, **_):
         chosen = find_study(study)
-        with tqdm(total=database.EXPORT_STEPS, unit="step", disable=verbosity == 0) as bar:
+        with tqdm(total=releases.EXPORT_STEPS, unit="step", disable=verbosity == 0) as bar:
             try:
-                path = database.export_release(
+                path = releases.export_release(
                     chosen,
                     out,
                     as_zip=zip,
@@ -45,7 +46,7 @@ class Command(BaseCommand):
                     include_simulated=not no_simulated,
                     progress=bar.update,
                 )
-            except database.ExportError as e:
+            except releases.ExportError as e:
                 raise CommandError(str(e)) from None
         if verbosity:
             self.stdout.write(f"Wrote release {release_version} of {chosen.slug!r} to {path}")

@@ -2,8 +2,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from analysis.scores_import import AGGREGATIONS, import_scores
-from survey.management.reporting import clear_errors, print_report
+from analysis.scores_import import import_scores
+from wojdb.core.formats.scores import AGGREGATIONS
+from wojdb.reporting import clear_errors, print_report
 
 
 class Command(BaseCommand):
@@ -15,7 +16,9 @@ class Command(BaseCommand):
         "settles them; the refset becomes the metric's variant), mt-metrics-eval "
         "'METRIC-REF.seg.score' files in a folder named for the pair ('SYSTEM SCORE' lines), "
         "or CSV files with a header 'lp,system,segment,metric,score' (optional testset, variant) "
-        "or 'item_id,metric,score' (optional variant). System names lose their submission "
+        "or 'item_id,metric,score' (optional variant), or Google's MQM segment scores "
+        "(mqm_NAME_SRCTGT.avg_seg_scores.tsv: the test set is --testset, else the one named "
+        "NAME, else the only one holding the pair). System names lose their submission "
         "number (Online-A.1570 → Online-A). A hypothesis scored twice by one metric is refused "
         "unless --aggregate says how to combine. A re-import replaces the scores it names; rows "
         "for unknown items are reported."
@@ -28,8 +31,11 @@ class Command(BaseCommand):
             choices=sorted(AGGREGATIONS),
             help="combine repeated scores of one hypothesis this way instead of refusing",
         )
+        parser.add_argument(
+            "--testset", help="the test set MQM files score (where their name does not say)"
+        )
 
-    def handle(self, files, aggregate, verbosity, **options):
+    def handle(self, files, aggregate, testset, verbosity, **options):
         with clear_errors():
-            report = import_scores(files, aggregate=aggregate)
+            report = import_scores(files, aggregate=aggregate, testset=testset)
         print_report(self, report, verbosity)

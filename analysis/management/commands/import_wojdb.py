@@ -4,8 +4,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from analysis.release import database, read
-from survey.wmt import InputError
+from analysis import releases
+from wojdb.core.io import InputError
+from wojdb.core.release import read
 
 
 class Command(BaseCommand):
@@ -18,7 +19,9 @@ class Command(BaseCommand):
         "errors name the file, line and field. A zip holding more than one release, a release "
         "of a later format than this WOJ-DB reads, and files the datapackage.json does not "
         "name are refused. Then everything is written in one transaction, keeping the "
-        "release's item, questionnaire, participant and metric ids."
+        "release's item, questionnaire, participant and metric ids. The study is created "
+        "closed: a release holds no contact details or crowd-platform codes, and the import "
+        "names those the study needs before it opens."
     )
 
     def add_arguments(self, parser):
@@ -37,7 +40,7 @@ class Command(BaseCommand):
         with tempfile.TemporaryDirectory() as unpacked:
             try:
                 if not check:
-                    database.refuse_non_empty()  # before a long validation
+                    releases.refuse_non_empty()  # before a long validation
                 folder = read.read_source(
                     release, Path(unpacked), allow_extra_files=allow_extra_files
                 )
@@ -47,12 +50,12 @@ class Command(BaseCommand):
                     if note := read.newer_software_note(loaded.package):
                         self.stdout.write(note)
                     return
-                total = database.import_steps(loaded)
+                total = releases.import_steps(loaded)
                 with tqdm(total=total, unit="row", disable=verbosity == 0) as bar:
-                    report = database.import_release(loaded, progress=bar.update)
+                    report = releases.import_release(loaded, progress=bar.update)
             except (read.ReleaseError, InputError, FileNotFoundError) as e:
                 raise CommandError(f"{e}\nNothing was written.") from None
-            except database.ImportRefused as e:
+            except releases.ImportRefused as e:
                 raise CommandError(str(e)) from None
         for line in report.lines() if verbosity else ():
             self.stdout.write(line)

@@ -4,16 +4,9 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from analysis.stats import columns as C
-from analysis.stats import correlation, simulate
-from survey.management.arguments import (
-    POSITIVE,
-    SEED,
-    SPREAD,
-    IntList,
-    float_range,
-    int_range,
-)
+from wojdb.arguments import POSITIVE, SEED, SPREAD, IntList, float_range, int_range
+from wojdb.core.stats import columns as C
+from wojdb.core.stats import correlation, simulate
 
 CORRELATION = float_range(-1, 1, low_open=True, high_open=True)
 
@@ -22,7 +15,7 @@ class Command(BaseCommand):
     help = (
         "Power analysis before recruiting: for each number of participants, simulate the study "
         "many times (WMT hypotheses laid out as in Table 6.3, answers from the generative model "
-        "of analysis.stats.simulate) with two metrics whose correlations with the items' quality "
+        "of wojdb.core.stats.simulate) with two metrics whose correlations with the items' quality "
         "are R_A and R_A - DIFFERENCE, and report how often Williams's test tells the better "
         "one apart (p < alpha, better one ahead). Prints a table and the fewest participants "
         "reaching the target power. Reads and writes no database."

@@ -2,8 +2,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from analysis.metrics.pair_report import pair_report, permutation_report, text
 from survey.parsing import target_rules
+from wojdb.core.metrics.pair_report import pair_report, permutation_report, text
 
 
 class Command(BaseCommand):

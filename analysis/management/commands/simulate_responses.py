@@ -1,11 +1,11 @@
-"""Simulated participants with answers from analysis.stats.simulate's generative model."""
+"""Simulated participants with answers from wojdb.core.stats.simulate's generative model."""
 
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis.simulation import SimulationError, add_simulated_participants
-from analysis.stats import simulate
-from survey.management.arguments import POSITIVE, SEED, SPREAD, float_range
-from survey.management.reporting import find_study
+from wojdb.arguments import POSITIVE, SEED, SPREAD, float_range
+from wojdb.core.stats import simulate
+from wojdb.reporting import find_study
 
 
 class Command(BaseCommand):
@@ -13,7 +13,7 @@ class Command(BaseCommand):
         "Add simulated participants to a study: each is assigned a questionnaire as a real "
         "arrival would be (balanced), gets about-you answers resembling the thesis's "
         "participants, and answers the practice sample and every pair with ratings drawn from "
-        "the generative model of analysis.stats.simulate (answer = round(1 + 4 x quality + item "
+        "the generative model of wojdb.core.stats.simulate (answer = round(1 + 4 x quality + item "
         "effect + participant bias + noise), clipped to 1-5). Every one is marked "
         "simulated=True, completed and consenting to data sharing; their questionnaires are "
         "frozen as if a person had started them. The run is additive: each run adds "

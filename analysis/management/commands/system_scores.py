@@ -7,26 +7,30 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis import frames
-from analysis.stats import system
-from survey.management.reporting import find_study
+from wojdb.core.stats import system
+from wojdb.reporting import find_study
 
-SOURCES = ("study", "da", "mqm")
+SOURCES = ("study", *frames.EXTERNAL_SOURCES)
 
 
 class Command(BaseCommand):
     help = (
         "Write one row per system and language pair: system, lp, z (mean over segments of the "
-        "segment's mean rater-standardised score), raw (the same on 0-100, where known), n "
-        "(segments), judgments, rank and cluster (a cluster ends where every system above "
-        "beats every system below by a one-sided Wilcoxon rank-sum test on segment means, "
-        "p < 0.05, as WMT's findings). --source da uses the imported WMT direct-assessment "
-        "judgments (import_da; SYSTEM and REPEAT items count), --source study the study's "
-        "own ratings of WMT hypotheses (each participant's answers standardised), --source "
-        "mqm the imported MQM segment scores (import_scores; z is then the mean MQM score, "
-        "negative error weights, higher is better, and the clusters test segment scores). With "
-        "--source da, a pair without judgments but with WMT's published system-level results "
-        "(WMT21's clusters file) gets those: its z, raw, annotations as judgments, no n, and "
-        "WMT's own clusters."
+        "segment's score), raw (the same on 0-100, where known), n (segments), judgments, rank "
+        "and cluster (a cluster ends where every system above beats every system below by a "
+        "one-sided Wilcoxon rank-sum test on segment scores, p < 0.05, as WMT's findings). "
+        "--source da (default) uses the imported WMT direct-assessment segment scores as WMT "
+        "computes its tables (z and raw the means of Z.SCR and RAW.SCR, n the segments, "
+        "judgments the sum of N, human references included); a pair without them its per-rater "
+        "judgments (SYSTEM and REPEAT items count; no raw); a pair with neither WMT's published "
+        "system-level results (WMT21's clusters file: z, raw, annotations as judgments, no n, "
+        "WMT's own clusters). --source mqm and esa use the imported MQM error files and "
+        "Appraise ESA judgments as mt-metrics-eval scores them (a segment's score the mean over "
+        "its raters, z the mean over segments of that score on its own scale: MQM's minus "
+        "error weights, higher is better, or ESA's 0-100); mqm falls back to imported "
+        "avg_seg_scores (import_scores). --source study uses the study's own ratings of WMT "
+        "hypotheses (each participant's answers standardised). A source with nothing to "
+        "score is an error."
     )
 
     def add_arguments(self, parser):
@@ -43,29 +47,21 @@ class Command(BaseCommand):
         )
 
     def handle(self, out, source, testset, lp, study, judgment, **options):
-        if source == "da":
-            judgments = frames.da_judgments_frame(testset)
-        elif source == "mqm":
-            judgments = frames.mqm_judgments_frame(testset)
-        else:
+        if source == "study":
             ratings = frames.ratings_frame(find_study(study))
             judgments = frames.study_judgments_frame(ratings, testset, judgment)
-        published = frames.da_system_published(testset) if source == "da" else None
-        if lp:
-            judgments = judgments[judgments[system.LP].isin(lp)]
-            if published is not None:
-                published = published[published[system.LP].isin(lp)]
-        if judgments.empty and (published is None or published.empty):
+            if lp:
+                judgments = judgments[judgments[system.LP].isin(lp)]
+            table = system.system_scores(judgments)
+        else:
+            table = frames.external_system_table(source, testset, lp)
+        if table.empty:
             raise CommandError(
                 f"No {source} judgments"
                 + (f" of test set {testset!r}" if testset else "")
                 + (f" for {', '.join(lp)}" if lp else "")
                 + ". Nothing was written."
             )
-        table = system.system_scores(judgments)
-        if source == "da":
-            table = system.fill_raw(table, frames.da_system_raw(testset))
-            table = system.add_published(table, published)
         out.parent.mkdir(parents=True, exist_ok=True)
         table.to_csv(out, index=False, float_format="%.6g")
         self.stdout.write(

@@ -1,10 +1,10 @@
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from survey.composition import CompositionError, ConfigurationError
-from survey.management.arguments import POSITIVE, SEED
-from survey.management.reporting import find_study
 from survey.questionnaires import QuestionnaireError, build_questionnaires, extend_questionnaires
+from wojdb.arguments import POSITIVE, SEED
+from wojdb.core.design.composition import CompositionError, ConfigurationError
+from wojdb.reporting import find_study
 
 
 class Command(BaseCommand):

@@ -5,8 +5,9 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from survey.generation import GenerationError, generate_permutations
-from survey.management.arguments import POSITIVE, SEED
-from survey.permutations import MAIN_TYPES, MAX_DEGREE, PERMUTATION_TYPES, VERSION
+from wojdb.arguments import POSITIVE, SEED
+from wojdb.core.permutations import MAX_DEGREE, VERSION
+from wojdb.core.vocabulary import MAIN_TYPES, PERMUTATION_TYPES
 
 
 class Command(BaseCommand):

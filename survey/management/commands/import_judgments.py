@@ -1,10 +1,11 @@
 from pathlib import Path
 
 from django.core.management.base import BaseCommand
+from tqdm import tqdm
 
-from survey.importers import SID_MAPPINGS, import_judgments
-from survey.judgment_files import JUDGMENT_FORMATS
-from survey.management.reporting import clear_errors, print_report
+from survey.judgments import SID_MAPPINGS, import_judgments
+from wojdb.core.formats.judgments import JUDGMENT_FORMATS
+from wojdb.reporting import clear_errors, print_report
 
 
 class Command(BaseCommand):
@@ -13,10 +14,12 @@ class Command(BaseCommand):
         + ", ".join(name for name, _, _ in JUDGMENT_FORMATS)
         + ". WMT segment ids are mapped to sentences by the test set's document ids "
         "(import_documents) and the mapping is checked by content (z-scores against sentence "
-        "chrF, hypotheses identical to the reference); an import failing the check is refused. "
-        "Without document ids, segment scores are kept as system-level scores only. System "
-        "names are matched after one normalisation (survey.wmt.canonical_system); the report "
-        "names every mapped and every unmatched system."
+        "chrF within systems, at a threshold for direct assessment and a lower one for error "
+        "annotations (MQM, ESA); hypotheses identical to the reference); an import failing the "
+        "check is refused. Without document ids, segment scores and judgments are kept without "
+        "a link to a sentence. System names are matched after one normalisation "
+        "(wojdb.core.formats.wmt.canonical_system); the report names every mapped and every "
+        "unmatched system."
     )
 
     def add_arguments(self, parser):
@@ -41,12 +44,19 @@ class Command(BaseCommand):
         )
 
     def handle(self, files, testset, lp, sid_mapping, accept_unverified_alignment, **options):
-        with clear_errors():
+        with clear_errors(), tqdm(disable=options["verbosity"] == 0, leave=False) as bar:
+
+            def progress(step: str, done: int, total: int) -> None:
+                bar.set_description(step, refresh=False)
+                bar.total, bar.n = total, done
+                bar.refresh()
+
             report = import_judgments(
                 files,
                 testset=testset,
                 lp=lp,
                 sid_mapping=sid_mapping,
                 accept_unverified_alignment=accept_unverified_alignment,
+                progress=progress,
             )
         print_report(self, report, options["verbosity"])

@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from survey import parsing
-from survey.management.reporting import clear_errors, print_report
+from wojdb.reporting import clear_errors, print_report
 
 
 class Command(BaseCommand):

@@ -2,8 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from survey.importers import import_ranks
-from survey.management.reporting import clear_errors, print_report
+from survey.documents import import_ranks
+from wojdb.reporting import clear_errors, print_report
 
 
 class Command(BaseCommand):

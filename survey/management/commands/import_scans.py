@@ -8,9 +8,9 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from survey import paper_import
-from survey.management.arguments import float_range, int_range
-from survey.management.reporting import find_study
-from survey.paper.scanning import Thresholds
+from wojdb.arguments import float_range, int_range
+from wojdb.core.paper.scanning import Thresholds
+from wojdb.reporting import find_study
 
 SHARE = float_range(0, 1)
 

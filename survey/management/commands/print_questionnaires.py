@@ -8,8 +8,8 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from survey import paper_import
-from survey.management.arguments import POSITIVE
-from survey.management.reporting import find_study
+from wojdb.arguments import POSITIVE
+from wojdb.reporting import find_study
 
 
 class Command(BaseCommand):

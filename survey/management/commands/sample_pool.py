@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand
 
-from survey.importers import sample_pool
-from survey.management.arguments import POSITIVE, SEED
-from survey.management.reporting import clear_errors, print_report
+from survey.pool import sample_pool
+from wojdb.arguments import POSITIVE, SEED
+from wojdb.reporting import clear_errors, print_report
 
 
 class Command(BaseCommand):

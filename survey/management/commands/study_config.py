@@ -2,8 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from survey.management.reporting import find_study
 from survey.study_file import write_study_file
+from wojdb.reporting import find_study
 
 
 class Command(BaseCommand):

@@ -1,0 +1,88 @@
+import argparse
+import os
+import sys
+from functools import partial
+
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+
+from analysis.demo import DEMO_ERRORS, DEMOS, build_demo, researcher_login
+from wojdb.arguments import PORT, POSITIVE, SEED
+from wojdb.reporting import print_report
+
+
+class Command(BaseCommand):
+    help = (
+        "Build a ready demo study from the real WMT21 slice in fixtures/: migrate the database, "
+        "import texts, document ids and DA judgments, draw the pool, generate permutations, "
+        "create the study, build 36 questionnaires, add simulated participants, score the rated "
+        "items with the built-in metrics, analyse them into the dashboard's report, and create a "
+        "researcher login; with --serve, then serve it with gunicorn. Safe to re-run: finished "
+        "steps are skipped. --language fr builds the French demo (German to French) instead, "
+        "in a database of its own."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--language",
+            choices=sorted(DEMOS),
+            default="en",
+            help="the target language: en, English from German, Icelandic, Japanese and Russian "
+            "(the default); fr, French from German. Each demo needs a database of its own "
+            "(WOJDB_HOME or DATABASE_URL)",
+        )
+        parser.add_argument(
+            "--serve",
+            action=argparse.BooleanOptionalAction,
+            default=False,
+            help="then serve the site on 127.0.0.1:PORT (the default of `wojdb demo`)",
+        )
+        parser.add_argument("--port", type=PORT, default=8000, help="port to serve on (%(type)s)")
+        parser.add_argument("--url", help="site address to print (default: http://127.0.0.1:PORT)")
+        parser.add_argument(
+            "--per-corpus",
+            type=POSITIVE,
+            help="pool triples per corpus (%(type)s; default 40 for the 16 English corpora, "
+            "160 for the 4 French ones)",
+        )
+        parser.add_argument(
+            "--seed",
+            type=SEED,
+            default=1,
+            help="seed of every random step (%(type)s; default %(default)s)",
+        )
+
+    def handle(self, language, serve, port, url, per_corpus, seed, verbosity, **options):
+        url = url or f"http://127.0.0.1:{port}"
+        demo = DEMOS[language]
+        call_command("migrate", interactive=False, verbosity=0 if verbosity < 2 else verbosity)
+        try:
+            study = build_demo(
+                demo,
+                per_corpus,
+                seed,
+                step=lambda text: self.stdout.write(f"- {text} …"),
+                report=partial(print_report, self, verbosity=int(verbosity >= 2)),
+            )
+        except DEMO_ERRORS as e:
+            raise CommandError(str(e)) from None
+        password = researcher_login()
+        self.stdout.write(self.style.SUCCESS(f"\n{demo.ready}"))
+        self.stdout.write(f"  Participant link:  {url}/s/{study.slug}/")
+        self.stdout.write(
+            f"  As from Prolific:  {url}/s/{study.slug}/?PROLIFIC_PID=demo-pid&STUDY_ID=demo"
+            f"&SESSION_ID=demo-session  (completion code {study.completion_code})"
+        )
+        self.stdout.write(f"  Researcher pages:  {url}/researcher/  (admin: {url}/admin/)")
+        self.stdout.write(f"  Analysis report:   {url}/researcher/report/")
+        self.stdout.write(f"  Researcher login:  user 'researcher', password '{password}'")
+        if serve:
+            self.serve(port)
+
+    def serve(self, port: int):
+        """Serve as bin/demo does: static files collected, two sync gunicorn workers."""
+        call_command("collectstatic", interactive=False, verbosity=0)
+        self.stdout.write(f"  Serving on http://127.0.0.1:{port}/ (Ctrl-C stops)")
+        self.stdout.flush()
+        gunicorn = [sys.executable, "-m", "gunicorn", "wojdb.wsgi", "--bind", f"127.0.0.1:{port}"]
+        os.execv(sys.executable, [*gunicorn, "--workers", "2", "--access-logfile", "-"])

@@ -1,0 +1,346 @@
+"""WMT22's into-English DA and Google's TED MQM through WOJ-DB: the published tables, the
+alignment check against shifted alignments, and import times.
+
+Usage: .venv/bin/python bench/tables_bench.py --wmt22 DIR --mqm DIR
+
+--wmt22: wmt-conference/wmt22-news-systems, --mqm: google/wmt-mqm-human-evaluation, each a
+checkout or a bare git directory (a mirror; its files are read with `git show`). Into a fresh
+SQLite database it imports WMT22's texts of cs, de, ja, ru, uk and zh → en, the document ids of
+the XML files the release holds (matched to a test set by their source sentences), the twelve
+DA files of humaneval/DA/newstest2022-toen (segment scores and per-rater judgments, one
+import_judgments), then compares `system_scores --source da` with the release's
+ad-sys-ranking-LP-z-names.csv and clusters.csv: order, z (3 decimals), raw (1 decimal),
+segments, judgments and clusters. For TED en-de and zh-en it rebuilds the test set each error
+file annotates from the file's own texts, imports the error file and compares
+`system_scores --source mqm` with the mean of the published avg_seg_scores per system. The
+alignment check is run on every pair's true alignment and on the same scores shifted by one
+to three lines either way.
+Targets (issue 31): the twelve DA files import in ≤ 20 s and one ~8,000-row MQM file in ≤ 5 s
+on a quiet 2-core machine; every table equal to the release.
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+PAIRS = ("cs", "de", "ja", "ru", "uk", "zh")
+DA = "humaneval/DA/newstest2022-toen"
+TESTSET = "generaltest2022"
+MQM_FILES = {"en-de": "ted/ende/mqm_ted_ende", "zh-en": "ted/zhen/mqm_ted_zhen"}
+SHIFTS = (-3, -2, -1, 1, 2, 3)
+
+
+class Release:
+    """A release's files from a checkout, or from a bare git directory into `into`."""
+
+    def __init__(self, root: Path, into: Path):
+        self.root, self.into = root, into
+        self.git = not (root / "README.md").exists() and (root / "HEAD").exists()
+        if self.git:
+            listing = self._git("ls-tree", "-r", "--name-only", "HEAD").decode()
+            self.names = set(listing.split("\n")) - {""}
+
+    def _git(self, *args) -> bytes:
+        return subprocess.run(
+            ["git", f"--git-dir={self.root}", *args], capture_output=True, check=True
+        ).stdout
+
+    def get(self, name: str) -> Path | None:
+        """The file, or None where the release lacks it (or keeps only a large-file pointer)."""
+        if not self.git:
+            path = self.root / name
+            return path if path.is_file() and path.stat().st_size > 1000 else None
+        path = self.into / name
+        if not path.exists():
+            if name not in self.names:
+                return None
+            try:
+                data = self._git("show", f"HEAD:{name}")
+            except subprocess.CalledProcessError:  # a blob the mirror does not hold
+                return None
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        return path
+
+    def glob(self, folder: str, pattern: str) -> list[Path]:
+        if self.git:
+            names = sorted(n for n in self.names if n.startswith(folder + "/"))
+            return [p for n in names if Path(n).match(pattern) and (p := self.get(n))]
+        return sorted(p for p in (self.root / folder).glob(pattern) if p.stat().st_size > 1000)
+
+
+def timed(label: str, call, *args, **kwargs):
+    """The call's result and its (wall, CPU) seconds, printed (the machine may be shared: CPU
+    time is what a quiet machine would take, the database's waits aside)."""
+    start, cpu = time.perf_counter(), time.process_time()
+    result = call(*args, **kwargs)
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    print(f"  {label:<56} {seconds:6.1f} s wall, {cpu:5.1f} s CPU")
+    return result, (seconds, cpu)
+
+
+def documents_by_source(xml_ts, txt_ts) -> list[str] | None:
+    """The document of each line of `txt_ts`, from an XML test set of the same source sentences
+    (in the same order, or another); None unless every sentence is there. A sentence found in
+    several documents takes that of the line before or after it, where that is one of them."""
+    if xml_ts.sources == txt_ts.sources:
+        return list(xml_ts.documents)
+    docs = defaultdict(set)
+    for source, document in zip(xml_ts.sources, xml_ts.documents, strict=True):
+        docs[source].add(document)
+    if not all(docs.get(source) for source in txt_ts.sources):
+        return None
+    out = [min(docs[s]) if len(docs[s]) == 1 else None for s in txt_ts.sources]
+    for i, source in enumerate(txt_ts.sources):
+        if out[i] is None:
+            near = [out[j] for j in (i - 1, i + 1) if 0 <= j < len(out) and out[j]]
+            out[i] = next((d for d in near if d in docs[source]), min(docs[source]))
+    return out
+
+
+def check_shifts(label, scored_lines, hypotheses, references, kind):
+    """The check of (z, system, line) scores at their lines and shifted by SHIFTS lines."""
+    from wojdb.core.formats.segment_ids import check_alignment
+
+    def at(shift):
+        return check_alignment(
+            [
+                (z, system, hypotheses[system][line + shift - 1], references[line + shift - 1])
+                for z, system, line in scored_lines
+                if 1 <= line + shift <= len(references)
+            ],
+            kind,
+        )
+
+    true = at(0)
+    shifted = {k: at(k) for k in SHIFTS}
+    verdict = "ok" if true.passed and not any(c.passed for c in shifted.values()) else "WRONG"
+    print(
+        f"  {label:<24} n={true.n:>6,}  true r={true.r:.3f} {'pass' if true.passed else 'FAIL'};"
+        " shifted "
+        + " ".join(f"{k:+d}:{c.r:.3f}{'' if not c.passed else ' PASS'}" for k, c in shifted.items())
+        + f"  (min r {true.min_r}) {verdict}"
+    )
+    return verdict == "ok"
+
+
+def wmt22(release: Release, tmp: Path) -> bool:
+    from django.core.management import call_command
+
+    from survey.documents import import_documents
+    from survey.judgments import import_judgments
+    from survey.testsets import import_wmt
+    from wojdb.core import formats
+    from wojdb.core.formats import segment_ids, wmt
+    from wojdb.core.formats.segment_ids import DIRECT_ASSESSMENT
+
+    lps = [f"{p}-en" for p in PAIRS]
+    for lp in lps:
+        for folder in ("txt/sources", "txt/references", "txt/system-outputs"):
+            release.glob(folder, f"{TESTSET}.{lp}.*")
+    txt = release.get(f"txt/sources/{TESTSET}.cs-en.src.cs").parents[1]
+    texts = formats.find(txt, formats.Selection.of(lps=lps))
+    timed(f"import_wmt {len(lps)} pairs", import_wmt, txt, lps=lps)
+    by_lp = {ts.lp: ts for ts in texts.test_sets}
+    xml_dir = tmp / "xml"
+    xml_dir.mkdir()
+    for path in release.glob("xml", "*.all.xml"):
+        (xml_dir / path.name).symlink_to(path)
+    documents = {}
+    for xml_ts in formats.find(xml_dir, formats.Selection.of()).test_sets:
+        for lp, ts in by_lp.items():
+            if lp not in documents and (docs := documents_by_source(xml_ts, ts)):
+                documents[lp] = docs
+                path = tmp / f"{TESTSET}.{lp}.docids"
+                path.write_text("".join(d + "\n" for d in docs))
+                import_documents([path], testset=TESTSET)
+                print(f"    {lp}: document ids from {xml_ts.lp}'s XML (same sources)")
+    print(f"    no document ids in the release for {', '.join(sorted(set(lps) - set(documents)))}")
+    files = [release.get(f"{DA}/ad-seg-scores-{lp}.csv") for lp in lps]
+    files += [release.get(f"{DA}/ad-{p}en-good-stnd.csv") for p in PAIRS]
+    report, seconds = timed("import_judgments: the 12 DA files", import_judgments, files,
+                            testset=TESTSET)  # fmt: skip
+    print(f"    {', '.join(f'{k} {v:,}' for k, v in report.created.items())}")
+    out = tmp / "da.csv"
+    call_command("system_scores", "--out", str(out), "--lp", *lps, verbosity=0)
+    equal = compare_da(release, out, lps)
+
+    print("\nThe alignment check, true and shifted (r within systems)")
+    ok = True
+    for lp in sorted(documents):
+        ts = by_lp[lp]
+        lines = segment_ids.sid_lines(documents[lp])
+        scored = []
+        for r in wmt.read_segment_scores(release.get(f"{DA}/ad-seg-scores-{lp}.csv")):
+            name = wmt.canonical_system(r.system)
+            if name in ts.hypotheses:
+                scored.append((r.z, name, lines[r.segment_id - 1]))
+        ok &= check_shifts(f"WMT22 {lp} DA", scored, ts.hypotheses, ts.references,
+                           DIRECT_ASSESSMENT)  # fmt: skip
+    return equal and ok, seconds
+
+
+def compare_da(release: Release, out: Path, lps) -> bool:
+    import pandas as pd
+
+    ours = pd.read_csv(out)
+    clusters = pd.read_csv(release.get(f"{DA}/clusters.csv"), sep=" ")
+    print("\nsystem_scores --source da against the release (order, z 3 dp, raw 1 dp, n, "
+          "judgments, clusters)")  # fmt: skip
+    all_equal = True
+    for lp in lps:
+        published = pd.read_csv(
+            release.get(f"{DA}/ad-sys-ranking-{lp}-z-names.csv"), sep=" ", header=None,
+            usecols=range(5), names=["raw", "z", "n", "judgments", "system"],
+        )  # fmt: skip
+        cl = clusters[clusters["SRC"] == lp[:2]]
+        published["cluster"] = pd.factorize(cl["CLUSTER_START"])[0] + 1
+        assert list(cl["SYSTEM"]) == list(published["system"])
+        mine = ours[ours["lp"] == lp].reset_index(drop=True)
+        checks = {
+            "order": list(mine["system"]) == list(published["system"]),
+            "z": (mine["z"].round(3) == published["z"]).all(),
+            "raw": (mine["raw"].round(1) == published["raw"]).all(),
+            "n": (mine["n"] == published["n"]).all(),
+            "judgments": (mine["judgments"] == published["judgments"]).all(),
+            "clusters": list(mine["cluster"]) == list(published["cluster"]),
+        }
+        equal = all(checks.values())
+        all_equal &= equal
+        print(
+            f"  {lp}: {len(mine):>2} systems  "
+            + " ".join(f"{k} {'=' if v else 'DIFFERS'}" for k, v in checks.items())
+            + f"  → {'equal' if equal else 'NOT EQUAL'}"
+        )
+    return all_equal
+
+
+def rebuild_ted(path: Path, root: Path, lp: str):
+    """The test set an error file annotates, from its own texts: sources, the `ref` system's
+    target as reference A, every other system's target as its output, the documents' ids.
+    Returns the folder and, per system and line, (hypotheses, references, line of seg_id)."""
+    from wojdb.core.formats import mqm, wmt
+
+    rows = [r.split("\t") for r in path.read_text(encoding="utf-8").splitlines()[1:]]
+    plain = {}
+    for r in rows:
+        plain[r[0], int(r[3])] = (r[1], *(mqm.SPAN.sub(r"\1", t).replace("<v>", "")
+                                          for t in (r[5], r[6])))  # fmt: skip
+    segments = sorted({seg for _, seg in plain})
+    systems = sorted({system for system, _ in plain})
+    txt = root / f"ted-{lp}"
+    txt.mkdir()
+    src, tgt = lp.split("-")
+
+    def write(name, lines):
+        (txt / f"tedtalks2021.{lp}.{name}").write_text("".join(t + "\n" for t in lines))
+
+    write(f"src.{src}", [plain["ref", s][1] for s in segments])
+    references = [plain["ref", s][2] for s in segments]
+    write(f"ref.A.{tgt}", references)
+    hypotheses = {}
+    for system in systems:
+        if system != "ref":
+            hypotheses[system] = [plain[system, s][2] for s in segments]
+            write(f"hyp.{wmt.canonical_system(system)}.{tgt}", hypotheses[system])
+    write("docids", [plain["ref", s][0] for s in segments])
+    return txt, hypotheses, references, {s: n for n, s in enumerate(segments, start=1)}
+
+
+def ted_mqm(release: Release, tmp: Path) -> tuple[bool, dict]:
+    import pandas as pd
+    from django.core.management import call_command
+
+    from survey.judgments import import_judgments
+    from survey.testsets import import_wmt
+    from wojdb.core.formats import mqm
+    from wojdb.core.formats.judgments import read_mqm
+    from wojdb.core.formats.segment_ids import ERROR_ANNOTATION
+
+    all_ok, seconds = True, {}
+    for lp, stem in MQM_FILES.items():
+        path = release.get(f"{stem}.tsv")
+        rows = len(path.read_text(encoding="utf-8").splitlines()) - 1
+        txt, hypotheses, references, line_of = rebuild_ted(path, tmp, lp)
+        import_wmt(txt)
+        report, seconds[lp] = timed(f"import_judgments {path.name} ({rows:,} rows)",
+                                    import_judgments, [path], testset="tedtalks2021")  # fmt: skip
+        for note in report.lines():
+            if "chrF" in note or "dropped" in note:
+                print(f"    {note[:160]}")
+        out = tmp / f"mqm-{lp}.csv"
+        call_command("system_scores", "--out", str(out), "--source", "mqm", "--lp", lp,
+                     "--testset", "tedtalks2021", verbosity=0)  # fmt: skip
+        ours = pd.read_csv(out).set_index("system")["z"]
+        published = defaultdict(list)
+        for s in mqm.read_scores(release.get(f"{stem}.avg_seg_scores.tsv")):
+            published[s.system].append(s.score)
+        # The score files name the references ref-A and ref-B, the error files ref and refB.
+        renamed = {"ref": "ref-A", "refB": "ref-B"}
+        names = {system: renamed.get(system, system) for system in ours.index}
+        diff = max(
+            abs(ours[system] - statistics.fmean(published[names[system]])) for system in ours.index
+        )
+        # system_scores writes 6 significant digits.
+        same = set(names.values()) == set(published) and diff < 5e-6
+        print(f"    system MQM of {len(ours)} systems against the mean of avg_seg_scores: "
+              f"max |difference| {diff:.1e} (6 digits written) → "
+              f"{'equal' if same else 'NOT EQUAL'}")  # fmt: skip
+        # The check's figures, true and shifted: each rater's scores standardised, averaged
+        # per output, as the import does.
+        judgments = read_mqm(path)
+        by_rater = defaultdict(list)
+        for j in judgments:
+            by_rater[j.rater].append(j.score)
+        moments = {k: (statistics.fmean(v), statistics.pstdev(v)) for k, v in by_rater.items()}
+        z = defaultdict(list)
+        for j in judgments:
+            if j.system != "ref":
+                mean, sd = moments[j.rater]
+                z[j.system, line_of[j.item_id]].append((j.score - mean) / sd if sd else 0.0)
+        scored = [(statistics.fmean(v), system, line) for (system, line), v in z.items()]
+        ok = check_shifts(f"TED {lp} MQM", scored, hypotheses, references, ERROR_ANNOTATION)
+        all_ok &= same and ok
+    return all_ok, seconds
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--wmt22", type=Path, required=True, metavar="DIR")
+    parser.add_argument("--mqm", type=Path, required=True, metavar="DIR")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as var:
+        os.environ["WOJDB_HOME"] = var
+        os.environ["DATABASE_URL"] = f"sqlite:///{var}/bench.db"
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "wojdb.settings")
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+
+        call_command("migrate", verbosity=0)
+        tmp = Path(var)
+        print("WMT22 into English (DA)")
+        da_ok, da_seconds = wmt22(Release(args.wmt22, tmp / "wmt22"), tmp)
+        print("\nGoogle MQM, TED (wmt-mqm-human-evaluation)")
+        mqm_ok, mqm_seconds = ted_mqm(Release(args.mqm, tmp / "mqm"), tmp)
+    print(f"\nsummary (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; wall "
+          "time on a quiet machine is about the CPU time)")  # fmt: skip
+    wall, cpu = da_seconds
+    print(f"  WMT22 into-English DA files: {wall:.1f} s wall, {cpu:.1f} s CPU (target ≤ 20 s)")
+    for lp, (wall, cpu) in mqm_seconds.items():
+        print(f"  TED {lp} MQM file: {wall:.1f} s wall, {cpu:.1f} s CPU (target ≤ 5 s)")
+    print(f"  tables and checks: {'all as published' if da_ok and mqm_ok else 'DIFFERENCES'}")
+
+
+if __name__ == "__main__":
+    main()

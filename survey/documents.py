@@ -1,0 +1,116 @@
+"""Document ids and WMT15-16 ranks of stored test sets."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+
+from django.db import connection, transaction
+
+from survey.judgments import unmatched_label
+from survey.models import (
+    Segment,
+    Triple,
+)
+from survey.testsets import BATCH, testset_for, update_triples
+from wojdb.core.formats import pairwise, wmt
+from wojdb.core.io import ImportReport, InputError
+
+
+def import_documents(paths: Iterable[Path], *, testset: str | None = None) -> ImportReport:
+    """Document ids of each line (`TESTSET.LP.docids`) into the test set's segments."""
+    files = [(path, wmt.read_documents(path, testset)) for path in paths]
+    report, updates = ImportReport(), []
+    for path, docs in files:
+        ts = testset_for(docs.testset, docs.source_lang, docs.target_lang, path)
+        segments = list(
+            Segment.objects.filter(
+                testset=ts, source_lang=docs.source_lang, target_lang=docs.target_lang
+            ).values_list("pk", "number", "document")
+        )
+        count = max(number for _, number, _ in segments)
+        if count != len(docs.ids):
+            raise InputError(
+                path, f"has {len(docs.ids)} lines but {ts} {docs.source_lang}-{docs.target_lang} "
+                f"has {count} sentences",
+            )  # fmt: skip
+        for pk, number, document in segments:
+            new = docs.ids[number - 1]
+            if document and document != new:
+                raise InputError(
+                    path, f"gives {new!r}, but the sentence already belongs to {document!r}",
+                    line=number,
+                )  # fmt: skip
+            if not document:
+                updates.append((new, pk))
+    with transaction.atomic(), connection.cursor() as cursor:
+        column = Segment._meta.get_field("document").column
+        cursor.executemany(
+            f"UPDATE {Segment._meta.db_table} SET {column} = %s WHERE id = %s", updates
+        )
+    report.created["segments given a document id"] = len(updates)
+    return report
+
+
+def import_ranks(path: Path, *, testset: str | None = None) -> ImportReport:
+    """WMT relative rankings → eq. 6.1 scores, averaged per triple over its rankings.
+
+    S is the set of distinct outputs a judge ranked: each slot is one output (systems joined by
+    '+' share it), and outputs whose stored hypotheses are identical are one (thesis §6.1.1),
+    given the mean of their ranks. Unmatched systems stay in S (they were ranked) but get no
+    score; wmt.rank_scores renumbers the ranks over S. The file is recognised by content: WMT's
+    5-way ranking CSV, or WMT15-16's pairwise export (wojdb.core.formats.pairwise), whose rows are
+    grouped back into rankings.
+    """
+    pairwise_file = pairwise.sniff(path)
+    rankings = pairwise.read(path) if pairwise_file else wmt.read_rankings(path)
+    if not rankings:
+        raise InputError(path, "holds no rankings")
+    index, texts = {}, {}
+    for src, tgt in sorted({(r.source_lang, r.target_lang) for r in rankings}):
+        ts = testset_for(testset, src, tgt, path)
+        rows = Triple.objects.filter(
+            corpus__testset=ts, corpus__source_lang=src, corpus__target_lang=tgt
+        ).values_list("corpus__system", "segment__number", "pk", "hypothesis")
+        for system, number, pk, hypothesis in rows.iterator(chunk_size=BATCH):
+            index[src, tgt, system, number] = pk
+            texts[pk] = hypothesis.strip()
+    report, totals = ImportReport(), defaultdict(list)
+    for r in rankings:
+        lp = f"{r.source_lang}-{r.target_lang}"
+        outputs: dict[object, tuple[set[int], list[float]]] = {}
+        for slot, (systems, rank) in enumerate(r.ranks):
+            pks = []
+            for system in systems:
+                name = wmt.canonical_system(system)
+                if name != system:
+                    report.mapped[system] = name
+                pk = index.get((r.source_lang, r.target_lang, name, r.segment_id))
+                if pk is None:
+                    report.unmatched[unmatched_label(lp, system)] += 1
+                else:
+                    pks.append(pk)
+            members, ranks = outputs.setdefault(texts[pks[0]] if pks else slot, (set(), []))
+            members.update(pks)
+            ranks.append(rank)
+        mean_ranks = [sum(ranks) / len(ranks) for _, ranks in outputs.values()]
+        for (members, _), score in zip(outputs.values(), wmt.rank_scores(mean_ranks), strict=True):
+            for pk in members:
+                totals[pk].append(score)
+    if not totals:
+        raise InputError(path, "none of the ranked systems is imported for its test set")
+    with transaction.atomic():
+        updates = [(sum(s) / len(s), len(s), pk) for pk, s in totals.items()]
+        update_triples(["rank_score", "rank_count"], updates)
+    report.notes.append(
+        f"{path.name}: "
+        + (
+            "pairwise rankings (WMT15-16), grouped by rankingID"
+            if pairwise_file
+            else "5-way rankings"
+        )
+    )
+    report.created["rankings"] = len(rankings)
+    report.created["triples with rank scores"] = len(updates)
+    return report

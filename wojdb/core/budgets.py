@@ -1,0 +1,48 @@
+"""Resource budgets of file inputs: no scan or release file can exhaust the machine's memory.
+
+A scanned page (an image, a frame of a TIFF, a PDF page as rasterised) has at most
+`page_pixels`; a scan file at most `scan_bytes`; each file of a release at most
+`release_file_bytes`. A larger input is refused, naming the file and the environment variable
+that raises the budget. With these defaults reading one scan, page, TIFF or release file stays
+under 500 MB (tests/core/test_budgets.py measures it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wojdb.environment import Environment
+
+#: The variable that sets each budget, and the budget's bounds. A page over 150 Mpx is refused
+#: by Pillow's decompression-bomb check (2 × its 89.5 Mpx), which reads the scans' headers.
+VARIABLES = {
+    "page_pixels": ("WOJDB_MAX_PAGE_PIXELS", 150_000_000),
+    "scan_bytes": ("WOJDB_MAX_SCAN_BYTES", None),
+    "release_file_bytes": ("WOJDB_MAX_RELEASE_FILE_BYTES", None),
+}
+
+
+@dataclass(frozen=True)
+class Budgets:
+    # A4 or US legal at 600 dpi is 35 or 43 Mpx; A3 at 600 dpi (70 Mpx) needs a larger budget.
+    page_pixels: int = 50_000_000
+    # A 300-page PDF of grey scans at 300 dpi is about 250 MB.
+    scan_bytes: int = 1024**3
+    # A ratings.csv holds about 120 bytes a rating: 140,000 ratings (2,800 participants of 50
+    # pairs). Validating a release takes about 15 times its largest file, on 170 MB of code.
+    release_file_bytes: int = 16 * 1024**2
+
+    def variable(self, name: str) -> str:
+        return VARIABLES[name][0]
+
+
+def current(variables=None) -> Budgets:
+    """The budgets of this process: the defaults, replaced by the environment's variables
+    (each checked: a bad value is a SettingsError naming the variable)."""
+    env, default = Environment(variables), Budgets()
+    return Budgets(
+        **{
+            name: env.integer(variable, getattr(default, name), minimum=1, maximum=maximum)
+            for name, (variable, maximum) in VARIABLES.items()
+        }
+    )

@@ -1,0 +1,206 @@
+"""The input layer: every input file is opened, listed and read here, and every number in one is
+parsed here, so an unreadable path, bad bytes or a malformed value is one `InputError` naming
+file, line and field.
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+import os
+import re
+import stat
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+from wojdb.core.language.codes import language
+
+# Languages written without spaces: lengths are counted in characters.
+UNSPACED = {"zh", "ja", "th", "km", "my"}
+WORD = re.compile(r"\w+|[^\w\s]")
+MAX_INT = 2**31 - 1
+# Longest names the database stores (survey.models).
+MAX_LENGTH = {
+    "test set": 64, "reference": 16, "system": 128, "WorkerId": 64, "HITId": 64, "document": 128,
+}  # fmt: skip
+
+
+class InputError(ValueError):
+    """A problem in an input file, located by file, line and field."""
+
+    def __init__(self, path, problem: str, line: int | None = None, field: str | None = None):
+        self.path, self.problem = path, problem
+        where = (
+            str(path) + (f", line {line}" if line else "") + (f", field {field}" if field else "")
+        )
+        super().__init__(f"{where}: {problem}")
+
+
+def check_length(value: str, path, field: str, line: int | None = None) -> str:
+    if len(value) > MAX_LENGTH[field]:
+        raise InputError(
+            path, f"longer than {MAX_LENGTH[field]} characters", line=line, field=field
+        )
+    return value
+
+
+def check_language(code: str, path, field: str = "language pair", line: int | None = None) -> str:
+    """The standard form of an ISO 639 code (wojdb.core.language.codes.language), or an
+    InputError."""
+    standard = language(code)
+    if standard is None:
+        raise InputError(path, f"unknown language {code!r} (not an ISO 639 code)", line, field)
+    return standard
+
+
+def text_length(text: str, lang: str) -> int:
+    if lang in UNSPACED:
+        return sum(1 for ch in text if not ch.isspace())
+    return len(WORD.findall(text))
+
+
+OPEN_FLAGS = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
+def open_input(path: Path, max_bytes: int | None = None, budget: str = "") -> BinaryIO:
+    """An input file opened for reading in binary. Every command opens its input files here, so
+    a path that does not exist, a folder where a file is expected, a file the process may not
+    read, and anything but a regular file (a device such as /dev/zero, a named pipe, a socket,
+    which could be read forever or block) are each one clear InputError naming the path.
+    `max_bytes` refuses a larger file, naming the `budget` variable that raises the limit."""
+    try:
+        # Non-blocking, so that opening a named pipe returns at once, to be refused below (it
+        # changes nothing for a regular file).
+        fd = os.open(path, os.O_RDONLY | OPEN_FLAGS)
+    except (FileNotFoundError, NotADirectoryError):
+        raise InputError(path, "does not exist") from None
+    except IsADirectoryError:
+        raise InputError(path, "is a folder, not a file") from None
+    except PermissionError:
+        raise InputError(path, "cannot be read: permission denied") from None
+    except OSError as e:
+        raise InputError(path, f"cannot be read: {e.strerror or e}") from None
+    info = os.fstat(fd)
+    problem = None
+    if stat.S_ISDIR(info.st_mode):
+        problem = "is a folder, not a file"
+    elif not stat.S_ISREG(info.st_mode):
+        problem = "is not a regular file (a device, named pipe or socket): refused"
+    elif max_bytes is not None and info.st_size > max_bytes:
+        raises = f" ({budget} raises it)" if budget else ""
+        problem = f"is {info.st_size:,} bytes, over the budget of {max_bytes:,} bytes{raises}"
+    if problem:
+        os.close(fd)
+        raise InputError(path, problem)
+    return os.fdopen(fd, "rb")  # the caller closes it
+
+
+def read_input(path: Path, max_bytes: int | None = None, budget: str = "") -> bytes:
+    """The bytes of an input file (see `open_input`)."""
+    with open_input(path, max_bytes, budget) as handle:
+        try:
+            data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
+        except OSError as e:
+            raise InputError(path, f"cannot be read: {e.strerror or e}") from None
+    if max_bytes is not None and len(data) > max_bytes:  # it grew while being read
+        raise InputError(path, f"is over the budget of {max_bytes:,} bytes")
+    return data
+
+
+def input_files(root: Path) -> list[Path]:
+    """Every file below a folder, sorted; a subfolder that cannot be listed is an InputError
+    (pathlib's rglob would skip it without a word)."""
+
+    def refuse(error: OSError):
+        raise InputError(error.filename, f"cannot be listed: {error.strerror or error}")
+
+    return sorted(
+        Path(folder, name)
+        for folder, _, names in os.walk(root, onerror=refuse)
+        for name in names
+        if Path(folder, name).is_file()
+    )
+
+
+def read_lines(path: Path) -> list[str]:
+    """A file's lines as text (gzip-compressed when named .gz); bad bytes are reported by line."""
+    data = read_input(path)
+    if path.suffix == ".gz":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as e:
+            raise InputError(path, f"is not a readable gzip file ({e})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise InputError(path, f"bytes are not valid UTF-8 ({e.reason})", line=line) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\x00" in text:
+        # PostgreSQL cannot store NUL in text; no WMT file has one, so it means a corrupt file.
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise InputError(path, "contains a NUL character", line=line)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.rstrip("\r") for line in lines]
+
+
+# ASCII digits only: Python's int() and float() also take "1_0" (as 10), "٣" (as 3), "nan" and
+# "inf", none of which is a number in an input file.
+INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+
+
+def parse_number(
+    value, path, line: int | None = None, field: str | None = None, kind=float,
+    minimum: float | None = None, maximum: float | None = None,
+):  # fmt: skip
+    """`value` as an int or a finite float, or an InputError naming file, line and field.
+    Integers default to the range of the database's non-negative 32-bit columns."""
+    text = value if isinstance(value, str) else None
+    if text is None or not (INTEGER if kind is int else DECIMAL).fullmatch(text):
+        raise InputError(path, f"{value!r} is not a number", line=line, field=field)
+    number = kind(text)
+    if kind is float and not math.isfinite(number):
+        raise InputError(path, f"{value!r} is not a finite number", line=line, field=field)
+    if kind is int and minimum is None and maximum is None:
+        minimum, maximum = 0, MAX_INT
+    if (minimum is not None and number < minimum) or (maximum is not None and number > maximum):
+        raise InputError(path, f"{value!r} is out of range", line=line, field=field)
+    return number
+
+
+#: A progress callback: called with the number of units just done.
+Progress = Callable[[int], None]
+
+
+def no_progress(_: int) -> None:
+    pass
+
+
+@dataclass
+class ImportReport:
+    """What an import did, in lines a researcher can read."""
+
+    created: Counter = field(default_factory=Counter)
+    unmatched: Counter = field(default_factory=Counter)
+    notes: list[str] = field(default_factory=list)
+    mapped: dict[str, str] = field(default_factory=dict)  # system name as given → canonical
+
+    def lines(self) -> list[str]:
+        out = [f"{what}: {n:,}" for what, n in self.created.items()]
+        if self.mapped:
+            out.append(
+                "system names mapped: "
+                + ", ".join(f"{a} → {b}" for a, b in sorted(self.mapped.items()))
+            )
+        if self.unmatched:
+            total = sum(self.unmatched.values())
+            out.append(f"unmatched rows: {total:,} (kept out of the pool's scores)")
+            out += [f"  {what}: {n:,}" for what, n in sorted(self.unmatched.items())]
+        return out + self.notes
