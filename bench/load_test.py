@@ -508,10 +508,10 @@ def describe(args) -> None:
     workers = f"{args.workers} sync workers"
     if args.threads > 1:
         workers = f"{args.workers} gthread workers x {args.threads} threads"
-    servers = f"{args.servers} gunicorn servers" if args.servers > 1 else "gunicorn"
+    servers = f"{args.servers} gunicorn servers, {workers} each" if args.servers > 1 else ""
     print(
         f"  {args.participants} participants x {args.items + 1} items (sample + pairs), "
-        f"{SAVES_PER_ITEM} saves each; {database}; {servers}, {workers} each; "
+        f"{SAVES_PER_ITEM} saves each; {database}; {servers or 'gunicorn, ' + workers}; "
         f"{args.think} s to think before an answer (mean); arrivals over {args.ramp:.0f} s; "
         f"limit {args.max_seconds:.0f} s"
     )
