@@ -6,14 +6,19 @@ Generating takes longer than a web request may (minutes on a large study), so it
 background thread of the serving process: `analysis.analysing.run_analysis` (what ``analyse``
 runs) writes into a fresh folder beside the report, which then replaces the old one, and a small
 status file says how the run is going. The page says when answers newer than the report exist.
+All of it lives in the media folder (WOJDB_MEDIA_ROOT), which several app servers share, so any
+of them serves the report and sees a run that another started.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
 import tempfile
 import threading
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -36,7 +41,8 @@ FIGURE_TYPES = {"png": "image/png", "svg": "image/svg+xml"}
 #: The report has inline styles and data: images, and nothing else may load or run.
 REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'"
 
-_lock = threading.Lock()
+#: A claim on starting a run older than this was left by a process that died holding it.
+CLAIM_STALE_SECONDS = 60
 
 
 def report_dir() -> Path:
@@ -58,6 +64,24 @@ def read_status() -> dict | None:
     if status.get("state") == "running" and started and timezone.now() - started > STALE_AFTER:
         status.update(state="failed", message="the run stopped without finishing")
     return status
+
+
+def _claim() -> Path | None:
+    """The claim on starting a run, held by one process at a time on every app server that
+    shares the media folder: creating a file that must not exist is atomic on a local disk and
+    on NFS. None if another process holds it for longer than a few seconds."""
+    path = report_dir().with_name(f"{report_dir().name}.claim")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for _ in range(100):
+        try:
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            return path
+        except FileExistsError:
+            with contextlib.suppress(FileNotFoundError):
+                if time.time() - path.stat().st_mtime > CLAIM_STALE_SECONDS:
+                    path.unlink()
+            time.sleep(0.05)
+    return None
 
 
 def _write_status(**status) -> None:
@@ -161,7 +185,11 @@ def start(request):
     if not form.is_valid():
         messages.error(request, "Choose a study to analyse.")
         return redirect("report:index")
-    with _lock:
+    claim = _claim()
+    if claim is None:
+        messages.error(request, "A report is being started already; try again in a moment.")
+        return redirect("report:index")
+    try:
         status = read_status()
         if status and status["state"] == "running":
             messages.error(request, "A report is being generated already; wait for it to finish.")
@@ -169,6 +197,8 @@ def start(request):
         slug = form.cleaned_data["study"].slug
         started = timezone.now().isoformat()
         _write_status(state="running", study=slug, started=started)
+    finally:
+        claim.unlink()
     options = form.cleaned_data["include_simulated"], form.cleaned_data["figures"]
     run_in_background(lambda: generate(slug, *options, started))
     messages.success(

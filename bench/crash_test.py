@@ -45,10 +45,10 @@ def main() -> int:
     )
     parser.add_argument("--down", type=float, default=2, help="seconds before the restart")
     args = parser.parse_args()
-    load_test.default_workers(args)
+    load_test.defaults(args)
     print("WOJ-DB crash test")
     load_test.describe(args)
-    site = Site(args.database, args.workers)
+    site = Site(args.database, args.workers, args.servers, args.threads)
     outcome: dict = {}
     try:
         slug = site.build(args.questionnaires, args.items)

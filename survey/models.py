@@ -403,8 +403,22 @@ def standard_language(code: str) -> None:
         raise ValidationError(f"{code!r} is not an ISO 639 language code in standard form{hint}")
 
 
+def new_revision() -> int:
+    return secrets.randbits(63)  # fits a signed 64-bit column
+
+
+class StudyQuerySet(models.QuerySet):
+    def update(self, **fields):
+        fields.setdefault("revision", new_revision())
+        return super().update(**fields)
+
+
 class Study(models.Model):
-    """A study's configuration; the thesis's design (Table 6.3, Appendix A) is the default."""
+    """A study's configuration; the thesis's design (Table 6.3, Appendix A) is the default.
+
+    `revision` changes with every write of the row, whether by `save` or by a queryset's
+    `update`: the participant pages keep studies in each process's memory and check them
+    against it on every request (survey/study_cache.py)."""
 
     name = models.CharField(max_length=200, unique=True)
     slug = models.SlugField(unique=True)
@@ -542,6 +556,11 @@ class Study(models.Model):
         "by their completion code",
     )
     created = models.DateTimeField(auto_now_add=True)
+    revision = models.BigIntegerField(
+        default=new_revision, editable=False, help_text="a new random number at every write"
+    )
+
+    objects = StudyQuerySet.as_manager()
 
     class Meta:
         verbose_name_plural = "studies"
@@ -549,13 +568,16 @@ class Study(models.Model):
     def __str__(self):
         return self.name
 
-    def save(self, *args, **kwargs):
+    def save(self, *args, update_fields=None, **kwargs):
         # One form of every text, whichever way it came (admin, form, study file, shell).
         for field in self._meta.concrete_fields:
             value = getattr(self, field.attname)
             if isinstance(field, models.CharField | models.TextField) and isinstance(value, str):
                 setattr(self, field.attname, texts.normalise_line_ends(value))
-        super().save(*args, **kwargs)
+        if update_fields is None or update_fields:  # an empty list writes nothing
+            self.revision = new_revision()
+            update_fields = update_fields and {*update_fields, "revision"}
+        super().save(*args, update_fields=update_fields, **kwargs)
 
     @property
     def title(self) -> str:
@@ -882,6 +904,24 @@ class Withdrawal(models.Model):
 
     def __str__(self):
         return f"withdrew {self.created:%Y-%m-%d}"
+
+
+class EntryCount(models.Model):
+    """Requests to study links from one client address in one window of the rate limit
+    (wojdb/middleware.py), counted in the database so that every app server counts them
+    together."""
+
+    address = models.CharField(max_length=64)
+    window = models.BigIntegerField(help_text="the window's start, in seconds since 1970")
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["address", "window"], name="unique_entry_count")
+        ]
+
+    def __str__(self):
+        return f"{self.address}: {self.count} from {self.window}"
 
 
 class Rating(models.Model):

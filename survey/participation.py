@@ -15,13 +15,13 @@ from datetime import timedelta
 from urllib.parse import quote, unquote, urlsplit
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, connection, transaction
 from django.dispatch import Signal
 from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
-from survey import scan_files
+from survey import scan_files, study_cache
 from survey.assignment import enrol
 from survey.models import (
     ConsentText,
@@ -29,12 +29,15 @@ from survey.models import (
     Item,
     PaperCopy,
     Participant,
+    Permutation,
     PlatformIdentity,
     Questionnaire,
     QuestionnaireEntry,
     Rating,
     ScanPage,
+    Segment,
     Study,
+    Triple,
     Withdrawal,
 )
 from wojdb.core import texts
@@ -68,6 +71,23 @@ MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc="
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
+
+# The lookups of nearly every participant request, written as SQL: the ORM takes 0.3-0.5 ms to
+# write each of them, more than the database takes to run it, in requests whose whole budget is
+# 2-3 ms (bench/survey_page_bench.py). Manager.raw still converts the columns and builds the
+# models. The study comes from the process's copy, checked against its revision.
+PARTICIPANT_BY_TOKEN = (
+    "SELECT p.*, s.revision AS study_revision FROM survey_participant p"
+    " JOIN survey_study s ON s.id = p.study_id WHERE p.token = %s"
+)
+RATING = "SELECT * FROM survey_rating WHERE participant_id = %s AND item_id = %s"
+ITEM = (
+    "SELECT i.id, i.triple_id, i.permutation_id, t.segment_id, t.hypothesis, s.reference,"
+    " s.source_lang, p.text FROM survey_item i JOIN survey_triple t ON t.id = i.triple_id"
+    " JOIN survey_segment s ON s.id = t.segment_id"
+    " LEFT JOIN survey_permutation p ON p.id = i.permutation_id WHERE i.id = %s"
+)
+RATING_FOR_UPDATE = RATING + " FOR UPDATE"
 
 
 class Refused(Exception):
@@ -168,14 +188,28 @@ def enter(
 
 
 def find(token: str) -> Participant | None:
+    """The participant of a personal link, with their study (see survey/study_cache.py)."""
     if not 20 <= len(token) <= 64:
         return None
-    try:
-        participant = Participant.objects.select_related("study").get(token=token)
-    except Participant.DoesNotExist:
+    participant = next(iter(Participant.objects.raw(PARTICIPANT_BY_TOKEN, [token])), None)
+    if participant is None:
         return None
+    participant.study = study_cache.study(participant.study_id, participant.study_revision)
     participant.loaded_position = participant.position
     return participant
+
+
+def rating_of(participant: Participant, item_id: int, lock: bool = False, **new) -> Rating:
+    """The participant's rating of an item, made with the fields `new` if there is none yet;
+    `lock`: locked until the transaction ends, where the database can."""
+    lookup = RATING_FOR_UPDATE if lock and connection.features.has_select_for_update else RATING
+    for rating in Rating.objects.raw(lookup, [participant.pk, item_id]):
+        return rating
+    try:
+        with transaction.atomic():
+            return Rating.objects.create(participant=participant, item_id=item_id, **new)
+    except IntegrityError:  # made meanwhile by the participant's page in another window
+        return next(iter(Rating.objects.raw(lookup, [participant.pk, item_id])))
 
 
 def touch(participant: Participant, now=None) -> None:
@@ -264,8 +298,16 @@ def withdraw(participant: Participant) -> None:
     participant_withdrawn.send(sender=Participant, pk=pk)
 
 
+def entries(participant: Participant) -> dict[int, int]:
+    """Position -> item id in the participant's questionnaire (read-only)."""
+    if participant.consent_version is not None:  # started, so it no longer changes
+        return study_cache.questionnaire_items(participant.questionnaire_id)
+    found = QuestionnaireEntry.objects.filter(questionnaire_id=participant.questionnaire_id)
+    return dict(found.order_by().values_list("position", "item_id"))
+
+
 def pair_count(participant: Participant) -> int:
-    return QuestionnaireEntry.objects.filter(questionnaire_id=participant.questionnaire_id).count()
+    return len(entries(participant))
 
 
 def practice_notes(study: Study, item: Item) -> tuple[str, str]:
@@ -279,28 +321,28 @@ def first_position(participant: Participant) -> int:
     return 0 if participant.study.sample_item_id else 1
 
 
-# What an item page needs: the two sentences and the source language, not the parses.
-ITEM_FIELDS = (
-    "triple__hypothesis",
-    "triple__segment__reference",
-    "triple__segment__source_lang",
-    "permutation__text",
-)
-
-
 def item_at(participant: Participant, position: int) -> Item:
-    """The item shown at a position: the study's sample at 0, else the questionnaire's entry."""
-    items = Item.objects.select_related("triple__segment", "permutation").only(*ITEM_FIELDS)
-    if position == 0:
-        items = items.filter(pk=participant.study.sample_item_id)
-    else:
-        items = items.filter(
-            entries__questionnaire_id=participant.questionnaire_id, entries__position=position
-        )
-    try:
-        return items.get()
-    except Item.DoesNotExist:
-        raise Refused(gettext("there is no item at position %(n)s") % {"n": position}) from None
+    """The item shown at a position (the study's sample at 0, else the questionnaire's entry),
+    with what its page shows loaded: the two sentences and the source language. Other fields
+    are read from the database if used."""
+    with connection.cursor() as cursor:
+        cursor.execute(ITEM, [item_id_at(participant, position)])
+        row = cursor.fetchone()
+    if row is None:
+        raise Refused(gettext("there is no item at position %(n)s") % {"n": position})
+    item_id, triple_id, permutation_id, segment_id, hypothesis, reference, language, text = row
+    item = _loaded(Item, id=item_id, triple_id=triple_id, permutation_id=permutation_id)
+    item.triple = _loaded(Triple, id=triple_id, segment_id=segment_id, hypothesis=hypothesis)
+    item.triple.segment = _loaded(Segment, id=segment_id, reference=reference, source_lang=language)
+    if permutation_id is not None:
+        item.permutation = _loaded(Permutation, id=permutation_id, text=text)
+    return item
+
+
+def _loaded(model, **values):
+    """An instance with only `values` loaded from the database, as `QuerySet.only` makes."""
+    names = [f.attname for f in model._meta.concrete_fields if f.attname in values]
+    return model.from_db(connection.alias, names, [values[name] for name in names])
 
 
 def item_id_at(participant: Participant, position: int) -> int:
@@ -308,10 +350,7 @@ def item_id_at(participant: Participant, position: int) -> int:
     if position == 0:
         item_id = participant.study.sample_item_id
     else:
-        entries = QuestionnaireEntry.objects.filter(
-            questionnaire_id=participant.questionnaire_id, position=position
-        )
-        item_id = entries.values_list("item_id", flat=True).first()
+        item_id = entries(participant).get(position)
     if item_id is None:
         raise Refused(gettext("there is no item at position %(n)s") % {"n": position})
     return item_id
@@ -321,8 +360,7 @@ def show(participant: Participant, position: int, now=None) -> tuple[Item, Ratin
     """The item at a position and its rating, recording when it was first shown."""
     item = item_at(participant, position)
     shown = {"position": position, "practice": position == 0, "shown_at": now or timezone.now()}
-    rating, _ = Rating.objects.get_or_create(participant=participant, item=item, defaults=shown)
-    return item, rating
+    return item, rating_of(participant, item.pk, **shown)
 
 
 def save_answer(
@@ -340,11 +378,8 @@ def save_answer(
         raise Refused(gettext("this item is not in your questionnaire at this position"))
     now = now or timezone.now()
     with transaction.atomic():
-        rating, _ = Rating.objects.select_for_update().get_or_create(
-            participant=participant,
-            item_id=item_id,
-            defaults={"position": position, "practice": position == 0, "shown_at": now},
-        )
+        shown = {"position": position, "practice": position == 0, "shown_at": now}
+        rating = rating_of(participant, item_id, lock=True, **shown)
         given = {scale: getattr(answer, scale) for scale in SCALES}
         stored = {scale: getattr(rating, scale) for scale in SCALES}
         if any(
@@ -387,11 +422,7 @@ def unanswered_to_move_on(study: Study, rating: Rating, go: str) -> list[str]:
 
 def progress(participant: Participant) -> Progress:
     """Which pairs are fully answered; the practice sample does not count."""
-    positions = list(
-        QuestionnaireEntry.objects.filter(questionnaire_id=participant.questionnaire_id)
-        .order_by("position")
-        .values_list("position", flat=True)
-    )
+    positions = sorted(entries(participant))
     stored = {
         position: (holistic, order)
         for position, holistic, order in Rating.objects.filter(

@@ -1,5 +1,6 @@
-"""The scanned files kept in WOJDB_HOME/scans/, each named by its SHA-256, so that every paper
-answer can be traced to the scan itself; each stored page names its file in `ScanPage.source`.
+"""The scanned files kept in scans/ of the media folder (WOJDB_MEDIA_ROOT, which several app
+servers share), each named by its SHA-256, so that every paper answer can be traced to the scan
+itself; each stored page names its file in `ScanPage.source`.
 
 One file may hold the pages of several copies (a batch scan): a withdrawal deletes the files
 of the person's pages that no other stored page names.
@@ -29,7 +30,7 @@ SOURCE_LENGTH = ScanPage._meta.get_field("source").max_length
 def keep(paths: set[Path]) -> tuple[dict[Path, str], list[Path]]:
     """Copy each scanned file into the folder, named by its SHA-256 and its own suffix:
     (path -> kept name, files this call created)."""
-    folder = Path(settings.VAR_DIR) / FOLDER
+    folder = Path(settings.MEDIA_ROOT) / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     kept, created = {}, []
     for path in sorted(paths):
@@ -37,7 +38,7 @@ def keep(paths: set[Path]) -> tuple[dict[Path, str], list[Path]]:
             digest = hashlib.file_digest(handle, "sha256").hexdigest()
         suffix = path.suffix.lower() if SUFFIX.fullmatch(path.suffix.lower()) else ""
         name = f"{FOLDER}/{digest}{suffix}"
-        target = Path(settings.VAR_DIR) / name
+        target = Path(settings.MEDIA_ROOT) / name
         if not target.exists():
             shutil.copyfile(path, target)
             created.append(target)
@@ -66,7 +67,7 @@ def forget_unshared(names: set[str]) -> int:
         if ScanPage.objects.filter(source__endswith=KEPT_AS + name).exists():
             continue
         try:
-            (Path(settings.VAR_DIR) / name).unlink(missing_ok=True)
+            (Path(settings.MEDIA_ROOT) / name).unlink(missing_ok=True)
             deleted += 1
         except OSError:
             logger.exception("a withdrawn participant's scan %s could not be deleted", name)

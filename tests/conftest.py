@@ -24,12 +24,12 @@ def study(db):
 
 
 @pytest.fixture(autouse=True)
-def empty_cache():
-    """Every test starts with an empty cache: the study link's rate limit counts requests per
-    client address, and every test client comes from 127.0.0.1."""
-    from django.core.cache import cache
+def empty_study_cache():
+    """Every test starts with nothing kept of an earlier test's studies and questionnaires: a
+    rolled-back test's ids are given again to the next one's rows."""
+    from survey import study_cache
 
-    cache.clear()
+    study_cache.clear()
 
 
 @pytest.fixture(autouse=True)

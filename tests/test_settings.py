@@ -20,7 +20,6 @@ PRODUCTION = {
     "CSRF_TRUSTED_ORIGINS": "https://study.example.org",
     "WOJDB_HTTPS": "1",
     "WOJDB_PROXIES": "1",
-    "WOJDB_CACHE": "database",
 }
 SHOWN = [
     "DEBUG",
@@ -31,7 +30,8 @@ SHOWN = [
     "SECURE_PROXY_SSL_HEADER",
     "X_FRAME_OPTIONS",
     "WOJDB_ENTRY_RATE",
-    "CACHES",
+    "MEDIA_ROOT",
+    "WOJDB_REPORT_DIR",
 ]
 
 
@@ -54,7 +54,7 @@ def run(args: list[str], env: dict[str, str], tmp_path) -> subprocess.CompletedP
 def settings_under(env: dict[str, str], tmp_path) -> dict:
     code = (
         "import json, django; from django.conf import settings; django.setup(); "
-        f"print(json.dumps({{n: getattr(settings, n, None) for n in {SHOWN!r}}}))"
+        f"print(json.dumps({{n: getattr(settings, n, None) for n in {SHOWN!r}}}, default=str))"
     )
     result = run(["-c", code], env | {"DJANGO_SETTINGS_MODULE": "wojdb.settings"}, tmp_path)
     assert result.returncode == 0, result.stderr
@@ -83,8 +83,15 @@ def test_https_flag_switches_on_secure_cookies_redirect_and_hsts(tmp_path):
     assert on["SESSION_COOKIE_SECURE"] and on["CSRF_COOKIE_SECURE"] and on["SECURE_SSL_REDIRECT"]
     assert on["SECURE_HSTS_SECONDS"] == 365 * 24 * 3600
     assert on["SECURE_PROXY_SSL_HEADER"] == ["HTTP_X_FORWARDED_PROTO", "https"]
-    assert on["CACHES"]["default"]["BACKEND"].endswith("DatabaseCache")
     assert on["DEBUG"] is False
+
+
+def test_reports_and_scans_go_to_the_media_folder_every_app_server_shares(tmp_path):
+    assert settings_under({}, tmp_path)["WOJDB_REPORT_DIR"] == str(tmp_path / "report")
+    shared = tmp_path / "shared"
+    chosen = settings_under({"WOJDB_MEDIA_ROOT": str(shared)}, tmp_path)
+    assert chosen["MEDIA_ROOT"] == str(shared)
+    assert chosen["WOJDB_REPORT_DIR"] == str(shared / "report")
 
 
 def test_plain_http_defaults_keep_cookies_usable_and_frames_denied(tmp_path):
@@ -102,7 +109,6 @@ def test_plain_http_defaults_keep_cookies_usable_and_frames_denied(tmp_path):
     [
         ("WOJDB_ENTRY_RATE", "5/0"),
         ("WOJDB_PROXIES", "two"),
-        ("WOJDB_CACHE", "redis"),
         ("DEBUG", "maybe"),
         ("DATABASE_URL", "nosuchdb://x/y"),
     ],

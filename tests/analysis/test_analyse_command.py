@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 from io import StringIO
 
 import numpy as np
@@ -284,6 +286,25 @@ def test_one_run_at_a_time_and_post_only_with_csrf(report_dir, staff, synchronou
     strict = Client(enforce_csrf_checks=True)
     strict.force_login(get_user_model().objects.get(username="r"))
     assert strict.post(reverse("report:generate"), {"study": study.slug}).status_code == 403
+
+
+def test_a_start_claimed_by_another_app_server_waits_and_a_dead_claim_is_taken_over(
+    report_dir, staff, synchronous, monkeypatch
+):
+    # What another process holding the claim leaves in the shared media folder.
+    claim = report_dir.with_name("report.claim")
+    claim.parent.mkdir(parents=True, exist_ok=True)
+    claim.touch()
+    monkeypatch.setattr(report_views.time, "sleep", lambda seconds: None)
+    study = make_study(questionnaires=1, items=2)
+    response = staff.post(reverse("report:generate"), {"study": study.slug}, follow=True)
+    assert "being started already" in response.text
+    assert report_views.read_status() is None and claim.exists()
+    stale = time.time() - report_views.CLAIM_STALE_SECONDS - 1
+    os.utime(claim, (stale, stale))
+    staff.post(reverse("report:generate"), {"study": study.slug})
+    assert report_views.read_status()["state"] == "failed"  # it ran: two items, no ratings
+    assert not claim.exists()
 
 
 def test_the_page_runs_the_analysis_function_and_tells_of_newer_answers(

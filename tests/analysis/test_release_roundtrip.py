@@ -160,7 +160,7 @@ def scan_answers(study: Study, copies: int, tmp_path: Path) -> list[Path]:
 
 
 def test_a_paper_study_round_trips(tmp_path, settings):
-    settings.VAR_DIR = tmp_path / "home"  # where import_scans keeps the scans
+    settings.MEDIA_ROOT = tmp_path / "home"  # where import_scans keeps the scans
     study = make_study(questionnaires=2, items=4)
     call_command("import_scans", *map(str, scan_answers(study, 2, tmp_path)), verbosity=0)
     for field, value in (

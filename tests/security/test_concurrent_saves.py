@@ -11,7 +11,7 @@ import pytest
 from django.db import connection
 from django.test import Client
 
-from survey.models import Rating
+from survey.models import EntryCount, Rating
 from tests.factories import make_study
 from tests.security.flow import JSON, item_id, item_url, started
 
@@ -81,3 +81,27 @@ def test_different_answers_from_stale_pages_at_once_keep_exactly_one():
     assert rating.revisions == 0
     winners = [p for p in posts if p["holistic"] == str(rating.holistic)]
     assert len(saved) == len(winners)  # only identical posts could also succeed
+
+
+def test_study_link_requests_at_once_are_each_counted_once(settings):
+    # The rate limit's count is shared by every worker and app server: simultaneous requests
+    # from one address, each on its own connection, neither lose a count nor share one.
+    settings.WOJDB_ENTRY_RATE = (SENDERS - 1, 600)
+    study = make_study()
+    start = threading.Barrier(SENDERS)
+    statuses: list = []
+
+    def visit() -> None:
+        try:
+            start.wait()
+            statuses.append(Client().get(f"/s/{study.slug}/").status_code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=visit) for _ in range(SENDERS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert sorted(statuses) == [200] * (SENDERS - 1) + [429]
+    assert EntryCount.objects.get().count == SENDERS

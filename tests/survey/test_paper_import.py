@@ -25,7 +25,7 @@ DPI = 150
 
 @pytest.fixture
 def printed(db, tmp_path, settings):
-    settings.VAR_DIR = tmp_path / "home"  # where import_scans keeps the scans
+    settings.MEDIA_ROOT = tmp_path / "home"  # where import_scans keeps the scans
     study = make_study(questionnaires=1, items=50, researcher_name="A. Researcher")
     out = tmp_path / "print"
     call_command("print_questionnaires", "--study", study.slug, "--copies", "2", "--out", str(out))
@@ -387,7 +387,7 @@ def assert_within_margins(extents):
 def test_a_french_study_prints_in_french_and_its_copies_read_back(db, tmp_path, settings):
     from tests.survey.test_study_language import english_left, french_study
 
-    settings.VAR_DIR = tmp_path / "home"
+    settings.MEDIA_ROOT = tmp_path / "home"
     study = french_study(questionnaires=1, items=12)
     out = tmp_path / "print"
     call_command("print_questionnaires", "--study", study.slug, "--copies", "1", "--out", str(out))

@@ -1,0 +1,99 @@
+"""The queries of each participant request, held to what they are now.
+
+Every page of the participant's path and every answer save is served from a handful of queries
+(bench/survey_page_bench.py measures their cost); these tests fail when a change adds one.
+Counts are those of a process that has served the study before, as an app server has: the
+study and its questionnaire are then kept in memory (survey/study_cache.py). They are counted on
+SQLite, where a write transaction's BEGIN and COMMIT (in tests, a savepoint and its release) are
+queries; on PostgreSQL they are not, so there are fewer.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from survey import study_cache
+from survey.models import Participant
+from tests.factories import make_study
+
+JSON = {"HTTP_ACCEPT": "application/json"}
+ABOUT = {"languages-TOTAL_FORMS": "0", "languages-INITIAL_FORMS": "0"}
+
+
+def answer(position: int, value: str, go: str = "stay"):
+    def post(client, path):
+        item = path["items"][position]
+        data = {"item": item, "holistic": value, "order": value, "go": go}
+        return client.post(f"{path['p']}/item/{position}/", data, **JSON)
+
+    return post
+
+
+# (request, most queries, the request); `path` holds the participant's link and items.
+STEPS = [
+    ("study link", 5, lambda client, path: client.get(path["s"])),
+    ("joining from the study link", 14, lambda client, path: client.post(path["s"])),
+    ("information sheet", 1, lambda client, path: client.get(f"{path['p']}/information/")),
+    ("consent form", 2, lambda client, path: client.get(f"{path['p']}/consent/")),
+    (
+        "consenting",
+        4,
+        lambda client, path: client.post(
+            f"{path['p']}/consent/", {"statement_1": "yes", "statement_2": "yes"}
+        ),
+    ),
+    ("about you", 2, lambda client, path: client.get(f"{path['p']}/about/")),
+    ("about you, sent", 5, lambda client, path: client.post(f"{path['p']}/about/", ABOUT)),
+    ("instructions", 1, lambda client, path: client.get(f"{path['p']}/instructions/")),
+    ("practice pair", 7, lambda client, path: client.get(f"{path['p']}/item/0/")),
+    ("practice answer", 5, answer(0, "3", go="next")),
+    ("item page, first showing", 7, lambda client, path: client.get(f"{path['p']}/item/1/")),
+    ("answer save", 5, answer(1, "4")),
+    ("answer changed", 5, answer(1, "5", go="next")),
+    ("item page, next pair", 7, lambda client, path: client.get(f"{path['p']}/item/2/")),
+    ("item page, revisit", 4, lambda client, path: client.get(f"{path['p']}/item/1/")),
+    ("review", 3, lambda client, path: client.get(f"{path['p']}/review/")),
+    ("finishing", 3, lambda client, path: client.post(f"{path['p']}/review/")),
+    ("done", 2, lambda client, path: client.get(f"{path['p']}/done/")),
+]
+
+
+def walk(study, checked: str = "", assert_queries=None) -> None:
+    """One participant through every step; the step `checked` within its number of queries."""
+    client, path = Client(), {"s": f"/s/{study.slug}/"}
+    for name, most, request in STEPS:
+        if name == checked:
+            with assert_queries(most):
+                response = request(client, path)
+        else:
+            response = request(client, path)
+        assert response.status_code in (200, 302), (name, response.status_code)
+        if name == "joining from the study link":
+            token = response["Location"].split("/")[2]
+            questionnaire = Participant.objects.get(token=token).questionnaire
+            entries = questionnaire.entries.values_list("position", "item_id")
+            path |= {"p": f"/p/{token}", "items": dict(entries) | {0: study.sample_item_id}}
+
+
+@pytest.mark.parametrize("step", [name for name, _, _ in STEPS])
+def test_each_participant_request_keeps_to_its_queries(db, step, django_assert_max_num_queries):
+    study = make_study(questionnaires=1, items=3)
+    walk(study)  # an earlier participant: the process has served the study
+    walk(study, step, django_assert_max_num_queries)
+
+
+def queries_of_a_walk(study) -> int:
+    with CaptureQueriesContext(connection) as queries:
+        walk(study)
+    return len(queries)
+
+
+def test_a_process_new_to_the_study_reads_it_and_its_questionnaire_once(db):
+    study = make_study(questionnaires=1, items=3)
+    walk(study)
+    served = queries_of_a_walk(study)
+    study_cache.clear()  # as in another process, or after a restart
+    assert queries_of_a_walk(study) == served + 2

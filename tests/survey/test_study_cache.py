@@ -1,0 +1,100 @@
+"""A researcher's change to a study reaches the participant pages at once, though every app
+server process keeps the study in memory (survey/study_cache.py): each request checks the
+copy against the study's revision, which every write of the study changes. Parts of pages kept
+rendered show each participant their own answers."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from survey import study_cache
+from survey.models import Study
+from tests.factories import make_study
+from tests.security.flow import about_data, started
+
+pytestmark = pytest.mark.filterwarnings("ignore:No directory at:UserWarning")
+
+
+@pytest.fixture
+def reader(db):
+    """A participant who has seen a page, so that the process keeps their study."""
+    client = Client()
+    participant = started(client, make_study())
+    assert client.get(f"/p/{participant.token}/information/").status_code == 200
+    return client, participant
+
+
+def information(client, participant) -> str:
+    return client.get(f"/p/{participant.token}/information/").content.decode()
+
+
+def test_a_study_saved_by_the_researcher_is_read_again(reader):
+    client, participant = reader
+    study = Study.objects.get(pk=participant.study_id)
+    study.information_sheet = "Sheet after a save."
+    study.save()
+    assert "Sheet after a save." in information(client, participant)
+
+
+def test_a_save_of_some_fields_changes_the_revision_too(reader):
+    client, participant = reader
+    study = Study.objects.get(pk=participant.study_id)
+    study.information_sheet = "Sheet after a partial save."
+    study.save(update_fields=["information_sheet"])
+    assert "Sheet after a partial save." in information(client, participant)
+
+
+def test_a_study_changed_by_a_queryset_update_is_read_again(reader):
+    # As a command or another app server changes it: nothing in this process is told.
+    client, participant = reader
+    Study.objects.filter(pk=participant.study_id).update(
+        information_sheet="Sheet after an update.", language="fr"
+    )
+    page = information(client, participant)
+    assert "Sheet after an update." in page and '<html lang="fr">' in page
+
+
+@pytest.mark.django_db
+def test_each_write_gives_a_new_revision_and_an_empty_save_none():
+    study = Study(name="s", slug="s")
+    revisions = {study.revision}
+    for write in (lambda: study.save(), lambda: study.save(update_fields=["name"])):
+        write()
+        revisions.add(Study.objects.get(pk=study.pk).revision)
+    Study.objects.filter(pk=study.pk).update(name="t")
+    revisions.add(Study.objects.get(pk=study.pk).revision)
+    assert len(revisions) == 4
+    study.refresh_from_db()
+    study.save(update_fields=[])
+    assert Study.objects.get(pk=study.pk).revision == study.revision
+
+
+def test_each_request_gets_its_own_copy_of_the_kept_study(reader):
+    _, participant = reader
+    first = study_cache.study(participant.study_id, participant.study.revision)
+    first.name = "changed by one request"
+    again = study_cache.study(participant.study_id, participant.study.revision)
+    assert again.name != "changed by one request"
+
+
+def test_parts_kept_rendered_show_each_participant_their_own_answers(db):
+    study = make_study()
+    first, second = Client(), Client()
+    answered, newcomer = started(first, study), started(second, study)
+    about = about_data(gender="female", nationality="Scottish")
+    first.post(f"/p/{answered.token}/about/", about)
+    assert 'value="Scottish"' in first.get(f"/p/{answered.token}/about/").text
+    assert "Scottish" not in second.get(f"/p/{newcomer.token}/about/").text
+    first.get(f"/p/{answered.token}/item/1/")
+    item = answered.questionnaire.entries.get(position=1).item_id
+    first.post(f"/p/{answered.token}/item/1/", {"item": item, "holistic": "5", "order": "4"})
+    page = first.get(f"/p/{answered.token}/item/1/").text
+    assert 'value="5" checked' in page and 'value="4" checked' in page
+    assert "checked" not in second.get(f"/p/{newcomer.token}/item/1/").text
+    # The consent form with the refusal it explains, then afresh without it.
+    third = Client()
+    token = third.post(f"/s/{study.slug}/")["Location"].split("/")[2]
+    refused = third.post(f"/p/{token}/consent/", {"statement_1": "yes"})
+    assert "Please answer Yes or No to every statement." in refused.text
+    assert "Please answer Yes or No" not in third.get(f"/p/{token}/consent/").text
