@@ -33,9 +33,10 @@ def answer(position: int, value: str, go: str = "stay"):
 
 
 # (request, most queries, the request); `path` holds the participant's link and items.
+# The study link asks once whether the study has questionnaires: part of its one status.
 STEPS = [
-    ("study link", 5, lambda client, path: client.get(path["s"])),
-    ("joining from the study link", 14, lambda client, path: client.post(path["s"])),
+    ("study link", 6, lambda client, path: client.get(path["s"])),
+    ("joining from the study link", 15, lambda client, path: client.post(path["s"])),
     ("information sheet", 1, lambda client, path: client.get(f"{path['p']}/information/")),
     ("consent form", 2, lambda client, path: client.get(f"{path['p']}/consent/")),
     (
