@@ -316,3 +316,9 @@ class PaperAnswerAdmin(admin.ModelAdmin):
     list_filter = ["status", "kind"]
     search_fields = ["copy__code", "field"]
     readonly_fields = ["copy", "page", "field", "kind", "reason"]
+
+
+@admin.register(models.EntryCount)
+class EntryCountAdmin(admin.ModelAdmin):
+    list_display = ["address", "window", "count"]
+    search_fields = ["address"]

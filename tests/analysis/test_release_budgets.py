@@ -21,6 +21,8 @@ from django.core.management import CommandError, call_command
 from survey.models import Study
 from tests.analysis.release_files import copied, exported, restamp
 from wojdb.core.budgets import Budgets
+from wojdb.core.release import derived
+from wojdb.core.stats import columns as col
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,6 +108,58 @@ def test_a_header_with_unexpected_columns_lists_a_few_and_counts_them(copy):
     assert said.endswith(", x29, ... (40 in all)")
 
 
+def with_adjusted(ratings: pd.DataFrame, participants: pd.DataFrame, folder: Path) -> pd.DataFrame:
+    """The copies' participant-adjusted scores as the release's reader refits them: copies make
+    a participant model estimable that the original few participants could not carry."""
+
+    def number(column):
+        return pd.to_numeric(ratings[column].replace("", np.nan))
+
+    items = pd.read_csv(folder / "items.csv", dtype=str, keep_default_na=False)
+    frame = pd.DataFrame(
+        {
+            col.PARTICIPANT: ratings["participant"].astype(int),
+            col.ITEM: ratings["item"].astype(int),
+            col.PRACTICE: ratings["practice"].str.lower().isin(["true", "1"]),
+            **{j: number(j) for j in col.JUDGMENTS},
+            **{col.unit(j): number(col.unit(j)) for j in col.JUDGMENTS},
+        }
+    )
+    people = participants.drop_duplicates("participant")
+    tables = {
+        "ratings": frame,
+        "items": pd.DataFrame(
+            {
+                col.ITEM: items["item"].astype(int),
+                col.KIND: items["kind"],
+                col.PERM_TYPE: items["perm_type"].replace("", None),
+            }
+        ),
+        "participants": pd.DataFrame(
+            {
+                col.PARTICIPANT: ratings["participant"].astype(int).unique(),
+                col.SIMULATED: False,
+            }
+        ),
+    }
+    simulated = dict(
+        zip(
+            people["participant"].astype(int),
+            people["simulated"].str.lower() == "true",
+            strict=True,
+        )
+    )
+    step = max(simulated)  # the copies' ids are the original's plus multiples of the largest
+    tables["participants"][col.SIMULATED] = tables["participants"][col.PARTICIPANT].map(
+        lambda p: simulated[(p - 1) % step + 1]
+    )
+    adjusted, _ = derived.participant_adjusted(tables)
+    out = ratings.copy()
+    for name, values in adjusted.items():
+        out[name] = [repr(v) if pd.notna(v) else "" for v in values]
+    return out
+
+
 def inflate_ratings(folder: Path, target: int) -> int:
     """Copies of the release's participants (new ids, the same questionnaires, ratings and
     languages) until ratings.csv is just under `target` bytes; the ratings' count."""
@@ -120,6 +174,8 @@ def inflate_ratings(folder: Path, target: int) -> int:
             many = pd.concat([frame] * copies, ignore_index=True)
             shift = np.repeat(np.arange(copies) * step, len(frame))
             many["participant"] = (many["participant"].astype(int) + shift).astype(str)
+            if name == "ratings":
+                many = with_adjusted(many, frames["participants"], folder)
             many.to_csv(folder / f"{name}.csv", index=False, lineterminator="\n")
         return (folder / "ratings.csv").stat().st_size
 
