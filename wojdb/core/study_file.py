@@ -6,7 +6,8 @@ model, passed in by the caller as `Key`s — and these tables (see the README, "
 study"):
 
 - `[sources]`: `testsets` (test-set folders with their layout's options), `documents` (document
-  id files) and `judgments` (human-judgment files), paths relative to the file;
+  id files), `judgments` (human-judgment files) and `parses` (CoNLL-U of an outside parser),
+  paths relative to the file;
 - `[pool]`: which corpora, how many triples of each, seed, length limits, one-sentence segments,
   exclusions (wojdb.core.design.pool.PoolRule);
 - `[permutations]`: the types generated and their seed (the highest degree is the study's
@@ -336,6 +337,13 @@ def sources_key(layouts: Sequence[str]) -> Table:
             sid_mapping=Text(choices=("documents", "lines")),
             accept_unverified_alignment=Boolean(),
         )),
+        # An outside parser's CoNLL-U for a target language without a spaCy pipeline: the
+        # references (or one system's hypotheses) of a test set, a sentence per line.
+        "parses": ListOf(Table({
+            "path": Text(4096, blank=False), "testset": Text(64, blank=False),
+            "language_pair": LANGUAGE_PAIR, "system": Text(128, blank=False),
+            "parser": Text(200, blank=False),
+        }, required=["path", "testset", "language_pair"])),
     })  # fmt: skip
 
 
