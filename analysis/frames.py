@@ -636,9 +636,10 @@ def released_judgments_table(items: Iterable[int]) -> pd.DataFrame:
     means = _chunked(
         ExternalSegmentScore.objects.all(), triples, RELEASED_SEGMENT_SCORE, lookup="triple_id__in"
     )
-    frame = pd.concat([part for part in (judgments, means) if len(part)], ignore_index=True)
-    if frame.empty:
+    parts = [part for part in (judgments, means) if len(part)]
+    if not parts:
         return schema.empty_table(schema.JUDGMENTS)
+    frame = pd.concat(parts, ignore_index=True)
     kind_of = {source: kind for kind, source in RELEASE_KINDS.items()}
     sources = zip(frame["file_format"], frame["import_kind"], strict=True)
     frame["kind"] = [kind_of[source] for source in sources]

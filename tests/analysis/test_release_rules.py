@@ -225,9 +225,16 @@ def test_a_format_one_release_without_hashes_is_refused(copy):
 
 def as_format(release: Path, version: int) -> None:
     """Make a current release's tables what release format `version` wrote: without the
-    columns added since (schema.ADDED_FIELDS), under the names they had (RENAMED_FIELDS). The
-    caller states the format."""
+    tables and columns added since (schema.ADDED_TABLES, ADDED_FIELDS), under the names they
+    had (RENAMED_FIELDS). The caller states the format."""
     package = json.loads((release / "datapackage.json").read_text())
+    later = {t for t, since in schema.ADDED_TABLES.items() if since > version}
+    package["resources"] = [
+        r for r in package["resources"] if r["name"].removesuffix("_parquet") not in later
+    ]
+    for table in later:
+        (release / f"{table}.csv").unlink(missing_ok=True)
+        (release / schema.PARQUET_DIR / f"{table}.parquet").unlink(missing_ok=True)
     dropped = {key for key, (since, _) in schema.ADDED_FIELDS.items() if since > version}
     renamed = {
         key: before for key, (since, before) in schema.RENAMED_FIELDS.items() if since > version
