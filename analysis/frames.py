@@ -654,10 +654,12 @@ def released_judgments_table(items: Iterable[int]) -> pd.DataFrame:
             errors.setdefault(judgment, []).append(
                 dict(zip(schema.ERROR_KEYS, values, strict=True))
             )
-    annotated = frame["kind"].isin(schema.ERROR_KINDS)
+    # Error annotations list their errors ([] for none); other kinds have no list. Segment
+    # means have no judgment id.
+    ids = frame.get("judgment", pd.Series(0, index=frame.index)).fillna(0)
     frame["errors"] = [
-        errors.get(int(j), []) if a else None
-        for j, a in zip(frame.get("judgment", annotated).fillna(0), annotated, strict=True)
+        errors.get(int(judgment), []) if kind in schema.ERROR_KINDS else None
+        for judgment, kind in zip(ids, frame["kind"], strict=True)
     ]
     frame = frame.sort_values(
         ["testset", "source_lang", "target_lang", "file", "file_sha256", "line"], kind="stable"

@@ -349,3 +349,24 @@ def test_tables_keep_the_order_they_are_sorted_in(rated):
         index=[7, 3],
     )
     assert list(schema.typed(shuffled, schema.METRICS)["metric"]) == ["B", "A"]
+
+
+@pytest.mark.django_db
+def test_a_release_of_segment_means_alone_lists_them_without_errors():
+    item = make_hypothesis_item()
+    means = JudgmentImport.objects.create(
+        sha256="e" * 64, file_name="ad-seg-scores-de-en.csv", file_format="WMT DA segment scores",
+        testset="newstest2021", source_lang="de", target_lang="en", mapping="lines",
+        level="segment", kind="direct assessment",
+    )  # fmt: skip
+    ExternalSegmentScore.objects.create(
+        source=means, source_lang="de", target_lang="en", system="SysA.3", segment_id=4,
+        triple=item.triple, raw=55.0, z=0.5, judgments=3, line=2,
+    )  # fmt: skip
+    table = frames.released_judgments_table([item.pk])
+    assert table[["kind", "system", "published_system", "score", "raw", "judgments"]].to_dict(
+        "records"
+    ) == [dict(kind="da_segment", system="SysA", published_system="SysA.3", score=0.5, raw=55.0,
+               judgments=3)]  # fmt: skip
+    assert table["errors"].isna().all() and table["rater"].isna().all()
+    assert frames.released_judgments_table([]).empty
