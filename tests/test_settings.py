@@ -111,6 +111,7 @@ def test_plain_http_defaults_keep_cookies_usable_and_frames_denied(tmp_path):
         ("WOJDB_PROXIES", "two"),
         ("DEBUG", "maybe"),
         ("DATABASE_URL", "nosuchdb://x/y"),
+        ("WOJDB_MAX_INPUT_BYTES", "64MB"),
     ],
 )
 def test_a_bad_variable_stops_the_settings_from_loading_and_is_named(variable, value, tmp_path):

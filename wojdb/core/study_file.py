@@ -33,12 +33,16 @@ from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 
+from wojdb.core import budgets
 from wojdb.core.design.pool import DEFAULT_PER_CORPUS, Exclusion, PoolRule
 from wojdb.core.io import MAX_INT, InputError, read_input
 from wojdb.core.texts import normalise_line_ends
 from wojdb.core.vocabulary import MAIN_TYPES, PERMUTATION_TYPES
 
 SEED_MAX = 2**63 - 1
+#: A study file is written by hand (the French demo's is 11 KB), and parsing TOML takes some 50
+#: times a file's size: a larger file is refused whatever the input budget.
+MAX_BYTES = 1024**2
 #: Keys of the file beside the study's settings.
 SOURCES, POOL, PERMUTATIONS, QUESTIONNAIRES = "sources", "pool", "permutations", "questionnaires"
 PRACTICE_ITEM, SHARED_ITEMS, CONSENT_TEXTS = "practice_item", "shared_items", "consent_texts"
@@ -560,8 +564,12 @@ class _ConsentTexts(ListOf):
 def read(path: Path, study_fields: Mapping[str, Key], layouts: Sequence[str]) -> Declared:
     """Read and check a study file; source paths are resolved from the file's folder and must
     exist. Raises StudyFileError naming the file, line and key."""
+    limits = budgets.current()
+    within = (limits.input_bytes, limits.variable("input_bytes"))
+    if limits.input_bytes > MAX_BYTES:
+        within = (MAX_BYTES, "")
     try:
-        text = read_input(path).decode("utf-8")
+        text = read_input(path, *within).decode("utf-8")
     except InputError as e:
         raise StudyFileError(path, e.problem) from None
     except UnicodeDecodeError as e:

@@ -806,7 +806,9 @@ def read_source(
     if path.is_dir():
         return path
     limits = limits or budgets.current()
-    with open_input(path) as handle:
+    # The archive is read entry by entry, each within the limits of _unpack; it cannot usefully
+    # be larger than all it may unpack to.
+    with open_input(path, ZIP_MAX_TOTAL_BYTES) as handle:
         if not zipfile.is_zipfile(handle):
             raise FileNotFoundError(f"{path} is neither a release folder nor a zip archive")
         try:
