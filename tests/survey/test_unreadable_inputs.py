@@ -308,3 +308,17 @@ def test_a_study_file_over_a_mebibyte_is_refused_before_it_is_parsed(folder):
         f"{study_file.MAX_BYTES:,} bytes"
     )
     assert Study.objects.count() == 0
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("kind", ["named pipe", "link to a device"])
+def test_import_wmt_names_a_text_file_that_is_not_a_regular_file(texts, kind):
+    reference = texts / "newstest2021.de-en.ref.A.en"
+    reference.unlink()
+    if kind == "named pipe":
+        os.mkfifo(reference)
+    else:
+        reference.symlink_to("/dev/zero")
+    line = refused("import_wmt", str(texts))
+    assert line == f"{reference}: is not a regular file (a device, named pipe or socket): refused"
+    assert db_counts() == [0, 0, 0, 0]

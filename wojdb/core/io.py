@@ -89,6 +89,7 @@ def length_units(source_langs, target_lang: str) -> dict[str, str]:
     return {"source": source, "reference": target, "hypothesis": target}
 
 
+NOT_REGULAR = "not a regular file (a device, named pipe or socket): refused"
 OPEN_FLAGS = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
 
@@ -117,7 +118,7 @@ def open_input(path: Path, max_bytes: int | None = None, budget: str = "") -> Bi
     if stat.S_ISDIR(info.st_mode):
         problem = "is a folder, not a file"
     elif not stat.S_ISREG(info.st_mode):
-        problem = "is not a regular file (a device, named pipe or socket): refused"
+        problem = f"is {NOT_REGULAR}"
     elif info.st_size > max_bytes:
         problem = f"is {info.st_size:,} bytes, {_over(max_bytes, budget)}"
     if problem:
@@ -151,18 +152,21 @@ def read_input(path: Path, max_bytes: int | None = None, budget: str = "") -> by
 
 
 def input_files(root: Path) -> list[Path]:
-    """Every file below a folder, sorted; a subfolder that cannot be listed is an InputError
-    (pathlib's rglob would skip it without a word)."""
+    """Every file below a folder, sorted. A subfolder that cannot be listed, and anything but a
+    regular file (a named pipe, a device, a socket, a broken link), is an InputError naming it:
+    pathlib's rglob and a check of is_file() would pass over it without a word."""
 
     def refuse(error: OSError):
         raise InputError(error.filename, f"cannot be listed: {error.strerror or error}")
 
-    return sorted(
-        Path(folder, name)
-        for folder, _, names in os.walk(root, onerror=refuse)
-        for name in names
-        if Path(folder, name).is_file()
-    )
+    files = []
+    for folder, _, names in os.walk(root, onerror=refuse):
+        for name in names:
+            path = Path(folder, name)
+            if not path.is_file():
+                raise InputError(path, f"is {NOT_REGULAR}")
+            files.append(path)
+    return sorted(files)
 
 
 def read_lines(path: Path) -> list[str]:

@@ -40,6 +40,8 @@ from wojdb.core.texts import normalise_line_ends
 from wojdb.core.vocabulary import MAIN_TYPES, PERMUTATION_TYPES
 
 SEED_MAX = 2**63 - 1
+#: Control characters a text may not hold: all but tab and line ends.
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 #: A study file is written by hand (the French demo's is 11 KB), and parsing TOML takes some 50
 #: times a file's size: a larger file is refused whatever the input budget.
 MAX_BYTES = 1024**2
@@ -177,8 +179,13 @@ class Text(Key):
             raise where.error("must not be empty")
         if self.max_length is not None and len(value) > self.max_length:
             raise where.error(f"is longer than {self.max_length:,} characters ({len(value):,})")
-        if "\x00" in value:  # no database stores it in a text
-            raise where.error("holds a NUL character (\\u0000)")
+        if control := CONTROL.search(value):
+            # No database stores NUL in a text; the others are invisible on a page and, in a
+            # terminal, can rewrite what a command prints (ESC).
+            code = f"\\u{ord(control[0]):04x}"
+            raise where.error(
+                f"holds a control character ({code}) at character {control.start() + 1}"
+            )
         # One kind of line end, whatever the editor wrote, as the study stores its texts.
         return normalise_line_ends(value)
 
