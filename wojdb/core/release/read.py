@@ -609,8 +609,10 @@ def extra_files(folder: Path, package: dict, problems: _Problems) -> list[str]:
     named = set(RELEASE_FILES) | {r["path"] for r in package["resources"]}
     try:
         found = [p.relative_to(folder).as_posix() for p in input_files(folder)]
-    except InputError as e:
-        problems.add(Problem(str(e.path), e.problem))
+    except InputError as e:  # named within the release, as every other problem of its files
+        where = Path(e.path)
+        shown = where.relative_to(folder).as_posix() if where.is_relative_to(folder) else e.path
+        problems.add(Problem(str(shown), e.problem))
         return []
     return [name for name in found if name not in named]
 
