@@ -675,8 +675,10 @@ def extra_files(folder: Path, package: dict, problems: _Problems) -> list[str]:
     named = set(RELEASE_FILES) | {r["path"] for r in package["resources"]}
     try:
         found = [p.relative_to(folder).as_posix() for p in input_files(folder)]
-    except InputError as e:
-        problems.add(Problem(str(e.path), e.problem))
+    except InputError as e:  # named within the release, as every other problem of its files
+        where = Path(e.path)
+        shown = where.relative_to(folder).as_posix() if where.is_relative_to(folder) else e.path
+        problems.add(Problem(str(shown), e.problem))
         return []
     return [name for name in found if name not in named]
 
@@ -872,7 +874,9 @@ def read_source(
     if path.is_dir():
         return path
     limits = limits or budgets.current()
-    with open_input(path) as handle:
+    # The archive is read entry by entry, each within the limits of _unpack; it cannot usefully
+    # be larger than all it may unpack to.
+    with open_input(path, ZIP_MAX_TOTAL_BYTES) as handle:
         if not zipfile.is_zipfile(handle):
             raise FileNotFoundError(f"{path} is neither a release folder nor a zip archive")
         try:
