@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis.report import Report, Section, Table, write_report
+from analysis.report import write_report
 from analysis.report_files import forget_participant
 from survey import participation
 from survey.checks import unfilled_study_texts
@@ -17,6 +17,7 @@ from survey.models import ConsentText, PlatformIdentity, Rating, Withdrawal
 from survey.participation import Answer, Refused
 from tests.factories import make_study
 from wojdb.core import texts
+from wojdb.core.report.model import Report, Section, Table
 
 answers = st.lists(
     st.tuples(st.none() | st.integers(1, 5), st.none() | st.integers(1, 5)), max_size=12
