@@ -28,7 +28,7 @@ class FigureEntry:
     name: str  # file stem of the PNG and SVG
     title: str
     #: Builds the figure: a figure function with its data (functools.partial), which pickles,
-    #: so a worker process can build and draw it (:class:`FigureWorkers`).
+    #: so a worker process can build and draw it (wojdb.core.report.workers.FigureWorkers).
     make: Callable[[], Figure]
     caption: str = ""
     #: The drawing, when a worker process makes it.
