@@ -158,9 +158,7 @@ class AboutForm(forms.Form):
         widget=forms.RadioSelect,
         required=False,
     )
-    age = WholeNumber(
-        label=_lazy(en.ABOUT_YOU["age"]), min_value=1, max_value=120, required=False
-    )
+    age = WholeNumber(label=_lazy(en.ABOUT_YOU["age"]), min_value=1, max_value=120, required=False)
 
     def __init__(self, study, *args, **kwargs):
         super().__init__(*args, **kwargs)
