@@ -16,10 +16,13 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 import wojdb
-from analysis import frames, report
+from analysis import frames
+from analysis.report import write_report
 from survey.models import Rating, Study
 from wojdb.core import release as dataset
 from wojdb.core.language.codes import LANGUAGE_NAMES
+from wojdb.core.report.build import build_corpus_report, build_report
+from wojdb.core.report.workers import MAX_FIGURE_WORKERS, FigureWorkers
 from wojdb.core.stats import columns as C
 from wojdb.core.stats import correlation, system
 from wojdb.core.stats.estimability import MIN_GROUPS
@@ -86,9 +89,9 @@ def run_analysis(
         )
     workers = figure_workers(not no_figures)
     # Figures are drawn by worker processes while the analysis goes on.
-    with report.FigureWorkers(workers) if workers else contextlib.nullcontext() as drawer:
+    with FigureWorkers(workers) if workers else contextlib.nullcontext() as drawer:
         try:
-            built = report.build_report(
+            built = build_report(
                 ratings,
                 scores,
                 title=title,
@@ -117,14 +120,14 @@ def run_analysis(
                 "figures": not no_figures,
             }
         progress("writing files …")
-        return Analysis(report.write_report(built, out), list(built.notes))
+        return Analysis(write_report(built, out), list(built.notes))
 
 
 def figure_workers(figures: bool) -> int:
     """How many processes draw the figures while the analysis goes on: none on one CPU or
     without figures (then they are drawn, if at all, as the report is written)."""
     cpus = os.cpu_count() or 1
-    return min(report.MAX_FIGURE_WORKERS, cpus) if figures and cpus > 1 else 0
+    return min(MAX_FIGURE_WORKERS, cpus) if figures and cpus > 1 else 0
 
 
 def subsets(ratings: pd.DataFrame) -> dict[str, str]:
@@ -195,7 +198,7 @@ def _corpus(out: Path, lps, testset, no_figures: bool) -> Analysis:
         segments = segments.assign(mqm=segments["item"].map(mqm))
     systems = frames.external_system_table("da", testset, set(segments[system.LP]))
     try:
-        built = report.build_corpus_report(
+        built = build_corpus_report(
             segments,
             systems,
             scores,
@@ -207,7 +210,7 @@ def _corpus(out: Path, lps, testset, no_figures: bool) -> Analysis:
             f"{e}. Import a corpus (import_wmt, import_da) and its metric scores "
             "(import_scores) first. Nothing was written."
         ) from None
-    return Analysis(report.write_report(built, out), list(built.notes))
+    return Analysis(write_report(built, out), list(built.notes))
 
 
 def study_systems(ratings: pd.DataFrame) -> pd.DataFrame | None:

@@ -27,9 +27,9 @@ import django  # noqa: E402
 django.setup()
 
 from survey.paper_import import about_questions  # noqa: E402
-from wojdb.core import texts  # noqa: E402
 from wojdb.core.language.codes import LANGUAGE_NAMES  # noqa: E402
 from wojdb.core.paper import pen, printing, scanning  # noqa: E402
+from wojdb.core.texts import en  # noqa: E402
 
 TXT = ROOT / "fixtures" / "wmt21-slice" / "txt"
 
@@ -71,15 +71,15 @@ def questionnaire(rng: random.Random, number: int) -> printing.Questionnaire:
             ),
         ),
         about=about_questions("English"),
-        consent_statements=texts.CONSENT_STATEMENTS,
-        consent_closing=texts.CONSENT_CLOSING,
+        consent_statements=en.CONSENT_STATEMENTS,
+        consent_closing=en.CONSENT_CLOSING,
         practice=printing.Pair(
             0,
             "French",
             "The man saw the dog for doctor, as ill over day.",
             "The man went to see the vet about his dog, which had been ill for days.",
         ),
-        practice_notes=(texts.SAMPLE_HOLISTIC_NOTE, texts.SAMPLE_ORDER_NOTE),
+        practice_notes=(en.SAMPLE_HOLISTIC_NOTE, en.SAMPLE_ORDER_NOTE),
         practice_lead="This example shows how the questions work.",
         pairs=wmt_pairs(rng, 50),
     )

@@ -10,9 +10,9 @@ from django.utils.translation import gettext, gettext_lazy
 
 from survey.models import Participant, ParticipantLanguage
 from survey.participation import SCALES, Answer
-from wojdb.core import texts
 from wojdb.core.io import InputError, parse_number
 from wojdb.core.language.codes import LANGUAGE_NAMES
+from wojdb.core.texts import en
 
 YES_NO = [("yes", gettext_lazy("Yes")), ("no", gettext_lazy("No"))]
 SCALE_CHOICES = [(n, str(n)) for n in range(1, 6)]
@@ -106,7 +106,7 @@ ABOUT_FIELDS = [
 
 
 def _lazy(message: str):
-    """A message of wojdb/core/texts/__init__.py (marked there with N_), translated when shown."""
+    """A message of wojdb/core/texts/en.py (marked there with N_), translated when shown."""
     return gettext_lazy(message)
 
 
@@ -120,29 +120,29 @@ class AboutForm(forms.Form):
         required=False,
     )
     target_years = WholeNumber(
-        label=_lazy(texts.ABOUT_YOU["target_years"]),
+        label=_lazy(en.ABOUT_YOU["target_years"]),
         help_text=gettext_lazy("In years."),
         min_value=0,
         max_value=120,
         required=False,
     )
     gender = forms.ChoiceField(
-        label=_lazy(texts.ABOUT_YOU["gender"]),
+        label=_lazy(en.ABOUT_YOU["gender"]),
         choices=Participant.GENDERS,
         widget=forms.RadioSelect,
         required=False,
     )
     nationality = forms.CharField(
-        label=_lazy(texts.ABOUT_YOU["nationality"]), max_length=100, required=False
+        label=_lazy(en.ABOUT_YOU["nationality"]), max_length=100, required=False
     )
     education = forms.ChoiceField(
-        label=_lazy(texts.ABOUT_YOU["education"]),
+        label=_lazy(en.ABOUT_YOU["education"]),
         choices=Participant.EDUCATION,
         widget=forms.RadioSelect,
         required=False,
     )
     disability = forms.ChoiceField(
-        label=_lazy(texts.ABOUT_YOU["reading_disability"]),
+        label=_lazy(en.ABOUT_YOU["reading_disability"]),
         choices=YES_NO[::-1],
         widget=forms.RadioSelect,
         required=False,
@@ -151,20 +151,18 @@ class AboutForm(forms.Form):
         label=gettext_lazy("If yes, please specify"), max_length=290, required=False
     )
     grammar_attention = forms.TypedChoiceField(
-        label=_lazy(texts.ABOUT_YOU["grammar_attention"]),
+        label=_lazy(en.ABOUT_YOU["grammar_attention"]),
         choices=SCALE_CHOICES,
         coerce=int,
         empty_value=None,
         widget=forms.RadioSelect,
         required=False,
     )
-    age = WholeNumber(
-        label=_lazy(texts.ABOUT_YOU["age"]), min_value=1, max_value=120, required=False
-    )
+    age = WholeNumber(label=_lazy(en.ABOUT_YOU["age"]), min_value=1, max_value=120, required=False)
 
     def __init__(self, study, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["target_first"].label = gettext(texts.ABOUT_YOU["target_first"]) % {
+        self.fields["target_first"].label = gettext(en.ABOUT_YOU["target_first"]) % {
             "language": language_name(study.language)
         }
 

@@ -18,6 +18,7 @@ from wojdb.core import scales, texts
 from wojdb.core.design import composition
 from wojdb.core.language import codes
 from wojdb.core.language.codes import LANGUAGE_NAMES
+from wojdb.core.texts import en
 from wojdb.core.vocabulary import (
     ASSIGNED,
     EDUCATION_LEVELS,
@@ -455,12 +456,12 @@ class Study(models.Model):
         help_text="ISO 639 code of the target language: the participants' pages are in it, and "
         "a new study's texts default to it where translations exist (French, German)",
     )
-    holistic_question = models.TextField(default=texts.QUESTIONS["holistic_question"])
-    holistic_low = models.CharField(max_length=60, default=texts.QUESTIONS["holistic_low"])
-    holistic_high = models.CharField(max_length=60, default=texts.QUESTIONS["holistic_high"])
-    order_question = models.TextField(default=texts.QUESTIONS["order_question"])
-    order_low = models.CharField(max_length=60, default=texts.QUESTIONS["order_low"])
-    order_high = models.CharField(max_length=60, default=texts.QUESTIONS["order_high"])
+    holistic_question = models.TextField(default=en.QUESTIONS["holistic_question"])
+    holistic_low = models.CharField(max_length=60, default=en.QUESTIONS["holistic_low"])
+    holistic_high = models.CharField(max_length=60, default=en.QUESTIONS["holistic_high"])
+    order_question = models.TextField(default=en.QUESTIONS["order_question"])
+    order_low = models.CharField(max_length=60, default=en.QUESTIONS["order_low"])
+    order_high = models.CharField(max_length=60, default=en.QUESTIONS["order_high"])
     abandon_after_minutes = models.PositiveIntegerField(
         default=120,
         validators=[MinValueValidator(1), MaxValueValidator(MINUTES_A_YEAR)],
@@ -775,8 +776,8 @@ class ParticipantQuerySet(models.QuerySet):
 
 class Participant(models.Model):
     STATUSES = [(s, s) for s in PARTICIPANT_STATUSES]
-    GENDERS = [(key, _(texts.GENDER_LABELS[key])) for key in GENDERS]
-    EDUCATION = [(key, _(texts.EDUCATION_LABELS[key])) for key in EDUCATION_LEVELS]
+    GENDERS = [(key, _(en.GENDER_LABELS[key])) for key in GENDERS]
+    EDUCATION = [(key, _(en.EDUCATION_LABELS[key])) for key in EDUCATION_LEVELS]
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="participants")
     questionnaire = models.ForeignKey(
         Questionnaire, on_delete=models.PROTECT, related_name="participants"

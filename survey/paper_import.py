@@ -36,6 +36,7 @@ from wojdb.core import texts
 from wojdb.core.io import InputError, parse_number
 from wojdb.core.paper import printing, scanning
 from wojdb.core.paper.layout import MM, PAPER_SIZES, Layout, PageCode
+from wojdb.core.texts import en
 from wojdb.core.vocabulary import COMPLETED
 
 SCALE_FIELDS = {"holistic": "holistic", "word_order": "order"}  # field suffix -> Rating field
@@ -54,10 +55,10 @@ class PaperError(Exception):
 
 
 def about_questions(language: str) -> list[printing.Choice]:
-    """The about-you questions as on the web page (texts.ABOUT_YOU), as boxes and write-ins, in
+    """The about-you questions as on the web page (en.ABOUT_YOU), as boxes and write-ins, in
     the active language; `language` is the study's language by name. The field names and box
     values stay the same in every language."""
-    q = {key: gettext(text) % {"language": language} for key, text in texts.ABOUT_YOU.items()}
+    q = {key: gettext(text) % {"language": language} for key, text in en.ABOUT_YOU.items()}
     fluency = ", ".join(str(label) for _, label in ParticipantLanguage.FLUENCY)
     yes, no = gettext("Yes"), gettext("No")
     return [
@@ -85,7 +86,7 @@ def about_questions(language: str) -> list[printing.Choice]:
         printing.Choice(
             "education",
             q["education"],
-            tuple((key, gettext(label)) for key, label in texts.EDUCATION_LABELS.items()),
+            tuple((key, gettext(label)) for key, label in en.EDUCATION_LABELS.items()),
         ),
         printing.Choice(
             "reading_disability",
@@ -97,7 +98,7 @@ def about_questions(language: str) -> list[printing.Choice]:
         printing.Choice(
             "grammar_attention",
             q["grammar_attention"],
-            scale=(gettext(texts.GRAMMAR_LOW), gettext(texts.GRAMMAR_HIGH)),
+            scale=(gettext(en.GRAMMAR_LOW), gettext(en.GRAMMAR_HIGH)),
         ),
         printing.Choice("age", q["age"], text_width=30 * MM),
     ]

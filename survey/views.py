@@ -36,6 +36,7 @@ from survey.launch import study_status
 from survey.models import Study
 from survey.participation import Refused, StartedElsewhere
 from wojdb.core import texts
+from wojdb.core.texts import en
 from wojdb.core.vocabulary import COMPLETED
 
 # HEAD answers as GET does (link checkers and chat previews use it).
@@ -361,9 +362,9 @@ def about(request, participant):
         participant,
         form=form,
         languages=languages,
-        grammar_low=gettext(texts.GRAMMAR_LOW),
-        grammar_high=gettext(texts.GRAMMAR_HIGH),
-        languages_question=gettext(texts.ABOUT_YOU["languages"])
+        grammar_low=gettext(en.GRAMMAR_LOW),
+        grammar_high=gettext(en.GRAMMAR_HIGH),
+        languages_question=gettext(en.ABOUT_YOU["languages"])
         % {"language": language_name(participant.study.language)},
     )
 

@@ -20,6 +20,7 @@ from survey import participation
 from survey.models import Participant, PlatformIdentity, Rating, Study
 from tests.factories import make_study
 from wojdb.core import texts
+from wojdb.core.texts import en
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 DESKTOP = {"width": 1280, "height": 800}
@@ -94,7 +95,7 @@ def test_a_whole_prolific_participation(new_context, live_server, size):
     page.get_by_role("button", name="Continue to the consent form").click()
 
     expect(heading(page)).to_contain_text("Participant Consent Form")
-    for number, statement in enumerate(texts.CONSENT_STATEMENTS, start=1):
+    for number, statement in enumerate(en.CONSENT_STATEMENTS, start=1):
         group = page.get_by_role("group", name=f"{number} {statement}")
         group.get_by_label("No" if number == texts.CONSENT_SHARING else "Yes").check()
     expect(page.get_by_text("(optional)")).to_have_count(1)

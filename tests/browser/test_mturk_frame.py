@@ -22,7 +22,7 @@ from playwright.sync_api import expect
 
 from survey.models import Participant, PlatformIdentity
 from tests.factories import make_study
-from wojdb.core import texts
+from wojdb.core.texts import en
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 PAIRS = 2
@@ -106,7 +106,7 @@ def test_preview_accept_and_hand_in_a_hit_in_mturks_frame(browser, live_server, 
     expect(heading(frame)).to_have_text("Participant Information Sheet")
     frame.get_by_role("button", name="Continue to the consent form").click()
     expect(heading(frame)).to_contain_text("Participant Consent Form")
-    for number, statement in enumerate(texts.CONSENT_STATEMENTS, start=1):
+    for number, statement in enumerate(en.CONSENT_STATEMENTS, start=1):
         frame.get_by_role("group", name=f"{number} {statement}").get_by_label("Yes").check()
     frame.get_by_role("button", name="I consent — continue").click()
     expect(heading(frame)).to_have_text("About you")
@@ -119,7 +119,7 @@ def test_preview_accept_and_hand_in_a_hit_in_mturks_frame(browser, live_server, 
     else:  # its cookie withheld in the cross-site frame: a participation afresh
         expect(heading(frame)).to_have_text("Participant Information Sheet")
         frame.get_by_role("button", name="Continue to the consent form").click()
-        for number, statement in enumerate(texts.CONSENT_STATEMENTS, start=1):
+        for number, statement in enumerate(en.CONSENT_STATEMENTS, start=1):
             frame.get_by_role("group", name=f"{number} {statement}").get_by_label("Yes").check()
         frame.get_by_role("button", name="I consent — continue").click()
 

@@ -17,11 +17,11 @@ from playwright.sync_api import expect
 
 from survey.models import Participant, ParticipantLanguage, PlatformIdentity, Rating
 from tests.factories import make_study
-from wojdb.core import texts
+from wojdb.core.texts import en
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 PAIRS = 5
-STATEMENTS = len(texts.CONSENT_STATEMENTS)
+STATEMENTS = len(en.CONSENT_STATEMENTS)
 
 pytestmark = [
     pytest.mark.browser,
@@ -108,7 +108,7 @@ def heading(page):
 
 
 def statement_group(page, number: int):
-    statement = texts.CONSENT_STATEMENTS[number - 1]
+    statement = en.CONSENT_STATEMENTS[number - 1]
     return page.get_by_role("group", name=f"{number} {statement}")
 
 
@@ -171,7 +171,7 @@ def test_the_whole_flow_with_the_mouse(new_context, live_server, study):
     page.get_by_role("group", name=re.compile("Is English your first language")).get_by_label(
         "No"
     ).check()
-    page.get_by_label(texts.ABOUT_YOU["target_years"]).fill("15")
+    page.get_by_label(en.ABOUT_YOU["target_years"]).fill("15")
     page.locator("#id_languages-0-language").fill("English")
     page.locator("#id_languages-0-fluency").select_option(label="Fluent")
     page.locator("#id_languages-1-language").fill("Polish")
@@ -182,11 +182,11 @@ def test_the_whole_flow_with_the_mouse(new_context, live_server, study):
     page.locator("#id_languages-2-fluency").select_option(label="A few words")
     page.locator("#id_languages-2-qualifications").fill("GCSE")
     page.get_by_role("group", name=re.compile("What gender")).get_by_label("Female").check()
-    page.get_by_label(texts.ABOUT_YOU["nationality"]).fill("Polish")
+    page.get_by_label(en.ABOUT_YOU["nationality"]).fill("Polish")
     page.get_by_label("Masters degree").check()
     page.get_by_role("group", name=re.compile("disabilities")).get_by_label("No").check()
     page.locator("label[for='grammar_attention-4']").click()
-    page.get_by_label(texts.ABOUT_YOU["age"]).fill("29")
+    page.get_by_label(en.ABOUT_YOU["age"]).fill("29")
     shot(page, "about-you")
     page.get_by_role("button", name="Continue", exact=True).click()
 
@@ -338,7 +338,7 @@ def test_the_whole_flow_with_the_keyboard_only(new_context, live_server, study):
     tab_to(page, "Male")  # the first answer of question 1.3
     keys(page, "ArrowDown", "ArrowDown", "ArrowDown")  # arrows select as they move
     assert focused(page) == "Prefer not to say"
-    tab_to(page, texts.ABOUT_YOU["age"].join(["1.8 ", ""]))
+    tab_to(page, en.ABOUT_YOU["age"].join(["1.8 ", ""]))
     page.keyboard.type("52")
     shot(page, "about-you")
     page.keyboard.press("Enter")  # submits the form, as Enter in a text box does

@@ -26,7 +26,7 @@ MODULES = [
         "survey/models.py",
         "survey/participation.py",
         "survey/paper_import.py",
-        "wojdb/core/texts/__init__.py",
+        "wojdb/core/texts/en.py",
         "wojdb/core/paper/printing.py",
     )
 ]

@@ -10,7 +10,7 @@ from django.utils.datastructures import MultiValueDict
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis.report import Report, Section, Table, write_report
+from analysis.report import write_report
 from analysis.report_files import forget_participant
 from survey import participation
 from survey.checks import unfilled_study_texts
@@ -18,6 +18,8 @@ from survey.models import ConsentText, Participant, PlatformIdentity, Rating, Wi
 from survey.participation import Answer, Refused
 from tests.factories import make_study
 from wojdb.core import texts
+from wojdb.core.report.model import Report, Section, Table
+from wojdb.core.texts import en
 
 answers = st.lists(
     st.tuples(st.none() | st.integers(1, 5), st.none() | st.integers(1, 5)), max_size=12
@@ -197,7 +199,7 @@ def test_a_study_without_consent_statements_gets_the_default_ones():
     study = make_study()
     study.consent_texts.all().delete()
     consent = participation.current_consent(study)
-    assert (consent.version, consent.statements) == (1, texts.CONSENT_STATEMENTS)
+    assert (consent.version, consent.statements) == (1, en.CONSENT_STATEMENTS)
     # Agreeing to the data's release is optional by default.
     assert consent.optional == [consent.sharing] == [texts.CONSENT_SHARING]
     assert "released in a public dataset" in consent.statements[consent.sharing - 1]
@@ -209,11 +211,11 @@ def test_a_study_without_consent_statements_gets_the_default_ones():
 @pytest.mark.django_db
 def test_a_new_study_carries_the_default_documents():
     study = make_study()
-    assert study.information_sheet == texts.INFORMATION_SHEET
-    assert study.consent_intro == texts.CONSENT_INTRO
-    assert study.consent_closing == texts.CONSENT_CLOSING
-    assert study.debriefing == texts.DEBRIEFING
-    assert study.instructions == texts.INSTRUCTIONS
+    assert study.information_sheet == en.INFORMATION_SHEET
+    assert study.consent_intro == en.CONSENT_INTRO
+    assert study.consent_closing == en.CONSENT_CLOSING
+    assert study.debriefing == en.DEBRIEFING
+    assert study.instructions == en.INSTRUCTIONS
     assert study.sample_order_note == ""  # feedback is written from the practice item
 
 
@@ -262,20 +264,20 @@ def test_text_from_the_thesis_that_fits_no_other_study_is_named():
 
 
 def test_no_default_text_carries_a_thesis_leftover():
-    for document in (texts.INFORMATION_SHEET, texts.CONSENT_INTRO, texts.DEBRIEFING):
+    for document in (en.INFORMATION_SHEET, en.CONSENT_INTRO, en.DEBRIEFING):
         for words in texts.FOREIGN:
             assert words not in document
-    assert "[" not in texts.INFORMATION_SHEET + texts.CONSENT_INTRO + texts.DEBRIEFING
-    assert texts.CONSENT_STATEMENTS[-1] == "I agree to take part in the study."
+    assert "[" not in en.INFORMATION_SHEET + en.CONSENT_INTRO + en.DEBRIEFING
+    assert en.CONSENT_STATEMENTS[-1] == "I agree to take part in the study."
 
 
 def test_consent_debriefing_and_withdrawal_say_the_same_about_the_data():
-    for document in (texts.INFORMATION_SHEET, texts.CONSENT_INTRO, texts.DEBRIEFING):
+    for document in (en.INFORMATION_SHEET, en.CONSENT_INTRO, en.DEBRIEFING):
         assert "{data_use}" in document
 
 
 def test_the_debriefing_explains_the_rearranged_sentences():
-    debriefing = texts.DEBRIEFING
+    debriefing = en.DEBRIEFING
     assert "human translation with some of its words deliberately moved" in debriefing
     assert "knowing it could have changed how you judged" in debriefing
 

@@ -21,6 +21,7 @@ from survey.models import (
 )
 from tests.factories import make_study
 from wojdb.core import texts
+from wojdb.core.texts import en
 
 JSON = {"HTTP_ACCEPT": "application/json"}
 # WhiteNoise looks for collected static files, which tests do not need.
@@ -278,7 +279,7 @@ def test_consent_form_shows_every_statement_with_yes_and_no(client):
     response = client.get(f"/p/{participant.token}/consent/")
     page = text_of(response)
     assert "Participant Consent Form" in page
-    for statement in texts.CONSENT_STATEMENTS:
+    for statement in en.CONSENT_STATEMENTS:
         assert statement in page
     html = response.content.decode()
     assert html.count("<fieldset") == 7
@@ -360,13 +361,13 @@ def test_about_you_asks_every_question_of_the_cover_page(client):
     # The thesis's cover page, for a study in English.
     assert "Is English your first language?" in page
     assert "Please indicate the languages you speak (including English)" in page
-    for question in texts.ABOUT_YOU.values():
+    for question in en.ABOUT_YOU.values():
         assert question.replace("%(language)s", "English") in page
     for option in ("Male", "Female", "Other", "Prefer not to say"):
         assert f"<span>{option}</span>" in response.content.decode()
-    for option in texts.EDUCATION_LABELS.values():
+    for option in en.EDUCATION_LABELS.values():
         assert option in page
-    assert texts.GRAMMAR_LOW in page and texts.GRAMMAR_HIGH in page
+    assert en.GRAMMAR_LOW in page and en.GRAMMAR_HIGH in page
     assert "Every question on this page is optional" in page
 
 
@@ -555,7 +556,7 @@ def test_practice_feedback_describes_the_studys_own_practice_item(client):
     assert "Here 2 words of the first sentence are out of place." in page
     # Nothing gives away that the first sentence was made from the second.
     assert "the second one" not in page and "swapped" not in page and "moved" not in page
-    assert texts.SAMPLE_ORDER_NOTE not in page  # the thesis's own sentence is not this one
+    assert en.SAMPLE_ORDER_NOTE not in page  # the thesis's own sentence is not this one
     # A study's own feedback text takes precedence.
     Study.objects.filter(pk=study.pk).update(sample_order_note="Our own words on this pair.")
     page = text_of(client.get(item_url(participant, 0) + "?feedback=1"))
@@ -1210,7 +1211,7 @@ def test_withdrawing_on_prolific_leads_back_and_is_counted(client):
     study = make_study(platform="prolific", completion_code="C1", decline_code="NOCONSENT")
     participant = started(client, study)
     page = text_of(client.get(f"/p/{participant.token}/withdraw/"))
-    assert texts.DATA_USE.split(".")[0] in page  # the same words as the consent form
+    assert en.DATA_USE.split(".")[0] in page  # the same words as the consent form
     response = client.post(f"/p/{participant.token}/withdraw/", follow=True)
     assert "You have withdrawn" in text_of(response)
     assert "cc=NOCONSENT" in response.content.decode()
@@ -1221,7 +1222,7 @@ def test_withdrawing_on_prolific_leads_back_and_is_counted(client):
 def test_agreeing_to_release_the_data_is_optional_and_recorded():
     study = make_study()
     study.consent_texts.all().delete()
-    statements = len(texts.CONSENT_STATEMENTS)
+    statements = len(en.CONSENT_STATEMENTS)
     for share, expected in (("no", False), ("yes", True)):
         client = Client()
         participant = enter(client, study)
@@ -1243,7 +1244,7 @@ def test_agreeing_to_release_the_data_is_optional_and_recorded():
 def test_consent_form_debriefing_and_withdrawal_say_the_same_about_the_data(client):
     study = make_study(items=1)
     participant = enter(client, study)
-    said = texts.DATA_USE.split(".")[1].strip()
+    said = en.DATA_USE.split(".")[1].strip()
     assert said in text_of(client.get(f"/p/{participant.token}/consent/"))
     consent(client, participant)
     assert said in text_of(client.get(f"/p/{participant.token}/withdraw/"))

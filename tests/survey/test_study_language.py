@@ -20,7 +20,7 @@ from tests.survey.test_participant_views import (
     text_of,
 )
 from wojdb.core import texts
-from wojdb.core.texts import fr
+from wojdb.core.texts import en, fr
 
 pytestmark = pytest.mark.filterwarnings("ignore:No directory at:UserWarning")
 
@@ -29,9 +29,9 @@ def english_left(page: str) -> list[str]:
     """The English messages of the pages, and the English study texts' headings and
     statements, found in a page's text (whole words, so "Continue" is not in "Continuer")."""
     english = {msgid for msgid, _ in source_messages() if "%(" not in msgid}
-    english |= {text for kind, text in texts.blocks(texts.INFORMATION_SHEET) if kind == "h"}
-    english |= {text for kind, text in texts.blocks(texts.DEBRIEFING) if kind == "h"}
-    english |= set(texts.CONSENT_STATEMENTS) | set(texts.QUESTIONS.values())
+    english |= {text for kind, text in texts.blocks(en.INFORMATION_SHEET) if kind == "h"}
+    english |= {text for kind, text in texts.blocks(en.DEBRIEFING) if kind == "h"}
+    english |= set(en.CONSENT_STATEMENTS) | set(en.QUESTIONS.values())
     return sorted(m for m in english if re.search(rf"(?<!\w){re.escape(m)}(?!\w)", page))
 
 
@@ -168,7 +168,7 @@ def test_a_new_study_takes_the_texts_of_its_language_unless_given():
     # Any other language starts from the English texts, to be translated by the researcher.
     czech = Study(language="cs")
     czech.take_language_defaults()
-    assert czech.information_sheet == texts.INFORMATION_SHEET
+    assert czech.information_sheet == en.INFORMATION_SHEET
 
 
 @pytest.mark.django_db

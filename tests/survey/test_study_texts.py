@@ -23,6 +23,7 @@ from survey.models import PlatformIdentity, Study
 from tests.factories import FILLED_SETTINGS, make_study
 from tests.survey.test_participant_views import consent, enter, languages, text_of
 from wojdb.core import texts
+from wojdb.core.texts import en
 
 pytestmark = [
     pytest.mark.django_db,
@@ -156,14 +157,14 @@ def test_the_migration_normalises_old_texts_and_keeps_the_thesis_title_as_a_sett
     """What existing studies become: "\\n" line ends, the title as their setting (so they
     show what they showed), the data-use text of their language, launched when made."""
     study = make_study(questionnaires=1, items=2, language="fr")
-    old = texts.INFORMATION_SHEET.replace("{project_title}", THESIS_TITLE)
+    old = en.INFORMATION_SHEET.replace("{project_title}", THESIS_TITLE)
     Study.objects.filter(pk=study.pk).update(
         information_sheet=old.replace("\n", "\r\n"), data_use="", launched_at=None
     )
     migration = importlib.import_module("survey.migrations.0017_launch_and_study_texts")
     migration.existing_studies_as_they_were(apps, connection.schema_editor())
     study.refresh_from_db()
-    assert study.information_sheet == texts.INFORMATION_SHEET
+    assert study.information_sheet == en.INFORMATION_SHEET
     assert study.project_title == THESIS_TITLE
     assert study.data_use == texts.data_use("fr")
     assert study.launched_at == study.created
@@ -197,7 +198,7 @@ def test_the_project_title_is_the_studys_own(client):
     assert '<p class="site-name">Reading machine translations</p>' in page
     person = enter(client, study)
     assert "Reading machine translations" in text_of(client.get(f"/p/{person.token}/consent/"))
-    for document in (texts.INFORMATION_SHEET, texts.CONSENT_INTRO, texts.DEBRIEFING):
+    for document in (en.INFORMATION_SHEET, en.CONSENT_INTRO, en.DEBRIEFING):
         assert "{project_title}" in document and THESIS_TITLE not in document
 
 

@@ -31,7 +31,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
 from wojdb.core.stats import columns as C
-from wojdb.core.texts import EDUCATION_LABELS, GRAMMAR_HIGH, GRAMMAR_LOW
+from wojdb.core.texts.en import EDUCATION_LABELS, GRAMMAR_HIGH, GRAMMAR_LOW
 
 #: Participant-table columns beyond those of the ratings frame (see :func:`participant_table`).
 NATIONALITY = "nationality"

@@ -1,6 +1,5 @@
-"""The participant documents of wojdb/core/texts/__init__.py for a study in German: the same facts
-and
-placeholders, written as a German survey would put them (formal "Sie")."""
+"""The participant documents of wojdb/core/texts/en.py for a study in German: the same facts
+and placeholders, written as a German survey would put them (formal "Sie")."""
 
 INFORMATION_SHEET = """\
 ## Titel des Projekts

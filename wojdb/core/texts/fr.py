@@ -1,6 +1,5 @@
-"""The participant documents of wojdb/core/texts/__init__.py for a study in French: the same facts
-and
-placeholders, written as a French survey would put them (formal "vous")."""
+"""The participant documents of wojdb/core/texts/en.py for a study in French: the same facts
+and placeholders, written as a French survey would put them (formal "vous")."""
 
 INFORMATION_SHEET = """\
 ## Titre du projet

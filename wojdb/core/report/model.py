@@ -1,0 +1,88 @@
+"""What a report holds: sections of text, tables (DataFrames), figures and notes."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from wojdb.core.report import figures as F
+
+
+@dataclass
+class Table:
+    name: str  # file stem of the CSV
+    title: str
+    frame: pd.DataFrame
+    caption: str = ""
+    show: bool = True  # shown in the HTML (always written as CSV)
+
+
+@dataclass
+class FigureEntry:
+    name: str  # file stem of the PNG and SVG
+    title: str
+    #: Builds the figure: a figure function with its data (functools.partial), which pickles,
+    #: so a worker process can build and draw it (wojdb.core.report.workers.FigureWorkers).
+    make: Callable[[], Figure]
+    caption: str = ""
+    #: The drawing, when a worker process makes it.
+    drawing: Future | None = field(default=None, repr=False)
+
+    @functools.cached_property
+    def figure(self) -> Figure:
+        return self.make()
+
+    @functools.cached_property
+    def drawn(self) -> F.Drawing:
+        """PNG and SVG, drawn once: by the worker it went to, else here."""
+        if self.drawing is not None:
+            try:
+                return self.drawing.result()
+            except BrokenProcessPool:  # the workers died (out of memory, killed): draw here
+                pass
+        return F.draw(self.figure)
+
+    @property
+    def svg(self) -> str:
+        return self.drawn.svg
+
+
+@dataclass
+class Section:
+    key: str
+    title: str
+    paragraphs: list[str] = field(default_factory=list)
+    figures: list[FigureEntry] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    summaries: list[tuple[str, str]] = field(default_factory=list)  # (title, preformatted text)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    title: str
+    generated: str
+    facts: list[tuple[str, str]]
+    sections: list[Section]
+    simulated_participants: int = 0
+    real_participants: int = 0
+    #: Where the data came from (study, when it was read), for spotting newer answers.
+    source: dict = field(default_factory=dict)
+
+    @property
+    def notes(self) -> list[str]:
+        return [note for section in self.sections for note in section.notes]
+
+    @property
+    def tables(self) -> list[Table]:
+        return [t for section in self.sections for t in section.tables]
+
+    @property
+    def figures(self) -> list[FigureEntry]:
+        return [f for section in self.sections for f in section.figures]
