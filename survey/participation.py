@@ -21,7 +21,7 @@ from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
-from survey import scan_files, study_cache
+from survey import rows, scan_files, study_cache
 from survey.assignment import enrol
 from survey.models import (
     ConsentText,
@@ -74,20 +74,28 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 
 # The lookups of nearly every participant request, written as SQL: the ORM takes 0.3-0.5 ms to
 # write each of them, more than the database takes to run it, in requests whose whole budget is
-# 2-3 ms (bench/survey_page_bench.py). Manager.raw still converts the columns and builds the
-# models. The study comes from the process's copy, checked against its revision.
-PARTICIPANT_BY_TOKEN = (
+# 2-3 ms (bench/survey_page_bench.py). The study comes from the process's copy, checked against
+# its revision.
+PARTICIPANT_BY_TOKEN = rows.Query(
+    Participant,
     "SELECT p.*, s.revision AS study_revision FROM survey_participant p"
-    " JOIN survey_study s ON s.id = p.study_id WHERE p.token = %s"
+    " JOIN survey_study s ON s.id = p.study_id WHERE p.token = %s",
 )
-RATING = "SELECT * FROM survey_rating WHERE participant_id = %s AND item_id = %s"
+RATING_SQL = "SELECT * FROM survey_rating WHERE participant_id = %s AND item_id = %s"
+RATING = rows.Query(Rating, RATING_SQL)
+RATING_FOR_UPDATE = rows.Query(Rating, RATING_SQL + " FOR UPDATE")
 ITEM = (
     "SELECT i.id, i.triple_id, i.permutation_id, t.segment_id, t.hypothesis, s.reference,"
     " s.source_lang, p.text FROM survey_item i JOIN survey_triple t ON t.id = i.triple_id"
     " JOIN survey_segment s ON s.id = t.segment_id"
     " LEFT JOIN survey_permutation p ON p.id = i.permutation_id WHERE i.id = %s"
 )
-RATING_FOR_UPDATE = RATING + " FOR UPDATE"
+# What an answer save writes: the scales and SAVED_FIELDS.
+RATING_SAVE = (
+    "UPDATE survey_rating SET "
+    + ", ".join(f'"{name}" = %s' for name in (*SCALES, *SAVED_FIELDS))
+    + " WHERE id = %s"
+)
 
 
 class Refused(Exception):
@@ -191,7 +199,7 @@ def find(token: str) -> Participant | None:
     """The participant of a personal link, with their study (see survey/study_cache.py)."""
     if not 20 <= len(token) <= 64:
         return None
-    participant = next(iter(Participant.objects.raw(PARTICIPANT_BY_TOKEN, [token])), None)
+    participant = PARTICIPANT_BY_TOKEN.first([token])
     if participant is None:
         return None
     participant.study = study_cache.study(participant.study_id, participant.study_revision)
@@ -203,13 +211,14 @@ def rating_of(participant: Participant, item_id: int, lock: bool = False, **new)
     """The participant's rating of an item, made with the fields `new` if there is none yet;
     `lock`: locked until the transaction ends, where the database can."""
     lookup = RATING_FOR_UPDATE if lock and connection.features.has_select_for_update else RATING
-    for rating in Rating.objects.raw(lookup, [participant.pk, item_id]):
+    rating = lookup.first([participant.pk, item_id])
+    if rating is not None:
         return rating
     try:
         with transaction.atomic():
             return Rating.objects.create(participant=participant, item_id=item_id, **new)
     except IntegrityError:  # made meanwhile by the participant's page in another window
-        return next(iter(Rating.objects.raw(lookup, [participant.pk, item_id])))
+        return lookup.first([participant.pk, item_id])
 
 
 def touch(participant: Participant, now=None) -> None:
@@ -407,8 +416,17 @@ def save_answer(
         if noted:
             rating.flagged, rating.comment = answer.note
         if changed or timed or noted:
-            rating.save(update_fields=[*SCALES, *SAVED_FIELDS])
+            write(rating)
     return Saved(rating, changed=changed)
+
+
+def write(rating: Rating) -> None:
+    """Store what an answer save changes (the ORM's `save` took longer to write the UPDATE
+    than the database to run it)."""
+    fields = [Rating._meta.get_field(name) for name in (*SCALES, *SAVED_FIELDS)]
+    values = [f.get_db_prep_save(getattr(rating, f.attname), connection) for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(RATING_SAVE, [*values, rating.pk])
 
 
 def unanswered_to_move_on(study: Study, rating: Rating, go: str) -> list[str]:

@@ -385,7 +385,7 @@ def scales(study: Study, shown: dict, saved: dict, notes: dict | None, missing=(
             "note": notes[name] if notes else "",
             "value": shown[name],
             "saved": saved[name],
-            "missing": MISSING if name in missing else "",
+            "missing": str(MISSING) if name in missing else "",  # in the key of its fragment
         }
         for number, (name, question, low, high) in enumerate(wording, start=1)
     ]
@@ -422,6 +422,7 @@ def item_page(
         position=position,
         practice=position == 0,
         total=total,
+        last=position == total,
         language=language_name(item.triple.segment.source_lang),
         scales=scales(participant.study, shown or saved, saved, notes, missing),
         require_both=participant.study.require_both_answers,
