@@ -15,7 +15,7 @@ from datetime import timedelta
 from urllib.parse import quote, unquote, urlsplit
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import connection, transaction
 from django.dispatch import Signal
 from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
@@ -90,11 +90,13 @@ ITEM = (
     " JOIN survey_segment s ON s.id = t.segment_id"
     " LEFT JOIN survey_permutation p ON p.id = i.permutation_id WHERE i.id = %s"
 )
-# What an answer save writes: the scales and SAVED_FIELDS.
-RATING_SAVE = (
-    "UPDATE survey_rating SET "
-    + ", ".join(f'"{name}" = %s' for name in (*SCALES, *SAVED_FIELDS))
-    + " WHERE id = %s"
+# A new rating, in one statement that needs no transaction of its own.
+NEW_FIELDS = [f for f in Rating._meta.concrete_fields if not f.primary_key]
+NEW_RATING = rows.Query(
+    Rating,
+    "INSERT INTO survey_rating (" + ", ".join(f'"{f.column}"' for f in NEW_FIELDS) + ")"
+    " VALUES (" + ", ".join(["%s"] * len(NEW_FIELDS)) + ")"
+    " ON CONFLICT (participant_id, item_id) DO NOTHING RETURNING *",
 )
 
 
@@ -212,13 +214,12 @@ def rating_of(participant: Participant, item_id: int, lock: bool = False, **new)
     `lock`: locked until the transaction ends, where the database can."""
     lookup = RATING_FOR_UPDATE if lock and connection.features.has_select_for_update else RATING
     rating = lookup.first([participant.pk, item_id])
-    if rating is not None:
-        return rating
-    try:
-        with transaction.atomic():
-            return Rating.objects.create(participant=participant, item_id=item_id, **new)
-    except IntegrityError:  # made meanwhile by the participant's page in another window
-        return lookup.first([participant.pk, item_id])
+    if rating is None:
+        made = Rating(participant_id=participant.pk, item_id=item_id, **new)
+        values = [f.get_db_prep_save(getattr(made, f.attname), connection) for f in NEW_FIELDS]
+        # None if the participant's page in another window made it meanwhile.
+        rating = NEW_RATING.first(values) or lookup.first([participant.pk, item_id])
+    return rating
 
 
 def touch(participant: Participant, now=None) -> None:
@@ -240,7 +241,7 @@ def touch(participant: Participant, now=None) -> None:
         changes["furthest"] = participant.position
     if changes or last is None or now - last >= ACTIVITY_RESOLUTION:
         changes["last_activity"] = now
-        Participant.objects.filter(pk=participant.pk).update(**changes)
+        rows.update(Participant, participant.pk, changes)
     for name, value in changes.items():
         setattr(participant, name, value)
     participant.loaded_position = participant.position
@@ -416,17 +417,10 @@ def save_answer(
         if noted:
             rating.flagged, rating.comment = answer.note
         if changed or timed or noted:
-            write(rating)
+            rows.update(
+                Rating, rating.pk, {f: getattr(rating, f) for f in (*SCALES, *SAVED_FIELDS)}
+            )
     return Saved(rating, changed=changed)
-
-
-def write(rating: Rating) -> None:
-    """Store what an answer save changes (the ORM's `save` took longer to write the UPDATE
-    than the database to run it)."""
-    fields = [Rating._meta.get_field(name) for name in (*SCALES, *SAVED_FIELDS)]
-    values = [f.get_db_prep_save(getattr(rating, f.attname), connection) for f in fields]
-    with connection.cursor() as cursor:
-        cursor.execute(RATING_SAVE, [*values, rating.pk])
 
 
 def unanswered_to_move_on(study: Study, rating: Rating, go: str) -> list[str]:

@@ -1,8 +1,10 @@
-"""Model instances from plain SQL, converted as the ORM converts them.
+"""Plain SQL for the participant's requests: model instances from a query, converted as the
+ORM converts them, and updates of a row.
 
-`Manager.raw` works out again at every query which of the model's fields each column is and
-how the database's values convert (0.15 ms of the 0.19 ms a participant's lookup took on
-SQLite); a `Query` works it out once per connection and keeps it.
+The ORM took longer to write these statements than the database to run them: `Manager.raw`
+works out again at every query which of the model's fields each column is and how the
+database's values convert (0.15 ms of the 0.19 ms a participant's lookup took on SQLite), where
+a `Query` works it out once per connection; `QuerySet.update` compiled its statement in 0.3 ms.
 """
 
 from __future__ import annotations
@@ -58,3 +60,13 @@ class Query:
         plan = (names, positions, list(columns.items()), converters)
         self._plans[connection.alias] = plan
         return plan
+
+
+def update(model, pk: int, changes: dict, using: str = "default") -> None:
+    """`model.objects.filter(pk=pk).update(**changes)` for plain values, without compiling."""
+    connection = connections[using]
+    fields = {model._meta.get_field(name): value for name, value in changes.items()}
+    columns = ", ".join(f"{connection.ops.quote_name(field.column)} = %s" for field in fields)
+    values = [field.get_db_prep_save(value, connection) for field, value in fields.items()]
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {model._meta.db_table} SET {columns} WHERE id = %s", [*values, pk])
