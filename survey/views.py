@@ -385,7 +385,7 @@ def scales(study: Study, shown: dict, saved: dict, notes: dict | None, missing=(
             "note": notes[name] if notes else "",
             "value": shown[name],
             "saved": saved[name],
-            "missing": str(MISSING) if name in missing else "",  # in the key of its fragment
+            "missing": MISSING if name in missing else "",
         }
         for number, (name, question, low, high) in enumerate(wording, start=1)
     ]
