@@ -24,6 +24,7 @@ from django.db.models.functions import Cast, Coalesce
 from analysis.models import Metric, MetricScore
 from survey.models import (
     Corpus,
+    ErrorAnnotation,
     ExternalJudgment,
     ExternalSegmentScore,
     Item,
@@ -37,7 +38,7 @@ from survey.models import (
 from wojdb.core import scales
 from wojdb.core.formats import wmt
 from wojdb.core.formats.judgments import APPRAISE, MQM
-from wojdb.core.formats.segment_ids import ERROR_ANNOTATION
+from wojdb.core.formats.segment_ids import DIRECT_ASSESSMENT, ERROR_ANNOTATION
 from wojdb.core.release import derived, load, schema
 from wojdb.core.stats import columns as col
 from wojdb.core.stats import system
@@ -576,3 +577,91 @@ def judgments_export(
     if lps:
         frame = frame[frame[system.LP].isin(set(lps))]
     return frame.astype({"line": "Int64", "seconds": float}).reset_index(drop=True)
+
+
+#: Each kind of judgment of a release's judgments.csv: the format and kind of its import.
+RELEASE_KINDS = {
+    schema.DA: (wmt.JUDGMENTS, DIRECT_ASSESSMENT),
+    schema.DA_SEGMENT: (wmt.SEGMENT_SCORES, DIRECT_ASSESSMENT),
+    schema.APPRAISE_DA: (APPRAISE, DIRECT_ASSESSMENT),
+    schema.ESA: (APPRAISE, ERROR_ANNOTATION),
+    schema.MQM: (MQM, ERROR_ANNOTATION),
+}
+#: judgments.csv's columns of both kinds of row, and of each alone.
+RELEASED_JUDGMENT_COMMON = {
+    "file_format": "source__file_format",
+    "import_kind": "source__kind",
+    "testset": "triple__segment__testset",
+    "source_lang": "triple__segment__source_lang",
+    "target_lang": "triple__segment__target_lang",
+    "ref_name": "triple__segment__ref_name",
+    "segment": "triple__segment__number",
+    "system": "triple__corpus__system",
+    "published_system": "system",
+    "published_segment": "segment_id",
+    "published_document": "document",
+    "file": "source__file_name",
+    "file_sha256": "source__sha256",
+    "line": "line",
+}
+RELEASED_JUDGMENT = {
+    **RELEASED_JUDGMENT_COMMON,
+    "judgment": "pk",
+    "rater": "rater",
+    "item_type": "item_type",
+    "hit": "hit_id",
+    "score": "score",
+    "seconds": "seconds",
+}
+RELEASED_SEGMENT_SCORE = {
+    **RELEASED_JUDGMENT_COMMON,
+    "score": "z",
+    "raw": "raw",
+    "judgments": "judgments",
+}
+
+
+def released_judgments_table(items: Iterable[int]) -> pd.DataFrame:
+    """judgments.csv: the imported judgments of the hypotheses of the given items' triples
+    (per rater, and WMT's segment means), each with its errors where it is an error
+    annotation, sorted by test set, pair, file and line."""
+    triples = _chunked(Item.objects.all(), items, {"triple": "triple_id"})["triple"]
+    triples = sorted(set(int(t) for t in triples))
+    judgments = _chunked(
+        ExternalJudgment.objects.filter(source__isnull=False, document_score=False),
+        triples,
+        RELEASED_JUDGMENT,
+        lookup="triple_id__in",
+    )
+    means = _chunked(
+        ExternalSegmentScore.objects.all(), triples, RELEASED_SEGMENT_SCORE, lookup="triple_id__in"
+    )
+    parts = [part for part in (judgments, means) if len(part)]
+    if not parts:
+        return schema.empty_table(schema.JUDGMENTS)
+    frame = pd.concat(parts, ignore_index=True)
+    kind_of = {source: kind for kind, source in RELEASE_KINDS.items()}
+    sources = zip(frame["file_format"], frame["import_kind"], strict=True)
+    frame["kind"] = [kind_of[source] for source in sources]
+    # Read as Python values: a frame would turn offsets with gaps into floats.
+    errors: dict[int, list[dict]] = {}
+    ids = sorted(int(j) for j in judgments["judgment"]) if len(judgments) else []
+    for start in range(0, len(ids), ID_CHUNK):
+        marked = ErrorAnnotation.objects.filter(judgment_id__in=ids[start : start + ID_CHUNK])
+        for judgment, *values in marked.order_by("pk").values_list(
+            "judgment_id", *schema.ERROR_KEYS
+        ):
+            errors.setdefault(judgment, []).append(
+                dict(zip(schema.ERROR_KEYS, values, strict=True))
+            )
+    # Error annotations list their errors ([] for none); other kinds have no list. Segment
+    # means have no judgment id.
+    ids = frame.get("judgment", pd.Series(0, index=frame.index)).fillna(0)
+    frame["errors"] = [
+        errors.get(int(judgment), []) if kind in schema.ERROR_KINDS else None
+        for judgment, kind in zip(ids, frame["kind"], strict=True)
+    ]
+    frame = frame.sort_values(
+        ["testset", "source_lang", "target_lang", "file", "file_sha256", "line"], kind="stable"
+    )
+    return schema.typed(frame, schema.JUDGMENTS)

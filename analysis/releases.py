@@ -27,7 +27,11 @@ from analysis.models import Metric, MetricScore
 from survey.models import (
     ConsentText,
     Corpus,
+    ErrorAnnotation,
+    ExternalJudgment,
+    ExternalSegmentScore,
     Item,
+    JudgmentImport,
     Participant,
     ParticipantLanguage,
     Permutation,
@@ -47,7 +51,14 @@ from wojdb.core.release.read import (
     is_id,
     newer_software_note,
 )
-from wojdb.core.release.schema import PACKAGE_FILE, PARTICIPANTS, TABLES, TABLES_BY_NAME, TRIPLE_KEY
+from wojdb.core.release.schema import (
+    DA_SEGMENT,
+    PACKAGE_FILE,
+    PARTICIPANTS,
+    TABLES,
+    TABLES_BY_NAME,
+    TRIPLE_KEY,
+)
 from wojdb.core.release.write import Export, _no_progress, codebook, descriptor, save, write_zip
 from wojdb.core.stats import columns as col
 from wojdb.core.vocabulary import WITHDRAWN
@@ -66,7 +77,9 @@ LEFT_OUT_STUDY_FIELDS = (
     "is_open",
 )
 #: Models that must be empty before an import, in the order their rows are counted.
-IMPORT_TARGETS = (Study, Segment, Corpus, Triple, Item, Participant, Rating, Metric)
+IMPORT_TARGETS = (
+    Study, Segment, Corpus, Triple, Item, Participant, Rating, Metric, JudgmentImport,
+)  # fmt: skip
 #: Rows inserted per statement batch on import.
 IMPORT_CHUNK = 5000
 #: Models whose primary keys a release keeps (they are the ids in the frames).
@@ -135,6 +148,7 @@ def gather(study: Study, *, include_simulated: bool = True, progress=_no_progres
         "ratings": ratings,
         "metrics": frames.metrics_table(scores["metric_id"].unique()),
         "metric_scores": scores,
+        "judgments": frames.released_judgments_table(item_ids),
     }
     progress(1)
     return {
@@ -393,6 +407,41 @@ RATING_COLUMNS = {
     },
 }
 SCORE_COLUMNS = {"item": "item_id", "metric_id": "metric_id", "score": "score"}
+#: judgments.csv's triple key -> the triple's fields.
+TRIPLE_LOOKUPS = {
+    "testset": "segment__testset",
+    "source_lang": "segment__source_lang",
+    "target_lang": "segment__target_lang",
+    "ref_name": "segment__ref_name",
+    "segment": "segment__number",
+    "system": "corpus__system",
+}
+JUDGMENT_FILE_KEY = {
+    "file_sha256": "sha256",
+    "testset": "testset",
+    "source_lang": "source_lang",
+    "target_lang": "target_lang",
+}
+JUDGMENT_ROW = {
+    "source_id": "source_id",
+    "triple_id": "triple_id",
+    "source_lang": "source_lang",
+    "target_lang": "target_lang",
+    "published_system": "system",
+    "published_segment": "segment_id",
+    "published_document": "document",
+    "line": "line",
+}
+JUDGMENT_COLUMNS = {
+    **JUDGMENT_ROW,
+    "rater": "rater",
+    "item_type": "item_type",
+    "hit": "hit_id",
+    "score": "score",
+    "seconds": "seconds",
+    "file": "source_file",
+}
+SEGMENT_SCORE_COLUMNS = {**JUDGMENT_ROW, "score": "z", "raw": "raw", "judgments": "judgments"}
 
 
 #: Tables whose every row becomes one database row.
@@ -404,6 +453,7 @@ IMPORTED_TABLES = (
     "ratings",
     "metrics",
     "metric_scores",
+    "judgments",
 )
 
 
@@ -424,6 +474,38 @@ def _import_items(items: pd.DataFrame, progress) -> None:
     items = items.merge(perms[["item", "permutation_id"]], on="item", how="left")
     columns = {"item": "pk", "triple_id": "triple_id", "permutation_id": "permutation_id"}
     _create(Item, items.astype({"permutation_id": "Int64"}), columns, progress)
+
+
+def _import_judgments(judgments: pd.DataFrame, progress) -> None:
+    """judgments.csv: one import record per file (hash, test set and pair), the judgments
+    linked to the triples items.csv made, and the errors of each. The alignment was checked
+    when the files were first imported; here each row names its line."""
+    files = judgments.drop_duplicates(list(JUDGMENT_FILE_KEY))
+    JudgmentImport.objects.bulk_create(
+        JudgmentImport(
+            sha256=row.file_sha256, file_name=row.file, testset=row.testset,
+            source_lang=row.source_lang, target_lang=row.target_lang, mapping="lines",
+            level=JudgmentImport.SEGMENT,
+            **dict(zip(("file_format", "kind"), frames.RELEASE_KINDS[row.kind], strict=True)),
+        )
+        for row in files.itertuples()
+    )  # fmt: skip
+    judgments = _with_ids(judgments, JudgmentImport.objects, JUDGMENT_FILE_KEY, "source_id")
+    judgments = _with_ids(judgments, Triple.objects, TRIPLE_LOOKUPS, "triple_id")
+    means = judgments["kind"] == DA_SEGMENT
+    _create(ExternalSegmentScore, judgments[means], SEGMENT_SCORE_COLUMNS, progress)
+    rated = judgments[~means]
+    _create(ExternalJudgment, rated, JUDGMENT_COLUMNS, progress)
+    rated = _with_ids(rated, ExternalJudgment.objects, {"source_id": "source_id", "line": "line"},
+                      "judgment_id")  # fmt: skip
+    ErrorAnnotation.objects.bulk_create(
+        (
+            ErrorAnnotation(judgment_id=judgment, **error)
+            for judgment, errors in zip(rated["judgment_id"], rated["errors"], strict=True)
+            for error in errors or ()
+        ),
+        batch_size=IMPORT_CHUNK,
+    )
 
 
 def _reset_sequences() -> None:
@@ -497,6 +579,7 @@ def import_release(release: Release, progress=_no_progress) -> ImportReport:
         _create(Rating, t["ratings"], RATING_COLUMNS, progress)
         _create(Metric, t["metrics"], frames.METRIC_LOOKUPS, progress)
         _create(MetricScore, t["metric_scores"], SCORE_COLUMNS, progress)
+        _import_judgments(t["judgments"], progress)
         _reset_sequences()
     counts = {
         "items": len(t["items"]),
@@ -504,6 +587,7 @@ def import_release(release: Release, progress=_no_progress) -> ImportReport:
         "participants": len(people),
         "ratings": len(t["ratings"]),
         "metric scores": len(t["metric_scores"]),
+        "imported judgments": len(t["judgments"]),
     }
     notes = [closed_note(study)]
     if note := newer_software_note(release.package):

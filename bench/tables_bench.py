@@ -1,10 +1,12 @@
 """WMT22's into-English DA and Google's TED MQM through WOJ-DB: the published tables, the
 alignment check against shifted alignments, and import times.
 
-Usage: .venv/bin/python bench/tables_bench.py --wmt22 DIR --mqm DIR
+Usage: .venv/bin/python bench/tables_bench.py [--wmt22 DIR] [--mqm DIR]
 
 --wmt22: wmt-conference/wmt22-news-systems, --mqm: google/wmt-mqm-human-evaluation, each a
-checkout or a bare git directory (a mirror; its files are read with `git show`). Into a fresh
+checkout or a bare git directory (a mirror; its files are read with `git show`). Without
+--mqm, the TED files bundled in fixtures/ted-mqm.tar.xz (the same files) are read; without
+--wmt22, the WMT22 part is skipped, saying where to get the release. Into a fresh
 SQLite database it imports WMT22's texts of cs, de, ja, ru, uk and zh → en, the document ids of
 the XML files the release holds (matched to a test set by their source sentences), the twelve
 DA files of humaneval/DA/newstest2022-toen (segment scores and per-rater judgments, one
@@ -172,7 +174,7 @@ def wmt22(release: Release, tmp: Path) -> bool:
     print(f"    {', '.join(f'{k} {v:,}' for k, v in report.created.items())}")
     out = tmp / "da.csv"
     call_command("system_scores", "--out", str(out), "--lp", *lps, verbosity=0)
-    equal = compare_da(release, out, lps)
+    equal = compare_da(release, out, {lp: set(by_lp[lp].hypotheses) for lp in lps})
 
     print("\nThe alignment check, true and shifted (r within systems)")
     ok = True
@@ -181,7 +183,7 @@ def wmt22(release: Release, tmp: Path) -> bool:
         lines = segment_ids.sid_lines(documents[lp])
         scored = []
         for r in wmt.read_segment_scores(release.get(f"{DA}/ad-seg-scores-{lp}.csv")):
-            name = wmt.canonical_system(r.system)
+            name = wmt.imported_system(r.system, ts.hypotheses)
             if name in ts.hypotheses:
                 scored.append((r.z, name, lines[r.segment_id - 1]))
         ok &= check_shifts(f"WMT22 {lp} DA", scored, ts.hypotheses, ts.references,
@@ -189,7 +191,9 @@ def wmt22(release: Release, tmp: Path) -> bool:
     return equal and ok, seconds
 
 
-def compare_da(release: Release, out: Path, lps) -> bool:
+def compare_da(release: Release, out: Path, imported: dict[str, set[str]]) -> bool:
+    """The system table written to `out` against the release's, pair by pair; `imported`
+    holds the systems imported for each pair."""
     import pandas as pd
 
     from wojdb.core.formats import wmt
@@ -199,7 +203,7 @@ def compare_da(release: Release, out: Path, lps) -> bool:
     print("\nsystem_scores --source da against the release (order, z 3 dp, raw 1 dp, n, "
           "judgments, clusters)")  # fmt: skip
     all_equal = True
-    for lp in lps:
+    for lp, names in imported.items():
         published = pd.read_csv(
             release.get(f"{DA}/ad-sys-ranking-{lp}-z-names.csv"), sep=" ", header=None,
             usecols=range(5), names=["raw", "z", "n", "judgments", "system"],
@@ -210,7 +214,8 @@ def compare_da(release: Release, out: Path, lps) -> bool:
         mine = ours[ours["lp"] == lp].reset_index(drop=True)
         checks = {
             # Systems named as imported (JDExploreAcademy.6 is JDExploreAcademy).
-            "order": list(mine["system"]) == list(published["system"].map(wmt.canonical_system)),
+            "order": list(mine["system"])
+            == [wmt.imported_system(name, names) for name in published["system"]],
             "z": (mine["z"].round(3) == published["z"]).all(),
             "raw": (mine["raw"].round(1) == published["raw"]).all(),
             "n": (mine["n"] == published["n"]).all(),
@@ -231,7 +236,7 @@ def rebuild_ted(path: Path, root: Path, lp: str):
     """The test set an error file annotates, from its own texts: sources, the `ref` system's
     target as reference A, every other system's target as its output, the documents' ids.
     Returns the folder and, per system and line, (hypotheses, references, line of seg_id)."""
-    from wojdb.core.formats import mqm, wmt
+    from wojdb.core.formats import mqm
 
     rows = [r.split("\t") for r in path.read_text(encoding="utf-8").splitlines()[1:]]
     plain = {}
@@ -254,7 +259,7 @@ def rebuild_ted(path: Path, root: Path, lp: str):
     for system in systems:
         if system != "ref":
             hypotheses[system] = [plain[system, s][2] for s in segments]
-            write(f"hyp.{wmt.canonical_system(system)}.{tgt}", hypotheses[system])
+            write(f"hyp.{system}.{tgt}", hypotheses[system])
     write("docids", [plain["ref", s][0] for s in segments])
     return txt, hypotheses, references, {s: n for n, s in enumerate(segments, start=1)}
 
@@ -316,10 +321,26 @@ def ted_mqm(release: Release, tmp: Path) -> tuple[bool, dict]:
     return all_ok, seconds
 
 
+def bundled_mqm(tmp: Path) -> Path:
+    """The bundled TED files (fixtures/ted-mqm.tar.xz) laid out as the repository has them."""
+    from wojdb.bundled import ted_mqm as bundled
+
+    root = tmp / "wmt-mqm-human-evaluation"
+    for stem in MQM_FILES.values():
+        for suffix in (".tsv", ".avg_seg_scores.tsv"):
+            link = root / f"{stem}{suffix}"
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(bundled() / f"{Path(stem).name}{suffix}")
+    (root / "README.md").write_text("bundled\n")
+    return root
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--wmt22", type=Path, required=True, metavar="DIR")
-    parser.add_argument("--mqm", type=Path, required=True, metavar="DIR")
+    parser.add_argument("--wmt22", type=Path, metavar="DIR", help="wmt22-news-systems")
+    parser.add_argument(
+        "--mqm", type=Path, metavar="DIR", help="wmt-mqm-human-evaluation (default: bundled)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as var:
         os.environ["WOJDB_HOME"] = var
@@ -332,14 +353,20 @@ def main():
 
         call_command("migrate", verbosity=0)
         tmp = Path(var)
-        print("WMT22 into English (DA)")
-        da_ok, da_seconds = wmt22(Release(args.wmt22, tmp / "wmt22"), tmp)
+        da_ok, da_seconds = True, None
+        if args.wmt22:
+            print("WMT22 into English (DA)")
+            da_ok, da_seconds = wmt22(Release(args.wmt22, tmp / "wmt22"), tmp)
         print("\nGoogle MQM, TED (wmt-mqm-human-evaluation)")
-        mqm_ok, mqm_seconds = ted_mqm(Release(args.mqm, tmp / "mqm"), tmp)
+        mqm_ok, mqm_seconds = ted_mqm(Release(args.mqm or bundled_mqm(tmp), tmp / "mqm"), tmp)
     print(f"\nsummary (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; wall "
           "time on a quiet machine is about the CPU time)")  # fmt: skip
-    wall, cpu = da_seconds
-    print(f"  WMT22 into-English DA files: {wall:.1f} s wall, {cpu:.1f} s CPU (target ≤ 20 s)")
+    if da_seconds:
+        wall, cpu = da_seconds
+        print(f"  WMT22 into-English DA files: {wall:.1f} s wall, {cpu:.1f} s CPU (target ≤ 20 s)")
+    else:
+        print("  WMT22 into-English DA files: not measured (give --wmt22 DIR, a checkout of "
+              "github.com/wmt-conference/wmt22-news-systems)")  # fmt: skip
     for lp, (wall, cpu) in mqm_seconds.items():
         print(f"  TED {lp} MQM file: {wall:.1f} s wall, {cpu:.1f} s CPU (target ≤ 5 s)")
     print(f"  tables and checks: {'all as published' if da_ok and mqm_ok else 'DIFFERENCES'}")

@@ -67,7 +67,7 @@ def import_ranks(path: Path, *, testset: str | None = None) -> ImportReport:
     rankings = pairwise.read(path) if pairwise_file else wmt.read_rankings(path)
     if not rankings:
         raise InputError(path, "holds no rankings")
-    index, texts = {}, {}
+    index, texts, imported = {}, {}, defaultdict(set)
     for src, tgt in sorted({(r.source_lang, r.target_lang) for r in rankings}):
         ts = testset_for(testset, src, tgt, path)
         rows = Triple.objects.filter(
@@ -76,6 +76,7 @@ def import_ranks(path: Path, *, testset: str | None = None) -> ImportReport:
         for system, number, pk, hypothesis in rows.iterator(chunk_size=BATCH):
             index[src, tgt, system, number] = pk
             texts[pk] = hypothesis.strip()
+            imported[src, tgt].add(system)
     report, totals = ImportReport(), defaultdict(list)
     for r in rankings:
         lp = f"{r.source_lang}-{r.target_lang}"
@@ -83,7 +84,7 @@ def import_ranks(path: Path, *, testset: str | None = None) -> ImportReport:
         for slot, (systems, rank) in enumerate(r.ranks):
             pks = []
             for system in systems:
-                name = wmt.canonical_system(system)
+                name = wmt.imported_system(system, imported[r.source_lang, r.target_lang])
                 if name != system:
                     report.mapped[system] = name
                 pk = index.get((r.source_lang, r.target_lang, name, r.segment_id))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import translation
 from django.utils.translation import gettext, gettext_lazy
@@ -10,6 +11,7 @@ from django.utils.translation import gettext, gettext_lazy
 from survey.models import Participant, ParticipantLanguage
 from survey.participation import SCALES, Answer
 from wojdb.core import texts
+from wojdb.core.io import InputError, parse_number
 from wojdb.core.language.codes import LANGUAGE_NAMES
 
 YES_NO = [("yes", gettext_lazy("Yes")), ("no", gettext_lazy("No"))]
@@ -17,6 +19,20 @@ SCALE_CHOICES = [(n, str(n)) for n in range(1, 6)]
 MAX_CLIENT_MS = 24 * 60 * 60 * 1000
 # Languages that write language names in lower case mid-sentence (Django capitalises them).
 LOWER_CASE_NAMES = {"fr", "es", "it", "pt", "ca", "ro"}
+
+
+class WholeNumber(forms.IntegerField):
+    """A whole number read by the one number parser (wojdb.core.io.parse_number): ASCII digits
+    only, where Django's IntegerField takes "1_0" as 10 and "٣" as 3."""
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        try:
+            return parse_number(str(value).strip(), "form", kind=int, minimum=-(2**63),
+                                maximum=2**63 - 1)  # fmt: skip
+        except InputError:
+            raise ValidationError(self.error_messages["invalid"], code="invalid") from None
 
 
 def language_name(code: str) -> str:
@@ -103,7 +119,7 @@ class AboutForm(forms.Form):
         widget=forms.RadioSelect,
         required=False,
     )
-    target_years = forms.IntegerField(
+    target_years = WholeNumber(
         label=_lazy(texts.ABOUT_YOU["target_years"]),
         help_text=gettext_lazy("In years."),
         min_value=0,
@@ -142,7 +158,7 @@ class AboutForm(forms.Form):
         widget=forms.RadioSelect,
         required=False,
     )
-    age = forms.IntegerField(
+    age = WholeNumber(
         label=_lazy(texts.ABOUT_YOU["age"]), min_value=1, max_value=120, required=False
     )
 
@@ -276,7 +292,7 @@ class AnswerForm(forms.Form):
     """One item's answers as posted by the page (with or without JavaScript). It is never
     rendered, and validating changes no field, so its fields are shared."""
 
-    item = forms.IntegerField(min_value=1)
+    item = WholeNumber(min_value=1)
     holistic = forms.TypedChoiceField(
         choices=SCALE_CHOICES, coerce=int, empty_value=None, required=False
     )
@@ -289,7 +305,7 @@ class AnswerForm(forms.Form):
     was_order = forms.TypedChoiceField(
         choices=SCALE_CHOICES, coerce=int, empty_value=None, required=False
     )
-    client_ms = forms.IntegerField(min_value=0, max_value=MAX_CLIENT_MS, required=False)
+    client_ms = WholeNumber(min_value=0, max_value=MAX_CLIENT_MS, required=False)
     go = forms.ChoiceField(
         choices=[("next", "next"), ("back", "back"), ("stay", "stay"), ("start", "start")],
         required=False,

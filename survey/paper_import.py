@@ -643,6 +643,11 @@ def resolve(answer: PaperAnswer, value: str, reviewer: str) -> None:
         parse_text(answer.field, value, answer.copy.layout.study.language)
     elif value not in {v for v, _ in box_choices(answer)}:
         raise ValueError(f"{value!r} is not one of this question's boxes")
+    longest = PaperAnswer._meta.get_field("value").max_length
+    if len(value) > longest:  # every line within the web form's limits, but all of them not
+        raise ValueError(f"at most {longest} characters in all ({len(value)} typed)")
+    if "\x00" in value:  # as the web form refuses it: no database stores it in a text
+        raise ValueError("holds a NUL character")
     with transaction.atomic():
         answer.value, answer.status = value, "resolved"
         answer.reviewed_by, answer.reviewed_at = reviewer[:150], timezone.now()

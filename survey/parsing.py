@@ -28,7 +28,7 @@ from wojdb.core.io import (
 )
 from wojdb.core.language.codes import language
 from wojdb.core.language.nlp import Parse, parse_texts, read_conllu
-from wojdb.core.language.rules import LanguageRules, pipeline_for, rules_for
+from wojdb.core.language.rules import LanguageRules, NoPipelineError, pipeline_for, rules_for
 from wojdb.core.permutations import Sentence
 from wojdb.core.permutations.sentence import align_words
 
@@ -76,7 +76,13 @@ def stored_parses(owners: Iterable[Segment | Triple], bars: Bars = no_bars) -> d
     for owner in missing:
         by_language.setdefault(target_language(owner), []).append(owner)
     # Every language's pipeline is checked before anything is parsed.
-    pipelines = {code: target_pipeline(code) for code in by_language}
+    pipelines = {}
+    for code, unparsed in by_language.items():
+        try:
+            pipelines[code] = target_pipeline(code)
+        except NoPipelineError as error:
+            missing_parses = f"{len(unparsed):,} {plural} have no parse"
+            raise NoPipelineError(f"{missing_parses}, and {error}") from None
     with bars(total=len(missing), desc=f"parsing {plural}", unit=" texts") as bar:
         for code, owners_of_language in by_language.items():
             for start in range(0, len(owners_of_language), PARSE_CHUNK):

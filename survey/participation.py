@@ -139,7 +139,10 @@ def platform_fields(params) -> dict[str, str]:
     """The crowd-platform ids among request parameters; ValueError on a malformed one."""
     fields = {}
     for parameter, name in PLATFORM_PARAMETERS.items():
-        value = params.get(parameter, "")
+        values = params.getlist(parameter)
+        if len(values) > 1:  # which one the platform meant is not for us to guess
+            raise ValueError(gettext("%(parameter)s is given twice") % {"parameter": parameter})
+        value = values[0] if values else ""
         if not value:
             continue
         if parameter == "turkSubmitTo":

@@ -17,6 +17,7 @@ from pathlib import Path
 from django.conf import settings
 
 from survey.models import ScanPage
+from wojdb.core import budgets
 from wojdb.core.io import open_input
 
 logger = logging.getLogger(__name__)
@@ -33,8 +34,10 @@ def keep(paths: set[Path]) -> tuple[dict[Path, str], list[Path]]:
     folder = Path(settings.MEDIA_ROOT) / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     kept, created = {}, []
+    limits = budgets.current()
     for path in sorted(paths):
-        with open_input(path) as handle:  # in chunks: a scan file may be large
+        # Read in chunks: a scan file may be large.
+        with open_input(path, limits.scan_bytes, limits.variable("scan_bytes")) as handle:
             digest = hashlib.file_digest(handle, "sha256").hexdigest()
         suffix = path.suffix.lower() if SUFFIX.fullmatch(path.suffix.lower()) else ""
         name = f"{FOLDER}/{digest}{suffix}"

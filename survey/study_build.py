@@ -30,7 +30,7 @@ from survey.documents import import_documents
 from survey.generation import GenerationError, generate_permutations
 from survey.judgments import import_judgments
 from survey.models import ConsentText, Item, Permutation, Study, StudyPlan, Triple
-from survey.parsing import Bars, no_bars
+from survey.parsing import Bars, import_parses, no_bars
 from survey.pool import (
     PoolError,
     pool_triples,
@@ -170,6 +170,16 @@ def _import_sources(declared: Declared, step) -> tuple[set, list]:
                 raise InputError(entry["path"], f"is in the {layout} layout, not {entry['layout']}")
             reports.append((entry["path"], write_wmt(plan)))
         within |= {(ts.testset, ts.source_lang, ts.target_lang) for ts in plan.found.test_sets}
+    for n, entry in enumerate(sources.get("parses", []), start=1):
+        with _under(declared, f"sources.parses[{n}]"):
+            report = import_parses(
+                Path(entry["path"]),
+                testset=entry["testset"],
+                lp=entry["language_pair"],
+                system=entry.get("system"),
+                parser=entry.get("parser", "conllu"),
+            )
+        reports.append((entry["path"], report))
     for n, entry in enumerate(sources.get("documents", []), start=1):
         with _under(declared, f"sources.documents[{n}]"):
             report = import_documents([Path(entry["path"])], testset=entry.get("testset"))

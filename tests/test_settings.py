@@ -111,6 +111,7 @@ def test_plain_http_defaults_keep_cookies_usable_and_frames_denied(tmp_path):
         ("WOJDB_PROXIES", "two"),
         ("DEBUG", "maybe"),
         ("DATABASE_URL", "nosuchdb://x/y"),
+        ("WOJDB_MAX_INPUT_BYTES", "64MB"),
     ],
 )
 def test_a_bad_variable_stops_the_settings_from_loading_and_is_named(variable, value, tmp_path):
@@ -146,3 +147,14 @@ def test_wojdb_demo_with_an_unusable_home_stops_with_one_line(kind, tmp_path):
     }[kind]
     line = f"wojdb: error: environment variable WOJDB_HOME='{home}': {problem}"
     assert result.stderr.startswith(line) and result.stderr.count("\n") == 1, result.stderr
+
+
+def test_a_refused_input_exits_with_status_2_and_a_crash_with_1(tmp_path):
+    assert run(["manage.py", "migrate", "-v0"], {}, tmp_path).returncode == 0
+    study = tmp_path / "study.toml"
+    study.write_text("name = 'A study'\nslug = 'a'\nabandon_after_minutes = nan\n")
+    result = run(["manage.py", "create_study", str(study)], {}, tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"CommandError: {study}, line 3, key abandon_after_minutes:")
+    crash = "import sys; from wojdb.cli import run; run(['manage.py', 'shell', '-c', '1/0'])"
+    assert run(["-c", crash], {}, tmp_path).returncode == 1

@@ -18,7 +18,8 @@ def command_line(argv: list[str]) -> list[str]:
 
 def run(argv: list[str]) -> None:
     """Run a management command; settings that cannot be used (wojdb.environment) stop it with
-    one line naming the variable, and exit status 2."""
+    one line naming the variable. Every refusal exits with status 2, as a bad argument does:
+    Django exits a command's refusal (CommandError) with 1, which is left to a crash."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "wojdb.settings")
     from django.core.management import execute_from_command_line
 
@@ -29,6 +30,10 @@ def run(argv: list[str]) -> None:
     except SettingsError as error:
         print(f"{os.path.basename(argv[0])}: error: {error}", file=sys.stderr)
         sys.exit(2)
+    except SystemExit as stop:
+        if stop.code == 1:
+            sys.exit(2)
+        raise
 
 
 def main() -> None:

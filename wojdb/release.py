@@ -2,6 +2,7 @@
 
     from wojdb.release import load_release
     ratings, scores = load_release("wojdb-demo-1.0")
+    ratings, scores, judgments = load_release("wojdb-demo-1.0", judgments=True)
 
 The frames are those of the analysis (:mod:`wojdb.core.stats.columns`); see
 :mod:`wojdb.core.release.schema` for the release's files and schemas. Importing this module imports

@@ -82,7 +82,10 @@ def test_every_file_matches_its_schema(release):
             arrow = pq.read_schema(path)
             assert arrow.names == names, path
             for f in schema["fields"]:
-                assert str(arrow.field(f["name"]).type) in ARROW_TYPES[f["type"]], (path, f)
+                typed = str(arrow.field(f["name"]).type)
+                # judgments.csv's errors: a list of objects, each error's keys typed
+                objects = f["type"] == "array" and typed.startswith("list<element: struct<")
+                assert objects or typed in ARROW_TYPES[f["type"]], (path, f)
             continue
         assert resource["path"].endswith(".csv") and resource["mediatype"] == "text/csv"
         data = pd.read_csv(path, dtype=str, keep_default_na=False)
@@ -240,6 +243,105 @@ def test_a_wrong_header_or_package_is_reported(release, tmp_path):
     assert "items.csv, line 1: header does not match datapackage.json" in found
     found = _broken(release, tmp_path / "2", {"datapackage.json": lambda t: t[:-3]})
     assert "datapackage.json: not valid JSON" in found
+
+
+def _csv_rows(path: Path) -> list[dict]:
+    return pd.read_csv(path, dtype=str, keep_default_na=False).to_dict("records")
+
+
+def test_the_release_holds_the_imported_judgments_of_its_own_hypotheses(release):
+    """build_rated_study's judgments (tests/analysis/test_frames.py: add_judgments): those of
+    the shared hypothesis and of the first permutation's triple, not those of a triple the
+    study does not rate nor ESA's document score; the system named as items.csv names it."""
+    rows = _csv_rows(release / "judgments.csv")
+    items = pd.read_csv(release / "items.csv", dtype=str, keep_default_na=False)
+    shared = json.loads((release / "datapackage.json").read_text())["study"]["shared_items"]
+    judged = items[items["item"] == str(shared[0])].iloc[0]
+    triple = {k: judged[k] for k in ("testset", "source_lang", "target_lang", "ref_name")}
+    line = judged["segment"]
+    blank = dict(published_document="", rater="", item_type="", hit="", raw="", judgments="",
+                 seconds="", errors="")  # fmt: skip
+    da = dict(blank, kind="da", **triple, segment=line, system="SysA",
+              published_system="SysA.7", published_segment="12", file="ad-deen-good-stnd.csv",
+              file_sha256="a" * 64)  # fmt: skip
+    mqm_file = dict(file="mqm_newstest2021_deen.tsv", file_sha256="d" * 64)
+    mqm_triple = [r for r in rows if r["kind"] == "mqm"][0]["segment"]
+    mqm = dict(blank, kind="mqm", **triple, segment=mqm_triple, system="SysA",
+               published_system="SysA.7", published_segment="7", published_document="doc-2",
+               item_type="MQM", **mqm_file)  # fmt: skip
+    errors = [
+        {"category": "Accuracy/Mistranslation", "severity": "Major", "side": "target",
+         "start": 0, "end": 4, "span": "text", "weight": 5.0},
+        {"category": "Fluency/Punctuation", "severity": "Minor", "side": "", "start": None,
+         "end": None, "span": "", "weight": 0.1},
+    ]  # fmt: skip
+    expected = [
+        dict(da, rater="R1", item_type="SYSTEM", hit="HIT1", score="0.25", seconds="40",
+             line="5"),
+        dict(da, rater="R2", item_type="REPEAT", hit="HIT2", score="-0.5", line="9"),
+        dict(da, kind="da_segment", score="-0.125", raw="71.5", judgments="2",
+             file="ad-seg-scores-de-en.csv", file_sha256="b" * 64, line="3"),
+        dict(mqm, rater="rater1", score="-5.1", errors=json.dumps(errors), line="2"),
+        dict(mqm, rater="rater2", score="0", errors="[]", line="4"),
+        dict(da, kind="esa", published_segment="40", published_document="doc-1", rater="E1",
+             item_type="TGT", score="80", seconds="12.5", file="wmt24-esa.csv",
+             file_sha256="c" * 64, line="2", errors=json.dumps([
+                {"category": "", "severity": "minor", "side": "target", "start": 2, "end": 5,
+                 "span": "", "weight": None}])),
+    ]  # fmt: skip
+    fields = [f.name for f in schema.JUDGMENTS.fields]
+    assert [list(r) for r in rows] == [fields] * len(rows)
+    by_file = sorted(expected, key=lambda r: (r["file"], int(r["line"])))
+    assert rows == by_file
+    package = json.loads((release / "datapackage.json").read_text())
+    assert package["counts"]["judgments"] == 6 and package["format_version"] == 4
+    ratings, _, judgments = load.load_release(release, judgments=True)
+    # The shared hypothesis's judgments meet its ratings on its item id.
+    assert set(judgments.loc[judgments["segment"] == int(line), "item"]) == {shared[0]}
+    assert set(judgments["lp"]) == {f"{triple['source_lang']}-{triple['target_lang']}"}
+    assert shared[0] in set(ratings["item"])
+
+
+def test_bad_judgments_are_named_by_line_and_field(release, tmp_path):
+    rows = _csv_rows(release / "judgments.csv")
+    at = {(r["kind"], r["line"]): n for n, r in enumerate(rows, start=2)}
+    mean, esa, mqm = at["da_segment", "3"], at["esa", "2"], at["mqm", "2"]
+    found = _broken(
+        release,
+        tmp_path,
+        {
+            "judgments.csv": _set_cells(
+                (mean, "raw", ""),
+                (mean, "rater", "R9"),
+                (esa, "errors", '[{"severity": "minor"}]'),
+                (mqm, "errors", ""),
+                (at["da", "9"], "segment", "999"),
+            )
+        },
+    )
+    cells = _broken(
+        release,
+        tmp_path / "cells",
+        {
+            "judgments.csv": _set_cells(
+                (at["da", "5"], "file_sha256", "A" * 64), (at["mqm", "4"], "kind", "bleu")
+            )
+        },
+    )
+    found += "\n" + cells
+    for message in [
+        f"judgments.csv, line {mean}, field raw: required for da_segment",
+        f"judgments.csv, line {mean}, field rater: not for da_segment",
+        f"judgments.csv, line {esa}, field errors: error 1 is not an object of category, "
+        "severity, side, start, end, span, weight in this order",
+        f"judgments.csv, line {mqm}, field errors: required for esa and mqm ([] for none)",
+        f"judgments.csv, line {at['da', '5']}, field file_sha256: '{'A' * 64}' does not match",
+        f"judgments.csv, line {at['da', '9']}, field testset, source_lang, target_lang, "
+        "ref_name, segment, system: ('newstest2021', 'de', 'en', 'A', 999, 'SysA') is not in "
+        "items.csv",
+        f"judgments.csv, line {at['mqm', '4']}, field kind: 'bleu' is not one of da, ",
+    ]:
+        assert message in found
 
 
 def test_optional_tables_may_be_absent(release, tmp_path):

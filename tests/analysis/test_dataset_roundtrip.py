@@ -12,7 +12,16 @@ from django.core.management.base import CommandError
 from django.urls import reverse
 
 from analysis import frames
-from survey.models import Participant, Rating, Segment, Study
+from survey.models import (
+    ErrorAnnotation,
+    ExternalJudgment,
+    ExternalSegmentScore,
+    JudgmentImport,
+    Participant,
+    Rating,
+    Segment,
+    Study,
+)
 from tests.analysis.release_files import restamp
 from tests.analysis.test_frames import build_rated_study
 from tests.factories import make_study
@@ -84,6 +93,15 @@ def test_roundtrip_gives_the_same_frames_and_results(tmp_path):
     call_command("import_wojdb", str(tmp_path / "release"), verbosity=0)
     imported = Study.objects.get()
     assert set(Segment.objects.values_list("document", "domain")) == {("doc-7", "news")}
+    # The judgments of the study's hypotheses (add_judgments), linked to their triples, with
+    # their errors; those of other triples and document scores were not released.
+    assert len(release.tables["judgments"]) == 6
+    assert JudgmentImport.objects.count() == 4
+    assert ExternalSegmentScore.objects.get().triple.items.get() == rated.shared
+    assert ExternalJudgment.objects.filter(triple__isnull=False).count() == 5
+    assert sorted(ErrorAnnotation.objects.values_list("severity", "weight")) == [
+        ("Major", 5.0), ("Minor", 0.1), ("minor", None)
+    ]  # fmt: skip
     assert (imported.slug, imported.is_open) == (study.slug, False)
     assert imported.language == "fr"
     assert imported.information_sheet == study.information_sheet

@@ -13,6 +13,10 @@ from django.db import transaction
 from analysis import frames
 from analysis.models import Metric, MetricScore
 from survey.models import (
+    ErrorAnnotation,
+    ExternalJudgment,
+    ExternalSegmentScore,
+    JudgmentImport,
     Participant,
     ParticipantLanguage,
     PlatformIdentity,
@@ -20,7 +24,7 @@ from survey.models import (
     Rating,
     Triple,
 )
-from tests.factories import make_hypothesis_item, make_study
+from tests.factories import make_hypothesis_item, make_study, make_triple
 from wojdb.core.release import schema
 from wojdb.core.stats import columns as col
 
@@ -116,7 +120,63 @@ def build_rated_study(seed: int = 7) -> SimpleNamespace:
         study=other, questionnaire=other.questionnaires.get(), share_data=True
     )
     _rate(stranger, other.questionnaires.get().entries.first().item, 1, rng)
-    return SimpleNamespace(study=study, people=people, items=items, shared=shared)
+    add_judgments(rated := SimpleNamespace(study=study, people=people, items=items, shared=shared))
+    return rated
+
+
+def add_judgments(rated: SimpleNamespace) -> None:
+    """Imported judgments of the study's shared hypothesis (WMT DA per rater and its segment
+    mean, ESA with a span) and of the triple of its first permutation (MQM: one rater with two
+    errors, one with none), and of a triple the study does not rate and a document score,
+    which its release leaves out."""
+    rated.judged = Triple.objects.get(items=rated.shared)
+    rated.permuted = next(i.triple for i in rated.items if i.permutation_id is not None)
+    other = make_triple(system="Elsewhere")
+
+    def imported(name, file_format, kind, digest):
+        segment = rated.judged.segment
+        return JudgmentImport.objects.create(
+            sha256=digest * 64, file_name=name, file_format=file_format, testset=segment.testset,
+            source_lang=segment.source_lang, target_lang=segment.target_lang, mapping="documents",
+            level="segment", kind=kind,
+        )  # fmt: skip
+
+    def judgment(source, triple, line, **fields):
+        return ExternalJudgment.objects.create(
+            source=source, triple=triple, line=line, source_file=source.file_name,
+            source_lang=source.source_lang, target_lang=source.target_lang,
+            system=f"{triple.corpus.system}.7" if triple else "SysA.7", **fields,
+        )  # fmt: skip
+
+    da = imported("ad-deen-good-stnd.csv", "WMT DA judgments", "direct assessment", "a")
+    judgment(da, rated.judged, 5, segment_id=12, hit_id="HIT1", rater="R1", item_type="SYSTEM",
+             score=0.25, seconds=40.0)  # fmt: skip
+    judgment(da, rated.judged, 9, segment_id=12, hit_id="HIT2", rater="R2", item_type="REPEAT",
+             score=-0.5)  # fmt: skip
+    judgment(da, other, 11, segment_id=3, hit_id="HIT2", rater="R2", item_type="SYSTEM", score=1)
+    means = imported("ad-seg-scores-de-en.csv", "WMT DA segment scores", "direct assessment", "b")
+    ExternalSegmentScore.objects.create(
+        source=means, source_lang="de", target_lang="en", system=f"{rated.judged.corpus.system}.7",
+        segment_id=12, triple=rated.judged, raw=71.5, z=-0.125, judgments=2, line=3,
+    )  # fmt: skip
+    esa = imported("wmt24-esa.csv", "Appraise CSV", "error annotation", "c")
+    span = judgment(esa, rated.judged, 2, segment_id=40, document="doc-1", rater="E1",
+                    item_type="TGT", score=80.0, seconds=12.5)  # fmt: skip
+    ErrorAnnotation.objects.create(judgment=span, severity="minor", side="target", start=2, end=5)
+    judgment(esa, None, 3, segment_id=41, document="doc-1", document_score=True, rater="E1",
+             item_type="TGT", score=75.0)  # fmt: skip
+    mqm = imported("mqm_newstest2021_deen.tsv", "Google MQM", "error annotation", "d")
+    marked = judgment(mqm, rated.permuted, 2, segment_id=7, document="doc-2", rater="rater1",
+                      item_type="MQM", score=-5.1)  # fmt: skip
+    ErrorAnnotation.objects.create(
+        judgment=marked, category="Accuracy/Mistranslation", severity="Major", side="target",
+        start=0, end=4, span="text", weight=5.0,
+    )  # fmt: skip
+    ErrorAnnotation.objects.create(
+        judgment=marked, category="Fluency/Punctuation", severity="Minor", weight=0.1
+    )
+    judgment(mqm, rated.permuted, 4, segment_id=7, document="doc-2", rater="rater2",
+             item_type="MQM", score=0.0)  # fmt: skip
 
 
 def add_raters(rated: SimpleNamespace, count: int, seed: int = 11) -> None:
@@ -289,3 +349,24 @@ def test_tables_keep_the_order_they_are_sorted_in(rated):
         index=[7, 3],
     )
     assert list(schema.typed(shuffled, schema.METRICS)["metric"]) == ["B", "A"]
+
+
+@pytest.mark.django_db
+def test_a_release_of_segment_means_alone_lists_them_without_errors():
+    item = make_hypothesis_item()
+    means = JudgmentImport.objects.create(
+        sha256="e" * 64, file_name="ad-seg-scores-de-en.csv", file_format="WMT DA segment scores",
+        testset="newstest2021", source_lang="de", target_lang="en", mapping="lines",
+        level="segment", kind="direct assessment",
+    )  # fmt: skip
+    ExternalSegmentScore.objects.create(
+        source=means, source_lang="de", target_lang="en", system="SysA.3", segment_id=4,
+        triple=item.triple, raw=55.0, z=0.5, judgments=3, line=2,
+    )  # fmt: skip
+    table = frames.released_judgments_table([item.pk])
+    assert table[["kind", "system", "published_system", "score", "raw", "judgments"]].to_dict(
+        "records"
+    ) == [dict(kind="da_segment", system="SysA", published_system="SysA.3", score=0.5, raw=55.0,
+               judgments=3)]  # fmt: skip
+    assert table["errors"].isna().all() and table["rater"].isna().all()
+    assert frames.released_judgments_table([]).empty

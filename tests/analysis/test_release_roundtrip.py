@@ -198,6 +198,14 @@ def test_the_demos_release_round_trips(tmp_path, monkeypatch, client):
     assert_same_release(first, again)
     tables = read.read_release(first).tables
     assert len(tables["participants"]) == 36 and len(tables["metric_scores"]) > 0
+    # The demo imports WMT21's DA judgments and segment scores: those of its hypotheses travel.
+    judgments = tables["judgments"]
+    assert set(judgments["kind"]) == {"da", "da_segment"}
+    key = ["testset", "source_lang", "target_lang", "ref_name", "segment", "system"]
+    judged = set(map(tuple, judgments[key].to_numpy()))
+    assert judged <= set(map(tuple, tables["items"][key].to_numpy()))
+    assert len(judged) > 100  # of the 640 triples of the demo's pool
+    assert (judgments["published_system"] != judgments["system"]).any()  # Nemo.7: NVIDIA-NeMo
     assert_holds_none_of(first, [study.completion_code, study.decline_code])
     imported = Study.objects.get()
     assert set(imported.unfilled()) == CONTACTS | {"completion_code (set on Prolific)"}

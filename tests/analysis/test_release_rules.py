@@ -60,7 +60,7 @@ def refusal(path: Path, *args: str) -> str:
 
 def test_the_exported_release_passes_every_rule(release):
     assert "is a valid release" in check(release)
-    assert json.loads((release / "datapackage.json").read_text())["format_version"] == 3
+    assert json.loads((release / "datapackage.json").read_text())["format_version"] == 4
 
 
 def test_a_rating_of_an_item_outside_the_participants_questionnaire_is_refused(copy):
@@ -184,12 +184,19 @@ def test_a_zip_holding_two_releases_is_refused_naming_both(release, tmp_path):
 
 
 def test_a_release_of_a_later_format_is_refused_naming_both_versions(copy):
-    edit_package(copy, format_version=4, software_version="9.0.0")
+    edit_package(copy, format_version=5, software_version="9.0.0")
     found = refusal(copy)
     assert (
-        "datapackage.json, field format_version: the release is in format 4, written by WOJ-DB "
-        f"9.0.0; this WOJ-DB {wojdb.__version__} reads formats 1 to 3"
+        "datapackage.json, field format_version: the release is in format 5, written by WOJ-DB "
+        f"9.0.0; this WOJ-DB {wojdb.__version__} reads formats 1 to 4"
     ) in found
+
+
+def test_a_format_three_release_has_no_judgments(copy):
+    edit_package(copy, format_version=3)
+    assert "datapackage.json: unknown resource judgments" in refusal(copy)
+    as_format(copy, 3)
+    assert "is a valid release" in check(copy)
 
 
 def test_a_newer_software_version_in_a_known_format_is_read_and_said(copy):
@@ -225,9 +232,16 @@ def test_a_format_one_release_without_hashes_is_refused(copy):
 
 def as_format(release: Path, version: int) -> None:
     """Make a current release's tables what release format `version` wrote: without the
-    columns added since (schema.ADDED_FIELDS), under the names they had (RENAMED_FIELDS). The
-    caller states the format."""
+    tables and columns added since (schema.ADDED_TABLES, ADDED_FIELDS), under the names they
+    had (RENAMED_FIELDS). The caller states the format."""
     package = json.loads((release / "datapackage.json").read_text())
+    later = {t for t, since in schema.ADDED_TABLES.items() if since > version}
+    package["resources"] = [
+        r for r in package["resources"] if r["name"].removesuffix("_parquet") not in later
+    ]
+    for table in later:
+        (release / f"{table}.csv").unlink(missing_ok=True)
+        (release / schema.PARQUET_DIR / f"{table}.parquet").unlink(missing_ok=True)
     dropped = {key for key, (since, _) in schema.ADDED_FIELDS.items() if since > version}
     renamed = {
         key: before for key, (since, before) in schema.RENAMED_FIELDS.items() if since > version

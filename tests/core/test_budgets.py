@@ -124,7 +124,10 @@ def test_a_huge_png_is_refused_from_its_header(tmp_path):
     path = write_png(tmp_path / "huge.png", 30_000, 30_000)
     assert path.stat().st_size < 200_000
     lines, peak = measured(READ_PAGES, path)
-    assert lines == ["refused: huge.png page 1: over the budget of 50,000,000 pixels a page"]
+    assert lines == [
+        "refused: huge.png page 1: 30,000 × 30,000 pixels, over the budget of 50,000,000 pixels "
+        "a page (WOJDB_MAX_PAGE_PIXELS raises it)"
+    ]  # not Pillow's DecompressionBombError, whose limit (179 Mpx) this page is over
     assert peak < MEMORY_MB
 
 
@@ -197,12 +200,15 @@ def test_a_file_over_its_byte_budget_is_refused_naming_the_variable(tmp_path):
 
 def test_budgets_are_set_by_environment_variables_each_checked():
     assert budgets.current({}) == budgets.Budgets()
-    set_ = budgets.current({"WOJDB_MAX_PAGE_PIXELS": "1000", "WOJDB_MAX_SCAN_BYTES": "7"})
-    assert (set_.page_pixels, set_.scan_bytes) == (1000, 7)
+    set_ = budgets.current(
+        {"WOJDB_MAX_PAGE_PIXELS": "1000", "WOJDB_MAX_SCAN_BYTES": "7", "WOJDB_MAX_INPUT_BYTES": "9"}
+    )
+    assert (set_.page_pixels, set_.scan_bytes, set_.input_bytes) == (1000, 7, 9)
     for name, value in [
         ("WOJDB_MAX_PAGE_PIXELS", "0"),
         ("WOJDB_MAX_PAGE_PIXELS", "200000000"),  # over Pillow's own limit
         ("WOJDB_MAX_RELEASE_FILE_BYTES", "16MB"),
+        ("WOJDB_MAX_INPUT_BYTES", "-1"),
     ]:
         with pytest.raises(SettingsError, match=f"{name}={value!r}"):
             budgets.current({name: value})

@@ -43,3 +43,11 @@ def test_each_format_has_the_columns_it_had_and_an_earlier_one_is_read_as_all_we
     assert list(tables["participants"]["target_years"].fillna(-1)) == [-1, 4]
     current = typed(tables["participants"].assign(mode="paper"), PARTICIPANTS)
     assert list(upgraded({"participants": current}, 3)["participants"]["mode"]) == ["paper"] * 2
+
+
+def test_judgments_are_a_table_of_format_4_only():
+    def names(version):
+        return [t.name for t in SCHEMAS[version]]
+
+    assert "judgments" not in names(3) and names(4)[-1] == "judgments"
+    assert names(3) == names(4)[:-1]

@@ -64,6 +64,23 @@ def test_a_value_of_the_wrong_type_names_its_key_and_line():
     )
 
 
+@pytest.mark.parametrize("character", ["\x00", "\x07", "\x1b", "\x7f", "\x9b"])
+def test_a_text_holding_a_control_character_is_refused_naming_it(character):
+    text = f'name = "A\\u{ord(character):04x}study"\n'
+    with pytest.raises(StudyFileError) as error:
+        FILE.check(tomllib.loads(text), Where("f.toml", "", key_lines(text)))
+    assert str(error.value) == (
+        f"f.toml, line 1, key name: holds a control character (\\u{ord(character):04x}) at "
+        "character 2"
+    )
+
+
+def test_tabs_and_line_ends_are_kept_in_a_text():
+    text = 'name = "A\\tstudy\\r\\nof\\nwords"\n'
+    checked = FILE.check(tomllib.loads(text), Where("f.toml", "", key_lines(text)))
+    assert checked["name"] == "A\tstudy\nof\nwords"
+
+
 def test_a_pool_rule_reads_back_as_its_table():
     table = {"per_corpus": 12, "seed": 3, "max_length": 30, "exclude": [{"segment": 4}]}
     assert rule_table(pool_rule(table)) == rule_table(pool_rule(rule_table(pool_rule(table))))

@@ -11,6 +11,7 @@ import pytest
 from django.test import Client, override_settings
 from django.urls import reverse
 from django.utils.crypto import get_random_string
+from django.utils.datastructures import MultiValueDict
 from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.django import TestCase
@@ -253,7 +254,9 @@ class EndpointFuzz(TestCase):
         count = Participant.objects.count()
         response = self.post(f"/s/{self.study.slug}/", data, json)
         try:
-            platform = participation.platform_fields(data)
+            platform = participation.platform_fields(
+                MultiValueDict({name: [value] for name, value in data.items()})
+            )
         except ValueError:
             assert response.status_code == 400
             assert Participant.objects.count() == count

@@ -412,6 +412,28 @@ def test_unmatched_systems_stay_in_s_and_are_reported(tmp_path, five_systems):
 
 
 @pytest.mark.django_db
+def test_ranked_systems_are_named_as_imported_and_the_mapping_reported(tmp_path):
+    # A corpus imported under its submission name keeps it (WMT22's `JDExploreAcademy.6`), as
+    # the judgment imports keep it; a ranking's `Online-B.1` names the corpus `Online-B`.
+    txt = tmp_path / "txt"
+    txt.mkdir()
+    (txt / "newstest2021.cs-en.src.cs").write_text("jedna\n")
+    (txt / "newstest2021.cs-en.ref.A.en").write_text("one\n")
+    for system, text in {"JDExploreAcademy.6": "jd", "Online-B": "online"}.items():
+        (txt / f"newstest2021.cs-en.hyp.{system}.en").write_text(text + "\n")
+    import_wmt(txt)
+    path = tmp_path / "ranks.csv"
+    path.write_text(
+        f"{RANK_HEADER}\ncze,eng,1,-1,1,judge1,1,JDExploreAcademy.6,2,Online-B.1,"
+        "-1,-1,-1,-1,-1,-1,1,2,-1,-1,-1\n"
+    )
+    report = "\n".join(import_ranks(path).lines())
+    assert [rank_score(s) for s in ("JDExploreAcademy.6", "Online-B")] == [1, 0.5]
+    assert "system names mapped: Online-B.1 → Online-B" in report
+    assert "unmatched" not in report
+
+
+@pytest.mark.django_db
 def test_rankings_matching_nothing_are_refused(tmp_path, five_systems):
     refused(
         lambda: import_ranks(rank_file(tmp_path, "VWXYZ", [1, 2, 3, 4, 5])),

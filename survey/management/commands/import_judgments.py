@@ -17,9 +17,9 @@ class Command(BaseCommand):
         "chrF within systems, at a threshold for direct assessment and a lower one for error "
         "annotations (MQM, ESA); hypotheses identical to the reference); an import failing the "
         "check is refused. Without document ids, segment scores and judgments are kept without "
-        "a link to a sentence. System names are matched after one normalisation "
-        "(wojdb.core.formats.wmt.canonical_system); the report names every mapped and every "
-        "unmatched system."
+        "a link to a sentence. A system is named as imported where a corpus has its name, "
+        "else after one normalisation (wojdb.core.formats.wmt.imported_system); the report "
+        "names every mapped and every unmatched system."
     )
 
     def add_arguments(self, parser):

@@ -19,8 +19,8 @@ Formats (tab-separated WMT files may be gzip-compressed, `.gz`):
   stored as the metric ``MQM`` (higher is better: the scores are negative error weights).
 System-level files (WMT `.sys.score`, 6 columns; mt-metrics-eval `.sys.score`) are recognised
 and refused: scores are stored per rated item. System names go through
-`wojdb.core.formats.wmt.canonical_system` (`Online-A.1570` → `Online-A`) unless the name itself is
-a corpus.
+`wojdb.core.formats.wmt.imported_system`: the name itself where it is a corpus, else
+`Online-A.1570` → `Online-A`.
 Every file is read and checked before anything is written; a key scored twice is refused unless
 an aggregation is asked for; rows whose item is unknown are reported with counts.
 """

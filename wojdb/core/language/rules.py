@@ -175,7 +175,7 @@ def pipeline_for(rules: LanguageRules) -> str:
             f"no spaCy pipeline parses the target language {rules.code!r}: set "
             f"WOJDB_SPACY_PIPELINES={rules.code}=PIPELINE for an installed one, or parse the "
             "texts with an outside parser (UDPipe, Stanza, Trankit) and import the CoNLL-U "
-            "with import_parses"
+            "with import_parses (in a study file: [sources] parses)"
         )
     return rules.pipeline
 

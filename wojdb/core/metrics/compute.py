@@ -97,6 +97,9 @@ def compute_many(
             if progress is not None:
                 progress(count)
 
+    # The first chunk is scored here: the compiled metrics (numba) are compiled once, by this
+    # process, and the forked workers inherit them rather than each compiling its own.
+    collect(map(_score_chunk, islice(tasks, 1)))
     if jobs == 1:
         collect(map(_score_chunk, tasks))
     else:

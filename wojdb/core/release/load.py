@@ -2,6 +2,7 @@
 
     from wojdb.core.release import load_release
     ratings, scores = load_release("wojdb-demo-1.0")
+    ratings, scores, judgments = load_release("wojdb-demo-1.0", judgments=True)
 
 The frames are built by the same functions (:func:`tidy_ratings`, :func:`tidy_scores`) that turn
 the live database into frames (:mod:`analysis.frames`), so a release analyses exactly like the
@@ -22,6 +23,7 @@ from wojdb.core.release.schema import (
     PERMUTATION_METRIC,
     RATINGS_FRAME_TYPES,
     SCORES_FRAME_TYPES,
+    TRIPLE_KEY,
     WMT_METRIC,
 )
 from wojdb.core.stats import columns as col
@@ -130,14 +132,27 @@ def tidy_scores(
     return frame.astype(SCORES_FRAME_TYPES).reset_index(drop=True)
 
 
+def tidy_judgments(judgments: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
+    """judgments.csv with each row's ``lp`` and the ``item`` rating its hypothesis (missing
+    where the release rates only permutations of the triple's reference), so the study's
+    ratings of an item and the imported judgments of its hypothesis meet on ``item``."""
+    hypotheses = items.loc[items[col.KIND] == col.HYPOTHESIS, [*TRIPLE_KEY, col.ITEM]]
+    frame = judgments.merge(hypotheses, on=list(TRIPLE_KEY), how="left", validate="many_to_one")
+    frame.insert(3, "lp", frame["source_lang"] + "-" + frame["target_lang"])
+    return frame.astype({col.ITEM: "Int64"})
+
+
 def load_release(
     path: str | Path,
     *,
     include_practice: bool = False,
     include_simulated: bool = True,
     allow_extra_files: bool = False,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The ratings and scores frames of a release folder, validated first (ReleaseError)."""
+    judgments: bool = False,
+) -> tuple[pd.DataFrame, ...]:
+    """The ratings and scores frames of a release folder, validated first (ReleaseError);
+    with `judgments`, the imported judgments too (:func:`tidy_judgments`; empty where the
+    release has none)."""
     release = read_release(path, allow_extra_files=allow_extra_files)
     t = release.tables
     ratings = tidy_ratings(
@@ -148,4 +163,7 @@ def load_release(
         include_practice=include_practice,
         include_simulated=include_simulated,
     )
-    return ratings, tidy_scores(t["metric_scores"], t["items"], t.get("metrics"))
+    scores = tidy_scores(t["metric_scores"], t["items"], t.get("metrics"))
+    if judgments:
+        return ratings, scores, tidy_judgments(t["judgments"], t["items"])
+    return ratings, scores

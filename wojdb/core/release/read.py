@@ -28,10 +28,14 @@ from wojdb.core.budgets import Budgets
 from wojdb.core.io import InputError, input_files, open_input, read_input
 from wojdb.core.release import derived
 from wojdb.core.release.schema import (
+    DA_SEGMENT,
     DATETIME_FORMAT,
+    ERROR_KEYS,
+    ERROR_KINDS,
     FALSE_VALUES,
     FORMAT_VERSION,
     ITEMS,
+    JUDGMENTS,
     METRIC_SCORES,
     PACKAGE_FILE,
     PARTICIPANTS,
@@ -201,6 +205,9 @@ def _parse(raw: pd.Series, f: Field, file: str, problems: _Problems) -> pd.Serie
     if f.maximum is not None:
         bad = ok & (values.astype("float64") > f.maximum).fillna(False)
         problems.cells(file, f.name, bad, lambda i: f"{raw[i]} is above the maximum {f.maximum}")
+    if f.pattern is not None:
+        bad = ok & ~raw.str.fullmatch(f.pattern)
+        problems.cells(file, f.name, bad, lambda i: f"{raw[i]!r} does not match {f.pattern}")
     return values
 
 
@@ -307,7 +314,8 @@ def _check_keys(
 
 
 def _key(frame: pd.DataFrame, fields, index) -> str:
-    values = frame.loc[index, list(fields)].tolist()
+    # As Python values: numpy's integers print as np.int64(3).
+    values = [v.item() if isinstance(v, np.generic) else v for v in frame.loc[index, list(fields)]]
     return str(values[0]) if len(values) == 1 else str(tuple(values))
 
 
@@ -366,6 +374,64 @@ def _check_domain(tables: dict[str, pd.DataFrame], problems: _Problems) -> None:
         for name in ("metric", "variant", "config"):
             a, b = named[name].fillna(""), named[name + "_m"].fillna("")
             problems.cells(METRIC_SCORES.path, name, a != b, "does not match metrics.csv")
+    if (judgments := tables.get("judgments")) is not None:
+        _check_judgments(judgments, problems)
+
+
+#: What each key of an error in judgments.csv `errors` holds: its JSON type, by name, and
+#: whether it may be null.
+ERROR_VALUES = {
+    "category": ("text", str, False),
+    "severity": ("text", str, False),
+    "side": ("text", str, False),
+    "start": ("integer", int, True),
+    "end": ("integer", int, True),
+    "span": ("text", str, False),
+    "weight": ("number", (int, float), True),
+}
+
+
+def _error_problem(errors: list) -> str | None:
+    """What is wrong with one row's `errors`, or None."""
+    for n, error in enumerate(errors, start=1):
+        if not isinstance(error, dict) or list(error) != list(ERROR_KEYS):
+            return f"error {n} is not an object of {', '.join(ERROR_KEYS)} in this order"
+        for key, (name, types, nullable) in ERROR_VALUES.items():
+            value = error[key]
+            if value is None and nullable:
+                continue
+            if isinstance(value, bool) or not isinstance(value, types):
+                return f"error {n}: {key} {json.dumps(value)} is not a {name}"
+            if name == "integer" and value < 0:
+                return f"error {n}: {key} {value} is negative"
+        if not error["severity"]:
+            return f"error {n} has no severity"
+    return None
+
+
+def _check_judgments(judgments: pd.DataFrame, problems: _Problems) -> None:
+    """Each kind's columns: a segment mean has raw and its number of judgments and no rater, a
+    rater's judgment a rater; only error annotations list errors, each one as the codebook
+    says; one file (hash, test set and pair) has one name and one kind."""
+    file, segment_mean = JUDGMENTS.path, judgments["kind"] == DA_SEGMENT
+    for name in ("raw", "judgments"):
+        problems.cells(file, name, segment_mean & judgments[name].isna(), "required for da_segment")
+        problems.cells(file, name, ~segment_mean & judgments[name].notna(), "only for da_segment")
+    problems.cells(
+        file, "rater", ~segment_mean & judgments["rater"].isna(), "required for a rater's judgment"
+    )
+    problems.cells(file, "rater", segment_mean & judgments["rater"].notna(), "not for da_segment")
+    annotated = judgments["kind"].isin(ERROR_KINDS)
+    errors = judgments["errors"]
+    problems.cells(
+        file, "errors", annotated & errors.isna(), "required for esa and mqm ([] for none)"
+    )
+    problems.cells(file, "errors", ~annotated & errors.notna(), "only for esa and mqm")
+    found = errors[annotated & errors.notna()].map(_error_problem)
+    found = found[found.notna()].reindex(judgments.index)
+    problems.cells(file, "errors", found.notna(), lambda i: found[i])
+    key = ["file_sha256", "testset", "source_lang", "target_lang"]
+    _varies_within(judgments, key, ("file", "kind"), file, "one imported file", problems)
 
 
 #: Columns of items.csv that belong to the segment, and to the triple (hypothesis + WMT scores).
@@ -609,8 +675,10 @@ def extra_files(folder: Path, package: dict, problems: _Problems) -> list[str]:
     named = set(RELEASE_FILES) | {r["path"] for r in package["resources"]}
     try:
         found = [p.relative_to(folder).as_posix() for p in input_files(folder)]
-    except InputError as e:
-        problems.add(Problem(str(e.path), e.problem))
+    except InputError as e:  # named within the release, as every other problem of its files
+        where = Path(e.path)
+        shown = where.relative_to(folder).as_posix() if where.is_relative_to(folder) else e.path
+        problems.add(Problem(str(shown), e.problem))
         return []
     return [name for name in found if name not in named]
 
@@ -806,7 +874,9 @@ def read_source(
     if path.is_dir():
         return path
     limits = limits or budgets.current()
-    with open_input(path) as handle:
+    # The archive is read entry by entry, each within the limits of _unpack; it cannot usefully
+    # be larger than all it may unpack to.
+    with open_input(path, ZIP_MAX_TOTAL_BYTES) as handle:
         if not zipfile.is_zipfile(handle):
             raise FileNotFoundError(f"{path} is neither a release folder nor a zip archive")
         try:

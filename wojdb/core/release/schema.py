@@ -51,6 +51,7 @@ class Field:
     enum: tuple[str, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
+    pattern: str | None = None  # a regular expression the whole value matches
 
     def descriptor(self) -> dict:
         out = {"name": self.name, "type": self.type, "description": self.description}
@@ -65,6 +66,8 @@ class Field:
             constraints["minimum"] = self.minimum
         if self.maximum is not None:
             constraints["maximum"] = self.maximum
+        if self.pattern is not None:
+            constraints["pattern"] = self.pattern
         if constraints:
             out["constraints"] = constraints
         return out
@@ -404,6 +407,107 @@ METRIC_SCORES = TableSchema(
     optional=True,
 )
 
+TRIPLE_KEY = ("testset", "source_lang", "target_lang", "ref_name", "segment", "system")
+#: Kinds of imported judgment: a WMT DA rater's z score (per-rater files), WMT's segment mean
+#: of them (segment-score files), an Appraise DA score, an ESA score with its error spans and
+#: an MQM score with its errors (Google's error files).
+DA, DA_SEGMENT, APPRAISE_DA, ESA, MQM = "da", "da_segment", "appraise_da", "esa", "mqm"
+JUDGMENT_KINDS = (DA, DA_SEGMENT, APPRAISE_DA, ESA, MQM)
+#: Kinds whose rows list the errors marked (`errors`).
+ERROR_KINDS = (ESA, MQM)
+#: The keys of each error in `errors`, in this order.
+ERROR_KEYS = ("category", "severity", "side", "start", "end", "span", "weight")
+JUDGMENTS = TableSchema(
+    "judgments",
+    "One row per imported human judgment of a hypothesis of the release's items (WMT DA per "
+    "rater and per segment, Appraise DA, ESA, MQM), as the file it came from has it. Only the "
+    "judgments of the release's own sentences and systems: the whole of an evaluation is its "
+    "publisher's to release (see Imported human judgments).",
+    (
+        Field(
+            "kind",
+            "string",
+            "da: one WMT DA rater's z score; da_segment: WMT's mean of a segment's DA "
+            "judgments (raw, z and their number); appraise_da: an Appraise DA score, 0-100; "
+            "esa: an ESA score, 0-100, with its error spans; mqm: an MQM score, minus the "
+            "rater's error weights.",
+            True,
+            enum=JUDGMENT_KINDS,
+        ),
+        Field("testset", "string", "Test set of the judged hypothesis (items.csv).", True),
+        Field("source_lang", "string", "Source language (items.csv).", True),
+        Field("target_lang", "string", "Target language (items.csv).", True),
+        Field("ref_name", "string", "Reference of the judged triple (items.csv).", True),
+        Field("segment", "integer", "Test-set line judged (items.csv).", True, minimum=1),
+        Field(
+            "system",
+            "string",
+            "The judged system, named as items.csv names it (the name as imported where a "
+            "system of that name was imported, else the file's name normalised).",
+            True,
+        ),
+        Field(
+            "published_system",
+            "string",
+            "The system as the file names it (JDExploreAcademy.6).",
+            True,
+        ),
+        Field(
+            "published_segment",
+            "integer",
+            "The segment id as the file gives it (WMT SID, Appraise itemId, MQM seg_id): not "
+            "always the line.",
+            True,
+            minimum=0,
+        ),
+        Field("published_document", "string", "The document id as the file gives it, if any."),
+        Field("rater", "string", "The file's anonymous rater id; empty for da_segment."),
+        Field(
+            "item_type",
+            "string",
+            "WMT DA: SYSTEM, REPEAT, BAD_REF or REF (only SYSTEM and REPEAT score a system); "
+            "Appraise: TGT, BAD ...; MQM: MQM; empty for da_segment.",
+        ),
+        Field("hit", "string", "WMT DA: the HIT the judgment was made in."),
+        Field(
+            "score",
+            "number",
+            "da, da_segment: the rater-standardised z score (da_segment: Z.SCR, the mean); "
+            "appraise_da, esa: 0-100; mqm: minus the sum of the error weights (0 is no error).",
+            True,
+        ),
+        Field(
+            "raw",
+            "number",
+            "da_segment: RAW.SCR, the mean raw score, 0-100.",
+            minimum=0,
+            maximum=100,
+        ),  # fmt: skip
+        Field("judgments", "integer", "da_segment: N, the judgments averaged.", minimum=1),
+        Field("seconds", "number", "Time the judgment took, where the file gives it.", minimum=0),
+        Field(
+            "errors",
+            "array",
+            "esa, mqm: JSON list of the errors marked, each an object with "
+            + ", ".join(ERROR_KEYS)
+            + " (side: target or source; start, end: character offsets, null where none; "
+            "weight: MQM's); [] where none was marked.",
+        ),
+        Field("file", "string", "Name of the imported file.", True),
+        Field(
+            "file_sha256",
+            "string",
+            "SHA-256 of the imported file: which publication of it was imported.",
+            True,
+            pattern="[0-9a-f]{64}",
+        ),
+        Field("line", "integer", "The (first) line of the file it comes from.", True, minimum=1),
+    ),
+    primary_key=("testset", "source_lang", "target_lang", "file_sha256", "line"),
+    foreign_keys=(_fk(list(TRIPLE_KEY), "items"),),
+    optional=True,
+)
+
 #: In dependency order: a table refers only to tables before it.
 TABLES = (
     ITEMS,
@@ -413,6 +517,7 @@ TABLES = (
     RATINGS,
     METRICS,
     METRIC_SCORES,
+    JUDGMENTS,
 )
 TABLES_BY_NAME = {t.name: t for t in TABLES}
 
@@ -518,7 +623,6 @@ SEGMENT_FIELDS = (
     "source_length",
     "reference_length",
 )
-TRIPLE_KEY = ("testset", "source_lang", "target_lang", "ref_name", "segment", "system")
 TRIPLE_FIELDS = (
     "hypothesis",
     "hypothesis_length",
@@ -537,8 +641,11 @@ TRIPLE_FIELDS = (
 #: version wrote them; a release without `format_version` is format 1 (written before the field
 #: existed). A later format is refused, naming both versions. Format 2 added participants.mode
 #: and ratings.flagged and ratings.comment; format 3 renamed participants.english_first and
-#: english_years to target_first and target_years (studies in other languages).
-FORMAT_VERSION = 3
+#: english_years to target_first and target_years (studies in other languages); format 4 added
+#: judgments.csv.
+FORMAT_VERSION = 4
+#: table -> the format that added it (an earlier release has none of its rows).
+ADDED_TABLES = {"judgments": 4}
 #: (table, field) -> (the format that added it, what an earlier release means by its absence):
 #: before paper questionnaires every participant answered on the web, and before flags and
 #: comments no pair was flagged or commented on.
@@ -569,8 +676,8 @@ def name_in_format(table: str, field: str, version: int) -> str:
 
 
 def format_tables(version: int) -> tuple[TableSchema, ...]:
-    """The tables as release format `version` has them: without the columns added later, with
-    the names they had then."""
+    """The tables as release format `version` has them: without the tables and columns added
+    later, with the names they had then."""
     return tuple(
         replace(
             t,
@@ -581,6 +688,7 @@ def format_tables(version: int) -> tuple[TableSchema, ...]:
             ),
         )
         for t in TABLES
+        if ADDED_TABLES.get(t.name, 1) <= version
     )
 
 

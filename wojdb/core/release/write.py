@@ -125,6 +125,7 @@ def descriptor(
             "ratings": len(ratings),
             "practice_ratings": int(ratings["practice"].sum()),
             "metric_scores": len(tables.get("metric_scores", ())),
+            "judgments": len(tables.get("judgments", ())),
         },
         "study": json.loads(json.dumps(study, default=str)),
         "adjustment": adjustment,
