@@ -189,9 +189,7 @@ def main() -> None:
         )
     print(f"page weight with assets:  {raw / 1024:.1f} KB ({compressed / 1024:.1f} KB gzipped)")
     if args.profile:
-        pstats.Stats(profile).sort_stats(os.environ.get("SORT", "cumulative")).print_stats(
-            int(os.environ.get("LINES", "40"))
-        )
+        pstats.Stats(profile).sort_stats("cumulative").print_stats(40)
 
 
 if __name__ == "__main__":
