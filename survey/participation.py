@@ -15,13 +15,13 @@ from datetime import timedelta
 from urllib.parse import quote, unquote, urlsplit
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import connection, transaction
 from django.dispatch import Signal
 from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
-from survey import scan_files, study_cache
+from survey import rows, scan_files, study_cache
 from survey.assignment import enrol
 from survey.models import (
     ConsentText,
@@ -74,20 +74,30 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 
 # The lookups of nearly every participant request, written as SQL: the ORM takes 0.3-0.5 ms to
 # write each of them, more than the database takes to run it, in requests whose whole budget is
-# 2-3 ms (bench/survey_page_bench.py). Manager.raw still converts the columns and builds the
-# models. The study comes from the process's copy, checked against its revision.
-PARTICIPANT_BY_TOKEN = (
+# 2-3 ms (bench/survey_page_bench.py). The study comes from the process's copy, checked against
+# its revision.
+PARTICIPANT_BY_TOKEN = rows.Query(
+    Participant,
     "SELECT p.*, s.revision AS study_revision FROM survey_participant p"
-    " JOIN survey_study s ON s.id = p.study_id WHERE p.token = %s"
+    " JOIN survey_study s ON s.id = p.study_id WHERE p.token = %s",
 )
-RATING = "SELECT * FROM survey_rating WHERE participant_id = %s AND item_id = %s"
+RATING_SQL = "SELECT * FROM survey_rating WHERE participant_id = %s AND item_id = %s"
+RATING = rows.Query(Rating, RATING_SQL)
+RATING_FOR_UPDATE = rows.Query(Rating, RATING_SQL + " FOR UPDATE")
 ITEM = (
     "SELECT i.id, i.triple_id, i.permutation_id, t.segment_id, t.hypothesis, s.reference,"
     " s.source_lang, p.text FROM survey_item i JOIN survey_triple t ON t.id = i.triple_id"
     " JOIN survey_segment s ON s.id = t.segment_id"
     " LEFT JOIN survey_permutation p ON p.id = i.permutation_id WHERE i.id = %s"
 )
-RATING_FOR_UPDATE = RATING + " FOR UPDATE"
+# A new rating, in one statement that needs no transaction of its own.
+NEW_FIELDS = [f for f in Rating._meta.concrete_fields if not f.primary_key]
+NEW_RATING = rows.Query(
+    Rating,
+    "INSERT INTO survey_rating (" + ", ".join(f'"{f.column}"' for f in NEW_FIELDS) + ")"
+    " VALUES (" + ", ".join(["%s"] * len(NEW_FIELDS)) + ")"
+    " ON CONFLICT (participant_id, item_id) DO NOTHING RETURNING *",
+)
 
 
 class Refused(Exception):
@@ -194,7 +204,7 @@ def find(token: str) -> Participant | None:
     """The participant of a personal link, with their study (see survey/study_cache.py)."""
     if not 20 <= len(token) <= 64:
         return None
-    participant = next(iter(Participant.objects.raw(PARTICIPANT_BY_TOKEN, [token])), None)
+    participant = PARTICIPANT_BY_TOKEN.first([token])
     if participant is None:
         return None
     participant.study = study_cache.study(participant.study_id, participant.study_revision)
@@ -206,13 +216,13 @@ def rating_of(participant: Participant, item_id: int, lock: bool = False, **new)
     """The participant's rating of an item, made with the fields `new` if there is none yet;
     `lock`: locked until the transaction ends, where the database can."""
     lookup = RATING_FOR_UPDATE if lock and connection.features.has_select_for_update else RATING
-    for rating in Rating.objects.raw(lookup, [participant.pk, item_id]):
-        return rating
-    try:
-        with transaction.atomic():
-            return Rating.objects.create(participant=participant, item_id=item_id, **new)
-    except IntegrityError:  # made meanwhile by the participant's page in another window
-        return next(iter(Rating.objects.raw(lookup, [participant.pk, item_id])))
+    rating = lookup.first([participant.pk, item_id])
+    if rating is None:
+        made = Rating(participant_id=participant.pk, item_id=item_id, **new)
+        values = [f.get_db_prep_save(getattr(made, f.attname), connection) for f in NEW_FIELDS]
+        # None if the participant's page in another window made it meanwhile.
+        rating = NEW_RATING.first(values) or lookup.first([participant.pk, item_id])
+    return rating
 
 
 def touch(participant: Participant, now=None) -> None:
@@ -234,7 +244,7 @@ def touch(participant: Participant, now=None) -> None:
         changes["furthest"] = participant.position
     if changes or last is None or now - last >= ACTIVITY_RESOLUTION:
         changes["last_activity"] = now
-        Participant.objects.filter(pk=participant.pk).update(**changes)
+        rows.update(Participant, participant.pk, changes)
     for name, value in changes.items():
         setattr(participant, name, value)
     participant.loaded_position = participant.position
@@ -410,7 +420,9 @@ def save_answer(
         if noted:
             rating.flagged, rating.comment = answer.note
         if changed or timed or noted:
-            rating.save(update_fields=[*SCALES, *SAVED_FIELDS])
+            rows.update(
+                Rating, rating.pk, {f: getattr(rating, f) for f in (*SCALES, *SAVED_FIELDS)}
+            )
     return Saved(rating, changed=changed)
 
 

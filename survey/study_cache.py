@@ -17,6 +17,8 @@ from __future__ import annotations
 import copy
 import uuid
 
+from django.db import connection
+
 from survey.models import QuestionnaireEntry, Study
 
 #: A bound on what a process keeps; past it, everything is loaded afresh.
@@ -33,6 +35,14 @@ def study(pk: int, revision: uuid.UUID) -> Study:
         cached = Study.objects.get(pk=pk)
         _keep(_studies, pk, cached)
     return copy.copy(cached)  # a view may set attributes on its study
+
+
+def by_slug(slug: str) -> Study | None:
+    """The study of a study link, from the process's copy (one query of its id and revision)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id, revision FROM survey_study WHERE slug = %s", [slug])
+        row = cursor.fetchone()
+    return study(*row) if row else None
 
 
 def questionnaire_items(questionnaire_id: int) -> dict[int, int]:

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db.models import Count, Q
 from django.http import Http404, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware, get_token
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext, gettext_lazy
@@ -22,7 +22,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
-from survey import participation
+from survey import participation, study_cache
 from survey.assignment import StudyClosed
 from survey.forms import (
     AboutForm,
@@ -214,7 +214,9 @@ def home(request):
 @never_cache
 @require_http_methods(READ_AND_POST)
 def entry(request, slug):
-    study = get_object_or_404(Study, slug=slug)
+    study = study_cache.by_slug(slug)
+    if study is None:
+        raise Http404("No such study.")
     with in_language(study):
         return allow_frames(study_entry(request, study), study)
 
@@ -423,6 +425,7 @@ def item_page(
         position=position,
         practice=position == 0,
         total=total,
+        last=position == total,
         language=language_name(item.triple.segment.source_lang),
         scales=scales(participant.study, shown or saved, saved, notes, missing),
         require_both=participant.study.require_both_answers,

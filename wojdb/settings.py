@@ -222,7 +222,13 @@ WOJDB_ENTRY_RATE = ENV.rate("WOJDB_ENTRY_RATE", "60/600")
 # Nothing another process needs is cached: the rate limit counts in the database. The cache
 # holds parts of participant pages kept rendered, in each process's memory: a fragment's key
 # names everything it shows, and a shared cache would cost a query to save a fraction of one.
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# A few hundred fragments a study (its pages' parts by language, position and answers given).
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "OPTIONS": {"MAX_ENTRIES": 5000},
+    }
+}
 
 # Staff login: django-axes locks out an address, and separately a user name, after repeated
 # failures; attempts are kept in the database, so every app server sees them.

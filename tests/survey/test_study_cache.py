@@ -55,6 +55,17 @@ def test_a_study_changed_by_a_queryset_update_is_read_again(reader):
     assert "Sheet after an update." in page and '<html lang="fr">' in page
 
 
+def test_the_study_link_shows_a_change_made_after_it_was_opened(db):
+    study = make_study()
+    client = Client()
+    assert client.get(f"/s/{study.slug}/").status_code == 200  # the process keeps the study
+    Study.objects.filter(pk=study.pk).update(information_sheet="Sheet for newcomers.")
+    assert "Sheet for newcomers." in client.get(f"/s/{study.slug}/").content.decode()
+    Study.objects.filter(pk=study.pk).update(is_open=False)
+    assert "Sheet for newcomers." not in client.get(f"/s/{study.slug}/").content.decode()
+    assert client.get("/s/no-such-study/").status_code == 404
+
+
 @pytest.mark.django_db
 def test_each_write_gives_a_new_revision_and_an_empty_save_none():
     study = Study(name="s", slug="s")

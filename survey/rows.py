@@ -1,0 +1,72 @@
+"""Plain SQL for the participant's requests: model instances from a query, converted as the
+ORM converts them, and updates of a row.
+
+The ORM took longer to write these statements than the database to run them: `Manager.raw`
+works out again at every query which of the model's fields each column is and how the
+database's values convert (0.15 ms of the 0.19 ms a participant's lookup took on SQLite), where
+a `Query` works it out once per connection; `QuerySet.update` compiled its statement in 0.3 ms.
+"""
+
+from __future__ import annotations
+
+from django.db import connections
+
+
+class Query:
+    """A query of one model's columns (`SELECT t.*`), and possibly more: the extra columns
+    are set as attributes, unconverted, as `Manager.raw` sets them."""
+
+    def __init__(self, model, sql: str):
+        self.model, self.sql = model, sql
+        self._plans: dict[str, tuple] = {}
+
+    def first(self, params, using: str = "default"):
+        """The first row's instance, or None."""
+        connection = connections[using]
+        with connection.cursor() as cursor:
+            cursor.execute(self.sql, params)
+            row = cursor.fetchone()
+            if row is None:
+                return None
+            plan = self._plans.get(using) or self._plan(cursor.description, connection)
+        names, positions, extra, converters = plan
+        row = list(row)
+        for index, functions, expression in converters:
+            value = row[index]
+            for function in functions:
+                value = function(value, expression, connection)
+            row[index] = value
+        instance = self.model.from_db(using, names, [row[i] for i in positions])
+        for name, index in extra:
+            setattr(instance, name, row[index])
+        return instance
+
+    def _plan(self, description, connection) -> tuple:
+        """Which column goes to which field, in the model's order (as `Model.from_db` takes
+        them, whatever the table's), and each column's conversions."""
+        columns = {column[0]: index for index, column in enumerate(description)}
+        names, positions, converters = [], [], []
+        for field in self.model._meta.concrete_fields:
+            index = columns.pop(field.column, None)
+            if index is None:
+                continue
+            names.append(field.attname)
+            positions.append(index)
+            expression = field.get_col(self.model._meta.db_table)
+            functions = connection.ops.get_db_converters(expression)
+            functions += expression.get_db_converters(connection)
+            if functions:
+                converters.append((index, functions, expression))
+        plan = (names, positions, list(columns.items()), converters)
+        self._plans[connection.alias] = plan
+        return plan
+
+
+def update(model, pk: int, changes: dict, using: str = "default") -> None:
+    """`model.objects.filter(pk=pk).update(**changes)` for plain values, without compiling."""
+    connection = connections[using]
+    fields = {model._meta.get_field(name): value for name, value in changes.items()}
+    columns = ", ".join(f"{connection.ops.quote_name(field.column)} = %s" for field in fields)
+    values = [field.get_db_prep_save(value, connection) for field, value in fields.items()]
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {model._meta.db_table} SET {columns} WHERE id = %s", [*values, pk])
