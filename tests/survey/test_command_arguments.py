@@ -88,3 +88,22 @@ def test_range_types_accept_the_ends_they_include():
     assert re.fullmatch(
         r"number in \(-1, 1\)", str(float_range(-1, 1, low_open=True, high_open=True))
     )
+
+
+@pytest.mark.parametrize("name", ["analyse", "print_questionnaires"])
+def test_an_output_folder_that_is_a_file_is_refused_before_anything_runs(name, tmp_path, db):
+    """`analyse --out FILE` ran the analysis, then stopped on a traceback (NotADirectoryError)."""
+    taken = tmp_path / "report.txt"
+    taken.write_text("kept")
+    with pytest.raises(CommandError, match=f"--out: {taken}: exists and is not a folder"):
+        call_command(name, "--out", str(taken))
+    inside = taken / "report"
+    with pytest.raises(CommandError, match=f"cannot be created: {taken} exists and is not a"):
+        call_command(name, "--out", str(inside))
+    assert taken.read_text() == "kept"
+
+
+def test_simulated_participants_are_bounded_to_what_one_run_holds_in_memory(db):
+    """A run of 99,999,999,999 participants was refused by nothing and ran until killed."""
+    with pytest.raises(CommandError, match="--participants: 99999999999 is outside the allowed"):
+        call_command("simulate_responses", "--participants", "99999999999")

@@ -8,7 +8,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis.analysing import AnalysisError, run_analysis
-from wojdb.arguments import COUNT, SEED, int_range
+from wojdb.arguments import COUNT, SEED, int_range, output_folder
 from wojdb.core.stats import correlation
 from wojdb.core.stats.estimability import MIN_GROUPS
 
@@ -25,7 +25,9 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--out", type=Path, required=True, help="folder to write the report")
+        parser.add_argument(
+            "--out", type=output_folder, required=True, help="folder to write the report"
+        )
         parser.add_argument("--study", help="the study's slug (needed if there are several)")
         parser.add_argument(
             "--release", type=Path, help="analyse this exported release folder, not the database"

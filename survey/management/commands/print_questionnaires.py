@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from survey import paper_import
-from wojdb.arguments import POSITIVE
+from wojdb.arguments import POSITIVE, output_folder
 from wojdb.reporting import find_study
 
 
@@ -35,7 +33,7 @@ class Command(BaseCommand):
             "--copies", type=POSITIVE, default=1, help="copies of each, a %(type)s (default 1)"
         )
         parser.add_argument("--paper", choices=["a4", "letter"], default="a4")
-        parser.add_argument("--out", type=Path, required=True, help="folder to write into")
+        parser.add_argument("--out", type=output_folder, required=True, help="folder to write into")
 
     def handle(self, study, questionnaire, copies, paper, out, verbosity, **options):
         study = find_study(study)
