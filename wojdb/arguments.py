@@ -1,4 +1,4 @@
-"""Argument types for every command's numeric options and output folders.
+"""Argument types for every command's numeric options and output files and folders.
 
 The parser checks the range, so a bad value stops the command before it touches anything, with
 a message naming the option; the range reads as the type's name, which `--help` shows through
@@ -100,3 +100,16 @@ def output_folder(text: str) -> Path:
         raise argparse.ArgumentTypeError(f"{text}: cannot write in {existing}")
     return path
 
+
+def output_file(text: str) -> Path:
+    """An argparse type: a file to write, in a folder that exists and can be written to; a
+    folder in its place is refused before anything is computed."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: is a folder; name the file to write")
+    folder = path.parent
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"{text}: cannot write in {folder}")
+    return path

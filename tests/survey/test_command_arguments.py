@@ -107,3 +107,16 @@ def test_simulated_participants_are_bounded_to_what_one_run_holds_in_memory(db):
     """A run of 99,999,999,999 participants was refused by nothing and ran until killed."""
     with pytest.raises(CommandError, match="--participants: 99999999999 is outside the allowed"):
         call_command("simulate_responses", "--participants", "99999999999")
+
+
+@pytest.mark.parametrize("name", ["export_judgments", "system_scores", "study_config"])
+def test_an_output_file_that_is_a_folder_is_refused_before_anything_runs(name, tmp_path, db):
+    """`export_judgments --out FOLDER` and `system_scores --out FOLDER` ended on a traceback
+    (IsADirectoryError)."""
+    given = ["demo"] if name == "study_config" else []
+    with pytest.raises(CommandError, match=f"--out: {tmp_path}: is a folder; name the file"):
+        call_command(name, *given, "--out", str(tmp_path))
+    missing = tmp_path / "nowhere" / "out.csv"
+    with pytest.raises(CommandError, match=f"--out: {missing}: {missing.parent} is not a folder"):
+        call_command(name, *given, "--out", str(missing))
+    assert list(tmp_path.iterdir()) == []
