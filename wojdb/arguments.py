@@ -83,6 +83,9 @@ SEED = int_range(0, SEED_MAX)
 YEAR = int_range(1000, 9999)
 PORT = int_range(1, 65535)
 SPREAD = float_range(0)  # a standard deviation
+#: Worker processes: each is a process of its own, started before any work is done; a count
+#: of billions hung the command while it started them.
+JOBS = int_range(1, 256)
 
 
 def output_folder(text: str) -> Path:

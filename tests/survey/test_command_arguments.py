@@ -120,3 +120,21 @@ def test_an_output_file_that_is_a_folder_is_refused_before_anything_runs(name, t
     with pytest.raises(CommandError, match=f"--out: {missing}: {missing.parent} is not a folder"):
         call_command(name, *given, "--out", str(missing))
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "name, option, given",
+    [
+        # `compute_metrics --jobs 99999999999` hung starting processes, with nothing to score.
+        ("compute_metrics", "--jobs", "99999999999"),
+        ("create_study", "--jobs", "99999999999"),
+        ("generate_permutations", "--jobs", "99999999999"),
+        # `print_questionnaires --copies 99999999` grew past 1.5 GB without writing a page.
+        ("print_questionnaires", "--copies", "99999999"),
+    ],
+)
+def test_a_huge_count_of_processes_or_copies_is_refused(name, option, given, tmp_path, db):
+    with pytest.raises(CommandError, match=f"{option}: {given} is outside the allowed range"):
+        call_command(name, option, given, "--out" if name == "print_questionnaires" else "-v0",
+                     *([str(tmp_path)] if name == "print_questionnaires" else []))  # fmt: skip
+    assert list(tmp_path.iterdir()) == []
