@@ -138,3 +138,16 @@ def test_a_huge_count_of_processes_or_copies_is_refused(name, option, given, tmp
         call_command(name, option, given, "--out" if name == "print_questionnaires" else "-v0",
                      *([str(tmp_path)] if name == "print_questionnaires" else []))  # fmt: skip
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "name, option, given",
+    [
+        # Each ended on a traceback: MemoryError, numpy asking for 54.6 TiB.
+        ("generate_permutations", "--max-degree", "99999999999"),
+        ("analyse", "--bootstrap", "99999999999"),
+    ],
+)
+def test_a_count_that_cannot_fit_in_memory_is_refused(name, option, given, db):
+    with pytest.raises(CommandError, match=f"{option}: {given} is outside the allowed range"):
+        call_command(name, option, given)

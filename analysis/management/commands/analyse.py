@@ -8,7 +8,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis.analysing import AnalysisError, run_analysis
-from wojdb.arguments import COUNT, SEED, int_range, output_folder
+from wojdb.arguments import SEED, int_range, output_folder
 from wojdb.core.stats import correlation
 from wojdb.core.stats.estimability import MIN_GROUPS
 
@@ -52,7 +52,8 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--bootstrap",
-            type=COUNT,
+            # Each resample's draws are held at once: 10**11 asked numpy for 54.6 TiB.
+            type=int_range(0, 100_000),
             default=correlation.N_BOOT,
             help="bootstrap resamples for the 95%% intervals, 0 for none (%(type)s; default "
             "%(default)s)",
