@@ -704,7 +704,9 @@ class ConsentText(models.Model):
         except StudyFileError as e:
             if not e.key:
                 raise ValidationError(e.problem) from None
-            raise ValidationError({e.key.split("[")[0]: f"{e.key}: {e.problem}"}) from None
+            field = e.key.split("[")[0]
+            shown = e.problem if e.key == field else f"{e.key}: {e.problem}"
+            raise ValidationError({field: shown}) from None
         saved = ConsentText.objects.filter(pk=self.pk).values(*given, "sharing").first()
         if saved and saved != given | {"sharing": self.sharing}:
             raise ValidationError(

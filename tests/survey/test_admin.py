@@ -52,7 +52,7 @@ def consent_form(study, consent, statements: str) -> dict:
         ('["I agree to something else."]', "Consent version 1 is saved, and participants record"),
         ('["x\\u0000y"]', r"statements[1]: holds a control character (\u0000) at character 2"),
         (f'["{"x" * 2001}"]', "statements[1]: is longer than 2,000 characters (2,001)"),
-        ('"oops"', "statements: must be a list, not a text"),
+        ('"oops"', "must be a list, not a text"),
         ("[1]", "statements[1]: must be a text, not a whole number (1)"),
     ],
 )
