@@ -138,7 +138,7 @@ CONSENT = {"version": 1, "statements": ["I agree to take part.", "I may withdraw
         ),
         (
             dict(consent_texts=[{**CONSENT, "optional": [0]}]),
-            "study.consent_texts[0].optional: optional[1]: 0 is out of range: a whole number from 1 ",
+            "study.consent_texts[0].optional: optional[1]: 0 is out of range",
         ),
         (
             dict(consent_texts=[{**CONSENT, "statements": []}]),

@@ -151,3 +151,11 @@ def test_a_huge_count_of_processes_or_copies_is_refused(name, option, given, tmp
 def test_a_count_that_cannot_fit_in_memory_is_refused(name, option, given, db):
     with pytest.raises(CommandError, match=f"{option}: {given} is outside the allowed range"):
         call_command(name, option, given)
+
+
+def test_analyse_refuses_a_study_beside_a_release(tmp_path, db):
+    """`analyse --release R --study S` analysed the release and ignored --study."""
+    with pytest.raises(CommandError, match="give one of them. Nothing was written."):
+        call_command("analyse", "--release", str(tmp_path), "--study", "x", "--out",
+                     str(tmp_path / "report"))  # fmt: skip
+    assert list(tmp_path.iterdir()) == []

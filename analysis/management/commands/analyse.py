@@ -80,6 +80,12 @@ class Command(BaseCommand):
         parser.add_argument("--testset", help="with --corpus: this test set only")
 
     def handle(self, out, verbosity, **options):
+        if options["release"] is not None and options["study"] is not None:
+            # The release holds one study, its own: --study was ignored without a word.
+            raise CommandError(
+                "--study names a study of the database, --release a release's own study: "
+                "give one of them. Nothing was written."
+            )
         started = time.monotonic()
         say = self.stdout.write if verbosity else (lambda _: None)
         try:
