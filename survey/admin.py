@@ -1,5 +1,7 @@
 from django.contrib import admin
+from django.core.exceptions import ValidationError
 from django.db.models import URLField
+from django.forms.models import BaseInlineFormSet
 from django.template.loader import render_to_string
 from django.utils.html import format_html, format_html_join
 
@@ -90,8 +92,24 @@ class ItemAdmin(admin.ModelAdmin):
     list_select_related = ["triple__corpus", "triple__segment", "permutation"]
 
 
+class ConsentTextFormSet(BaseInlineFormSet):
+    def clean(self):
+        super().clean()
+        for form in self.deleted_forms:
+            if form.instance.pk is not None and form.instance.is_recorded():
+                raise ValidationError(RECORDED.format(version=form.instance.version))
+
+
+#: Why a consent version is never deleted once used.
+RECORDED = (
+    "Consent version {version} is what participants accepted or paper copies printed: it "
+    "stays, and a new version replaces it for new participants."
+)
+
+
 class ConsentTextInline(admin.TabularInline):
     model = models.ConsentText
+    formset = ConsentTextFormSet
     extra = 0
 
 
@@ -258,6 +276,9 @@ class WithdrawalAdmin(admin.ModelAdmin):
 class ConsentTextAdmin(admin.ModelAdmin):
     list_display = ["study", "version", "created"]
     list_filter = ["study"]
+
+    def has_delete_permission(self, request, obj=None):
+        return super().has_delete_permission(request, obj) and not (obj and obj.is_recorded())
 
 
 @admin.register(models.QuestionnaireEntry)

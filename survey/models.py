@@ -694,25 +694,33 @@ class ConsentText(models.Model):
         return f"{self.study} consent v{self.version}"
 
     def clean(self):
-        """The statements are texts; `optional` and `sharing` name some of them by number."""
-        statements = self.statements
-        if not (
-            isinstance(statements, list)
-            and statements
-            and all(isinstance(s, str) and s.strip() for s in statements)
-        ):
-            raise ValidationError({"statements": "Give one or more statements, each a text."})
-        numbers = range(1, len(statements) + 1)
-        if not isinstance(self.optional, list) or any(
-            isinstance(n, bool) or not isinstance(n, int) or n not in numbers for n in self.optional
-        ):
+        """The statements, `optional` and `sharing` by the study file's rule for them; and a
+        saved version never changes, as participants recorded the version they accepted."""
+        from wojdb.core.study_file import CONSENT, StudyFileError, Where
+
+        given = {"version": self.version, "statements": self.statements, "optional": self.optional}
+        given |= {} if self.sharing is None else {"sharing": self.sharing}
+        try:
+            CONSENT.check(given, Where("consent text", ""))
+        except StudyFileError as e:
+            if not e.key:
+                raise ValidationError(e.problem) from None
+            field = e.key.split("[")[0]
+            shown = e.problem if e.key == field else f"{e.key}: {e.problem}"
+            raise ValidationError({field: shown}) from None
+        saved = ConsentText.objects.filter(pk=self.pk).values(*given, "sharing").first()
+        if saved and saved != given | {"sharing": self.sharing}:
             raise ValidationError(
-                {"optional": f"Give statement numbers from 1 to {len(statements)}."}
+                f"Consent version {saved['version']} is saved, and participants record the "
+                "version they accepted: add a new version instead of changing this one."
             )
-        if self.sharing is not None and self.sharing not in numbers:
-            raise ValidationError(
-                {"sharing": f"Give a statement number from 1 to {len(statements)}."}
-            )
+
+    def is_recorded(self) -> bool:
+        """Whether a participant accepted this version or a paper copy printed it."""
+        return (
+            self.study.participants.filter(consent_version=self.version).exists()
+            or self.study.paper_layouts.filter(consent_version=self.version).exists()
+        )
 
 
 class Questionnaire(models.Model):

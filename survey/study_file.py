@@ -112,7 +112,7 @@ def _key_of(f: models.Field) -> Key:
     if isinstance(f, models.JSONField) and f.name == "type_counts":
         return TYPE_COUNTS
     if isinstance(f, models.CharField | models.TextField):
-        return core.Text(f.max_length or MAX_TEXT)
+        return core.Text(f.max_length or MAX_TEXT, blank=f.blank)
     return core.Scalar()  # any other field: its own checks (to_python, validators) decide
 
 

@@ -158,3 +158,12 @@ def test_a_refused_input_exits_with_status_2_and_a_crash_with_1(tmp_path):
     assert result.stderr.startswith(f"CommandError: {study}, line 3, key abandon_after_minutes:")
     crash = "import sys; from wojdb.cli import run; run(['manage.py', 'shell', '-c', '1/0'])"
     assert run(["-c", crash], {}, tmp_path).returncode == 1
+
+
+def test_python_m_wojdb_cli_is_the_wojdb_command(tmp_path):
+    """`python -m wojdb.cli COMMAND` printed nothing and exited 0, whatever the command."""
+    listed = run(["-m", "wojdb.cli", "help"], {}, tmp_path)
+    assert listed.returncode == 0 and "create_study" in listed.stdout
+    unknown = run(["-m", "wojdb.cli", "nope"], {}, tmp_path)
+    assert unknown.returncode == 2 and "Unknown command: 'nope'" in unknown.stderr
+    assert "Type 'wojdb help' for usage." in unknown.stderr

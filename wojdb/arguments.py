@@ -1,4 +1,4 @@
-"""Argument types for every command's numeric options.
+"""Argument types for every command's numeric options and output files and folders.
 
 The parser checks the range, so a bad value stops the command before it touches anything, with
 a message naming the option; the range reads as the type's name, which `--help` shows through
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+from pathlib import Path
 
 SEED_MAX = 2**63 - 1  # seeds are stored in 64-bit columns and fed to numpy, which needs >= 0
 
@@ -81,3 +83,36 @@ SEED = int_range(0, SEED_MAX)
 YEAR = int_range(1000, 9999)
 PORT = int_range(1, 65535)
 SPREAD = float_range(0)  # a standard deviation
+#: Worker processes: each is a process of its own, started before any work is done; a count
+#: of billions hung the command while it started them.
+JOBS = int_range(1, 256)
+
+
+def output_folder(text: str) -> Path:
+    """An argparse type: a folder to write into, existing or created by the command. A file in
+    its place, or a nearest existing folder that cannot be written to, is refused before
+    anything is computed (an analysis runs minutes before it writes)."""
+    path = Path(text)
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        shown = "exists" if existing == path else f"cannot be created: {existing} exists"
+        raise argparse.ArgumentTypeError(f"{text}: {shown} and is not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"{text}: cannot write in {existing}")
+    return path
+
+
+def output_file(text: str) -> Path:
+    """An argparse type: a file to write, in a folder that exists and can be written to; a
+    folder in its place is refused before anything is computed."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: is a folder; name the file to write")
+    folder = path.parent
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"{text}: cannot write in {folder}")
+    return path

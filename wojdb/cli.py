@@ -38,3 +38,8 @@ def run(argv: list[str]) -> None:
 
 def main() -> None:
     run(command_line(sys.argv))
+
+
+if __name__ == "__main__":  # `python -m wojdb.cli` ran nothing and exited 0, whatever it was told
+    sys.argv[0] = "wojdb"
+    main()

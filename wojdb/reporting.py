@@ -26,8 +26,9 @@ def print_report(command, report, verbosity: int = 1) -> None:
 
 
 def find_study(slug: str | None) -> Study:
-    """The study named by --study, or the only one there is."""
-    if slug:
+    """The study named by --study, or the only one there is when none is named. An empty name
+    is a name no study has: `launch --study "$SLUG"` with SLUG unset must not pick one."""
+    if slug is not None:
         try:
             return Study.objects.get(slug=slug)
         except Study.DoesNotExist:

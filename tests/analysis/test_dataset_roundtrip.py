@@ -150,6 +150,24 @@ def test_release_leaves_out_private_and_withdrawn_data(tmp_path):
     assert set(real["participant"]) == exported - {people["simulated"].pk}
 
 
+def test_a_release_zip_loads_and_analyses_as_its_folder_does(tmp_path):
+    """The dashboard's download and `export_wojdb --zip` give a zip; load_release and
+    `analyse --release` refused it: "datapackage.json: does not exist (in release.zip)"."""
+    rated = build_rated_study()
+    _export(rated.study, tmp_path / "folder")
+    _export(rated.study, tmp_path / "archive", "--zip")
+    for folder, archive in zip(
+        load_release(tmp_path / "folder"), load_release(tmp_path / "archive.zip"), strict=True
+    ):
+        pd.testing.assert_frame_equal(folder, archive)
+    call_command("analyse", "--release", str(tmp_path / "archive.zip"), "--no-figures",
+                 "--bootstrap", "0", "--out", str(tmp_path / "report"), verbosity=0)  # fmt: skip
+    assert (tmp_path / "report" / "report.html").exists()
+    (tmp_path / "notes.txt").write_text("not a release")
+    with pytest.raises(read.ReleaseError, match="notes.txt is neither a release folder nor a zip"):
+        load_release(tmp_path / "notes.txt")
+
+
 def test_an_empty_export_fails_and_writes_nothing(tmp_path):
     study = make_study()
     Participant.objects.create(study=study, questionnaire=study.questionnaires.first())

@@ -134,16 +134,16 @@ CONSENT = {"version": 1, "statements": ["I agree to take part.", "I may withdraw
         (dict(consent_texts="oops"), "study.consent_texts: a list of objects"),
         (
             dict(consent_texts=[{**CONSENT, "sharing": 3}]),
-            "study.consent_texts[0].sharing: Give a statement number from 1 to 2.",
+            "study.consent_texts[0].sharing: is a statement number from 1 to 2, not 3",
         ),
         (
             dict(consent_texts=[{**CONSENT, "optional": [0]}]),
-            "study.consent_texts[0].optional: Give statement numbers from 1 to 2.",
+            "study.consent_texts[0].optional: optional[1]: 0 is out of range",
         ),
         (
             dict(consent_texts=[{**CONSENT, "statements": []}]),
-            "study.consent_texts[0].statements: This field cannot be blank. Give one or more "
-            "statements, each a text.",
+            "study.consent_texts[0].statements: This field cannot be blank. lists 0 entries; it "
+            "needs 1 to 100",
         ),
         (
             dict(consent_texts=[{"statements": ["I agree."]}]),

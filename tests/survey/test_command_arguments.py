@@ -88,3 +88,74 @@ def test_range_types_accept_the_ends_they_include():
     assert re.fullmatch(
         r"number in \(-1, 1\)", str(float_range(-1, 1, low_open=True, high_open=True))
     )
+
+
+@pytest.mark.parametrize("name", ["analyse", "print_questionnaires"])
+def test_an_output_folder_that_is_a_file_is_refused_before_anything_runs(name, tmp_path, db):
+    """`analyse --out FILE` ran the analysis, then stopped on a traceback (NotADirectoryError)."""
+    taken = tmp_path / "report.txt"
+    taken.write_text("kept")
+    with pytest.raises(CommandError, match=f"--out: {taken}: exists and is not a folder"):
+        call_command(name, "--out", str(taken))
+    inside = taken / "report"
+    with pytest.raises(CommandError, match=f"cannot be created: {taken} exists and is not a"):
+        call_command(name, "--out", str(inside))
+    assert taken.read_text() == "kept"
+
+
+def test_simulated_participants_are_bounded_to_what_one_run_holds_in_memory(db):
+    """A run of 99,999,999,999 participants was refused by nothing and ran until killed."""
+    with pytest.raises(CommandError, match="--participants: 99999999999 is outside the allowed"):
+        call_command("simulate_responses", "--participants", "99999999999")
+
+
+@pytest.mark.parametrize("name", ["export_judgments", "system_scores", "study_config"])
+def test_an_output_file_that_is_a_folder_is_refused_before_anything_runs(name, tmp_path, db):
+    """`export_judgments --out FOLDER` and `system_scores --out FOLDER` ended on a traceback
+    (IsADirectoryError)."""
+    given = ["demo"] if name == "study_config" else []
+    with pytest.raises(CommandError, match=f"--out: {tmp_path}: is a folder; name the file"):
+        call_command(name, *given, "--out", str(tmp_path))
+    missing = tmp_path / "nowhere" / "out.csv"
+    with pytest.raises(CommandError, match=f"--out: {missing}: {missing.parent} is not a folder"):
+        call_command(name, *given, "--out", str(missing))
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "name, option, given",
+    [
+        # `compute_metrics --jobs 99999999999` hung starting processes, with nothing to score.
+        ("compute_metrics", "--jobs", "99999999999"),
+        ("create_study", "--jobs", "99999999999"),
+        ("generate_permutations", "--jobs", "99999999999"),
+        # `print_questionnaires --copies 99999999` grew past 1.5 GB without writing a page.
+        ("print_questionnaires", "--copies", "99999999"),
+    ],
+)
+def test_a_huge_count_of_processes_or_copies_is_refused(name, option, given, tmp_path, db):
+    with pytest.raises(CommandError, match=f"{option}: {given} is outside the allowed range"):
+        call_command(name, option, given, "--out" if name == "print_questionnaires" else "-v0",
+                     *([str(tmp_path)] if name == "print_questionnaires" else []))  # fmt: skip
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "name, option, given",
+    [
+        # Each ended on a traceback: MemoryError, numpy asking for 54.6 TiB.
+        ("generate_permutations", "--max-degree", "99999999999"),
+        ("analyse", "--bootstrap", "99999999999"),
+    ],
+)
+def test_a_count_that_cannot_fit_in_memory_is_refused(name, option, given, db):
+    with pytest.raises(CommandError, match=f"{option}: {given} is outside the allowed range"):
+        call_command(name, option, given)
+
+
+def test_analyse_refuses_a_study_beside_a_release(tmp_path, db):
+    """`analyse --release R --study S` analysed the release and ignored --study."""
+    with pytest.raises(CommandError, match="give one of them. Nothing was written."):
+        call_command("analyse", "--release", str(tmp_path), "--study", "x", "--out",
+                     str(tmp_path / "report"))  # fmt: skip
+    assert list(tmp_path.iterdir()) == []

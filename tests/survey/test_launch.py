@@ -231,6 +231,15 @@ def test_a_study_that_is_not_ready_is_not_launched():
     assert not study.launched and not any(q.frozen for q in study.questionnaires.all())
 
 
+def test_an_empty_study_name_launches_nothing():
+    """`launch --study "$SLUG"` with SLUG unset launched the only study there was."""
+    study = pilot_study()
+    with pytest.raises(CommandError, match="no study with slug ''"):
+        call_command("launch", "--study", "")
+    study.refresh_from_db()
+    assert not study.launched
+
+
 def test_launch_tells_of_the_pilot_data_it_keeps(client, capsys):
     study = pilot_study()
     started(client, study)

@@ -156,6 +156,7 @@ HEAD = 'slug = "x"\nname = "X"\n'
     "text, message",
     [
         (HEAD + 'colour = "red"\n', r"bad.toml, line 3, key colour: unknown key 'colour'"),
+        ('slug = "x"\nname = "   "\n', r"bad.toml, line 2, key name: must not be empty"),
         ('slug = "x"\nname = =\n', "bad.toml: not a TOML file: .*line 2"),
         (HEAD + "items_per_questionnaire = 7\n", "cannot describe a questionnaire"),
         (

@@ -8,7 +8,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis.analysing import AnalysisError, run_analysis
-from wojdb.arguments import COUNT, SEED, int_range
+from wojdb.arguments import SEED, int_range, output_folder
 from wojdb.core.stats import correlation
 from wojdb.core.stats.estimability import MIN_GROUPS
 
@@ -25,7 +25,9 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--out", type=Path, required=True, help="folder to write the report")
+        parser.add_argument(
+            "--out", type=output_folder, required=True, help="folder to write the report"
+        )
         parser.add_argument("--study", help="the study's slug (needed if there are several)")
         parser.add_argument(
             "--release", type=Path, help="analyse this exported release folder, not the database"
@@ -50,7 +52,8 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--bootstrap",
-            type=COUNT,
+            # Each resample's draws are held at once: 10**11 asked numpy for 54.6 TiB.
+            type=int_range(0, 100_000),
             default=correlation.N_BOOT,
             help="bootstrap resamples for the 95%% intervals, 0 for none (%(type)s; default "
             "%(default)s)",
@@ -77,6 +80,12 @@ class Command(BaseCommand):
         parser.add_argument("--testset", help="with --corpus: this test set only")
 
     def handle(self, out, verbosity, **options):
+        if options["release"] is not None and options["study"] is not None:
+            # The release holds one study, its own: --study was ignored without a word.
+            raise CommandError(
+                "--study names a study of the database, --release a release's own study: "
+                "give one of them. Nothing was written."
+            )
         started = time.monotonic()
         say = self.stdout.write if verbosity else (lambda _: None)
         try:

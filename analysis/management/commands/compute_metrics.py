@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from analysis.scoring import ScoringError, score_rated_items
-from wojdb.arguments import POSITIVE
+from wojdb.arguments import JOBS
 from wojdb.core.metrics.registry import select
 
 
@@ -33,7 +33,7 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--jobs",
-            type=POSITIVE,
+            type=JOBS,
             default=os.cpu_count() or 1,
             help="processes (%(type)s; default: all cores)",
         )

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis import frames
+from wojdb.arguments import output_file
 from wojdb.core.spreadsheet import escape_text
 from wojdb.core.stats import system
 
@@ -31,7 +30,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--out", type=Path, required=True, help="CSV file to write")
+        parser.add_argument("--out", type=output_file, required=True, help="CSV file to write")
         parser.add_argument("--per", choices=PER, default="rater", help="default: rater")
         parser.add_argument("--source", nargs="+", choices=frames.EXTERNAL_SOURCES)
         parser.add_argument("--testset", help="only judgments imported for this test set")

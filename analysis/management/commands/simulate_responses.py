@@ -3,9 +3,13 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis.simulation import SimulationError, add_simulated_participants
-from wojdb.arguments import POSITIVE, SEED, SPREAD, float_range
+from wojdb.arguments import SEED, SPREAD, float_range, int_range
 from wojdb.core.stats import simulate
 from wojdb.reporting import find_study
+
+#: One run's participants and answers are held in memory until its one transaction commits:
+#: a run of billions was refused by nothing and ran until it was killed.
+PARTICIPANTS = int_range(1, 10_000)
 
 
 class Command(BaseCommand):
@@ -26,7 +30,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument(
-            "--participants", type=POSITIVE, required=True, help="how many to add (%(type)s)"
+            "--participants", type=PARTICIPANTS, required=True, help="how many to add (%(type)s)"
         )
         parser.add_argument(
             "--seed", type=SEED, default=1, help="seed of every draw (%(type)s; default 1)"

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis import frames
+from wojdb.arguments import output_file
 from wojdb.core.spreadsheet import escape_frame
 from wojdb.core.stats import system
 from wojdb.reporting import find_study
@@ -35,7 +34,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--out", type=Path, required=True, help="CSV file to write")
+        parser.add_argument("--out", type=output_file, required=True, help="CSV file to write")
         parser.add_argument("--source", choices=SOURCES, default="da", help="default: da")
         parser.add_argument("--testset", help="only judgments of this test set's segments")
         parser.add_argument("--lp", nargs="+", help="language pairs, e.g. de-en cs-en")

@@ -7,7 +7,7 @@ from tqdm import tqdm
 
 from survey.study_build import build_study
 from survey.study_file import StudyFileError, read_study_file
-from wojdb.arguments import POSITIVE
+from wojdb.arguments import JOBS
 from wojdb.reporting import print_report
 
 
@@ -27,7 +27,7 @@ class Command(BaseCommand):
         parser.add_argument("file", type=Path, metavar="FILE", help="the study's TOML file")
         parser.add_argument(
             "--jobs",
-            type=POSITIVE,
+            type=JOBS,
             default=os.cpu_count() or 1,
             help="processes generating permutations (%(type)s; default: all cores)",
         )

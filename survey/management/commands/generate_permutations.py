@@ -7,7 +7,7 @@ from tqdm import tqdm
 from survey.generation import GenerationError, generate_permutations
 from survey.pool import pool_triples
 from survey.study_file import record_plan
-from wojdb.arguments import POSITIVE, SEED
+from wojdb.arguments import JOBS, SEED, int_range
 from wojdb.core.permutations import MAX_DEGREE, VERSION
 from wojdb.core.vocabulary import MAIN_TYPES, PERMUTATION_TYPES
 from wojdb.reporting import find_study
@@ -32,7 +32,7 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--max-degree",
-            type=POSITIVE,
+            type=int_range(1, 100),  # as Study.max_degree: a huge one ran out of memory
             default=MAX_DEGREE,
             help="highest degree, also eq. 6.2's maximum (%(type)s; default: %(default)s)",
         )
@@ -44,7 +44,7 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--jobs",
-            type=POSITIVE,
+            type=JOBS,
             default=os.cpu_count() or 1,
             help="processes (%(type)s; default: all cores)",
         )

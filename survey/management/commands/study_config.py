@@ -1,8 +1,7 @@
-from pathlib import Path
-
 from django.core.management.base import BaseCommand, CommandError
 
 from survey.study_file import write_study_file
+from wojdb.arguments import output_file
 from wojdb.reporting import find_study
 
 
@@ -16,7 +15,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("slug", metavar="SLUG", help="the study's slug")
-        parser.add_argument("--out", type=Path, help="file to write (default: standard output)")
+        parser.add_argument(
+            "--out", type=output_file, help="file to write (default: standard output)"
+        )
 
     def handle(self, slug, out, **_):
         study = find_study(slug)

@@ -150,9 +150,9 @@ def load_release(
     allow_extra_files: bool = False,
     judgments: bool = False,
 ) -> tuple[pd.DataFrame, ...]:
-    """The ratings and scores frames of a release folder, validated first (ReleaseError);
-    with `judgments`, the imported judgments too (:func:`tidy_judgments`; empty where the
-    release has none)."""
+    """The ratings and scores frames of a release folder or zip archive, validated first
+    (ReleaseError); with `judgments`, the imported judgments too (:func:`tidy_judgments`;
+    empty where the release has none)."""
     release = read_release(path, allow_extra_files=allow_extra_files)
     t = release.tables
     ratings = tidy_ratings(

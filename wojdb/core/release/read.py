@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import tempfile
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -753,7 +754,8 @@ def check_links(tables: dict[str, pd.DataFrame], study: dict, problems: _Problem
 def read_release(
     folder: str | Path, *, allow_extra_files: bool = False, limits: Budgets | None = None
 ) -> Release:
-    """Read a release folder, validating everything above before returning anything.
+    """Read a release folder, or its zip archive (as `export_wojdb --zip` and the dashboard's
+    download write it), validating everything above before returning anything.
 
     Raises ReleaseError listing every problem found (file, line, field), up to MAX_PROBLEMS.
     Files the package does not name are refused unless `allow_extra_files`; they are never read.
@@ -763,6 +765,8 @@ def read_release(
     """
     folder = Path(folder)
     limits = limits or budgets.current()
+    if folder.exists() and not folder.is_dir():
+        return _read_archive(folder, allow_extra_files, limits)
     package = read_package(folder)
     problems = _Problems()
     check_format(package, problems)
@@ -793,6 +797,21 @@ def read_release(
     check_derived(tables, problems)
     problems.raise_any()
     return Release(tables, package)
+
+
+def _read_archive(path: Path, allow_extra_files: bool, limits: Budgets) -> Release:
+    """A release archive, unpacked within the limits into a folder deleted once it is read
+    (the tables are read into memory)."""
+    with tempfile.TemporaryDirectory(prefix=".wojdb-release-") as unpacked:
+        try:
+            folder = read_source(
+                path, Path(unpacked), allow_extra_files=allow_extra_files, limits=limits
+            )
+        except InputError as e:
+            raise ReleaseError([Problem(path.name, e.problem)]) from None
+        except FileNotFoundError as e:
+            raise ReleaseError([Problem(path.name, str(e))]) from None
+        return read_release(folder, allow_extra_files=allow_extra_files, limits=limits)
 
 
 def _unpack(archive: zipfile.ZipFile, into: Path, name: str, limits: Budgets) -> None:
