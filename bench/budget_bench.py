@@ -158,4 +158,10 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    import argparse
+
+    # No options: --help prints what the benchmark measures.
+    argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    ).parse_args()
     main()

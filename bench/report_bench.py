@@ -125,4 +125,10 @@ def demo_report(runs: int = 3) -> None:
 
 
 if __name__ == "__main__":
+    import argparse
+
+    # No options: --help prints what the benchmark measures.
+    argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    ).parse_args()
     demo_report()
