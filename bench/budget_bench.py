@@ -24,7 +24,6 @@ from tests.core.test_budgets import (  # noqa: E402
     write_png,
     write_tiff,
 )
-from wojdb.core import study_file  # noqa: E402
 from wojdb.core.budgets import Budgets  # noqa: E402
 from wojdb.core.formats import mqm  # noqa: E402
 from wojdb.core.formats.wmt import JUDGMENT_HEADER  # noqa: E402
@@ -114,7 +113,7 @@ def input_files(folder: Path, size: int) -> list[tuple[str, Path, str]]:
         ("CoNLL-U parses", filled(folder / "p.conllu", size, "", conllu_sentence), "conllu"),
         (
             "study file (TOML)",
-            filled(folder / "s.toml", study_file.MAX_BYTES, "", lambda n: f"k{n} = [1, 2]\n"),
+            filled(folder / "s.toml", Budgets().study_file_bytes, "", lambda n: f"k{n} = [1, 2]\n"),
             "toml",
         ),
     ]

@@ -201,14 +201,25 @@ def test_a_file_over_its_byte_budget_is_refused_naming_the_variable(tmp_path):
 def test_budgets_are_set_by_environment_variables_each_checked():
     assert budgets.current({}) == budgets.Budgets()
     set_ = budgets.current(
-        {"WOJDB_MAX_PAGE_PIXELS": "1000", "WOJDB_MAX_SCAN_BYTES": "7", "WOJDB_MAX_INPUT_BYTES": "9"}
+        {
+            "WOJDB_MAX_PAGE_PIXELS": "1000",
+            "WOJDB_MAX_SCAN_BYTES": "7",
+            "WOJDB_MAX_INPUT_BYTES": "9",
+            "WOJDB_MAX_STUDY_FILE_BYTES": "11",
+        }
     )
-    assert (set_.page_pixels, set_.scan_bytes, set_.input_bytes) == (1000, 7, 9)
+    assert (set_.page_pixels, set_.scan_bytes, set_.input_bytes, set_.study_file_bytes) == (
+        1000,
+        7,
+        9,
+        11,
+    )
     for name, value in [
         ("WOJDB_MAX_PAGE_PIXELS", "0"),
         ("WOJDB_MAX_PAGE_PIXELS", "200000000"),  # over Pillow's own limit
         ("WOJDB_MAX_RELEASE_FILE_BYTES", "16MB"),
         ("WOJDB_MAX_INPUT_BYTES", "-1"),
+        ("WOJDB_MAX_STUDY_FILE_BYTES", "1 MiB"),
     ]:
         with pytest.raises(SettingsError, match=f"{name}={value!r}"):
             budgets.current({name: value})

@@ -299,13 +299,12 @@ def test_the_input_budget_is_set_by_its_variable(folder, monkeypatch):
 @pytest.mark.django_db
 def test_a_study_file_over_a_mebibyte_is_refused_before_it_is_parsed(folder):
     from survey.models import Study
-    from wojdb.core import study_file
 
-    study = oversized(folder / "study.toml", study_file.MAX_BYTES + 1)
+    study = oversized(folder / "study.toml", 1024**2 + 1)
     message = refused("create_study", str(study))
     assert message == (
-        f"{study}: is {study_file.MAX_BYTES + 1:,} bytes, over the budget of "
-        f"{study_file.MAX_BYTES:,} bytes"
+        f"{study}: is 1,048,577 bytes, over the budget of 1,048,576 bytes "
+        "(WOJDB_MAX_STUDY_FILE_BYTES raises it)"
     )
     assert Study.objects.count() == 0
 

@@ -2,7 +2,8 @@
 
 A scanned page (an image, a frame of a TIFF, a PDF page as rasterised) has at most
 `page_pixels`; a scan file at most `scan_bytes`; each file of a release at most
-`release_file_bytes`; every other input file (wojdb.core.io.open_input) at most `input_bytes`.
+`release_file_bytes`; a study file at most `study_file_bytes`; every other input file
+(wojdb.core.io.open_input) at most `input_bytes`.
 A larger input is refused, naming the file, its size and the environment variable that raises
 the budget. With these defaults reading one scan, page, TIFF or release file stays under 500 MB
 (tests/core/test_budgets.py measures it); bench/budget_bench.py measures the other inputs.
@@ -21,6 +22,7 @@ VARIABLES = {
     "scan_bytes": ("WOJDB_MAX_SCAN_BYTES", None),
     "release_file_bytes": ("WOJDB_MAX_RELEASE_FILE_BYTES", None),
     "input_bytes": ("WOJDB_MAX_INPUT_BYTES", None),
+    "study_file_bytes": ("WOJDB_MAX_STUDY_FILE_BYTES", None),
 }
 
 
@@ -37,6 +39,9 @@ class Budgets:
     # the largest WMT files are WMT22's DA judgments into English (8 MB) and WMT21's (3.3 MB).
     # Reading one takes up to 15 times its size (bench/budget_bench.py).
     input_bytes: int = 64 * 1024**2
+    # A study file is written by hand (the French demo's is 11 KB), and parsing TOML takes some
+    # 50 times a file's size.
+    study_file_bytes: int = 1024**2
 
     def variable(self, name: str) -> str:
         return VARIABLES[name][0]

@@ -43,9 +43,6 @@ from wojdb.core.vocabulary import MAIN_TYPES, PERMUTATION_TYPES
 SEED_MAX = 2**63 - 1
 #: Control characters a text may not hold: all but tab and line ends.
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-#: A study file is written by hand (the French demo's is 11 KB), and parsing TOML takes some 50
-#: times a file's size: a larger file is refused whatever the input budget.
-MAX_BYTES = 1024**2
 #: Keys of the file beside the study's settings.
 SOURCES, POOL, PERMUTATIONS, QUESTIONNAIRES = "sources", "pool", "permutations", "questionnaires"
 PRACTICE_ITEM, SHARED_ITEMS, CONSENT_TEXTS = "practice_item", "shared_items", "consent_texts"
@@ -580,11 +577,10 @@ def read(path: Path, study_fields: Mapping[str, Key], layouts: Sequence[str]) ->
     """Read and check a study file; source paths are resolved from the file's folder and must
     exist. Raises StudyFileError naming the file, line and key."""
     limits = budgets.current()
-    within = (limits.input_bytes, limits.variable("input_bytes"))
-    if limits.input_bytes > MAX_BYTES:
-        within = (MAX_BYTES, "")
     try:
-        text = read_input(path, *within).decode("utf-8")
+        text = read_input(
+            path, limits.study_file_bytes, limits.variable("study_file_bytes")
+        ).decode("utf-8")
     except InputError as e:
         raise StudyFileError(path, e.problem) from None
     except UnicodeDecodeError as e:
