@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 from pyarrow import csv as pa_csv
 
 import wojdb
+from wojdb.core import texts
 from wojdb.core.release.read import file_stamp
 from wojdb.core.release.schema import (
     FORMAT_VERSION,
@@ -33,12 +34,7 @@ from wojdb.core.spreadsheet import escape_text
 CODEBOOK = Template((Path(__file__).parent / "codebook.md").read_text(encoding="utf-8"))
 #: Study settings shown as documents, not in the codebook's settings table.
 DOCUMENTS = (
-    "information_sheet",
-    "consent_intro",
-    "consent_closing",
-    "debriefing",
-    "instructions",
-    "data_use",
+    *texts.DOCUMENTS,
     "sample_holistic_note",
     "sample_order_note",
     "consent_texts",
