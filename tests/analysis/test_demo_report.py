@@ -12,7 +12,7 @@ from analysis.analysing import run_analysis
 from analysis.demo import DEMOS, build_demo
 from wojdb.core.metrics import registry
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.engine_independent]
 
 
 @pytest.mark.slow

@@ -24,7 +24,7 @@ from wojdb.core.budgets import Budgets
 from wojdb.core.release import derived
 from wojdb.core.stats import columns as col
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.engine_independent]
 ROOT = Path(__file__).resolve().parents[2]
 MEMORY_MB = 500
 READ = """

@@ -20,6 +20,8 @@ from wojdb.core.report.model import Report, Section, Table
 from wojdb.core.report.text import fixed
 from wojdb.core.report.workers import FigureWorkers
 
+pytestmark = pytest.mark.engine_independent
+
 
 @pytest.fixture(scope="module")
 def frames():
