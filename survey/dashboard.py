@@ -27,7 +27,12 @@ from survey.questionnaires import (
     is_frozen,
 )
 from wojdb.core import scales
-from wojdb.core.design.composition import CompositionError, ConfigurationError, Layout
+from wojdb.core.design.composition import (
+    MAX_QUESTIONNAIRES,
+    CompositionError,
+    ConfigurationError,
+    Layout,
+)
 from wojdb.core.io import length_units
 from wojdb.core.vocabulary import ASSIGNED, COMPLETED, PAPER, WEB
 from wojdb.staff import staff_only
@@ -45,7 +50,9 @@ if TYPE_CHECKING:  # pandas and the balance checks load on use, not at start-up
 
 
 class BuildForm(forms.Form):
-    count = forms.IntegerField(label="Questionnaires", min_value=1, max_value=1000, initial=36)
+    count = forms.IntegerField(
+        label="Questionnaires", min_value=1, max_value=MAX_QUESTIONNAIRES, initial=36
+    )
     seed = forms.IntegerField(
         label="Seed", min_value=0, max_value=2**63 - 1, help_text="the same seed, the same result"
     )

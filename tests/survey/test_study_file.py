@@ -222,6 +222,11 @@ HEAD = 'slug = "x"\nname = "X"\n'
             "from 1 to 527,040",
         ),
         (HEAD + "permutation_share = nan\n", "key permutation_share: nan is out of range"),
+        (
+            HEAD + "[questionnaires]\ncount = 1001\n",
+            r"line 4, key questionnaires\.count: 1,001 is out of range: a whole number from 1 to "
+            "1,000",
+        ),
         (HEAD + 'platform = "carrier-pigeon"\n', r"key platform: must be one of 'none'"),
         (HEAD + 'researcher_email = "not an address"\n', "key researcher_email: Enter a valid"),
         (HEAD + 'type_counts = {shared = {order = "2"}}\n', r"key type_counts\.shared\.order"),
@@ -321,3 +326,11 @@ def test_a_study_is_built_from_the_command_line_alone(tmp_path):
     study = Study.objects.get(slug="word-order")
     assert study.questionnaires.count() == 3
     assert {q.entries.count() for q in study.questionnaires.all()} == {40}
+
+
+def test_the_dashboard_and_the_command_build_as_many_questionnaires_as_a_study_file():
+    from survey.dashboard import BuildForm
+
+    assert BuildForm({"count": 1000, "seed": 1}).fields["count"].max_value == 1000
+    with pytest.raises(CommandError, match="1001 is outside the allowed range"):
+        call_command("build_questionnaires", "--count", "1001", "--seed", "1")

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from wojdb.core import budgets
+from wojdb.core.design.composition import MAX_QUESTIONNAIRES
 from wojdb.core.design.pool import DEFAULT_PER_CORPUS, Exclusion, PoolRule
 from wojdb.core.io import MAX_INT, InputError, read_input
 from wojdb.core.texts import normalise_line_ends
@@ -384,7 +385,9 @@ POOL_KEY = Table({
 PERMUTATIONS_KEY = Table(
     {"types": ListOf(Text(choices=PERMUTATION_TYPES), min_items=1, unique=True), "seed": SEED}
 )
-QUESTIONNAIRES_KEY = Table({"count": Integer(1, 10_000), "seed": SEED}, required=["count"])
+QUESTIONNAIRES_KEY = Table(
+    {"count": Integer(1, MAX_QUESTIONNAIRES), "seed": SEED}, required=["count"]
+)
 ITEM_KEYS = {
     "testset": Text(64, blank=False), "source_lang": Text(8, blank=False),
     "target_lang": Text(8, blank=False), "ref_name": Text(16, blank=False), "segment": LINE,

@@ -3,8 +3,12 @@ from tqdm import tqdm
 
 from survey.questionnaires import QuestionnaireError, build_questionnaires, extend_questionnaires
 from survey.study_file import record_plan
-from wojdb.arguments import POSITIVE, SEED
-from wojdb.core.design.composition import CompositionError, ConfigurationError
+from wojdb.arguments import SEED, int_range
+from wojdb.core.design.composition import (
+    MAX_QUESTIONNAIRES,
+    CompositionError,
+    ConfigurationError,
+)
 from wojdb.reporting import find_study
 
 
@@ -19,7 +23,10 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument(
-            "--count", type=POSITIVE, required=True, help="questionnaires to add (%(type)s)"
+            "--count",
+            type=int_range(1, MAX_QUESTIONNAIRES),
+            required=True,
+            help="questionnaires to add (%(type)s)",
         )
         parser.add_argument(
             "--seed", type=SEED, required=True, help="seed of every random choice (%(type)s)"
