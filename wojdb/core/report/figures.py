@@ -62,7 +62,10 @@ STYLE = {
     "axes.linewidth": 0.6,
     "xtick.major.width": 0.6,
     "ytick.major.width": 0.6,
-    "figure.constrained_layout.use": True,
+    # Each figure has its own layout engine (_figure), run once and then removed
+    # (_freeze_layout): neither setting may bring one back while the figure is saved.
+    "figure.constrained_layout.use": False,
+    "figure.autolayout": False,
     "savefig.dpi": 200,
     # Constrained layout already fits everything in; "tight" would draw every figure twice more.
     "savefig.bbox": "standard",
@@ -134,7 +137,9 @@ def _freeze_layout(fig: Figure) -> None:
     if isinstance(engine, ConstrainedLayoutEngine):
         with _style():
             engine.execute(fig)
-        fig.set_layout_engine("none")
+            # No engine at all: "none" leaves a placeholder, and savefig draws a figure with
+            # any engine once more before drawing it.
+            fig.set_layout_engine(None)
 
 
 @dataclass(frozen=True)
