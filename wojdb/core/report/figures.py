@@ -559,7 +559,7 @@ def correlation_bars(
         legend_rows = math.ceil((bars["category"].nunique() + 1 + len(markers)) / 2)
         height = 0.75 + 0.2 * max(len(labels), 3) + 0.16 * legend_rows + (0.25 if title else 0)
         fig = _figure(height)
-        axes = np.atleast_1d(fig.subplots(1, max(len(panels), 1), sharey=True, squeeze=False)[0])
+        axes = np.atleast_1d(fig.subplots(1, max(len(panels), 1), squeeze=False)[0])
         position = {label: y for y, label in enumerate(labels)}
         for ax, panel in zip(axes, panels, strict=False):
             shown = bars[bars["panel"] == panel]
@@ -571,8 +571,13 @@ def correlation_bars(
             ax.set_xlabel(xlabel)
             ax.spines["left"].set_visible(False)
             ax.tick_params(axis="y", length=0)
+        # Sources are named on the first panel only; the others share its rows but not its
+        # axis, whose ticks every draw of every panel would lay out again, unseen.
         axes[0].set_yticks(range(len(labels)), labels)
-        axes[0].set_ylim(len(labels) - 0.4, -0.6)
+        for ax in axes[1:]:
+            ax.set_yticks([])
+        for ax in axes:
+            ax.set_ylim(len(labels) - 0.4, -0.6)
         if len(bars) == 0:
             _no_data(axes[0], "Correlations")
         if title:
