@@ -3,13 +3,18 @@ matplotlib artists, and the saved files are real PNG and SVG documents."""
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib import rc_context
 from matplotlib.colors import to_rgb
 from matplotlib.patches import Rectangle
+from PIL import Image
 
 from wojdb.core.report import figures as F
+from wojdb.core.report import png
 from wojdb.core.scales import answer_to_unit
 from wojdb.core.stats import columns as C
 
@@ -245,6 +250,26 @@ def test_save_writes_png_and_svg_with_text_kept_as_text(tmp_path):
     assert "Language points" in svg and "<svg" in svg
     inline = F.svg_text(F.language_knowledge(PARTICIPANTS))
     assert "<svg" in inline and "Language points" in inline
+
+
+def test_png_holds_the_pixels_drawn_and_their_resolution():
+    fig = F.language_knowledge(PARTICIPANTS)
+    drawn = Image.open(io.BytesIO(F.draw(fig).png))
+    assert drawn.mode == "RGBA" and drawn.size == (round(F.WIDTH * 200), round(2.4 * 200))
+    assert drawn.info["dpi"] == pytest.approx((200, 200), abs=0.01)
+    # The pixels savefig draws.
+    raw = io.BytesIO()
+    with rc_context(F.STYLE):
+        fig.savefig(raw, format="rgba", dpi=200)
+    assert np.asarray(drawn).tobytes() == raw.getvalue()
+
+
+def test_png_encodes_any_rgba_image_losslessly():
+    pixels = np.random.default_rng(0).integers(0, 256, size=(7, 5, 4), dtype=np.uint8)
+    decoded = Image.open(io.BytesIO(png.encode(pixels, 96)))
+    assert np.array_equal(np.asarray(decoded), pixels)
+    with pytest.raises(ValueError, match="RGBA"):
+        png.encode(pixels[:, :, :3], 96)
 
 
 def test_participant_table_has_one_row_per_participant():

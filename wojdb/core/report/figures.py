@@ -24,12 +24,14 @@ import numpy as np
 import pandas as pd
 from matplotlib import rc_context
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
+from wojdb.core.report import png
 from wojdb.core.stats import columns as C
 from wojdb.core.texts.en import EDUCATION_LABELS, GRAMMAR_HIGH, GRAMMAR_LOW
 
@@ -162,14 +164,23 @@ class Drawing:
 
 def draw(fig: Figure) -> Drawing:
     """The figure drawn as PNG and as SVG, laid out once for both."""
+    return Drawing(_png(fig), svg_text(fig), fig.get_figwidth())
+
+
+def _png(fig: Figure) -> bytes:
+    """The figure as a PNG file at ``savefig.dpi``: drawn by Agg as savefig draws it, the
+    pixels written by :func:`wojdb.core.report.png.encode`."""
     _freeze_layout(fig)
-    png = io.BytesIO()
+    dpi, shown = STYLE["savefig.dpi"], fig.dpi
     with _style():
-        # zlib's fastest level: a quarter of the time of its default for a file 10% larger.
-        fig.savefig(
-            png, format="png", metadata={"Software": None}, pil_kwargs={"compress_level": 1}
-        )
-    return Drawing(png.getvalue(), svg_text(fig), fig.get_figwidth())
+        fig.dpi = dpi
+        try:
+            canvas = FigureCanvasAgg(fig)
+            canvas.draw()
+            pixels = np.asarray(canvas.buffer_rgba())
+        finally:
+            fig.dpi = shown
+    return png.encode(pixels, dpi)
 
 
 def made_and_drawn(make: Callable[[], Figure]) -> Drawing:
