@@ -10,6 +10,7 @@ correlations on participant-adjusted scores and ran significance tests on unadju
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -70,9 +71,29 @@ def ranks(values: np.ndarray) -> np.ndarray:
     return out
 
 
+@dataclass(frozen=True)
+class _Centred:
+    """A variable's values less their mean, and the sum of their squares: the part of
+    Pearson's r that one variable compared with many computes once."""
+
+    values: np.ndarray
+    squares: float
+    constant: bool
+
+    @classmethod
+    def of(cls, x: np.ndarray) -> _Centred:
+        if not len(x):
+            return cls(x, 0.0, True)
+        dx = x - x.mean()
+        return cls(dx, dx @ dx, bool(np.ptp(x) == 0))
+
+    def pearson(self, other: _Centred) -> float:
+        r = self.values @ other.values / np.sqrt(self.squares * other.squares)
+        return float(np.clip(r, -1.0, 1.0))
+
+
 def _pearson(x: np.ndarray, y: np.ndarray) -> float:
-    dx, dy = x - x.mean(), y - y.mean()
-    return float(np.clip(dx @ dy / np.sqrt((dx @ dx) * (dy @ dy)), -1.0, 1.0))
+    return _Centred.of(x).pearson(_Centred.of(y))
 
 
 def _coefficient(x: np.ndarray, y: np.ndarray, method: str) -> float:
@@ -296,32 +317,57 @@ class Sources:
             return scores
         return cls(score_sources(scores), orientations(scores))
 
+    @functools.cached_property
+    def _table(self) -> tuple[pd.Index, np.ndarray]:
+        """Every scored item, and the sources' scores of them: a row per source (in the order
+        of ``scores``), a column per item and a last column of NaN for items none scores."""
+        if not self.scores:
+            return pd.Index([]), np.full((0, 1), np.nan)
+        wide = pd.concat(list(self.scores.values()), axis=1, keys=range(len(self.scores)))
+        table = np.full((len(self.scores), len(wide) + 1), np.nan)
+        table[:, :-1] = wide.to_numpy(dtype=float).T
+        return wide.index, table
+
+    def aligned(self, items: pd.Index) -> np.ndarray:
+        """Each source's scores of ``items`` (NaN where it scores none), a row per source in
+        the order of ``scores``: one lookup of the items for all sources, which every table
+        over the same scores shares."""
+        index, table = self._table
+        return table[:, index.get_indexer(items)]
+
 
 def _item_means(
     ratings: pd.DataFrame, judgments: Sequence[str], adjusted: Iterable[bool]
-) -> tuple[dict[str, pd.Index], dict[tuple[str, bool], np.ndarray]]:
-    """Per judgment its judged items (those with an unadjusted mean), and per (judgment,
-    adjustment) the mean per item aligned to them: :func:`human_scores` for all in one pass."""
+) -> dict[str, tuple[dict[str, pd.Index], dict[tuple[str, bool], np.ndarray]]]:
+    """Per sentence group: per judgment its judged items (those with an unadjusted mean), and
+    per (judgment, adjustment) the mean per item aligned to them: :func:`human_scores` for
+    all groups in one pass."""
     columns = {(j, a): _judgment_column(ratings, j, a) for j in judgments for a in adjusted}
-    means = ratings.groupby(col.ITEM, sort=True)[sorted(set(columns.values()))].mean()
-    judged = {j: means.index[means[col.unit(j)].notna()] for j in judgments}
-    values = {(j, a): means.loc[judged[j], c].to_numpy() for (j, a), c in columns.items()}
-    return judged, values
+    means = ratings.groupby([col.GROUP, col.ITEM], sort=True)[sorted(set(columns.values()))]
+    means = means.mean()
+    of_group = means.index.get_level_values(col.GROUP)
+    out = {}
+    for group in of_group.unique():
+        part = means[of_group == group].droplevel(col.GROUP)
+        judged = {j: part.index[part[col.unit(j)].notna()] for j in judgments}
+        values = {(j, a): part.loc[judged[j], c].to_numpy() for (j, a), c in columns.items()}
+        out[group] = judged, values
+    return out
 
 
 class _Correlator:
     """One sentence group's correlations: each variable's kept values are ranked (for
-    Spearman's rho) once per set of items, not once per pair of variables."""
+    Spearman's rho) and centred once per set of items, not once per pair of variables."""
 
     def __init__(self, values: dict[tuple[str, bool], np.ndarray], method: str):
         self.values, self.method = values, method
-        self.ranked: dict[tuple, np.ndarray] = {}
+        self.ranked: dict[tuple, _Centred] = {}
 
-    def _kept(self, name: tuple, values: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    def _kept(self, name: tuple, values: np.ndarray, keep: np.ndarray) -> _Centred:
         memo = (name, keep.tobytes())
         if memo not in self.ranked:
             chosen = values[keep]
-            self.ranked[memo] = ranks(chosen) if self.method == "spearman" else chosen
+            self.ranked[memo] = _Centred.of(ranks(chosen) if self.method == "spearman" else chosen)
         return self.ranked[memo]
 
     def __call__(
@@ -333,10 +379,10 @@ class _Correlator:
         if self.method == "kendall":
             return statistic(human[keep], scores[keep], self.method)
         x, y = self._kept((judgment, adjusted), human, keep), self._kept(source, scores, keep)
-        if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        if len(x.values) < 3 or x.constant or y.constant:
             return np.nan, np.nan
-        r = _pearson(x, y)
-        return r, _t_pvalue(r, len(x))
+        r = x.pearson(y)
+        return r, _t_pvalue(r, len(x.values))
 
 
 def _groups(ratings: pd.DataFrame, groups: Iterable[str] | None) -> list[str]:
@@ -385,12 +431,14 @@ def correlation_table(
         return boots[n]
 
     rows = []
+    if unit == "item":
+        item_means = _item_means(ratings, judgments, {*adjusted, False})
     for group in _groups(ratings, groups):
-        in_group = ratings[ratings[col.GROUP] == group]
         # Per judgment: the judged items, and each adjustment's values aligned to them.
         if unit == "item":
-            judged, values = _item_means(in_group, judgments, {*adjusted, False})
+            judged, values = item_means[group]
         else:
+            in_group = ratings[ratings[col.GROUP] == group]
             judged = {j: human_scores(in_group, j, False, unit).index for j in judgments}
             values = {
                 (j, a): human_scores(in_group, j, a, unit).reindex(judged[j]).to_numpy()
@@ -405,15 +453,13 @@ def correlation_table(
         same_items = {
             j: next(k for k in judgments if judged[k].equals(judged[j])) for j in judgments
         }
+        aligned = {j: chosen.aligned(judged[j]) for j in set(same_items.values())}
         correlated = _Correlator(values, method)
-        for key, source in sources.items():
+        for column, key in enumerate(sources):
             prepared_source: dict[bytes, object] = {}
-            aligned: dict[str, np.ndarray] = {}
             for judgment in judgments:
                 items = judged[judgment]
-                if same_items[judgment] not in aligned:
-                    aligned[same_items[judgment]] = source.reindex(items).to_numpy()
-                matched = aligned[same_items[judgment]]
+                matched = aligned[same_items[judgment]][column]
                 scored = ~np.isnan(matched)
                 if scored.sum() < min_items:
                     continue
@@ -567,9 +613,10 @@ def williams_table(
         ratings = col.scored(ratings)
     human = human_scores(ratings[ratings[col.GROUP] == group], judgment, adjusted, unit)
     h = human.to_numpy()
+    chosen = Sources.of(scores)
     aligned = {
-        " ".join(filter(None, key)): source.reindex(human.index).to_numpy()
-        for key, source in Sources.of(scores).scores.items()
+        " ".join(filter(None, key)): values
+        for key, values in zip(chosen.scores, chosen.aligned(human.index), strict=True)
     }
     # Spearman's rho is Pearson's r on ranks over the pair's items: each variable is ranked
     # once per set of items (most pairs share all of them), not once per pair.
