@@ -351,15 +351,16 @@ def _item_means(
     per (judgment, adjustment) the mean per item aligned to them: :func:`human_scores` for
     all groups in one pass."""
     columns = {(j, a): _judgment_column(ratings, j, a) for j in judgments for a in adjusted}
-    means = ratings.groupby([col.GROUP, col.ITEM], sort=True)[sorted(set(columns.values()))]
-    means = means.mean()
+    names = sorted(set(columns.values()))
+    means = ratings.groupby([col.GROUP, col.ITEM], sort=True)[names].mean()
     of_group = means.index.get_level_values(col.GROUP)
+    items, table = means.index.get_level_values(col.ITEM), means.to_numpy()
     out = {}
     for group in of_group.unique():
-        part = means[of_group == group].droplevel(col.GROUP)
-        judged = {j: part.index[part[col.unit(j)].notna()] for j in judgments}
-        values = {(j, a): part.loc[judged[j], c].to_numpy() for (j, a), c in columns.items()}
-        out[group] = judged, values
+        rows = of_group == group
+        judged = {j: rows & ~np.isnan(table[:, names.index(col.unit(j))]) for j in judgments}
+        values = {(j, a): table[judged[j], names.index(c)] for (j, a), c in columns.items()}
+        out[group] = {j: items[kept] for j, kept in judged.items()}, values
     return out
 
 
@@ -587,19 +588,19 @@ def williams_test(r12: float, r13: float, r23: float, n: int, two_tailed: bool =
         return Williams(float("nan"), float("nan"), n - 3)
     t = (r12 - r13) * np.sqrt((n - 1) * (1 + r23)) / np.sqrt(denominator)
     df = n - 3
-    p = stats.t.sf(abs(t), df) * (2 if two_tailed else 1)
+    # stats.t.sf(|t|, df), without its per-call overhead: a table tests every pair of sources.
+    p = special.stdtr(df, -abs(t)) * (2 if two_tailed else 1)
     return Williams(float(t), float(p), df)
 
 
 def _williams_row(
-    h: np.ndarray, a: np.ndarray, b: np.ndarray, method: str, two_tailed: bool
+    n: int, r_a: float, r_b: float, r_ab: float, two_tailed: bool
 ) -> dict[str, float]:
-    r_a, r_b, r_ab = (_coefficient(u, v, method) for u, v in ((h, a), (h, b), (a, b)))
     t = p = np.nan
-    if len(h) > 3:
-        test = williams_test(r_a, r_b, r_ab, len(h), two_tailed)
+    if n > 3:
+        test = williams_test(r_a, r_b, r_ab, n, two_tailed)
         t, p = test.t, test.p
-    return {"n": len(h), "r_a": r_a, "r_b": r_b, "r_ab": r_ab, "t": t, "p": p}
+    return {"n": n, "r_a": r_a, "r_b": r_b, "r_ab": r_ab, "t": t, "p": p}
 
 
 def williams_table(
@@ -627,22 +628,32 @@ def williams_table(
         for key, values in zip(chosen.scores, chosen.aligned(human.index), strict=True)
     }
     # Spearman's rho is Pearson's r on ranks over the pair's items: each variable is ranked
-    # once per set of items (most pairs share all of them), not once per pair.
-    ranked: dict[tuple[str, bytes], np.ndarray] = {}
+    # and centred once per set of items (most pairs share all of them), not once per pair.
+    ranked: dict[tuple[str, bytes], np.ndarray | _Centred] = {}
 
-    def prepared(label: str, values: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    def prepared(label: str, values: np.ndarray, keep: np.ndarray) -> np.ndarray | _Centred:
         key = (label, keep.tobytes())
         if key not in ranked:
-            ranked[key] = ranks(values[keep]) if method == "spearman" else values[keep]
+            chosen = values[keep]
+            if method != "kendall":
+                chosen = _Centred.of(ranks(chosen) if method == "spearman" else chosen)
+            ranked[key] = chosen
         return ranked[key]
 
-    on = "pearson" if method == "spearman" else method
+    def coefficient(u: np.ndarray | _Centred, v: np.ndarray | _Centred) -> float:
+        """:func:`_coefficient` of two prepared variables."""
+        if method == "kendall":
+            return _coefficient(u, v, method)
+        return np.nan if len(u.values) < 3 or u.constant or v.constant else u.pearson(v)
+
     rows = []
     for (label_a, a), (label_b, b) in combinations(aligned.items(), 2):
         keep = ~(np.isnan(a) | np.isnan(b))
-        if keep.sum() >= min_items:
+        n = int(keep.sum())
+        if n >= min_items:
             x, y, z = (prepared(k, v, keep) for k, v in (("", h), (label_a, a), (label_b, b)))
-            rows.append({"a": label_a, "b": label_b, **_williams_row(x, y, z, on, two_tailed)})
+            r = coefficient(x, y), coefficient(x, z), coefficient(y, z)
+            rows.append({"a": label_a, "b": label_b, **_williams_row(n, *r, two_tailed)})
     return pd.DataFrame(rows)
 
 
