@@ -25,6 +25,7 @@ import pandas as pd
 from matplotlib import rc_context
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.lines import Line2D
@@ -398,8 +399,15 @@ def score_distributions(
             bottom = np.zeros(len(participants))
             for level, colour in zip(LEVELS, LEVEL_COLOURS, strict=True):
                 values = shares[level].to_numpy()
-                ax.bar(
-                    positions, values, bottom=bottom, color=colour, width=0.85, label=f"{level:g}"
+                _bars(
+                    ax,
+                    positions,
+                    values,
+                    0.85,
+                    bottom,
+                    facecolor=colour,
+                    edgecolor="none",
+                    label=f"{level:g}",
                 )
                 bottom += values
             ends = (scale_ends or {}).get(judgment)
@@ -419,6 +427,30 @@ def score_distributions(
             axes[1].set_xticks([])
         axes[1].set_xlabel(f"Participant (n = {len(participants)})")
     return fig
+
+
+def _bars(
+    ax: Axes,
+    at: np.ndarray,
+    lengths: np.ndarray,
+    thickness: float,
+    start: np.ndarray,
+    horizontal: bool = False,
+    **style,
+) -> None:
+    """Bars centred on ``at``, from ``start`` for ``lengths``, drawn as ax.bar (ax.barh with
+    ``horizontal``) draws them but as one collection of their rectangles: a Rectangle per bar
+    costs its own data limits and its own draw, and every caller sets the axes' limits.
+    ``style`` goes to the collection (ax.bar's Rectangles have no edge, mitred corners)."""
+    low = at - thickness / 2
+    high = low + thickness
+    end = start + lengths
+    if horizontal:
+        corners = [(start, low), (end, low), (end, high), (start, high)]
+    else:
+        corners = [(low, start), (high, start), (high, end), (low, end)]
+    verts = np.stack([np.column_stack(corner) for corner in corners], axis=1)
+    ax.add_collection(PolyCollection(verts, **style), autolim=False)
 
 
 def _natural_key(value) -> tuple:
@@ -513,7 +545,10 @@ def _draw_sources(
     y = per.index.map(position).to_numpy()
     colours = [CATEGORIES.get(c, (GREY, ""))[0] for c in per["category"]]
     # Yellow needs an outline to stand out from white paper.
-    ax.barh(y, per["best"], height=0.72, color=colours, edgecolor="#444444", linewidth=0.4)
+    _bars(
+        ax, y, per["best"].to_numpy(), 0.72, np.zeros(len(y)), horizontal=True,
+        facecolor=colours, edgecolor="#444444", linewidth=0.4, joinstyle="miter",
+    )  # fmt: skip
     several = per[per["configs"] > 1]
     if len(several):
         ax.hlines(
