@@ -534,12 +534,15 @@ def _draw_sources(
     """One panel's sources: all bars in one call, the configuration ranges in one collection
     and each configuration's marks in one, so a panel costs a few artists, not a few per
     source."""
-    per = rows.groupby("label", sort=False).agg(
-        best=("rho", "max"),
-        least=("rho", "min"),
-        configs=("rho", "size"),
-        category=("category", "first"),
-        significant=("significant", lambda s: bool(s.astype(bool).all())),
+    grouped = rows.assign(significant=rows["significant"].astype(bool)).groupby("label", sort=False)
+    per = pd.DataFrame(
+        {
+            "best": grouped["rho"].max(),
+            "least": grouped["rho"].min(),
+            "configs": grouped["rho"].size(),
+            "category": grouped["category"].first(),
+            "significant": grouped["significant"].all(),
+        }
     )
     per = per.iloc[np.argsort(per.index.map(position).to_numpy(), kind="stable")]
     y = per.index.map(position).to_numpy()
