@@ -3,13 +3,19 @@ matplotlib artists, and the saved files are real PNG and SVG documents."""
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib import rc_context
 from matplotlib.colors import to_rgb
 from matplotlib.patches import Rectangle
+from PIL import Image
 
+from tests.figure_bars import collected_bars
 from wojdb.core.report import figures as F
+from wojdb.core.report import png
 from wojdb.core.scales import answer_to_unit
 from wojdb.core.stats import columns as C
 
@@ -136,12 +142,13 @@ def test_score_distributions_stack_each_participants_shares_of_the_five_levels()
     fig = F.score_distributions(ratings, {C.ORDER: ("Enormously", "Not at all")})
     holistic, order = fig.axes[:2]
     # Five stacked segments per participant; p1's holistic shares are 2/4 at 0, 1/4 at .5 and 1.
-    segments = bars_of(holistic)
+    segments = collected_bars(holistic)
     assert len(segments) == 5 * 2
-    p1 = sorted((s.get_y(), s.get_height()) for s in segments if s.get_x() < 0.5)
+    p1 = sorted((s.y, s.height) for s in segments if s.x < 0.5)
     assert [h for _, h in p1] == pytest.approx([0.5, 0, 0.25, 0, 0.25])
+    assert [y for y, _ in p1] == pytest.approx([0, 0.5, 0.5, 0.75, 0.75])
     # Blank answers are left out: p1 answered the order question three times, all with 5.
-    p1_order = [s.get_height() for s in bars_of(order) if s.get_x() < 0.5]
+    p1_order = [s.height for s in collected_bars(order) if s.x < 0.5]
     assert p1_order == pytest.approx([0, 0, 0, 0, 1])
     assert tick_texts(order.get_xticklabels()) == ["p1", "p2"]
     assert "Not at all" in order.get_title(loc="left")
@@ -151,7 +158,7 @@ def test_score_distributions_leave_out_the_practice_sample():
     ratings = ratings_frame({1: [(1, 1), (5, 5)]})
     ratings.loc[0, C.PRACTICE] = True
     holistic = F.score_distributions(ratings).axes[0]
-    assert [s.get_height() for s in bars_of(holistic)] == pytest.approx([0, 0, 0, 0, 1])
+    assert [s.height for s in collected_bars(holistic)] == pytest.approx([0, 0, 0, 0, 1])
 
 
 def test_holistic_vs_order_bubbles_count_each_pair_of_answers():
@@ -214,16 +221,18 @@ def test_correlation_bars_reach_the_best_configuration_and_mark_significance():
     fig = F.correlation_bars(bars, panel_titles={"order": "Word-order adequacy"})
     order, holistic = fig.axes
     assert tick_texts(order.get_yticklabels()) == ["Kendall's τ", "BEER", "chrF", "'c' DTED"]
-    widths = [b.get_width() for b in bars_of(order)]
-    assert widths == pytest.approx([0.30, 0.32, -0.05, 0.40])
-    colours = [b.get_facecolor()[:3] for b in bars_of(order)]
+    drawn = collected_bars(order)
+    assert [b.width for b in drawn] == pytest.approx([0.30, 0.32, -0.05, 0.40])
+    assert [b.y + b.height / 2 for b in drawn] == pytest.approx([0, 1, 2, 3])
+    colours = [b.facecolor[:3] for b in drawn]
     expected = [F.PURPLE, F.BLUE, F.BLUE, F.YELLOW]
     assert colours == [pytest.approx(to_rgb(c)) for c in expected]
     stars = [t for t in order.texts if t.get_text() == "*"]
     assert sorted(t.get_position()[1] for t in stars) == [0, 1]
     # Configuration markers only where a source has several configurations: 2 + 2 points, in
-    # one collection per configuration, beside one collection of the two range lines.
-    ranges, *marks = order.collections
+    # one collection per configuration, beside one collection of the two range lines (after
+    # the bars').
+    _, ranges, *marks = order.collections
     assert len(ranges.get_segments()) == 2 and len(marks) == 2
     assert sorted(len(m.get_offsets()) for m in marks) == [2, 2]
     assert order.get_title(loc="left") == "Word-order adequacy"
@@ -245,6 +254,26 @@ def test_save_writes_png_and_svg_with_text_kept_as_text(tmp_path):
     assert "Language points" in svg and "<svg" in svg
     inline = F.svg_text(F.language_knowledge(PARTICIPANTS))
     assert "<svg" in inline and "Language points" in inline
+
+
+def test_png_holds_the_pixels_drawn_and_their_resolution():
+    fig = F.language_knowledge(PARTICIPANTS)
+    drawn = Image.open(io.BytesIO(F.draw(fig).png))
+    assert drawn.mode == "RGBA" and drawn.size == (round(F.WIDTH * 200), round(2.4 * 200))
+    assert drawn.info["dpi"] == pytest.approx((200, 200), abs=0.01)
+    # The pixels savefig draws.
+    raw = io.BytesIO()
+    with rc_context(F.STYLE):
+        fig.savefig(raw, format="rgba", dpi=200)
+    assert np.asarray(drawn).tobytes() == raw.getvalue()
+
+
+def test_png_encodes_any_rgba_image_losslessly():
+    pixels = np.random.default_rng(0).integers(0, 256, size=(7, 5, 4), dtype=np.uint8)
+    decoded = Image.open(io.BytesIO(png.encode(pixels, 96)))
+    assert np.array_equal(np.asarray(decoded), pixels)
+    with pytest.raises(ValueError, match="RGBA"):
+        png.encode(pixels[:, :, :3], 96)
 
 
 def test_participant_table_has_one_row_per_participant():

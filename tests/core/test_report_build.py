@@ -9,8 +9,8 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from matplotlib.patches import Rectangle
 
+from tests.figure_bars import collected_bars
 from tests.report_frames import CONFIGS, PERM_TYPES, study_frames, study_report
 from wojdb.core.report.build import build_report
 from wojdb.core.report.model import Report
@@ -132,8 +132,7 @@ def test_correlation_bars_reach_each_tools_best_configuration(built):
     ]
     ax = figure(report, "figure_7_6").axes[0]
     labels = [t.get_text() for t in ax.get_yticklabels()]
-    widths = [p.get_width() for p in ax.patches if isinstance(p, Rectangle)]
-    bars = dict(zip(labels, widths, strict=True))
+    bars = dict(zip(labels, [b.width for b in collected_bars(ax)], strict=True))
     assert labels == ["BLEU", "'c' DTED", "'fc' DTED", "DERP"]
     best_c = chosen[(chosen[C.METRIC] == "DTED") & (chosen[C.VARIANT] == "c")]["r"].max()
     assert bars["'c' DTED"] == pytest.approx(best_c)

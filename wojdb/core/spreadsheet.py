@@ -40,7 +40,8 @@ def escape_text(values: pd.Series) -> pd.Series:
     )
     risky = risky.fill_null(False).to_numpy(zero_copy_only=False)
     escaped = values.astype(object)
-    escaped[risky] = "'" + escaped[risky]
+    if risky.any():  # rarely: a masked assignment costs more than the search
+        escaped[risky] = "'" + escaped[risky]
     return escaped
 
 

@@ -24,12 +24,15 @@ import numpy as np
 import pandas as pd
 from matplotlib import rc_context
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
+from wojdb.core.report import png
 from wojdb.core.stats import columns as C
 from wojdb.core.texts.en import EDUCATION_LABELS, GRAMMAR_HIGH, GRAMMAR_LOW
 
@@ -62,7 +65,10 @@ STYLE = {
     "axes.linewidth": 0.6,
     "xtick.major.width": 0.6,
     "ytick.major.width": 0.6,
-    "figure.constrained_layout.use": True,
+    # Each figure has its own layout engine (_figure), run once and then removed
+    # (_freeze_layout): neither setting may bring one back while the figure is saved.
+    "figure.constrained_layout.use": False,
+    "figure.autolayout": False,
     "savefig.dpi": 200,
     # Constrained layout already fits everything in; "tight" would draw every figure twice more.
     "savefig.bbox": "standard",
@@ -134,7 +140,9 @@ def _freeze_layout(fig: Figure) -> None:
     if isinstance(engine, ConstrainedLayoutEngine):
         with _style():
             engine.execute(fig)
-        fig.set_layout_engine("none")
+            # No engine at all: "none" leaves a placeholder, and savefig draws a figure with
+            # any engine once more before drawing it.
+            fig.set_layout_engine(None)
 
 
 @dataclass(frozen=True)
@@ -157,14 +165,23 @@ class Drawing:
 
 def draw(fig: Figure) -> Drawing:
     """The figure drawn as PNG and as SVG, laid out once for both."""
+    return Drawing(_png(fig), svg_text(fig), fig.get_figwidth())
+
+
+def _png(fig: Figure) -> bytes:
+    """The figure as a PNG file at ``savefig.dpi``: drawn by Agg as savefig draws it, the
+    pixels written by :func:`wojdb.core.report.png.encode`."""
     _freeze_layout(fig)
-    png = io.BytesIO()
+    dpi, shown = STYLE["savefig.dpi"], fig.dpi
     with _style():
-        # zlib's fastest level: a quarter of the time of its default for a file 10% larger.
-        fig.savefig(
-            png, format="png", metadata={"Software": None}, pil_kwargs={"compress_level": 1}
-        )
-    return Drawing(png.getvalue(), svg_text(fig), fig.get_figwidth())
+        fig.dpi = dpi
+        try:
+            canvas = FigureCanvasAgg(fig)
+            canvas.draw()
+            pixels = np.asarray(canvas.buffer_rgba())
+        finally:
+            fig.dpi = shown
+    return png.encode(pixels, dpi)
 
 
 def made_and_drawn(make: Callable[[], Figure]) -> Drawing:
@@ -382,8 +399,15 @@ def score_distributions(
             bottom = np.zeros(len(participants))
             for level, colour in zip(LEVELS, LEVEL_COLOURS, strict=True):
                 values = shares[level].to_numpy()
-                ax.bar(
-                    positions, values, bottom=bottom, color=colour, width=0.85, label=f"{level:g}"
+                _bars(
+                    ax,
+                    positions,
+                    values,
+                    0.85,
+                    bottom,
+                    facecolor=colour,
+                    edgecolor="none",
+                    label=f"{level:g}",
                 )
                 bottom += values
             ends = (scale_ends or {}).get(judgment)
@@ -403,6 +427,30 @@ def score_distributions(
             axes[1].set_xticks([])
         axes[1].set_xlabel(f"Participant (n = {len(participants)})")
     return fig
+
+
+def _bars(
+    ax: Axes,
+    at: np.ndarray,
+    lengths: np.ndarray,
+    thickness: float,
+    start: np.ndarray,
+    horizontal: bool = False,
+    **style,
+) -> None:
+    """Bars centred on ``at``, from ``start`` for ``lengths``, drawn as ax.bar (ax.barh with
+    ``horizontal``) draws them but as one collection of their rectangles: a Rectangle per bar
+    costs its own data limits and its own draw, and every caller sets the axes' limits.
+    ``style`` goes to the collection (ax.bar's Rectangles have no edge, mitred corners)."""
+    low = at - thickness / 2
+    high = low + thickness
+    end = start + lengths
+    if horizontal:
+        corners = [(start, low), (end, low), (end, high), (start, high)]
+    else:
+        corners = [(low, start), (high, start), (high, end), (low, end)]
+    verts = np.stack([np.column_stack(corner) for corner in corners], axis=1)
+    ax.add_collection(PolyCollection(verts, **style), autolim=False)
 
 
 def _natural_key(value) -> tuple:
@@ -486,18 +534,24 @@ def _draw_sources(
     """One panel's sources: all bars in one call, the configuration ranges in one collection
     and each configuration's marks in one, so a panel costs a few artists, not a few per
     source."""
-    per = rows.groupby("label", sort=False).agg(
-        best=("rho", "max"),
-        least=("rho", "min"),
-        configs=("rho", "size"),
-        category=("category", "first"),
-        significant=("significant", lambda s: bool(s.astype(bool).all())),
+    grouped = rows.assign(significant=rows["significant"].astype(bool)).groupby("label", sort=False)
+    per = pd.DataFrame(
+        {
+            "best": grouped["rho"].max(),
+            "least": grouped["rho"].min(),
+            "configs": grouped["rho"].size(),
+            "category": grouped["category"].first(),
+            "significant": grouped["significant"].all(),
+        }
     )
     per = per.iloc[np.argsort(per.index.map(position).to_numpy(), kind="stable")]
     y = per.index.map(position).to_numpy()
     colours = [CATEGORIES.get(c, (GREY, ""))[0] for c in per["category"]]
     # Yellow needs an outline to stand out from white paper.
-    ax.barh(y, per["best"], height=0.72, color=colours, edgecolor="#444444", linewidth=0.4)
+    _bars(
+        ax, y, per["best"].to_numpy(), 0.72, np.zeros(len(y)), horizontal=True,
+        facecolor=colours, edgecolor="#444444", linewidth=0.4, joinstyle="miter",
+    )  # fmt: skip
     several = per[per["configs"] > 1]
     if len(several):
         ax.hlines(
@@ -554,7 +608,7 @@ def correlation_bars(
         legend_rows = math.ceil((bars["category"].nunique() + 1 + len(markers)) / 2)
         height = 0.75 + 0.2 * max(len(labels), 3) + 0.16 * legend_rows + (0.25 if title else 0)
         fig = _figure(height)
-        axes = np.atleast_1d(fig.subplots(1, max(len(panels), 1), sharey=True, squeeze=False)[0])
+        axes = np.atleast_1d(fig.subplots(1, max(len(panels), 1), squeeze=False)[0])
         position = {label: y for y, label in enumerate(labels)}
         for ax, panel in zip(axes, panels, strict=False):
             shown = bars[bars["panel"] == panel]
@@ -566,8 +620,13 @@ def correlation_bars(
             ax.set_xlabel(xlabel)
             ax.spines["left"].set_visible(False)
             ax.tick_params(axis="y", length=0)
+        # Sources are named on the first panel only; the others share its rows but not its
+        # axis, whose ticks every draw of every panel would lay out again, unseen.
         axes[0].set_yticks(range(len(labels)), labels)
-        axes[0].set_ylim(len(labels) - 0.4, -0.6)
+        for ax in axes[1:]:
+            ax.set_yticks([])
+        for ax in axes:
+            ax.set_ylim(len(labels) - 0.4, -0.6)
         if len(bars) == 0:
             _no_data(axes[0], "Correlations")
         if title:

@@ -10,6 +10,7 @@ correlations on participant-adjusted scores and ran significance tests on unadju
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -70,9 +71,29 @@ def ranks(values: np.ndarray) -> np.ndarray:
     return out
 
 
+@dataclass(frozen=True)
+class _Centred:
+    """A variable's values less their mean, and the sum of their squares: the part of
+    Pearson's r that one variable compared with many computes once."""
+
+    values: np.ndarray
+    squares: float
+    constant: bool
+
+    @classmethod
+    def of(cls, x: np.ndarray) -> _Centred:
+        if not len(x):
+            return cls(x, 0.0, True)
+        dx = x - x.mean()
+        return cls(dx, dx @ dx, bool(np.ptp(x) == 0))
+
+    def pearson(self, other: _Centred) -> float:
+        r = self.values @ other.values / np.sqrt(self.squares * other.squares)
+        return float(np.clip(r, -1.0, 1.0))
+
+
 def _pearson(x: np.ndarray, y: np.ndarray) -> float:
-    dx, dy = x - x.mean(), y - y.mean()
-    return float(np.clip(dx @ dy / np.sqrt((dx @ dx) * (dy @ dy)), -1.0, 1.0))
+    return _Centred.of(x).pearson(_Centred.of(y))
 
 
 def _coefficient(x: np.ndarray, y: np.ndarray, method: str) -> float:
@@ -127,8 +148,16 @@ def _midranks(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
     group_of = np.empty(len(values), dtype=np.intp)
     group_of[order] = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(values)]))
-    group_weight = np.add.reduceat(weights[order], starts, axis=0)
-    group_rank = np.cumsum(group_weight, axis=0) - (group_weight - 1) / 2
+    # The weight up to the end of each tie group, from one running sum over the items in
+    # order (the weights are counts, so every sum is an exact integer in any order of adding).
+    # Row by row: numpy's cumsum down the first axis of a wide array is four times slower.
+    running = np.empty_like(weights)
+    total = np.zeros(weights.shape[1], dtype=weights.dtype)
+    for row, item in zip(running, order, strict=True):
+        total = np.add(total, weights[item], out=row)
+    through = running[np.r_[starts[1:], len(values)] - 1]
+    group_weight = np.diff(through, axis=0, prepend=np.zeros_like(through[:1]))
+    group_rank = through - (group_weight - 1) / 2
     return group_rank[group_of]
 
 
@@ -296,32 +325,58 @@ class Sources:
             return scores
         return cls(score_sources(scores), orientations(scores))
 
+    @functools.cached_property
+    def _table(self) -> tuple[pd.Index, np.ndarray]:
+        """Every scored item, and the sources' scores of them: a row per source (in the order
+        of ``scores``), a column per item and a last column of NaN for items none scores."""
+        if not self.scores:
+            return pd.Index([]), np.full((0, 1), np.nan)
+        wide = pd.concat(list(self.scores.values()), axis=1, keys=range(len(self.scores)))
+        table = np.full((len(self.scores), len(wide) + 1), np.nan)
+        table[:, :-1] = wide.to_numpy(dtype=float).T
+        return wide.index, table
+
+    def aligned(self, items: pd.Index) -> np.ndarray:
+        """Each source's scores of ``items`` (NaN where it scores none), a row per source in
+        the order of ``scores``: one lookup of the items for all sources, which every table
+        over the same scores shares."""
+        index, table = self._table
+        return table[:, index.get_indexer(items)]
+
 
 def _item_means(
     ratings: pd.DataFrame, judgments: Sequence[str], adjusted: Iterable[bool]
-) -> tuple[dict[str, pd.Index], dict[tuple[str, bool], np.ndarray]]:
-    """Per judgment its judged items (those with an unadjusted mean), and per (judgment,
-    adjustment) the mean per item aligned to them: :func:`human_scores` for all in one pass."""
+) -> dict[str, tuple[dict[str, pd.Index], dict[tuple[str, bool], np.ndarray]]]:
+    """Per sentence group: per judgment its judged items (those with an unadjusted mean), and
+    per (judgment, adjustment) the mean per item aligned to them: :func:`human_scores` for
+    all groups in one pass."""
     columns = {(j, a): _judgment_column(ratings, j, a) for j in judgments for a in adjusted}
-    means = ratings.groupby(col.ITEM, sort=True)[sorted(set(columns.values()))].mean()
-    judged = {j: means.index[means[col.unit(j)].notna()] for j in judgments}
-    values = {(j, a): means.loc[judged[j], c].to_numpy() for (j, a), c in columns.items()}
-    return judged, values
+    names = sorted(set(columns.values()))
+    means = ratings.groupby([col.GROUP, col.ITEM], sort=True)[names].mean()
+    of_group = means.index.get_level_values(col.GROUP)
+    items, table = means.index.get_level_values(col.ITEM), means.to_numpy()
+    out = {}
+    for group in of_group.unique():
+        rows = of_group == group
+        judged = {j: rows & ~np.isnan(table[:, names.index(col.unit(j))]) for j in judgments}
+        values = {(j, a): table[judged[j], names.index(c)] for (j, a), c in columns.items()}
+        out[group] = {j: items[kept] for j, kept in judged.items()}, values
+    return out
 
 
 class _Correlator:
     """One sentence group's correlations: each variable's kept values are ranked (for
-    Spearman's rho) once per set of items, not once per pair of variables."""
+    Spearman's rho) and centred once per set of items, not once per pair of variables."""
 
     def __init__(self, values: dict[tuple[str, bool], np.ndarray], method: str):
         self.values, self.method = values, method
-        self.ranked: dict[tuple, np.ndarray] = {}
+        self.ranked: dict[tuple, _Centred] = {}
 
-    def _kept(self, name: tuple, values: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    def _kept(self, name: tuple, values: np.ndarray, keep: np.ndarray) -> _Centred:
         memo = (name, keep.tobytes())
         if memo not in self.ranked:
             chosen = values[keep]
-            self.ranked[memo] = ranks(chosen) if self.method == "spearman" else chosen
+            self.ranked[memo] = _Centred.of(ranks(chosen) if self.method == "spearman" else chosen)
         return self.ranked[memo]
 
     def __call__(
@@ -333,10 +388,10 @@ class _Correlator:
         if self.method == "kendall":
             return statistic(human[keep], scores[keep], self.method)
         x, y = self._kept((judgment, adjusted), human, keep), self._kept(source, scores, keep)
-        if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        if len(x.values) < 3 or x.constant or y.constant:
             return np.nan, np.nan
-        r = _pearson(x, y)
-        return r, _t_pvalue(r, len(x))
+        r = x.pearson(y)
+        return r, _t_pvalue(r, len(x.values))
 
 
 def _groups(ratings: pd.DataFrame, groups: Iterable[str] | None) -> list[str]:
@@ -385,12 +440,14 @@ def correlation_table(
         return boots[n]
 
     rows = []
+    if unit == "item":
+        item_means = _item_means(ratings, judgments, {*adjusted, False})
     for group in _groups(ratings, groups):
-        in_group = ratings[ratings[col.GROUP] == group]
         # Per judgment: the judged items, and each adjustment's values aligned to them.
         if unit == "item":
-            judged, values = _item_means(in_group, judgments, {*adjusted, False})
+            judged, values = item_means[group]
         else:
+            in_group = ratings[ratings[col.GROUP] == group]
             judged = {j: human_scores(in_group, j, False, unit).index for j in judgments}
             values = {
                 (j, a): human_scores(in_group, j, a, unit).reindex(judged[j]).to_numpy()
@@ -405,15 +462,13 @@ def correlation_table(
         same_items = {
             j: next(k for k in judgments if judged[k].equals(judged[j])) for j in judgments
         }
+        aligned = {j: chosen.aligned(judged[j]) for j in set(same_items.values())}
         correlated = _Correlator(values, method)
-        for key, source in sources.items():
+        for column, key in enumerate(sources):
             prepared_source: dict[bytes, object] = {}
-            aligned: dict[str, np.ndarray] = {}
             for judgment in judgments:
                 items = judged[judgment]
-                if same_items[judgment] not in aligned:
-                    aligned[same_items[judgment]] = source.reindex(items).to_numpy()
-                matched = aligned[same_items[judgment]]
+                matched = aligned[same_items[judgment]][column]
                 scored = ~np.isnan(matched)
                 if scored.sum() < min_items:
                     continue
@@ -533,19 +588,19 @@ def williams_test(r12: float, r13: float, r23: float, n: int, two_tailed: bool =
         return Williams(float("nan"), float("nan"), n - 3)
     t = (r12 - r13) * np.sqrt((n - 1) * (1 + r23)) / np.sqrt(denominator)
     df = n - 3
-    p = stats.t.sf(abs(t), df) * (2 if two_tailed else 1)
+    # stats.t.sf(|t|, df), without its per-call overhead: a table tests every pair of sources.
+    p = special.stdtr(df, -abs(t)) * (2 if two_tailed else 1)
     return Williams(float(t), float(p), df)
 
 
 def _williams_row(
-    h: np.ndarray, a: np.ndarray, b: np.ndarray, method: str, two_tailed: bool
+    n: int, r_a: float, r_b: float, r_ab: float, two_tailed: bool
 ) -> dict[str, float]:
-    r_a, r_b, r_ab = (_coefficient(u, v, method) for u, v in ((h, a), (h, b), (a, b)))
     t = p = np.nan
-    if len(h) > 3:
-        test = williams_test(r_a, r_b, r_ab, len(h), two_tailed)
+    if n > 3:
+        test = williams_test(r_a, r_b, r_ab, n, two_tailed)
         t, p = test.t, test.p
-    return {"n": len(h), "r_a": r_a, "r_b": r_b, "r_ab": r_ab, "t": t, "p": p}
+    return {"n": n, "r_a": r_a, "r_b": r_b, "r_ab": r_ab, "t": t, "p": p}
 
 
 def williams_table(
@@ -567,27 +622,38 @@ def williams_table(
         ratings = col.scored(ratings)
     human = human_scores(ratings[ratings[col.GROUP] == group], judgment, adjusted, unit)
     h = human.to_numpy()
+    chosen = Sources.of(scores)
     aligned = {
-        " ".join(filter(None, key)): source.reindex(human.index).to_numpy()
-        for key, source in Sources.of(scores).scores.items()
+        " ".join(filter(None, key)): values
+        for key, values in zip(chosen.scores, chosen.aligned(human.index), strict=True)
     }
     # Spearman's rho is Pearson's r on ranks over the pair's items: each variable is ranked
-    # once per set of items (most pairs share all of them), not once per pair.
-    ranked: dict[tuple[str, bytes], np.ndarray] = {}
+    # and centred once per set of items (most pairs share all of them), not once per pair.
+    ranked: dict[tuple[str, bytes], np.ndarray | _Centred] = {}
 
-    def prepared(label: str, values: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    def prepared(label: str, values: np.ndarray, keep: np.ndarray) -> np.ndarray | _Centred:
         key = (label, keep.tobytes())
         if key not in ranked:
-            ranked[key] = ranks(values[keep]) if method == "spearman" else values[keep]
+            chosen = values[keep]
+            if method != "kendall":
+                chosen = _Centred.of(ranks(chosen) if method == "spearman" else chosen)
+            ranked[key] = chosen
         return ranked[key]
 
-    on = "pearson" if method == "spearman" else method
+    def coefficient(u: np.ndarray | _Centred, v: np.ndarray | _Centred) -> float:
+        """:func:`_coefficient` of two prepared variables."""
+        if method == "kendall":
+            return _coefficient(u, v, method)
+        return np.nan if len(u.values) < 3 or u.constant or v.constant else u.pearson(v)
+
     rows = []
     for (label_a, a), (label_b, b) in combinations(aligned.items(), 2):
         keep = ~(np.isnan(a) | np.isnan(b))
-        if keep.sum() >= min_items:
+        n = int(keep.sum())
+        if n >= min_items:
             x, y, z = (prepared(k, v, keep) for k, v in (("", h), (label_a, a), (label_b, b)))
-            rows.append({"a": label_a, "b": label_b, **_williams_row(x, y, z, on, two_tailed)})
+            r = coefficient(x, y), coefficient(x, z), coefficient(y, z)
+            rows.append({"a": label_a, "b": label_b, **_williams_row(n, *r, two_tailed)})
     return pd.DataFrame(rows)
 
 

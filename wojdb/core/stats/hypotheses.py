@@ -211,16 +211,8 @@ def hypotheses_table(
     rival = ranges[ranges[col.METRIC].isin(baselines)]
     if threshold is None:
         threshold = configuration_threshold(order, own)
-    r = compared(order)
-
-    def rows_of(table: pd.DataFrame, tools: pd.DataFrame) -> pd.DataFrame:
-        wanted = set(zip(tools[col.METRIC], tools[col.VARIANT], strict=True))
-        keys = zip(table[col.METRIC], table[col.VARIANT], strict=True)
-        return table[[key in wanted for key in keys]]
-
-    def keys(table: pd.DataFrame, judgment: str) -> list[tuple]:
-        sources = zip(table[col.METRIC], table[col.VARIANT], table[col.CONFIG], strict=True)
-        return [(judgment, adjusted, group, *source) for source in sources]
+    order_rows = _Rows(order, col.ORDER, adjusted, group)
+    holistic_rows = _Rows(holistic, col.HOLISTIC, adjusted, group)
 
     def boot(*sides: list[tuple]) -> list[np.ndarray] | None:
         """Each side's replicates (resamples x rows), or None unless all are paired."""
@@ -231,14 +223,14 @@ def hypotheses_table(
 
     def beats(name: str, tool: pd.DataFrame, others: pd.DataFrame) -> _Comparison:
         """min(tool) - max(others), over the order rows of both."""
-        ours, theirs = rows_of(order, tool), rows_of(order, others)
-        margin = ours[r].min() - theirs[r].max()
-        sides = boot(keys(ours, col.ORDER), keys(theirs, col.ORDER))
+        ours, theirs = order_rows.of(tool), order_rows.of(others)
+        margin = order_rows.low(ours) - order_rows.high(theirs)
+        sides = boot(order_rows.keys(ours), order_rows.keys(theirs))
         replicated = None if sides is None else sides[0].min(1) - sides[1].max(1)
         return _Comparison(name, margin, replicated, TIE)
 
     def significant(tools: pd.DataFrame) -> bool:
-        return bool(rows_of(order, tools)["significant"].astype(bool).any())
+        return bool(order_rows.significant[order_rows.of(tools)].any())
 
     def tools_of(metrics) -> pd.DataFrame:
         return mine[mine[col.METRIC].isin(list(metrics))]
@@ -315,12 +307,12 @@ def hypotheses_table(
     else:
         claims = []
         for i, metric, variant in paired_tools:
-            ours, theirs = rows_of(order, mine.loc[[i]]), rows_of(holistic, mine.loc[[i]])
-            sides = boot(keys(ours, col.ORDER), keys(theirs, col.HOLISTIC))
+            ours, theirs = order_rows.of(mine.loc[[i]]), holistic_rows.of(mine.loc[[i]])
+            sides = boot(order_rows.keys(ours), holistic_rows.keys(theirs))
             claims.append(
                 _Comparison(
                     _label(metric, variant),
-                    ours[r].max() - theirs[compared(theirs)].min(),
+                    order_rows.high(ours) - holistic_rows.low(theirs),
                     None if sides is None else sides[0].max(1) - sides[1].min(1),
                     0.0,
                 )
@@ -369,7 +361,7 @@ def hypotheses_table(
     else:
         claims = []
         for i, metric, variant in _tools(several):
-            sides = boot(keys(rows_of(order, several.loc[[i]]), col.ORDER))
+            sides = boot(order_rows.keys(order_rows.of(several.loc[[i]])))
             tool = several.loc[i]
             claims.append(
                 _Comparison(
@@ -390,6 +382,33 @@ def hypotheses_table(
     names_in_order = [h.format(dted=dted, derp=derp) for h in HYPOTHESES]
     table = pd.DataFrame([out[name] for name in names_in_order], columns=list(HYPOTHESIS_COLUMNS))
     return table, threshold
+
+
+class _Rows:
+    """One judgment's rows of a correlation table (from ``_select``) as plain arrays, found by
+    tool: Table 7.4 asks for the rows of one tool or another some hundred times."""
+
+    def __init__(self, table: pd.DataFrame, judgment: str, adjusted: bool, group: str):
+        self.r = table[compared(table)].to_numpy()
+        self.significant = table["significant"].astype(bool).to_numpy()
+        sources = zip(table[col.METRIC], table[col.VARIANT], table[col.CONFIG], strict=True)
+        self.sources = [(judgment, adjusted, group, *source) for source in sources]
+
+    def of(self, tools: pd.DataFrame) -> np.ndarray:
+        """Positions of the rows of the tools (metric, variant) in ``tools``, in table order."""
+        wanted = set(zip(tools[col.METRIC], tools[col.VARIANT], strict=True))
+        found = [i for i, key in enumerate(self.sources) if key[3:5] in wanted]
+        return np.array(found, dtype=np.intp)
+
+    def keys(self, rows: np.ndarray) -> list[tuple]:
+        """The rows' keys in `Replicates`."""
+        return [self.sources[i] for i in rows]
+
+    def low(self, rows: np.ndarray) -> float:
+        return self.r[rows].min() if len(rows) else np.nan
+
+    def high(self, rows: np.ndarray) -> float:
+        return self.r[rows].max() if len(rows) else np.nan
 
 
 def _tools(tools: pd.DataFrame):

@@ -33,13 +33,16 @@ def correlation_overview(corr: pd.DataFrame, group: str) -> pd.DataFrame:
         for a, n in ((True, "adjusted"), (False, "unadjusted"))
         if (part["adjusted"] == a).any()
     ]
+    # Indexed by source once; each judgment and adjustment takes its rows by position.
+    indexed = part.set_index(keys)
+    judgments, adjusted = part["judgment"].to_numpy(), part["adjusted"].to_numpy()
     for judgment in (C.ORDER, C.HOLISTIC):
-        for adjusted, name in present:
-            chosen = part[(part["judgment"] == judgment) & (part["adjusted"] == adjusted)]
-            table[f"{judgment} ρ {name}"] = chosen.set_index(keys)["r"]
+        for is_adjusted, name in present:
+            chosen = indexed[(judgments == judgment) & (adjusted == is_adjusted)]
+            table[f"{judgment} ρ {name}"] = chosen["r"]
         # Every row carries the significance of the unadjusted scores.
-        chosen = part[(part["judgment"] == judgment) & (part["adjusted"] == present[0][0])]
-        table[f"{judgment} significant"] = chosen.set_index(keys)["significant"]
+        chosen = indexed[(judgments == judgment) & (adjusted == present[0][0])]
+        table[f"{judgment} significant"] = chosen["significant"]
     table = table.reset_index()
     labels = [source_label(m, v) for m, v in zip(table[C.METRIC], table[C.VARIANT], strict=True)]
     table.insert(0, "source", labels)
