@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from wojdb.bundled import wmt21_toen  # noqa: E402
+from wojdb.bundled import wmt21_toen_pairs  # noqa: E402
 from wojdb.core.language.nlp import Parse, parse_texts  # noqa: E402
 from wojdb.core.metrics import pets  # noqa: E402
 from wojdb.core.metrics.compute import PairInput, compute_many  # noqa: E402
@@ -39,14 +39,7 @@ OUT = ROOT / "bench" / "out"
 
 def wmt_pairs(count: int, seed: int) -> list[tuple[str, str]]:
     """(hypothesis, reference A) text pairs sampled from every system output."""
-    pairs, data = [], wmt21_toen() / "txt"
-    for output in sorted((data / "system-outputs").glob("newstest2021.*.hyp.*.en")):
-        language_pair = output.name.split(".")[1]
-        reference = data / "references" / f"newstest2021.{language_pair}.ref.A.en"
-        hyps = output.read_text(encoding="utf-8").splitlines()
-        refs = reference.read_text(encoding="utf-8").splitlines()
-        pairs.extend((h, r) for h, r in zip(hyps, refs, strict=True) if h.strip() and r.strip())
-    return random.Random(seed).sample(pairs, count)
+    return random.Random(seed).sample(wmt21_toen_pairs(), count)
 
 
 def cached_parses(texts: list[str], cache: Path) -> tuple[dict[str, Parse], float | None]:

@@ -33,6 +33,19 @@ def wmt21_toen() -> Path:
     return unpack(WMT21_TOEN) / "wmt21-toen"
 
 
+def wmt21_toen_pairs() -> list[tuple[str, str]]:
+    """Every (output, reference A) pair of the WMT21 into-English slice's system outputs, in
+    file order, leaving out lines where either is empty."""
+    pairs, txt = [], wmt21_toen() / "txt"
+    for output in sorted((txt / "system-outputs").glob("newstest2021.*.hyp.*.en")):
+        language_pair = output.name.split(".")[1]
+        reference = txt / "references" / f"newstest2021.{language_pair}.ref.A.en"
+        hyps = output.read_text(encoding="utf-8").splitlines()
+        refs = reference.read_text(encoding="utf-8").splitlines()
+        pairs.extend((h, r) for h, r in zip(hyps, refs, strict=True) if h.strip() and r.strip())
+    return pairs
+
+
 def wmt22_toen_tables() -> Path:
     """The unpacked `wmt22-toen-tables` folder: WMT22's into-English DA system tables and a
     slice of its segment scores (fixtures/README.md)."""

@@ -18,22 +18,11 @@ from sacrebleu.metrics import TER
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
-from wojdb.bundled import wmt21_toen  # noqa: E402
-
-
-def wmt_pairs() -> list[tuple[str, str]]:
-    pairs, txt = [], wmt21_toen() / "txt"
-    for output in sorted((txt / "system-outputs").glob("newstest2021.*.hyp.*.en")):
-        language_pair = output.name.split(".")[1]
-        reference = txt / "references" / f"newstest2021.{language_pair}.ref.A.en"
-        hyps = output.read_text(encoding="utf-8").splitlines()
-        refs = reference.read_text(encoding="utf-8").splitlines()
-        pairs.extend((h, r) for h, r in zip(hyps, refs, strict=True) if h.strip() and r.strip())
-    return pairs
+from wojdb.bundled import wmt21_toen_pairs  # noqa: E402
 
 
 def main() -> None:
-    pairs = wmt_pairs()
+    pairs = wmt21_toen_pairs()
     sample = random.Random(7).sample(pairs, 290)
     sample += sorted(pairs, key=lambda pair: -len(pair[1].split()))[:400:40]
     ter = TER()
