@@ -395,6 +395,8 @@ class Item(models.Model):
 
 SHARE = [MinValueValidator(0.0), MaxValueValidator(1.0)]
 MINUTES_A_YEAR = 366 * 24 * 60
+#: The highest permutation degree a study may use: generating up to a huge one ran out of memory.
+HIGHEST_DEGREE = 100
 
 
 def standard_language(code: str) -> None:
@@ -443,7 +445,7 @@ class Study(models.Model):
     )
     max_degree = models.PositiveSmallIntegerField(
         default=18,
-        validators=[MinValueValidator(1), MaxValueValidator(100)],
+        validators=[MinValueValidator(1), MaxValueValidator(HIGHEST_DEGREE)],
         help_text="the highest permutation degree used (eq. 6.2's maximum; the thesis's 18)",
     )
     sample_item = models.ForeignKey(

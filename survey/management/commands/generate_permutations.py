@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from survey.generation import GenerationError, generate_permutations
+from survey.models import HIGHEST_DEGREE
 from survey.pool import pool_triples
 from survey.study_file import record_plan
 from wojdb.arguments import JOBS, SEED, int_range
@@ -32,7 +33,7 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--max-degree",
-            type=int_range(1, 100),  # as Study.max_degree: a huge one ran out of memory
+            type=int_range(1, HIGHEST_DEGREE),
             default=MAX_DEGREE,
             help="highest degree, also eq. 6.2's maximum (%(type)s; default: %(default)s)",
         )
