@@ -11,7 +11,7 @@ correlations on participant-adjusted scores and ran significance tests on unadju
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -88,6 +88,10 @@ class _Centred:
         return cls(dx, dx @ dx, bool(np.ptp(x) == 0))
 
     def pearson(self, other: _Centred) -> float:
+        """Pearson's r with ``other`` over the same items; NaN when undefined (fewer than 3
+        pairs, a constant), as scipy."""
+        if len(self.values) < 3 or self.constant or other.constant:
+            return np.nan
         r = self.values @ other.values / np.sqrt(self.squares * other.squares)
         return float(np.clip(r, -1.0, 1.0))
 
@@ -370,14 +374,24 @@ class _Correlator:
 
     def __init__(self, values: dict[tuple[str, bool], np.ndarray], method: str):
         self.values, self.method = values, method
-        self.ranked: dict[tuple, _Centred] = {}
+        self.ranked: dict[tuple, np.ndarray | _Centred] = {}
 
-    def _kept(self, name: tuple, values: np.ndarray, keep: np.ndarray) -> _Centred:
+    def kept(self, name: Hashable, values: np.ndarray, keep: np.ndarray) -> np.ndarray | _Centred:
+        """The variable's values over the items in ``keep``, prepared for the method (as they
+        are for Kendall's tau), once per variable and set of items."""
         memo = (name, keep.tobytes())
         if memo not in self.ranked:
             chosen = values[keep]
-            self.ranked[memo] = _Centred.of(ranks(chosen) if self.method == "spearman" else chosen)
+            if self.method != "kendall":
+                chosen = _Centred.of(ranks(chosen) if self.method == "spearman" else chosen)
+            self.ranked[memo] = chosen
         return self.ranked[memo]
+
+    def coefficient(self, u: np.ndarray | _Centred, v: np.ndarray | _Centred) -> float:
+        """:func:`_coefficient` of two variables prepared by :meth:`kept`."""
+        if self.method == "kendall":
+            return _coefficient(u, v, self.method)
+        return u.pearson(v)
 
     def __call__(
         self, judgment: str, adjusted: bool, source: tuple, scores: np.ndarray, keep: np.ndarray
@@ -387,11 +401,9 @@ class _Correlator:
         human = self.values[(judgment, adjusted)]
         if self.method == "kendall":
             return statistic(human[keep], scores[keep], self.method)
-        x, y = self._kept((judgment, adjusted), human, keep), self._kept(source, scores, keep)
-        if len(x.values) < 3 or x.constant or y.constant:
-            return np.nan, np.nan
+        x, y = self.kept((judgment, adjusted), human, keep), self.kept(source, scores, keep)
         r = x.pearson(y)
-        return r, _t_pvalue(r, len(x.values))
+        return (np.nan, np.nan) if np.isnan(r) else (r, _t_pvalue(r, len(x.values)))
 
 
 def _groups(ratings: pd.DataFrame, groups: Iterable[str] | None) -> list[str]:
@@ -629,30 +641,20 @@ def williams_table(
     }
     # Spearman's rho is Pearson's r on ranks over the pair's items: each variable is ranked
     # and centred once per set of items (most pairs share all of them), not once per pair.
-    ranked: dict[tuple[str, bytes], np.ndarray | _Centred] = {}
-
-    def prepared(label: str, values: np.ndarray, keep: np.ndarray) -> np.ndarray | _Centred:
-        key = (label, keep.tobytes())
-        if key not in ranked:
-            chosen = values[keep]
-            if method != "kendall":
-                chosen = _Centred.of(ranks(chosen) if method == "spearman" else chosen)
-            ranked[key] = chosen
-        return ranked[key]
-
-    def coefficient(u: np.ndarray | _Centred, v: np.ndarray | _Centred) -> float:
-        """:func:`_coefficient` of two prepared variables."""
-        if method == "kendall":
-            return _coefficient(u, v, method)
-        return np.nan if len(u.values) < 3 or u.constant or v.constant else u.pearson(v)
-
+    correlator = _Correlator({}, method)
     rows = []
     for (label_a, a), (label_b, b) in combinations(aligned.items(), 2):
         keep = ~(np.isnan(a) | np.isnan(b))
         n = int(keep.sum())
         if n >= min_items:
-            x, y, z = (prepared(k, v, keep) for k, v in (("", h), (label_a, a), (label_b, b)))
-            r = coefficient(x, y), coefficient(x, z), coefficient(y, z)
+            x, y, z = (
+                correlator.kept(k, v, keep) for k, v in (("", h), (label_a, a), (label_b, b))
+            )
+            r = (
+                correlator.coefficient(x, y),
+                correlator.coefficient(x, z),
+                correlator.coefficient(y, z),
+            )
             rows.append({"a": label_a, "b": label_b, **_williams_row(n, *r, two_tailed)})
     return pd.DataFrame(rows)
 
