@@ -4,9 +4,10 @@ With --servers N, N gunicorn servers on different loopback ports share the datab
 servers behind a load balancer do, and every request goes to the next server in turn: each
 participant moves from server to server at every step of the questionnaire.
 
-Each participant, in its own thread, opens the study link, consents, answers or skips the
-about-you page, then for the sample and every pair loads the page and saves its answers as
-the page's script does: a JSON post as each answer is given and one more on "Next".
+Each participant, a task of one event loop, reads the study link's page, the consent form, the
+about-you page (answering some questions or none) and the instructions, --read seconds each on
+average, then for the sample and every pair loads the page and saves its answers as the page's
+script does: a JSON post as each answer is given and one more on "Next".
 Some saves are sent twice, as after a lost reply. Only answer saves are timed, from sending
 the request to reading the reply; a save sent again after a failed connection is timed from
 its last sending.
@@ -15,9 +16,9 @@ Afterwards every acknowledged answer is looked up in the database: it must be th
 once, with the value acknowledged. Everything runs on loopback against a fresh database in a
 temporary directory, with a time limit.
 
-The defaults fit issue 30's run, `--participants 2000 --think 10`, into about six minutes:
-arrivals over a minute, then questionnaires of 12 pairs, about 20 s each, so that all 2,000
-people are answering at once for over three minutes. A longer questionnaire adds time, not
+The defaults fit issue 30's run, `--participants 2000 --think 10`, into about seven minutes:
+arrivals over a minute, 40 s on the pages before the pairs, then questionnaires of 12 pairs,
+about 20 s each, so that all 2,000 people are answering at once for over three minutes. A longer questionnaire adds time, not
 load: the rate of requests is set by the number of people and how long they think.
 
     .venv/bin/python bench/load_test.py --participants 200 --database sqlite
@@ -28,6 +29,7 @@ load: the rate of requests is set by the number of people and how long they thin
 from __future__ import annotations
 
 import argparse
+import asyncio
 import http.client
 import itertools
 import json
@@ -202,7 +204,7 @@ class Site:
 @dataclass
 class Reply:
     status: int
-    headers: dict[str, str]
+    headers: list[tuple[str, str]]
     body: bytes
     seconds: float = 0.0  # from sending the request to reading the whole reply
 
@@ -210,28 +212,51 @@ class Reply:
     def text(self) -> str:
         return self.body.decode()
 
+    def header(self, name: str) -> str:
+        return next(value for key, value in self.headers if key.lower() == name.lower())
 
-def request(port: int, method: str, path: str, body: dict | None = None, headers=None) -> Reply:
+
+def request(port: int, method: str, path: str) -> Reply:
+    """One request from outside the load (the server's start-up check)."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    start = time.perf_counter()
     try:
-        data = urlencode(body) if body is not None else None
-        sent = {"Connection": "close"} | (headers or {})
-        if data is not None:
-            sent["Content-Type"] = "application/x-www-form-urlencoded"
-        connection.request(method, path, data, sent)
+        connection.request(method, path, headers={"Connection": "close"})
         response = connection.getresponse()
-        body = response.read()
-        return Reply(
-            response.status, dict(response.getheaders()), body, time.perf_counter() - start
-        )
+        return Reply(response.status, response.getheaders(), response.read())
     finally:
         connection.close()
 
 
+async def fetch(port: int, method: str, path: str, body: dict | None, headers: dict) -> Reply:
+    """One HTTP/1.0 request on a connection of its own, as a browser's behind a proxy that does
+    not keep connections to the app server open; HTTP/1.0, so that the reply is never chunked
+    and ends when the server closes the connection."""
+    start = time.perf_counter()
+    data = urlencode(body).encode() if body is not None else b""
+    head = [f"{method} {path} HTTP/1.0", "Host: 127.0.0.1"]
+    head += [f"{name}: {value}" for name, value in headers.items()]
+    if body is not None:
+        head += ["Content-Type: application/x-www-form-urlencoded", f"Content-Length: {len(data)}"]
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write("\r\n".join(head).encode() + b"\r\n\r\n" + data)
+        raw = await reader.read()
+    finally:
+        writer.close()
+    seconds = time.perf_counter() - start
+    top, _, content = raw.partition(b"\r\n\r\n")
+    lines = top.decode("latin-1").split("\r\n")
+    if not lines[0].startswith("HTTP/"):
+        raise ConnectionError(f"no reply to {method} {path}")  # cut off by a dying server
+    pairs = [line.split(":", 1) for line in lines[1:]]
+    reply_headers = [(name.strip(), value.strip()) for name, value in pairs]
+    return Reply(int(lines[0].split()[1]), reply_headers, content, seconds)
+
+
 @dataclass
 class Results:
-    """What every participant saw, gathered under one lock."""
+    """What every participant saw. The participants share one event loop; the lock is for
+    a reader in another thread (crash_test.py's)."""
 
     lock: threading.Lock = field(default_factory=threading.Lock)
     latencies: list[float] = field(default_factory=list)
@@ -247,15 +272,17 @@ class Results:
 
 
 class Participant:
-    def __init__(self, site, slug, results: Results, think: float, deadline: float, seed: int):
+    def __init__(self, site, slug, results: Results, args, deadline: float, seed: int):
         self.site, self.slug, self.results = site, slug, results
-        self.think, self.deadline = think, deadline
+        self.think, self.read, self.deadline = args.think, args.read, deadline
         self.rng = random.Random(seed)
         self.cookies: dict[str, str] = {}
         self.csrf = ""
 
-    def call(self, method: str, path: str, body: dict | None = None, json_reply=False) -> Reply:
-        """One request, retried while the server cannot be reached (as during a restart)."""
+    async def call(
+        self, method: str, path: str, body: dict | None = None, json_reply=False
+    ) -> Reply:
+        """One request, sent again while the server cannot be reached (as during a restart)."""
         headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
         if json_reply:
             headers["Accept"] = "application/json"
@@ -263,13 +290,14 @@ class Participant:
             if time.monotonic() > self.deadline:
                 raise TimeoutError("time limit reached")
             try:
-                reply = request(self.site.next_port(), method, path, body, headers)
+                port = self.site.next_port()
+                reply = await asyncio.wait_for(fetch(port, method, path, body, headers), 60)
                 break
             except CONNECTION_ERRORS:
                 with self.results.lock:
                     self.results.connection_failures += 1
-                time.sleep(RETRY_AFTER_FAILURE)
-        for header, value in reply.headers.items():
+                await asyncio.sleep(RETRY_AFTER_FAILURE)
+        for header, value in reply.headers:
             if header.lower() == "set-cookie":
                 cookie = SimpleCookie(value)
                 self.cookies.update({k: m.value for k, m in cookie.items()})
@@ -277,21 +305,21 @@ class Participant:
             self.csrf = found[1]
         return reply
 
-    def page(self, path: str, body: dict | None = None, expect=(200,)) -> Reply:
-        reply = self.call("POST" if body is not None else "GET", path, body)
+    async def page(self, path: str, body: dict | None = None, expect=(200,)) -> Reply:
+        reply = await self.call("POST" if body is not None else "GET", path, body)
         with self.results.lock:
             self.results.other_requests += 1
         if reply.status not in expect:
             raise AssertionError(f"{path}: status {reply.status}")
         return reply
 
-    def pause(self) -> None:
-        time.sleep(self.think * self.rng.uniform(0.5, 1.5))
+    async def pause(self, mean: float) -> None:
+        await asyncio.sleep(mean * self.rng.uniform(0.5, 1.5))
 
-    def save(self, path: str, token: str, item: int, answer: dict) -> dict:
+    async def save(self, path: str, token: str, item: int, answer: dict) -> dict:
         """Post the item's form as the page's script does; returns the server's JSON reply."""
         body = answer | {"item": item, "csrfmiddlewaretoken": self.csrf, "client_ms": 1000}
-        reply = self.call("POST", path, body, json_reply=True)
+        reply = await self.call("POST", path, body, json_reply=True)
         if reply.status != 200:
             raise AssertionError(f"{path}: save status {reply.status}: {reply.text[:200]}")
         result = json.loads(reply.body)
@@ -307,74 +335,85 @@ class Participant:
             self.results.last_save = now
         return result
 
-    def run(self) -> None:
+    async def run(self) -> None:
         try:
-            self.take_part()
+            await self.take_part()
         except Exception as error:  # noqa: BLE001 - every failure is reported, none is fatal
             with self.results.lock:
                 self.results.errors.append(f"{type(error).__name__}: {error}")
 
-    def take_part(self) -> None:
+    async def take_part(self) -> None:
         entry = f"/s/{self.slug}/"
-        for static in STATIC.findall(self.page(entry).text):  # fetched once, then cached
-            self.page(static)
-        consent = self.page(entry, {"csrfmiddlewaretoken": self.csrf}, expect=(302,))
-        token = consent.headers["Location"].split("/")[2]
-        statements = STATEMENT.findall(self.page(consent.headers["Location"]).text)
+        for static in STATIC.findall((await self.page(entry)).text):  # fetched once, then cached
+            await self.page(static)
+        await self.pause(self.read)
+        consent = await self.page(entry, {"csrfmiddlewaretoken": self.csrf}, expect=(302,))
+        where = consent.header("Location")
+        token = where.split("/")[2]
+        statements = STATEMENT.findall((await self.page(where)).text)
+        await self.pause(self.read)
         answers = dict.fromkeys(statements, "yes") | {"csrfmiddlewaretoken": self.csrf}
-        about = self.page(f"/p/{token}/consent/", answers, expect=(302,))
-        self.page(about.headers["Location"])
+        about = await self.page(f"/p/{token}/consent/", answers, expect=(302,))
+        await self.page(about.header("Location"))
+        await self.pause(self.read)
         about_you = {"languages-TOTAL_FORMS": "0", "languages-INITIAL_FORMS": "0"}
         if self.rng.random() < 0.5:  # half skip every question, half answer some
             about_you |= {"age": self.rng.randint(18, 70), "gender": "not_say"}
             about_you |= {"languages-TOTAL_FORMS": "1", "languages-0-language": "English"}
             about_you |= {"languages-0-fluency": "7"}
         about_you["csrfmiddlewaretoken"] = self.csrf
-        path = self.page(f"/p/{token}/about/", about_you, expect=(302,)).headers["Location"]
-        path = START.search(self.page(path).text)[1]  # the instructions' link to the first item
+        sent = await self.page(f"/p/{token}/about/", about_you, expect=(302,))
+        # The instructions' link to the first item.
+        path = START.search((await self.page(sent.header("Location"))).text)[1]
+        await self.pause(self.read)
         while "/item/" in path:
-            item = int(ITEM.search(self.page(path).text)[1])
+            item = int(ITEM.search((await self.page(path)).text)[1])
             if path.endswith("?feedback=1"):  # the practice pair's feedback: on to pair 1
-                path = self.save(path, token, item, {"go": "start"})["next"]
+                path = (await self.save(path, token, item, {"go": "start"}))["next"]
                 continue
             holistic, order = self.rng.randint(1, 5), self.rng.randint(1, 5)
             # As the page's script: each answer is saved when given, then "Next" saves the
             # form once more and moves on. `was_*` are the values the page last had saved.
-            self.pause()
+            await self.pause(self.think)
             first = {"holistic": holistic, "was_holistic": "", "was_order": "", "go": "stay"}
-            self.save(path, token, item, first)
-            self.pause()
+            await self.save(path, token, item, first)
+            await self.pause(self.think)
             second = first | {"order": order, "was_holistic": holistic}
-            reply = self.save(path, token, item, second)
+            reply = await self.save(path, token, item, second)
             if self.rng.random() < 0.05:  # the reply was "lost": the same save again
-                again = self.save(path, token, item, second)
+                again = await self.save(path, token, item, second)
                 if again["revisions"] != reply["revisions"]:
                     raise AssertionError(f"{path}: a repeated save counted as a revision")
                 with self.results.lock:
                     self.results.repeats += 1
-            time.sleep(self.rng.uniform(0.2, 0.8))  # pressing Enter or "Next"
-            path = self.save(path, token, item, second | {"was_order": order, "go": "next"})["next"]
-        self.page(path)  # the final check
-        done = self.page(path, {"csrfmiddlewaretoken": self.csrf}, expect=(302,))
-        self.page(done.headers["Location"])
+            await asyncio.sleep(self.rng.uniform(0.2, 0.8))  # pressing Enter or "Next"
+            last = second | {"was_order": order, "go": "next"}
+            path = (await self.save(path, token, item, last))["next"]
+        await self.page(path)  # the final check
+        done = await self.page(path, {"csrfmiddlewaretoken": self.csrf}, expect=(302,))
+        await self.page(done.header("Location"))
         with self.results.lock:
             self.results.finished += 1
 
 
 def run_participants(site: Site, slug: str, args, results: Results) -> float:
-    """Start every participant (arrivals spread over --ramp seconds); returns the run time."""
+    """Every participant, arriving over --ramp seconds, as a task of one event loop: a thread
+    each would cost the load generator, which shares the server's cores, several times the CPU.
+    Returns the run time."""
+
+    async def everyone() -> None:
+        start = time.monotonic()
+        deadline = start + args.max_seconds
+        tasks = []
+        for n in range(args.participants):
+            participant = Participant(site, slug, results, args, deadline, args.seed + n)
+            arrival = start + args.ramp * n / max(1, args.participants)
+            await asyncio.sleep(max(0.0, arrival - time.monotonic()))
+            tasks.append(asyncio.create_task(participant.run()))
+        await asyncio.wait(tasks, timeout=max(0.0, deadline + 5 - time.monotonic()))
+
     start = time.monotonic()
-    deadline = start + args.max_seconds
-    threads = []
-    for n in range(args.participants):
-        participant = Participant(site, slug, results, args.think, deadline, args.seed + n)
-        thread = threading.Thread(target=participant.run, daemon=True)
-        threads.append(thread)
-        arrival = start + args.ramp * n / max(1, args.participants)
-        time.sleep(max(0.0, arrival - time.monotonic()))
-        thread.start()
-    for thread in threads:
-        thread.join(max(0.0, deadline + 5 - time.monotonic()))
+    asyncio.run(everyone())
     return time.monotonic() - start
 
 
@@ -505,6 +544,12 @@ def arguments(description: str) -> argparse.ArgumentParser:
     # People take 10-30 s over a pair (two sentences to read, two questions): 5 s before each
     # answer is the pace of the fastest.
     parser.add_argument("--think", type=float, default=5.0, help="mean seconds before an answer")
+    parser.add_argument(
+        "--read",
+        type=float,
+        help="mean seconds on each page before the pairs (study link, consent, about you, "
+        "instructions); default: --think; 0 sends them back to back",
+    )
     parser.add_argument("--ramp", type=float, default=60, help="seconds over which people arrive")
     parser.add_argument(
         "--max-seconds",
@@ -520,11 +565,15 @@ def arguments(description: str) -> argparse.ArgumentParser:
 def defaults(args) -> None:
     """Workers: SQLite serialises writes, so more than two workers only wait on its lock;
     PostgreSQL requests also wait on the network and on commits, which more workers fill.
-    Time limit: a participant thinks twice per item, then moves on within a second."""
+    Time limit: a participant reads four pages, then thinks twice per item and moves on within
+    a second."""
+    if args.read is None:
+        args.read = args.think
     if args.workers is None:
         args.workers = 2 if args.database == "sqlite" else 2 * os.cpu_count() + 1
     if args.max_seconds is None:
-        args.max_seconds = args.ramp + 2 * (args.items + 1) * (2 * args.think + 0.5) + 60
+        pages = 4 * args.read + (args.items + 1) * (2 * args.think + 0.5)
+        args.max_seconds = args.ramp + 2 * pages + 60
 
 
 def describe(args) -> None:
@@ -536,7 +585,8 @@ def describe(args) -> None:
     print(
         f"  {args.participants} participants x {args.items + 1} items (sample + pairs), "
         f"{SAVES_PER_ITEM} saves each; {database}; {servers or 'gunicorn, ' + workers}; "
-        f"{args.think} s to think before an answer (mean); arrivals over {args.ramp:.0f} s; "
+        f"{args.read} s on each page before the pairs and {args.think} s to think before an "
+        f"answer (means); arrivals over {args.ramp:.0f} s; "
         f"limit {args.max_seconds:.0f} s"
     )
 
