@@ -839,6 +839,16 @@ class Participant(models.Model):
 
     objects = ParticipantQuerySet.as_manager()
 
+    class Meta:
+        # Everything a join counts of each questionnaire's participants (survey/assignment.py),
+        # read from the index alone.
+        indexes = [
+            models.Index(
+                fields=["questionnaire", "pilot", "simulated", "status", "last_activity"],
+                name="participant_load",
+            )
+        ]
+
     def __str__(self):
         return f"participant {self.pk} ({self.status})"
 
