@@ -84,7 +84,8 @@ def enrol(study: Study, *, rng: random.Random | None = None, **fields) -> Partic
             raise StudyClosed(f"study {study.name!r} is closed")
         now = timezone.now()
         cutoff = idle_cutoff(study, now)
-        if time.monotonic() - _released.get(study.pk, -RELEASE_EVERY) >= RELEASE_EVERY:
+        last = _released.get(study.pk)
+        if last is None or time.monotonic() - last >= RELEASE_EVERY:
             release_abandoned(study, now)
             _released[study.pk] = time.monotonic()
         fields.setdefault("pilot", not study.launched and not fields.get("simulated"))
