@@ -567,6 +567,9 @@ class Study(models.Model):
 
     class Meta:
         verbose_name_plural = "studies"
+        # Django writes the row through the base manager too (a deleted practice item's NULL),
+        # and such a write must change the revision as well.
+        base_manager_name = "objects"
 
     def __str__(self):
         return self.name

@@ -3,9 +3,10 @@
 A study: every page needs its language, texts, platform and whether it is open. Loading its
 fifty-odd columns with the participant cost half a millisecond of a request. The participant's
 own query reads the study's `revision` instead, which every write of the study row changes
-(`Study.save`, `StudyQuerySet.update`), and a copy of another revision is loaded again: a
-researcher's change is seen by the next request on every process and every app server, and
-nothing but the database is shared.
+(`Study.save`, `StudyQuerySet.update`, which Django's deletions use too), and a copy of another
+revision is loaded again: a researcher's change is seen by the next request on every process
+and every app server, and nothing but the database is shared. Whether a study has a
+questionnaire to hand out is no part of its row, so the study link reads it with the revision.
 
 A questionnaire's items, by position: they never change once a participant has consented
 (a started questionnaire is revised as a new version, survey/questionnaires.py), so they are
