@@ -1,14 +1,17 @@
-"""Server time of the participant's item page and answer save, their queries, and the page weight.
+"""Server time of the participant's requests, their queries, and the item page's weight.
 
 Runs the full Django stack in-process (middleware, database, templates) on a fresh SQLite
-database in a temporary directory, with one participant working through a 50-pair
-questionnaire, after the start-up an app server does (wojdb/serving.py). The test client's
-template instrumentation (setup_test_environment), which copies every context it renders, is
-left out: the server does not do it. CPU time is the figure to compare, the machine being shared.
-Prints each request's median beside its target and the figures of issue 30 ("then", "before"),
-the queries of each kind of request, and the page weight with its assets (target: under 60 KB).
+database in a temporary directory, after the start-up an app server does (wojdb/serving.py):
+one participant working through a 50-pair questionnaire (the item page and the answer save),
+and new participants each coming in by the study link (from an address of their own, as a
+crowd arrives) and going through every request of the entry path up to the practice answer.
+The test client's template instrumentation (setup_test_environment), which copies every
+context it renders, is left out: the server does not do it. CPU time is the figure to compare,
+the machine being shared. Prints each request's median beside its target and the figures of
+issue 30 ("then", "before"), the queries of each kind of request, and the page weight with its
+assets (target: under 60 KB).
 
-    .venv/bin/python bench/survey_page_bench.py [--rounds 3] [--profile first|revisit|save]
+    .venv/bin/python bench/survey_page_bench.py [--rounds 3] [--entrants 60] [--profile KIND]
 """
 
 from __future__ import annotations
@@ -32,6 +35,32 @@ TARGETS = {
     "first": ("item page, first showing", 3.0, "3.5", "9.4"),
     "revisit": ("item page, revisit", 3.0, "", ""),
     "save": ("save an answer", 2.0, "2.6", "6.6"),
+}
+ABOUT = {"languages-TOTAL_FORMS": "0", "languages-INITIAL_FORMS": "0"}
+# The entry path in order: kind -> (name, the request), each held to an item page's target.
+# `path` holds the study link, and from joining on the personal link and the practice item.
+ENTRY_TARGET = 3.0
+ENTRY = {
+    "link": ("study link", lambda client, path: client.get(path["s"])),
+    "join": ("joining", lambda client, path: client.post(path["s"])),
+    "consent": ("consent form", lambda client, path: client.get(f"{path['p']}/consent/")),
+    "consenting": (
+        "consenting",
+        lambda client, path: client.post(
+            f"{path['p']}/consent/", {"statement_1": "yes", "statement_2": "yes"}
+        ),
+    ),
+    "about": ("about you", lambda client, path: client.get(f"{path['p']}/about/")),
+    "about_sent": (
+        "about you, sent",
+        lambda client, path: client.post(f"{path['p']}/about/", ABOUT),
+    ),
+    "instructions": ("instructions", lambda client, path: client.get(f"{path['p']}/instructions/")),
+    "practice": ("practice pair", lambda client, path: client.get(f"{path['p']}/item/0/")),
+    "practice_answer": (
+        "practice answer",
+        lambda client, path: save(client, path["token"], 0, path["sample"], "3", go="next"),
+    ),
 }
 
 
@@ -66,13 +95,13 @@ def timed(call, profile: cProfile.Profile | None = None) -> tuple[tuple[float, f
     return ((time.perf_counter() - wall) * 1000, (time.thread_time() - cpu) * 1000), result
 
 
-def participant(client):
-    """A participant of a new 50-pair study past consent and about-you: (token, position ->
+def participant(client, study=None):
+    """A participant of a (new) 50-pair study past consent and about-you: (token, position ->
     item id)."""
     from survey.models import Participant, QuestionnaireEntry
     from tests.factories import make_study
 
-    study = make_study(questionnaires=1, items=50)
+    study = study or make_study(questionnaires=1, items=50)
     start = client.post(f"/s/{study.slug}/")
     token = start["Location"].split("/")[2]
     client.post(f"/p/{token}/consent/", {"statement_1": "yes", "statement_2": "yes"})
@@ -84,9 +113,9 @@ def participant(client):
     return token, dict(entries.values_list("position", "item_id"))
 
 
-def save(client, token: str, position: int, item: int, value: str):
+def save(client, token: str, position: int, item: int, value: str, go: str = "stay"):
     # Posted as the page's script posts it (URL-encoded), asking for JSON.
-    data = {"item": item, "holistic": value, "order": value, "client_ms": "1500"}
+    data = {"item": item, "holistic": value, "order": value, "client_ms": "1500", "go": go}
     return client.post(
         f"/p/{token}/item/{position}/",
         urlencode(data),
@@ -124,6 +153,42 @@ def run(rounds: int, profiled: str) -> tuple[dict[str, list[tuple[float, float]]
     return times, profile
 
 
+def entrant(number: int):
+    """A browser of its own, from an address of its own (the study link's rate limit is per
+    address)."""
+    from django.test import Client
+
+    return Client(REMOTE_ADDR=f"10.{number // 65536 % 256}.{number // 256 % 256}.{number % 256}")
+
+
+def enter(client, study, timings=None, profile=None, profiled: str = "") -> None:
+    """One new participant through the entry path; each request timed into `timings`."""
+    path = {"s": f"/s/{study.slug}/", "sample": study.sample_item_id}
+    for kind, (_, request) in ENTRY.items():
+        ms, response = timed(
+            lambda r=request: r(client, path), profile if profiled == kind else None
+        )
+        assert response.status_code in (200, 302), (kind, response.status_code)
+        if timings is not None:
+            timings[kind].append(ms)
+        if kind == "join":
+            path["token"] = response["Location"].split("/")[2]
+            path["p"] = f"/p/{path['token']}"
+
+
+def run_entry(entrants: int, profiled: str) -> tuple[dict[str, list[tuple[float, float]]], object]:
+    """`entrants` new participants of a launched study with 4 questionnaires of 50 pairs."""
+    from tests.factories import make_study
+
+    study = make_study(questionnaires=4, items=50)
+    enter(entrant(0), study)  # the process has served the study before
+    profile = cProfile.Profile()
+    times: dict[str, list[tuple[float, float]]] = {kind: [] for kind in ENTRY}
+    for number in range(1, entrants + 1):
+        enter(entrant(number), study, times, profile, profiled)
+    return times, profile
+
+
 def query_counts() -> dict[str, int]:
     """The queries of each kind of request, for a new participant of a study the process has
     served before (tests/survey/test_query_counts.py holds them)."""
@@ -131,8 +196,11 @@ def query_counts() -> dict[str, int]:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
+    from tests.factories import make_study
+
+    study = make_study(questionnaires=1, items=50)
     client = Client()
-    token, items = participant(client)
+    token, items = participant(client, study)
     client.get(f"/p/{token}/item/2/")  # the study and its questionnaire are kept from here on
     counts = {}
     for kind, call in [
@@ -143,6 +211,15 @@ def query_counts() -> dict[str, int]:
         with CaptureQueriesContext(connection) as queries:
             call()
         counts[kind] = len(queries)
+    path = {"s": f"/s/{study.slug}/", "sample": study.sample_item_id}
+    client = entrant(1)
+    for kind, (_, request) in ENTRY.items():
+        with CaptureQueriesContext(connection) as queries:
+            response = request(client, path)
+        counts[kind] = len(queries)
+        if kind == "join":
+            path["token"] = response["Location"].split("/")[2]
+            path["p"] = f"/p/{path['token']}"
     return counts
 
 
@@ -165,20 +242,30 @@ def page_weight() -> tuple[int, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="passes over the 50 pairs")
+    parser.add_argument("--entrants", type=int, default=60, help="new participants timed")
     parser.add_argument(
-        "--profile", choices=list(TARGETS), help="profile one kind of request and print where"
+        "--profile",
+        choices=[*TARGETS, *ENTRY],
+        help="profile one kind of request and print where",
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="wojdb-bench-") as var_dir:
         setup_django(var_dir)
         times, profile = run(max(args.rounds, 2), args.profile)
+        entry_times, entry_profile = run_entry(max(args.entrants, 1), args.profile)
         counts = query_counts()
         raw, compressed = page_weight()
     from django.db import connection
 
-    print(f"database: {connection.vendor}, 50 pairs, {len(times['save'])} saves")
+    times |= entry_times
+    rows = [(kind, *row) for kind, row in TARGETS.items()]
+    rows += [(kind, name, ENTRY_TARGET, "", "") for kind, (name, _) in ENTRY.items()]
+    print(
+        f"database: {connection.vendor}, 50 pairs, {len(times['save'])} saves, "
+        f"{len(times['join'])} entrants"
+    )
     print("request                   median wall   median CPU  min CPU  target CPU  then  before")
-    for kind, (name, target, then, before) in TARGETS.items():
+    for kind, name, target, then, before in rows:
         wall = statistics.median(t[0] for t in times[kind])
         cpu = statistics.median(t[1] for t in times[kind])
         low = min(t[1] for t in times[kind])
@@ -189,7 +276,8 @@ def main() -> None:
         )
     print(f"page weight with assets:  {raw / 1024:.1f} KB ({compressed / 1024:.1f} KB gzipped)")
     if args.profile:
-        pstats.Stats(profile).sort_stats("cumulative").print_stats(40)
+        chosen = entry_profile if args.profile in ENTRY else profile
+        pstats.Stats(chosen).sort_stats("cumulative").print_stats(40)
 
 
 if __name__ == "__main__":

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from django import forms
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import translation
 from django.utils.translation import gettext, gettext_lazy
 
+from survey import rows
 from survey.models import Participant, ParticipantLanguage
 from survey.participation import SCALES, Answer
 from wojdb.core.io import InputError, parse_number
@@ -239,6 +240,15 @@ LanguageFormSet = forms.formset_factory(
 )
 
 
+# A participant's languages, in the order given (written as SQL, see survey/rows.py).
+LANGUAGE_FIELDS = ("language", "fluency", "qualifications")
+LANGUAGES = (
+    f"SELECT {', '.join(LANGUAGE_FIELDS)} FROM survey_participantlanguage"
+    " WHERE participant_id = %s ORDER BY id"
+)
+FORGET_LANGUAGES = "DELETE FROM survey_participantlanguage WHERE participant_id = %s"
+
+
 def language_formset(participant: Participant, data=None, extra_rows: int = 0):
     """The participant's languages as form rows: the posted ones (plus `extra_rows` blank
     rows), or the stored ones with at least one blank row to fill in."""
@@ -249,23 +259,23 @@ def language_formset(participant: Participant, data=None, extra_rows: int = 0):
             data["languages-TOTAL_FORMS"] = str(formset.total_form_count() + extra_rows)
             formset = LanguageFormSet(data, prefix="languages")
         return formset
-    initial = [
-        {"language": lang.language, "fluency": lang.fluency, "qualifications": lang.qualifications}
-        for lang in participant.languages.order_by("pk")
-    ]
-    rows = forms.formset_factory(
-        LanguageForm, extra=max(1, 2 - len(initial)), max_num=MAX_LANGUAGES
-    )
-    return rows(initial=initial, prefix="languages")
+    with connection.cursor() as cursor:
+        cursor.execute(LANGUAGES, [participant.pk])
+        initial = [dict(zip(LANGUAGE_FIELDS, row, strict=True)) for row in cursor.fetchall()]
+    formset = LanguageFormSet(initial=initial, prefix="languages")
+    formset.extra = max(1, 2 - len(initial))
+    return formset
 
 
 def save_about(participant: Participant, form: AboutForm, languages, done: bool) -> None:
     """Store the about-you answers and replace the language rows, in one transaction."""
     form.apply(participant)
     participant.about_done = participant.about_done or done
+    fields = [*ABOUT_FIELDS, "about_done"]
     with transaction.atomic():
-        participant.save(update_fields=[*ABOUT_FIELDS, "about_done"])
-        participant.languages.all().delete()
+        rows.update(Participant, participant.pk, {f: getattr(participant, f) for f in fields})
+        with connection.cursor() as cursor:
+            cursor.execute(FORGET_LANGUAGES, [participant.pk])
         ParticipantLanguage.objects.bulk_create(
             ParticipantLanguage(
                 participant=participant,

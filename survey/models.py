@@ -567,6 +567,9 @@ class Study(models.Model):
 
     class Meta:
         verbose_name_plural = "studies"
+        # Django writes the row through the base manager too (a deleted practice item's NULL),
+        # and such a write must change the revision as well.
+        base_manager_name = "objects"
 
     def __str__(self):
         return self.name
@@ -838,6 +841,16 @@ class Participant(models.Model):
     )
 
     objects = ParticipantQuerySet.as_manager()
+
+    class Meta:
+        # Everything a join counts of each questionnaire's participants (survey/assignment.py),
+        # read from the index alone.
+        indexes = [
+            models.Index(
+                fields=["questionnaire", "pilot", "simulated", "status", "last_activity"],
+                name="participant_load",
+            )
+        ]
 
     def __str__(self):
         return f"participant {self.pk} ({self.status})"

@@ -31,7 +31,6 @@ from survey.models import (
     Participant,
     Permutation,
     PlatformIdentity,
-    Questionnaire,
     QuestionnaireEntry,
     Rating,
     ScanPage,
@@ -90,6 +89,11 @@ ITEM = (
     " JOIN survey_segment s ON s.id = t.segment_id"
     " LEFT JOIN survey_permutation p ON p.id = i.permutation_id WHERE i.id = %s"
 )
+CONSENT = rows.Query(
+    ConsentText,
+    "SELECT * FROM survey_consenttext WHERE study_id = %s ORDER BY version DESC LIMIT 1",
+)
+FREEZE = "UPDATE survey_questionnaire SET frozen = %s WHERE id = %s AND NOT frozen"
 # A new rating, in one statement that needs no transaction of its own.
 NEW_FIELDS = [f for f in Rating._meta.concrete_fields if not f.primary_key]
 NEW_RATING = rows.Query(
@@ -252,7 +256,7 @@ def touch(participant: Participant, now=None) -> None:
 
 def current_consent(study: Study) -> ConsentText:
     """The study's newest consent statements; a study without any gets the default ones."""
-    consent = study.consent_texts.order_by("-version").first()
+    consent = CONSENT.first([study.pk])
     if consent is None:
         consent, _ = ConsentText.objects.get_or_create(
             study=study, version=1, defaults=default_consent(study.language)
@@ -274,15 +278,18 @@ def give_consent(
     """Every required statement accepted: the participant starts, and a real participant's
     questionnaire is frozen (a pilot one's stays editable). `share_data` is their answer to the
     statement on releasing the data."""
-    participant.consent_version = consent.version
-    participant.consented_at = now or timezone.now()
-    participant.share_data = share_data
-    participant.status = IN_PROGRESS
-    participant.save(update_fields=["consent_version", "consented_at", "share_data", "status"])
+    consented = {
+        "consent_version": consent.version,
+        "consented_at": now or timezone.now(),
+        "share_data": share_data,
+        "status": IN_PROGRESS,
+    }
+    rows.update(Participant, participant.pk, consented)
+    for name, value in consented.items():
+        setattr(participant, name, value)
     if not (participant.pilot or participant.simulated):
-        Questionnaire.objects.filter(pk=participant.questionnaire_id, frozen=False).update(
-            frozen=True
-        )
+        with connection.cursor() as cursor:
+            cursor.execute(FREEZE, [True, participant.questionnaire_id])
 
 
 def decline(participant: Participant) -> None:

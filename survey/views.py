@@ -246,7 +246,7 @@ def study_entry(request, study):
     if request.method == "POST" and held is not None and "afresh" not in request.POST:
         return redirect(participation.resume_url(held))
     # A closed study, or one not ready (a setting its texts need, say), takes no one new.
-    if held is None and not study_status(study).takes_newcomers:
+    if held is None and not study_status(study, study.has_active).takes_newcomers:
         return render(request, "survey/closed.html", context, status=200)
     if request.method == "POST":
         try:

@@ -12,12 +12,12 @@ import time
 from urllib.parse import unquote
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db import connection
 from django.http import HttpResponseBadRequest
 from django.shortcuts import render
 
-from survey.models import EntryCount, Study
+from survey import study_cache
+from survey.models import EntryCount
 from survey.views import in_language
 
 RATE_LIMITED_VIEWS = {"survey:entry"}
@@ -72,22 +72,27 @@ class ContentSecurityPolicyMiddleware:
         return response
 
 
+# One statement, whether or not the address has a row in the window yet: concurrent requests
+# on every worker and app server are each counted once (the row is unique to both).
+COUNT = (
+    'INSERT INTO survey_entrycount (address, "window", "count") VALUES (%s, %s, 1)'
+    ' ON CONFLICT (address, "window") DO UPDATE SET "count" = survey_entrycount."count" + 1'
+    ' RETURNING "count"'
+)
+_swept = 0  # the latest window before which this process deleted every row
+
+
 def counted(address: str, window: int) -> int:
-    """The address's requests in the window so far, this one included. Each is one UPDATE of
-    a row, so concurrent requests on every worker and app server are each counted once."""
-    address = address[:64]
-    rows = EntryCount.objects.filter(address=address, window=window)
-    with transaction.atomic():
-        if rows.update(count=F("count") + 1):
-            return rows.values_list("count", flat=True).get()
-        try:
-            with transaction.atomic():
-                EntryCount.objects.create(address=address, window=window, count=1)
-        except IntegrityError:  # opened meanwhile by a request on another worker
-            rows.update(count=F("count") + 1)
-            return rows.values_list("count", flat=True).get()
-        EntryCount.objects.filter(window__lt=window).delete()  # windows that are over
-        return 1
+    """The address's requests in the window so far, this one included. The first new row of
+    a window in each process deletes the windows that are over."""
+    global _swept
+    with connection.cursor() as cursor:
+        cursor.execute(COUNT, [address[:64], window])
+        (count,) = cursor.fetchone()
+    if count == 1 and window > _swept:
+        EntryCount.objects.filter(window__lt=window).delete()
+        _swept = window
+    return count
 
 
 class EntryRateLimitMiddleware:
@@ -114,7 +119,7 @@ class EntryRateLimitMiddleware:
         if counted(client_ip(request), int(now // window) * window) <= limit:
             return None
         wait = math.ceil(window - now % window)
-        study = Study.objects.filter(slug=view_kwargs.get("slug")).first()
+        study = study_cache.by_slug(view_kwargs.get("slug", ""))
         context = {"retry_minutes": math.ceil(wait / 60), "study": study}
         with in_language(study):
             response = render(request, "survey/rate_limited.html", context, status=429)

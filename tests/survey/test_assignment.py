@@ -5,7 +5,8 @@ import pytest
 from django.utils import timezone
 
 from survey.assignment import StudyClosed, enrol, release_abandoned
-from survey.models import Participant
+from survey.launch import launch
+from survey.models import Participant, Study
 from tests.factories import make_study
 
 
@@ -29,6 +30,29 @@ def test_abandoned_participants_release_their_slot_but_keep_answers():
     assert first.status == "abandoned"
     second, third = enrol(study), enrol(study)
     assert {second.questionnaire.number, third.questionnaire.number} == {1, 2}
+
+
+@pytest.mark.django_db
+def test_a_participant_gone_idle_frees_their_slot_before_being_marked_abandoned():
+    # Joins mark the idle at most once a minute; the one before has just done so.
+    study = make_study(questionnaires=2, items=2, abandon_after_minutes=120)
+    first = enrol(study)
+    Participant.objects.filter(pk=first.pk).update(
+        last_activity=timezone.now() - timedelta(minutes=121)
+    )
+    second, third = enrol(study), enrol(study)
+    assert {second.questionnaire.number, third.questionnaire.number} == {1, 2}
+
+
+@pytest.mark.django_db
+def test_a_join_takes_the_study_as_it_is_now_not_as_the_caller_read_it():
+    study = make_study(questionnaires=1, items=2, launched_at=None)
+    read = Study.objects.get(pk=study.pk)  # as the study link read it, before the launch
+    launch(study)
+    assert enrol(read).pilot is False
+    Study.objects.filter(pk=study.pk).update(is_open=False)
+    with pytest.raises(StudyClosed):
+        enrol(read)
 
 
 @pytest.mark.django_db

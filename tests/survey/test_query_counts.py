@@ -33,10 +33,13 @@ def answer(position: int, value: str, go: str = "stay"):
 
 
 # (request, most queries, the request); `path` holds the participant's link and items.
-# The study link asks once whether the study has questionnaires: part of its one status.
+# The study link counts the address's requests (the rate limit), then reads the study's
+# revision and whether it has a questionnaire to hand out. Joining adds a transaction that
+# locks the study, counts each questionnaire's participants and adds the new one; marking idle
+# participants abandoned is one more, once a minute per process (here it was done already).
 STEPS = [
-    ("study link", 6, lambda client, path: client.get(path["s"])),
-    ("joining from the study link", 15, lambda client, path: client.post(path["s"])),
+    ("study link", 2, lambda client, path: client.get(path["s"])),
+    ("joining from the study link", 7, lambda client, path: client.post(path["s"])),
     ("information sheet", 1, lambda client, path: client.get(f"{path['p']}/information/")),
     ("consent form", 2, lambda client, path: client.get(f"{path['p']}/consent/")),
     (

@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 
 from survey import study_cache
-from survey.models import Study
+from survey.models import Item, Participant, Study
 from tests.factories import make_study
 from tests.security.flow import about_data, started
 
@@ -64,6 +64,29 @@ def test_the_study_link_shows_a_change_made_after_it_was_opened(db):
     Study.objects.filter(pk=study.pk).update(is_open=False)
     assert "Sheet for newcomers." not in client.get(f"/s/{study.slug}/").content.decode()
     assert client.get("/s/no-such-study/").status_code == 404
+
+
+def test_a_study_changed_by_deleting_what_it_refers_to_is_read_again(db):
+    # The deletion sets the study's practice pair to NULL through Django's deletion collector.
+    study = make_study()
+    client = Client()
+    assert client.get(f"/s/{study.slug}/").status_code == 200  # the process keeps the study
+    Item.objects.filter(pk=study.sample_item_id).delete()
+    assert "This study is closed" in client.get(f"/s/{study.slug}/").content.decode()
+
+
+def test_the_study_link_sees_its_questionnaires_withdrawn_and_offered_again(db):
+    # Offering a questionnaire writes no study row, so no revision tells the process.
+    study = make_study()
+    client = Client()
+    assert client.get(f"/s/{study.slug}/").status_code == 200  # the process keeps the study
+    study.questionnaires.update(active=False)
+    assert "This study is closed" in client.get(f"/s/{study.slug}/").content.decode()
+    assert client.post(f"/s/{study.slug}/").status_code == 200
+    assert not Participant.objects.exists()
+    study.questionnaires.filter(number=2).update(active=True)
+    assert client.post(f"/s/{study.slug}/").status_code == 302
+    assert Participant.objects.get().questionnaire.number == 2
 
 
 @pytest.mark.django_db
