@@ -18,8 +18,9 @@ temporary directory, with a time limit.
 
 The defaults fit issue 30's run, `--participants 2000 --think 10`, into about seven minutes:
 arrivals over a minute, 40 s on the pages before the pairs, then questionnaires of 12 pairs,
-about 20 s each, so that all 2,000 people are answering at once for over three minutes. A longer questionnaire adds time, not
-load: the rate of requests is set by the number of people and how long they think.
+about 20 s each, so that all 2,000 people are answering at once for over three minutes. A
+longer questionnaire adds time, not load: the rate of requests is set by the number of people
+and how long they think. The save p99 of each minute shows when the server fell behind.
 
     .venv/bin/python bench/load_test.py --participants 200 --database sqlite
     .venv/bin/python bench/load_test.py --participants 200 --database postgres
@@ -260,6 +261,7 @@ class Results:
 
     lock: threading.Lock = field(default_factory=threading.Lock)
     latencies: list[float] = field(default_factory=list)
+    answered_at: list[float] = field(default_factory=list)  # monotonic, for each latency
     # (token, item id, scale) -> value, for every save the server acknowledged
     acknowledged: dict[tuple[str, int, str], int] = field(default_factory=dict)
     repeats: int = 0
@@ -328,6 +330,7 @@ class Participant:
         now = time.monotonic()
         with self.results.lock:
             self.results.latencies.append(reply.seconds)
+            self.results.answered_at.append(now)
             for scale in SCALES:
                 if scale in answer:
                     self.results.acknowledged[(token, item, scale)] = answer[scale]
@@ -455,6 +458,13 @@ def report(results: Results, elapsed: float, args) -> bool:
         f"  other requests: {results.other_requests:,}; failed connections retried: "
         f"{results.connection_failures:,}; participant errors: {len(results.errors)}"
     )
+    by_minute = {}
+    for at, seconds in zip(results.answered_at, results.latencies, strict=True):
+        by_minute.setdefault(int((at - results.first_save) // 60), []).append(1000 * seconds)
+    minutes = ", ".join(
+        f"{percentile(values, 0.99):,.0f}" for _, values in sorted(by_minute.items())
+    )
+    print(f"  save p99 by minute of the run: {minutes} ms")
     for error in sorted(set(results.errors))[:5]:
         print(f"    {error}")
     return not results.errors and results.finished == args.participants
