@@ -164,19 +164,21 @@ class Drawing:
 
 
 def draw(fig: Figure) -> Drawing:
-    """The figure drawn as PNG and as SVG, laid out once for both."""
+    """The figure drawn as PNG and as SVG, laid out once for both (on the PNG's canvas)."""
     return Drawing(_png(fig), svg_text(fig), fig.get_figwidth())
 
 
 def _png(fig: Figure) -> bytes:
     """The figure as a PNG file at ``savefig.dpi``: drawn by Agg as savefig draws it, the
     pixels written by :func:`wojdb.core.report.png.encode`."""
-    _freeze_layout(fig)
     dpi, shown = STYLE["savefig.dpi"], fig.dpi
     with _style():
         fig.dpi = dpi
         try:
             canvas = FigureCanvasAgg(fig)
+            # Laid out by the renderer that draws it, whose text sizes it then reuses: each
+            # renderer measures every text anew.
+            _freeze_layout(fig)
             canvas.draw()
             pixels = np.asarray(canvas.buffer_rgba())
         finally:
