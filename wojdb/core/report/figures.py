@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -184,11 +184,6 @@ def _png(fig: Figure) -> bytes:
         finally:
             fig.dpi = shown
     return png.encode(pixels, dpi)
-
-
-def made_and_drawn(make: Callable[[], Figure]) -> Drawing:
-    """Build a figure from its recipe and draw it: the work a process drawing figures does."""
-    return draw(make())
 
 
 def save(fig: Figure, directory: Path | str, name: str) -> list[Path]:
