@@ -35,7 +35,7 @@ def table(report: Report, name: str) -> pd.DataFrame:
 
 
 def figure(report: Report, name: str):
-    return next(f.figure for f in report.figures if f.name == name)
+    return next(f.make() for f in report.figures if f.name == name)
 
 
 def test_the_report_has_every_section_figure_and_table(built):

@@ -31,13 +31,9 @@ class FigureEntry:
     caption: str = ""
 
     @functools.cached_property
-    def figure(self) -> Figure:
-        return self.make()
-
-    @functools.cached_property
     def drawn(self) -> F.Drawing:
-        """PNG and SVG, drawn once."""
-        return F.draw(self.figure)
+        """PNG and SVG, drawn once; the figure is not kept."""
+        return F.draw(self.make())
 
     @property
     def svg(self) -> str:
