@@ -5,8 +5,8 @@ function."""
 from __future__ import annotations
 
 import contextlib
-import os
-from collections.abc import Callable
+import gc
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,11 +22,11 @@ from survey.models import Rating, Study
 from wojdb.core import release as dataset
 from wojdb.core.language.codes import LANGUAGE_NAMES
 from wojdb.core.report.build import build_corpus_report, build_report
-from wojdb.core.report.workers import MAX_FIGURE_WORKERS, FigureWorkers
 from wojdb.core.stats import columns as C
 from wojdb.core.stats import correlation, system
 from wojdb.core.stats.estimability import MIN_GROUPS
 from wojdb.reporting import find_study
+from wojdb.serving import COLLECTOR_THRESHOLDS
 
 
 class AnalysisError(ValueError):
@@ -39,6 +39,23 @@ class Analysis:
     notes: list[str]
 
 
+@contextlib.contextmanager
+def _collected_as_served() -> Iterator[None]:
+    """Python's garbage collector as the app server runs it (wojdb.serving) while a report is
+    made, whatever process makes it: matplotlib's artists and pandas' frames live in reference
+    cycles, and at Python's default thresholds enough of them outlive a few collections of the
+    young generation to bring on full ones, each walking every object of a process that has
+    loaded pandas, scipy and matplotlib (some 300,000: 0.15-0.4 s apiece, one or two a
+    report)."""
+    before = gc.get_threshold()
+    gc.set_threshold(*COLLECTOR_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
+@_collected_as_served()
 def run_analysis(
     out: Path,
     *,
@@ -87,47 +104,37 @@ def run_analysis(
         pilot_ratings = frames.ratings_frame(
             find_study(pilot), include_simulated=False, include_pilot=True
         )
-    workers = figure_workers(not no_figures)
-    # Figures are drawn by worker processes while the analysis goes on.
-    with FigureWorkers(workers) if workers else contextlib.nullcontext() as drawer:
-        try:
-            built = build_report(
-                ratings,
-                scores,
-                title=title,
-                generated=_generated(),
-                languages=languages,
-                pilot=pilot_ratings,
-                scale_ends=scale_ends,
-                figures=not no_figures,
-                n_boot=bootstrap,
-                seed=seed,
-                subsets={} if no_subsets else subsets(ratings),
-                systems=systems,
-                departures=None if release is not None else departures(chosen),
-                min_groups=min_groups,
-                progress=lambda step: progress(f"{step} …"),
-                drawer=drawer,
-            )
-        except ValueError as e:
-            raise AnalysisError(f"{e}. Nothing was written.") from None
-        if release is None:
-            built.source = {
-                "study": chosen.slug,
-                "as_of": as_of.isoformat(),
-                "last_rating": last or 0,
-                "include_simulated": include_simulated,
-                "figures": not no_figures,
-            }
-        progress("writing files …")
-        return Analysis(write_report(built, out), list(built.notes))
-
-
-def figure_workers(figures: bool) -> int:
-    """How many processes draw the figures while the analysis goes on: none on one CPU or
-    without figures (then they are drawn, if at all, as the report is written)."""
-    cpus = os.cpu_count() or 1
-    return min(MAX_FIGURE_WORKERS, cpus) if figures and cpus > 1 else 0
+    try:
+        built = build_report(
+            ratings,
+            scores,
+            title=title,
+            generated=_generated(),
+            languages=languages,
+            pilot=pilot_ratings,
+            scale_ends=scale_ends,
+            figures=not no_figures,
+            n_boot=bootstrap,
+            seed=seed,
+            subsets={} if no_subsets else subsets(ratings),
+            systems=systems,
+            departures=None if release is not None else departures(chosen),
+            min_groups=min_groups,
+            progress=lambda step: progress(f"{step} …"),
+        )
+    except ValueError as e:
+        raise AnalysisError(f"{e}. Nothing was written.") from None
+    if release is None:
+        built.source = {
+            "study": chosen.slug,
+            "as_of": as_of.isoformat(),
+            "last_rating": last or 0,
+            "include_simulated": include_simulated,
+            "figures": not no_figures,
+        }
+    # Figures are drawn here, as the files are written.
+    progress("writing files …")
+    return Analysis(write_report(built, out), list(built.notes))
 
 
 def subsets(ratings: pd.DataFrame) -> dict[str, str]:

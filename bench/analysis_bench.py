@@ -510,10 +510,9 @@ def wmt_benchmark() -> None:
 
 
 def demo_report() -> None:
-    """The demo's report, timed by bench/report_bench.py in a process of its own: the worker
-    processes drawing its figures import the main script again, as every child of a fork
-    server does, and this one's imports would cost each of them about a second of CPU that
-    `analyse` and the report page never pay."""
+    """The demo's report, timed by bench/report_bench.py in a process of its own, as the
+    report's first run in a process: this script's imports and warmed caches are not
+    `analyse`'s."""
     subprocess.run([sys.executable, str(Path(__file__).with_name("report_bench.py"))], check=True)
 
 

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import gc
 
+#: The collector's thresholds: the youngest generation collected every 50,000 allocations.
+COLLECTOR_THRESHOLDS = (50_000, 20, 20)
+
 
 def prepare() -> None:
     from django.urls import get_resolver
@@ -21,4 +24,4 @@ def prepare() -> None:
     get_resolver().url_patterns  # noqa: B018 - imports the views now rather than on a request
     gc.collect()
     gc.freeze()
-    gc.set_threshold(50_000, 20, 20)
+    gc.set_threshold(*COLLECTOR_THRESHOLDS)

@@ -1,11 +1,10 @@
-"""The report written as self-contained HTML, CSV and figures, its figures drawn by worker
-processes (tests/core/test_report_build.py tests what it says)."""
+"""The report written as self-contained HTML, CSV and figures (tests/core/test_report_build.py
+tests what it says)."""
 
 from __future__ import annotations
 
 import base64
 import re
-from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 import pandas as pd
@@ -14,11 +13,8 @@ from django.utils.html import escape
 
 from analysis.report import format_cell, write_report
 from tests.report_frames import study_frames, study_report
-from wojdb.core.report import figures as F
-from wojdb.core.report.build import build_report
 from wojdb.core.report.model import Report, Section, Table
 from wojdb.core.report.text import fixed
-from wojdb.core.report.workers import FigureWorkers
 
 pytestmark = pytest.mark.engine_independent
 
@@ -52,7 +48,10 @@ def test_written_report_is_self_contained_html_with_csv_and_figures(written, bui
         assert (out / "figures" / f"{entry.name}.png").read_bytes()[:4] == b"\x89PNG"
         assert "<svg" in (out / "figures" / f"{entry.name}.svg").read_text()
     images = re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', html)
-    assert len(images) == len(report.figures)
+    # The page shows the SVG files written.
+    assert [base64.b64decode(image).decode() for image in images] == [
+        (out / "figures" / f"{entry.name}.svg").read_text() for entry in report.figures
+    ]
     assert "Spearman" in base64.b64decode(images[-1]).decode()
     for t in report.tables:
         csv = pd.read_csv(out / "tables" / f"{t.name}.csv")
@@ -97,35 +96,3 @@ def test_report_tables_keep_text_that_looks_like_a_formula_from_running(tmp_path
     assert list(written["system"]) == ["'" + formula, "'-2+3+cmd|' /C calc'!A0", "UEdin"]
     assert list(written["z"]) == [-0.5, 0.25, 1.0]
     assert formula in (tmp_path / "report.html").read_text().replace("&quot;", '"')
-
-
-# --- Figures drawn by worker processes while the analysis goes on ---------------------------
-
-
-def test_worker_processes_draw_the_figures_this_process_would(frames, tmp_path):
-    ratings, scores, languages = frames
-    options = dict(languages=languages, n_boot=0, subsets={})
-    with FigureWorkers(2) as drawer:
-        report = build_report(ratings, scores, drawer=drawer, **options)
-        assert all(entry.drawing is not None for entry in report.figures)
-        written = write_report(report, tmp_path)
-    here = build_report(ratings, scores, **options)
-    assert [e.name for e in report.figures] == [e.name for e in here.figures]
-    for drawn, local in zip(report.figures, here.figures, strict=True):
-        assert drawn.drawn == F.draw(local.figure), drawn.name
-    assert tmp_path / "figures" / "figure_7_7.svg" in written
-
-
-def test_figures_are_drawn_here_when_the_workers_fail(frames, tmp_path, monkeypatch):
-    ratings, scores, _ = frames
-    with FigureWorkers(1) as drawer:
-
-        def broken(*args, **kwargs):
-            raise BrokenProcessPool("the workers died")
-
-        monkeypatch.setattr(drawer.pool, "submit", broken)
-        report = build_report(ratings, scores, drawer=drawer, n_boot=0, subsets={})
-    assert report.figures and all(entry.drawing is None for entry in report.figures)
-    write_report(report, tmp_path)
-    for entry in report.figures:
-        assert (tmp_path / "figures" / f"{entry.name}.png").read_bytes()[:4] == b"\x89PNG"

@@ -43,7 +43,6 @@ def build_report(
     departures: Mapping[str, int] | None = None,
     min_groups: int = MIN_GROUPS,
     progress: Progress | None = None,
-    drawer: Callable[[FigureEntry], None] | None = None,
 ) -> Report:
     """Run the analysis of chapter 7 on the frames and gather it as a :class:`Report`.
 
@@ -60,8 +59,7 @@ def build_report(
     withdrawn_simulated). ``min_groups`` is the fewest groups (participants, items) a mixed
     model's random factor needs (`wojdb.core.stats.estimability`); a model with fewer is
     reported as not estimable, and so are the hypotheses decided on its adjusted scores.
-    ``drawer`` is given each figure as soon as it is made (a :class:`FigureWorkers` draws it
-    while the analysis goes on); without it, figures are drawn when written.
+    Figures are built and drawn when first wanted (when the report is written).
     Raises ValueError when there is nothing to analyse.
     """
     say = progress or (lambda _: None)
@@ -92,7 +90,6 @@ def build_report(
             systems=systems,
             min_groups=min_groups,
             say=tell,
-            drawer=drawer or (lambda _: None),
         )
         report.sections += _about(sections, group, apart)
     if figures and pilot is not None and not pilot.empty:
@@ -101,8 +98,6 @@ def build_report(
             "Figure 6.4: basic demographic details about pilot participants",
             partial(F.basic_demographics, F.participant_table(pilot), "Pilot participants"),
         )
-        if drawer is not None:
-            drawer(entry)
         report.sections[0].figures.insert(0, entry)
     return report
 
@@ -136,27 +131,20 @@ def _analysis(
     systems: Callable[[pd.DataFrame], pd.DataFrame | None] | None,
     min_groups: int,
     say: Progress,
-    drawer: Callable[[FigureEntry], None],
 ) -> list[Section]:
-    """The sections of one group of participants' answered ratings; each section's figures go
-    to ``drawer`` as soon as the section is made."""
+    """The sections of one group of participants' answered ratings."""
     sections = []
 
-    def add(section: Section) -> None:
-        sections.append(section)
-        for entry in section.figures:
-            drawer(entry)
-
     say("participants")
-    add(participants_section(answered, languages, figures))
+    sections.append(participants_section(answered, languages, figures))
     say("response trends")
-    add(responses_section(answered, scale_ends, figures, n_boot, seed))
+    sections.append(responses_section(answered, scale_ends, figures, n_boot, seed))
     say("judgment quality")
-    add(quality_section(answered))
+    sections.append(quality_section(answered))
     say("mixed models")
     adjusted, fits = mixed.adjust_scores(answered, min_groups=min_groups)
     ordinal_adjusted, ordinal_fits = ordinal.adjust_scores(answered, min_groups=min_groups)
-    add(variation_section(adjusted, fits, ordinal_fits, min_groups))
+    sections.append(variation_section(adjusted, fits, ordinal_fits, min_groups))
     missing = {
         "linear": missing_adjustment(fits, "linear"),
         "ordinal": missing_adjustment(ordinal_fits, "ordinal"),
@@ -164,7 +152,7 @@ def _analysis(
     table = systems(answered) if systems is not None else None
     if table is not None and not table.empty:
         say("system level")
-        add(systems_section(table, figures))
+        sections.append(systems_section(table, figures))
     if scores is None:
         sections[-1].notes.append("No scores were given: correlations are left out.")
         return sections
@@ -176,7 +164,7 @@ def _analysis(
     )
     if not use_adjusted:
         section.notes.append(f"Correlations use unadjusted scores only: {missing['linear']}.")
-    add(section)
+    sections.append(section)
     if not corr.empty:
         say("hypotheses")
         linear = (
@@ -198,10 +186,10 @@ def _analysis(
             )
             ordinal_adjustment = hypotheses.Adjustment(ordinal_corr, ordinal_replicates)
         adjustments = {"linear": linear, "ordinal": ordinal_adjustment}
-        add(hypotheses_section(corr, adjusted, scores, adjustments, use_adjusted))
+        sections.append(hypotheses_section(corr, adjusted, scores, adjustments, use_adjusted))
     if subsets and answered[C.PARTICIPANT].nunique() > 1 and not corr.empty:
         say("participant subsets")
-        add(subsets_section(adjusted, scores, subsets, seed, use_adjusted))
+        sections.append(subsets_section(adjusted, scores, subsets, seed, use_adjusted))
     return sections
 
 

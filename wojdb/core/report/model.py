@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from concurrent.futures import Future
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -27,26 +25,15 @@ class Table:
 class FigureEntry:
     name: str  # file stem of the PNG and SVG
     title: str
-    #: Builds the figure: a figure function with its data (functools.partial), which pickles,
-    #: so a worker process can build and draw it (wojdb.core.report.workers.FigureWorkers).
+    #: Builds the figure: a figure function with its data (functools.partial), called when
+    #: the figure is first wanted.
     make: Callable[[], Figure]
     caption: str = ""
-    #: The drawing, when a worker process makes it.
-    drawing: Future | None = field(default=None, repr=False)
-
-    @functools.cached_property
-    def figure(self) -> Figure:
-        return self.make()
 
     @functools.cached_property
     def drawn(self) -> F.Drawing:
-        """PNG and SVG, drawn once: by the worker it went to, else here."""
-        if self.drawing is not None:
-            try:
-                return self.drawing.result()
-            except BrokenProcessPool:  # the workers died (out of memory, killed): draw here
-                pass
-        return F.draw(self.figure)
+        """PNG and SVG, drawn once; the figure is not kept."""
+        return F.draw(self.make())
 
     @property
     def svg(self) -> str:

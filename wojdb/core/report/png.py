@@ -37,7 +37,8 @@ def encode(pixels: np.ndarray, dpi: float) -> bytes:
             _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)),
             _chunk(b"pHYs", struct.pack(">IIB", per_metre, per_metre, 1)),
             # zlib's fastest level: a quarter of the time of its default for a file 10% larger.
-            _chunk(b"IDAT", zlib.compress(filtered.tobytes(), 1)),
+            # It reads the array's memory itself, not a copy of it.
+            _chunk(b"IDAT", zlib.compress(filtered, 1)),
             _chunk(b"IEND", b""),
         ]
     )
