@@ -90,7 +90,7 @@ def test_analyse_writes_the_html_report_tables_and_figures(tmp_path):
     assert {"BLEU", "WMT"} <= set(correlations["metric"])
     html = (folder / "report.html").read_text()
     assert study.name in html and "8 simulated participants" in html
-    assert "Figure 7.8 not drawn: no DTED or DERP scores were correlated." in manifest["notes"]
+    assert "Figure 7.6 not drawn: no DTED or DERP scores were correlated." in manifest["notes"]
     assert "- mixed models …" in out and "Wrote" in out and "report.html" in out
 
 

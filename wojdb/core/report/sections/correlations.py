@@ -55,8 +55,7 @@ def correlation_overview(corr: pd.DataFrame, group: str) -> pd.DataFrame:
 
 
 FIGURE_SPECS = (
-    # name, title, bar_table options. The thesis's Figure 7.6 (word-order judgments and
-    # variants of DTED and DERP) is the word-order panel of Figure 7.8, whose title says so.
+    # name, title, bar_table options, panel titles
     (
         "figure_7_3",
         "Figure 7.3: correlations with baseline techniques (adjusted scores)",
@@ -78,21 +77,25 @@ FIGURE_SPECS = (
         dict(panel="judgment", categories=("full", "partial")),
     ),
     (
+        "figure_7_6",
+        "Figure 7.6: word-order judgments and variants of DTED and DERP",
+        dict(panel="judgment", categories=("full", "dted", "derp")),
+    ),
+    (
         "figure_7_7",
         "Figure 7.7: word-order judgments across automatically permuted sentences",
         dict(panel="group", categories=tuple(F.CATEGORIES), groups=PERMUTATION_TYPES),
     ),
     (
         "figure_7_8",
-        "Figure 7.8: order-focused and holistic judgments and variants of DTED and DERP "
-        "(the word-order panel is Figure 7.6)",
+        "Figure 7.8: order-focused and holistic judgments and variants of DTED and DERP",
         dict(
             panel="judgment", categories=("full", "dted", "derp"), judgments=(C.ORDER, C.HOLISTIC)
         ),
     ),
 )
 #: A figure of DTED/DERP variants is drawn only when some such source was scored.
-NEEDS = {"figure_7_5": "partial", "figure_7_8": ("dted", "derp")}
+NEEDS = {"figure_7_5": "partial", "figure_7_6": ("dted", "derp"), "figure_7_8": ("dted", "derp")}
 
 BAR_CAPTION = (
     "Spearman's ρ per score source{adjusted}, with the sign of lower-is-better sources such as "
