@@ -18,13 +18,17 @@ def test_new_participants_fill_questionnaires_evenly():
     assert sorted(numbers) == [1, 1, 1, 2, 2, 2, 3, 3, 3]
 
 
+def last_active(participant, minutes_ago: int) -> None:
+    Participant.objects.filter(pk=participant.pk).update(
+        last_activity=timezone.now() - timedelta(minutes=minutes_ago)
+    )
+
+
 @pytest.mark.django_db
 def test_abandoned_participants_release_their_slot_but_keep_answers():
     study = make_study(questionnaires=2, items=2, abandon_after_minutes=120)
     first = enrol(study)
-    Participant.objects.filter(pk=first.pk).update(
-        last_activity=timezone.now() - timedelta(minutes=121)
-    )
+    last_active(first, minutes_ago=121)
     assert release_abandoned(study) == 1
     first.refresh_from_db()
     assert first.status == "abandoned"
@@ -37,9 +41,7 @@ def test_a_participant_gone_idle_frees_their_slot_before_being_marked_abandoned(
     # Joins mark the idle at most once a minute; the one before has just done so.
     study = make_study(questionnaires=2, items=2, abandon_after_minutes=120)
     first = enrol(study)
-    Participant.objects.filter(pk=first.pk).update(
-        last_activity=timezone.now() - timedelta(minutes=121)
-    )
+    last_active(first, minutes_ago=121)
     second, third = enrol(study), enrol(study)
     assert {second.questionnaire.number, third.questionnaire.number} == {1, 2}
 
