@@ -161,16 +161,13 @@ def entrant(number: int):
     return Client(REMOTE_ADDR=f"10.{number // 65536 % 256}.{number // 256 % 256}.{number % 256}")
 
 
-def enter(client, study, timings=None, profile=None, profiled: str = "") -> None:
-    """One new participant through the entry path; each request timed into `timings`."""
+def enter(client, study, measure=lambda kind, call: call()) -> None:
+    """One new participant through the entry path, each request sent by `measure(kind, call)`,
+    which returns its response."""
     path = {"s": f"/s/{study.slug}/", "sample": study.sample_item_id}
     for kind, (_, request) in ENTRY.items():
-        ms, response = timed(
-            lambda r=request: r(client, path), profile if profiled == kind else None
-        )
+        response = measure(kind, lambda r=request: r(client, path))
         assert response.status_code in (200, 302), (kind, response.status_code)
-        if timings is not None:
-            timings[kind].append(ms)
         if kind == "join":
             path["token"] = response["Location"].split("/")[2]
             path["p"] = f"/p/{path['token']}"
@@ -184,8 +181,14 @@ def run_entry(entrants: int, profiled: str) -> tuple[dict[str, list[tuple[float,
     enter(entrant(0), study)  # the process has served the study before
     profile = cProfile.Profile()
     times: dict[str, list[tuple[float, float]]] = {kind: [] for kind in ENTRY}
+
+    def timing(kind: str, call):
+        ms, response = timed(call, profile if profiled == kind else None)
+        times[kind].append(ms)
+        return response
+
     for number in range(1, entrants + 1):
-        enter(entrant(number), study, times, profile, profiled)
+        enter(entrant(number), study, timing)
     return times, profile
 
 
@@ -211,15 +214,14 @@ def query_counts() -> dict[str, int]:
         with CaptureQueriesContext(connection) as queries:
             call()
         counts[kind] = len(queries)
-    path = {"s": f"/s/{study.slug}/", "sample": study.sample_item_id}
-    client = entrant(1)
-    for kind, (_, request) in ENTRY.items():
+
+    def counting(kind: str, call):
         with CaptureQueriesContext(connection) as queries:
-            response = request(client, path)
+            response = call()
         counts[kind] = len(queries)
-        if kind == "join":
-            path["token"] = response["Location"].split("/")[2]
-            path["p"] = f"/p/{path['token']}"
+        return response
+
+    enter(entrant(1), study, counting)
     return counts
 
 
