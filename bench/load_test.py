@@ -400,9 +400,10 @@ class Participant:
 
 
 def run_participants(site: Site, slug: str, args, results: Results) -> float:
-    """Every participant, arriving over --ramp seconds, as a task of one event loop: a thread
-    each would cost the load generator, which shares the server's cores, several times the CPU.
-    Returns the run time."""
+    """Every participant, arriving over --ramp seconds, as a task of one event loop rather than
+    a thread each: the load generator's CPU is about the same (0.5-0.6 ms a request), but no
+    reply waits among 2,000 threads for Python's lock before it is timed. Returns the run
+    time."""
 
     async def everyone() -> None:
         start = time.monotonic()
