@@ -63,6 +63,16 @@ def postgres_server() -> str:
 
 
 POSTGRES = postgres_server()
+
+
+def postgres_command(statement: str) -> None:
+    """Run a statement outside any database, as creating or dropping one must be."""
+    import psycopg
+
+    with psycopg.connect(f"{POSTGRES}/postgres", autocommit=True) as connection:
+        connection.execute(statement)
+
+
 CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 ITEM = re.compile(r'name="item" value="(\d+)"')
 STATEMENT = re.compile(r'name="(statement_\d+)"')
@@ -126,7 +136,7 @@ class Site:
     def build(self, questionnaires: int, items: int) -> str:
         """Create the database and a study; returns the study's slug."""
         if self.pg_name:
-            self._postgres(f'CREATE DATABASE "{self.pg_name}"')
+            postgres_command(f'CREATE DATABASE "{self.pg_name}"')
         os.environ.update(self.env)
         sys.path.insert(0, str(ROOT))
         import django
@@ -188,15 +198,8 @@ class Site:
             print(f"  kept: {self.folder}" + (f", database {self.pg_name}" if self.pg_name else ""))
             return
         if self.pg_name:
-            self._postgres(f'DROP DATABASE IF EXISTS "{self.pg_name}" WITH (FORCE)')
+            postgres_command(f'DROP DATABASE IF EXISTS "{self.pg_name}" WITH (FORCE)')
         shutil.rmtree(self.folder, ignore_errors=True)
-
-    @staticmethod
-    def _postgres(statement: str) -> None:
-        import psycopg
-
-        with psycopg.connect(f"{POSTGRES}/postgres", autocommit=True) as connection:
-            connection.execute(statement)
 
 
 # --- one simulated participant ---------------------------------------------------------------

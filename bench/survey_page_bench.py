@@ -1,22 +1,28 @@
 """Server time of the participant's requests, their queries, and the item page's weight.
 
-Runs the full Django stack in-process (middleware, database, templates) on a fresh SQLite
-database in a temporary directory, after the start-up an app server does (wojdb/serving.py):
+Runs the full Django stack in-process (middleware, database, templates) on a fresh database,
+SQLite in a temporary directory or, with --database postgres, a PostgreSQL database made for
+the run on the server of DATABASE_URL (else 127.0.0.1:5432), after the start-up an app server
+does (wojdb/serving.py):
 one participant working through a 50-pair questionnaire (the item page and the answer save),
 and new participants each coming in by the study link (from an address of their own, as a
 crowd arrives) and going through every request of the entry path up to the practice answer.
 The test client's template instrumentation (setup_test_environment), which copies every
 context it renders, is left out: the server does not do it. CPU time is the figure to compare,
-the machine being shared. Prints each request's median beside its target and the figures of
-issue 30 ("then", "before"), the queries of each kind of request, and the page weight with its
-assets (target: under 60 KB).
+the machine being shared; on a PostgreSQL server of this host the CPU its processes spent
+meanwhile is printed too ("db CPU": the query's backend and the WAL writer), the other half
+of what a request costs the machine. Prints each request's median beside its target and the
+figures of issue 30 ("then", "before"), the queries of each kind of request, and the page
+weight with its assets (target: under 60 KB).
 
     .venv/bin/python bench/survey_page_bench.py [--rounds 3] [--entrants 60] [--profile KIND]
+    .venv/bin/python bench/survey_page_bench.py --database postgres
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import gzip
 import os
@@ -26,7 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 # Server CPU milliseconds, median: the target, and the figures it was set from (issue 30: "then"
@@ -64,10 +70,12 @@ ENTRY = {
 }
 
 
-def setup_django(var_dir: str) -> None:
+def setup_django(var_dir: str, database_url: str | None) -> None:
     sys.path.insert(0, str(ROOT))
     os.environ["WOJDB_HOME"] = var_dir
     os.environ.pop("DATABASE_URL", None)
+    if database_url:
+        os.environ["DATABASE_URL"] = database_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "wojdb.settings")
     import django
     from django.conf import settings
@@ -84,15 +92,52 @@ def setup_django(var_dir: str) -> None:
     call_command("migrate", verbosity=0)
 
 
-def timed(call, profile: cProfile.Profile | None = None) -> tuple[tuple[float, float], object]:
-    """Wall-clock and CPU milliseconds of one call (CPU time is steadier on a busy machine)."""
+class DatabaseServer:
+    """CPU time of a PostgreSQL server's processes on this host, from /proc/PID/schedstat
+    (nanoseconds; /proc/PID/stat counts in 10 ms ticks). Its processes are those listed in
+    pg_stat_activity: the backends and the background writers."""
+
+    def __init__(self):
+        self.pids: list[int] = []
+        self.backend = None
+
+    def seconds(self) -> float:
+        from django.db import connection
+
+        if connection.connection is None:
+            return self._total()
+        backend = connection.connection.info.backend_pid
+        if backend != self.backend:  # a new connection: list the server's processes again
+            self.backend = backend
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pid FROM pg_stat_activity")
+                self.pids = [pid for (pid,) in cursor.fetchall()]
+        return self._total()
+
+    def _total(self) -> float:
+        total = 0
+        for pid in self.pids:
+            with contextlib.suppress(OSError, ValueError):  # the process has ended
+                total += int(Path(f"/proc/{pid}/schedstat").read_text().split()[0])
+        return total / 1e9
+
+
+DATABASE: DatabaseServer | None = None  # set where the database server runs on this host
+
+
+def timed(call, profile: cProfile.Profile | None = None) -> tuple[tuple[float, ...], object]:
+    """Wall-clock, CPU and database server CPU milliseconds of one call (CPU time is steadier
+    on a busy machine)."""
+    database = DATABASE.seconds() if DATABASE else 0.0
     wall, cpu = time.perf_counter(), time.thread_time()
     if profile:
         profile.enable()
     result = call()
     if profile:
         profile.disable()
-    return ((time.perf_counter() - wall) * 1000, (time.thread_time() - cpu) * 1000), result
+    cpu, wall = time.thread_time() - cpu, time.perf_counter() - wall
+    database = DATABASE.seconds() - database if DATABASE else 0.0
+    return (wall * 1000, cpu * 1000, database * 1000), result
 
 
 def participant(client, study=None):
@@ -124,7 +169,7 @@ def save(client, token: str, position: int, item: int, value: str, go: str = "st
     )
 
 
-def run(rounds: int, profiled: str) -> tuple[dict[str, list[tuple[float, float]]], object]:
+def run(rounds: int, profiled: str) -> tuple[dict[str, list[tuple[float, ...]]], object]:
     from django.test import Client
 
     from wojdb.serving import prepare
@@ -133,7 +178,7 @@ def run(rounds: int, profiled: str) -> tuple[dict[str, list[tuple[float, float]]
     token, items = participant(client)
     prepare()  # as an app server does before its first request
     profile = cProfile.Profile()
-    times: dict[str, list[tuple[float, float]]] = {"first": [], "revisit": [], "save": []}
+    times: dict[str, list[tuple[float, ...]]] = {"first": [], "revisit": [], "save": []}
     for round_number in range(rounds):
         kind = "first" if round_number == 0 else "revisit"
         for position, item in sorted(items.items()):
@@ -173,14 +218,14 @@ def enter(client, study, measure=lambda kind, call: call()) -> None:
             path["p"] = f"/p/{path['token']}"
 
 
-def run_entry(entrants: int, profiled: str) -> tuple[dict[str, list[tuple[float, float]]], object]:
+def run_entry(entrants: int, profiled: str) -> tuple[dict[str, list[tuple[float, ...]]], object]:
     """`entrants` new participants of a launched study with 4 questionnaires of 50 pairs."""
     from tests.factories import make_study
 
     study = make_study(questionnaires=4, items=50)
     enter(entrant(0), study)  # the process has served the study before
     profile = cProfile.Profile()
-    times: dict[str, list[tuple[float, float]]] = {kind: [] for kind in ENTRY}
+    times: dict[str, list[tuple[float, ...]]] = {kind: [] for kind in ENTRY}
 
     def timing(kind: str, call):
         ms, response = timed(call, profile if profiled == kind else None)
@@ -242,7 +287,9 @@ def page_weight() -> tuple[int, int]:
 
 
 def main() -> None:
+    global DATABASE
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database", choices=["sqlite", "postgres"], default="sqlite")
     parser.add_argument("--rounds", type=int, default=3, help="passes over the 50 pairs")
     parser.add_argument("--entrants", type=int, default=60, help="new participants timed")
     parser.add_argument(
@@ -251,12 +298,27 @@ def main() -> None:
         help="profile one kind of request and print where",
     )
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="wojdb-bench-") as var_dir:
-        setup_django(var_dir)
-        times, profile = run(max(args.rounds, 2), args.profile)
-        entry_times, entry_profile = run_entry(max(args.entrants, 1), args.profile)
-        counts = query_counts()
-        raw, compressed = page_weight()
+    server = pg_name = None
+    if args.database == "postgres":
+        from load_test import POSTGRES, postgres_command
+
+        server, pg_name = POSTGRES, f"wojdb_bench_{os.getpid()}"
+        postgres_command(f'CREATE DATABASE "{pg_name}"')
+        local = urlsplit(server).hostname in ("127.0.0.1", "localhost", "::1")
+        DATABASE = DatabaseServer() if local else None
+    try:
+        with tempfile.TemporaryDirectory(prefix="wojdb-bench-") as var_dir:
+            setup_django(var_dir, f"{server}/{pg_name}" if pg_name else None)
+            times, profile = run(max(args.rounds, 2), args.profile)
+            entry_times, entry_profile = run_entry(max(args.entrants, 1), args.profile)
+            counts = query_counts()
+            raw, compressed = page_weight()
+    finally:
+        if pg_name:
+            from django.db import connections
+
+            connections.close_all()
+            postgres_command(f'DROP DATABASE IF EXISTS "{pg_name}" WITH (FORCE)')
     from django.db import connection
 
     times |= entry_times
@@ -266,16 +328,23 @@ def main() -> None:
         f"database: {connection.vendor}, 50 pairs, {len(times['save'])} saves, "
         f"{len(times['join'])} entrants"
     )
-    print("request                   median wall   median CPU  min CPU  target CPU  then  before")
+    database = " db CPU " if DATABASE else ""
+    print(
+        f"request                   median wall   median CPU  min CPU {database} target CPU"
+        "  then  before"
+    )
     for kind, name, target, then, before in rows:
         wall = statistics.median(t[0] for t in times[kind])
         cpu = statistics.median(t[1] for t in times[kind])
         low = min(t[1] for t in times[kind])
+        db = f"{statistics.median(t[2] for t in times[kind]):5.2f} ms " if DATABASE else ""
         verdict = "met" if cpu <= target else "NOT MET"
         print(
-            f"{name:25} {wall:8.2f} ms {cpu:9.2f} ms {low:6.2f} ms  <= {target:.0f} ms "
+            f"{name:25} {wall:8.2f} ms {cpu:9.2f} ms {low:6.2f} ms {db} <= {target:.0f} ms "
             f"{then:>6} {before:>6}  {verdict}, {counts[kind]} queries"
         )
+    if args.database == "postgres" and not DATABASE:
+        print(f"db CPU: not measured, the database server ({server}) is not on this host")
     print(f"page weight with assets:  {raw / 1024:.1f} KB ({compressed / 1024:.1f} KB gzipped)")
     if args.profile:
         chosen = entry_profile if args.profile in ENTRY else profile
