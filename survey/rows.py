@@ -62,11 +62,28 @@ class Query:
         return plan
 
 
-def update(model, pk: int, changes: dict, using: str = "default") -> None:
-    """`model.objects.filter(pk=pk).update(**changes)` for plain values, without compiling."""
+def update(
+    model, pk: int, changes: dict, using: str = "default", unless_changed: dict | None = None
+) -> bool:
+    """`model.objects.filter(pk=pk).update(**changes)` for plain values, without compiling;
+    with `unless_changed`, only where those fields still hold those values. Whether a row was
+    written."""
     connection = connections[using]
+    quote = connection.ops.quote_name
     fields = {model._meta.get_field(name): value for name, value in changes.items()}
-    columns = ", ".join(f"{connection.ops.quote_name(field.column)} = %s" for field in fields)
+    columns = ", ".join(f"{quote(field.column)} = %s" for field in fields)
     values = [field.get_db_prep_save(value, connection) for field, value in fields.items()]
+    where, params = ["id = %s"], [pk]
+    for name, value in (unless_changed or {}).items():
+        field = model._meta.get_field(name)
+        if value is None:  # `= NULL` is never true
+            where.append(f"{quote(field.column)} IS NULL")
+        else:
+            where.append(f"{quote(field.column)} = %s")
+            params.append(field.get_db_prep_save(value, connection))
+    table = model._meta.db_table
     with connection.cursor() as cursor:
-        cursor.execute(f"UPDATE {model._meta.db_table} SET {columns} WHERE id = %s", [*values, pk])
+        cursor.execute(
+            f"UPDATE {table} SET {columns} WHERE {' AND '.join(where)}", [*values, *params]
+        )
+        return cursor.rowcount == 1

@@ -87,6 +87,44 @@ def test_a_stale_basis_is_a_conflict_and_writes_nothing(participant):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("meanwhile", "sent", "stored"),
+    [
+        # The other save answered the question: this one, from a page showing it blank,
+        # conflicts with it rather than overwriting it.
+        ({"holistic": 2}, Answer(holistic=4, basis={"holistic": None}), (2, None, 0, True)),
+        # The other save answered the other question: both answers are kept.
+        ({"order": 5}, Answer(holistic=4, basis={"holistic": None}), (4, 5, 0, False)),
+        # The other save changed the answer this one changes too: one revision each.
+        (
+            {"holistic": 3, "revisions": 1},
+            Answer(holistic=4, basis={"holistic": 3}),
+            (4, None, 2, False),
+        ),
+    ],
+)
+def test_a_save_landing_between_reading_and_writing_is_not_lost(
+    participant, monkeypatch, meanwhile, sent, stored
+):
+    item = participation.item_at(participant, 1)
+    participation.save_answer(
+        participant, 1, item.pk, Answer(holistic=3 if "revisions" in meanwhile else None)
+    )
+    read = participation.rating_of
+
+    def read_then_another_save(*args, **kwargs):
+        rating = read(*args, **kwargs)
+        if not kwargs.get("lock"):  # the unlocked read: another request writes right after
+            Rating.objects.filter(pk=rating.pk).update(**meanwhile)
+        return rating
+
+    monkeypatch.setattr(participation, "rating_of", read_then_another_save)
+    saved = participation.save_answer(participant, 1, item.pk, sent)
+    rating = Rating.objects.get(pk=saved.rating.pk)
+    assert (rating.holistic, rating.order, rating.revisions, saved.conflict) == stored
+
+
+@pytest.mark.django_db
 def test_items_are_found_only_at_their_own_positions(participant):
     assert participation.item_at(participant, 0) == participant.study.sample_item
     with pytest.raises(Refused):
