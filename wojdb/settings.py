@@ -150,16 +150,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}
-elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # Parameters sent apart from the statement, so that psycopg prepares a statement on its
-    # fifth run on a connection: PostgreSQL then no longer parses and plans it each time,
-    # which was most of its CPU for a participant's lookups (the item's 4-table join: 0.27 ms
-    # unprepared, 0.07 ms prepared; bench/survey_page_bench.py --database postgres).
-    DATABASES["default"]["OPTIONS"] = {
-        "server_side_binding": True,
-        "prepare_threshold": 5,  # Django's default, None, prepares nothing
-        **DATABASES["default"].get("OPTIONS", {}),
-    }
+# PostgreSQL keeps Django's client-side parameter binding: with server-side binding and
+# prepared statements ("server_side_binding", "prepare_threshold") the database spent a third
+# less CPU on a participant's requests, but the app servers more, and a 2,000-participant load
+# run more in all, with a worse p99 (bench/load_test.py, docs/deployment.md).
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -15,7 +15,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from survey import participation, study_cache
+from survey import study_cache
 from survey.models import Participant
 from tests.factories import make_study
 
@@ -101,18 +101,3 @@ def test_a_process_new_to_the_study_reads_it_and_its_questionnaire_once(db):
     served = queries_of_a_walk(study)
     study_cache.clear()  # as in another process, or after a restart
     assert queries_of_a_walk(study) == served + 2
-
-
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements: PostgreSQL")
-def test_on_postgresql_a_participants_lookups_are_prepared_after_a_few_requests(db):
-    """PostgreSQL plans a statement sent with its parameters apart once it is prepared; a
-    participant's lookups, run again at every request, took it three times as long unprepared
-    (bench/survey_page_bench.py --database postgres)."""
-    study = make_study(questionnaires=1, items=3)
-    for _ in range(3):
-        walk(study)
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT statement FROM pg_prepared_statements")
-        prepared = {statement for (statement,) in cursor.fetchall()}
-    looked_up = participation.PARTICIPANT_BY_TOKEN.sql.replace("%s", "$1")
-    assert looked_up in prepared, sorted(prepared)
