@@ -49,7 +49,7 @@ participant_withdrawn = Signal()
 SCALES = ("holistic", "order")
 # What an answer save may change besides the scales.
 SAVED_FIELDS = ("answered_at", "client_ms", "revisions", "flagged", "comment")
-# What a save's decision depends on: a save changing any of them changes one of these.
+# What a save's decision reads: every save that writes changes at least one of them.
 ANSWER_STATE = (*SCALES, "client_ms", "revisions", "flagged", "comment")
 ACTIVITY_RESOLUTION = timedelta(minutes=1)
 #: How long a browser remembers the participation it holds in a study (see `held_by_browser`).
@@ -395,9 +395,10 @@ def save_answer(
     would change it, nothing is written and the caller is told of the conflict.
 
     The rating is read, the answer decided on it, and the change written only where the rating
-    is still as read: one write statement and no transaction, where a locked read took four
-    round trips to the database. A save of the same pair from another request in between (a
-    double click, a retry racing its original, a second tab) makes that write miss; the
+    is still as read: a read and a write, where a transaction locking the rating took four
+    round trips to the database. An outcome that writes nothing (a conflict, nothing new) is
+    that of the moment of the read. A save of the same pair from another request in between
+    (a double click, a retry racing its original, a second tab) makes the write miss; the
     answer is then decided again on the rating read locked.
     """
     if participant.status == COMPLETED:
