@@ -69,8 +69,11 @@ def postgres_command(statement: str) -> None:
     """Run a statement outside any database, as creating or dropping one must be."""
     import psycopg
 
-    with psycopg.connect(f"{POSTGRES}/postgres", autocommit=True) as connection:
-        connection.execute(statement)
+    try:
+        with psycopg.connect(f"{POSTGRES}/postgres", autocommit=True) as connection:
+            connection.execute(statement)
+    except psycopg.OperationalError as error:
+        raise SystemExit(f"PostgreSQL at {POSTGRES}: {str(error).strip()}") from None
 
 
 CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
