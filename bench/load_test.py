@@ -237,7 +237,13 @@ def request(port: int, method: str, path: str) -> Reply:
 async def fetch(port: int, method: str, path: str, body: dict | None, headers: dict) -> Reply:
     """One HTTP/1.0 request on a connection of its own, as a browser's behind a proxy that does
     not keep connections to the app server open; HTTP/1.0, so that the reply is never chunked
-    and ends when the server closes the connection."""
+    and ends when the server closes the connection.
+
+    The request is followed by the end of what is sent (a half-close): after each reply,
+    gunicorn's worker waits for its client to close before taking the next request, which a
+    proxy such as nginx does as soon as it has the reply, but this event loop, busy on the
+    server's cores, only when it comes to it; in a 2,000-person arrival on PostgreSQL that
+    wait alone took the save p99 from 654 ms to 1,548-1,795 ms."""
     start = time.perf_counter()
     data = urlencode(body).encode() if body is not None else b""
     head = [f"{method} {path} HTTP/1.0", "Host: 127.0.0.1"]
@@ -247,6 +253,7 @@ async def fetch(port: int, method: str, path: str, body: dict | None, headers: d
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     try:
         writer.write("\r\n".join(head).encode() + b"\r\n\r\n" + data)
+        writer.write_eof()
         raw = await reader.read()
     finally:
         writer.close()
