@@ -153,7 +153,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # PostgreSQL keeps Django's client-side parameter binding: with server-side binding and
 # prepared statements ("server_side_binding", "prepare_threshold") the database spent a third
 # less CPU on a participant's requests, but the app servers more, and a 2,000-participant load
-# run more in all, with a worse p99 (bench/load_test.py, docs/deployment.md).
+# run more in all, with a worse median; at 600 participants the p99 was worse too
+# (bench/load_test.py, docs/deployment.md).
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
