@@ -264,6 +264,10 @@ async def fetch(port: int, method: str, path: str, body: dict | None, headers: d
         raise ConnectionError(f"no reply to {method} {path}")  # cut off by a dying server
     pairs = [line.split(":", 1) for line in lines[1:]]
     reply_headers = [(name.strip(), value.strip()) for name, value in pairs]
+    length = [value for name, value in reply_headers if name.lower() == "content-length"]
+    if length and len(content) < int(length[0]):
+        # gunicorn sends the head and the body apart: a server killed between the two
+        raise ConnectionError(f"reply to {method} {path} cut off")
     return Reply(int(lines[0].split()[1]), reply_headers, content, seconds)
 
 
@@ -337,7 +341,10 @@ class Participant:
         reply = await self.call("POST", path, body, json_reply=True)
         if reply.status != 200:
             raise AssertionError(f"{path}: save status {reply.status}: {reply.text[:200]}")
-        result = json.loads(reply.body)
+        try:
+            result = json.loads(reply.body)
+        except ValueError:
+            raise AssertionError(f"{path}: save reply not JSON: {reply.text[:200]!r}") from None
         if not result.get("saved"):
             raise AssertionError(f"{path}: not saved: {result}")
         now = time.monotonic()

@@ -237,9 +237,9 @@ def run_entry(entrants: int, profiled: str) -> tuple[dict[str, list[tuple[float,
     return times, profile
 
 
-def query_counts() -> dict[str, int]:
-    """The queries of each kind of request, for a new participant of a study the process has
-    served before (tests/survey/test_query_counts.py holds them)."""
+def queries_made() -> dict[str, list[str]]:
+    """The SQL of each kind of request, for a new participant of a study the process has
+    served before (tests/survey/test_query_counts.py holds their counts)."""
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
@@ -250,24 +250,19 @@ def query_counts() -> dict[str, int]:
     client = Client()
     token, items = participant(client, study)
     client.get(f"/p/{token}/item/2/")  # the study and its questionnaire are kept from here on
-    counts = {}
-    for kind, call in [
-        ("first", lambda: client.get(f"/p/{token}/item/1/")),
-        ("revisit", lambda: client.get(f"/p/{token}/item/1/")),
-        ("save", lambda: save(client, token, 1, items[1], "3")),
-    ]:
-        with CaptureQueriesContext(connection) as queries:
-            call()
-        counts[kind] = len(queries)
+    made = {}
 
-    def counting(kind: str, call):
+    def recording(kind: str, call):
         with CaptureQueriesContext(connection) as queries:
             response = call()
-        counts[kind] = len(queries)
+        made[kind] = [query["sql"] for query in queries]
         return response
 
-    enter(entrant(1), study, counting)
-    return counts
+    recording("first", lambda: client.get(f"/p/{token}/item/1/"))
+    recording("revisit", lambda: client.get(f"/p/{token}/item/1/"))
+    recording("save", lambda: save(client, token, 1, items[1], "3"))
+    enter(entrant(1), study, recording)
+    return made
 
 
 def page_weight() -> tuple[int, int]:
@@ -297,6 +292,7 @@ def main() -> None:
         choices=[*TARGETS, *ENTRY],
         help="profile one kind of request and print where",
     )
+    parser.add_argument("--queries", action="store_true", help="print each request's SQL")
     args = parser.parse_args()
     server = pg_name = None
     if args.database == "postgres":
@@ -311,7 +307,7 @@ def main() -> None:
             setup_django(var_dir, f"{server}/{pg_name}" if pg_name else None)
             times, profile = run(max(args.rounds, 2), args.profile)
             entry_times, entry_profile = run_entry(max(args.entrants, 1), args.profile)
-            counts = query_counts()
+            queries = queries_made()
             raw, compressed = page_weight()
     finally:
         if pg_name:
@@ -341,11 +337,14 @@ def main() -> None:
         verdict = "met" if cpu <= target else "NOT MET"
         print(
             f"{name:25} {wall:8.2f} ms {cpu:9.2f} ms {low:6.2f} ms {db} <= {target:.0f} ms "
-            f"{then:>6} {before:>6}  {verdict}, {counts[kind]} queries"
+            f"{then:>6} {before:>6}  {verdict}, {len(queries[kind])} queries"
         )
     if args.database == "postgres" and not DATABASE:
         print(f"db CPU: not measured, the database server ({server}) is not on this host")
     print(f"page weight with assets:  {raw / 1024:.1f} KB ({compressed / 1024:.1f} KB gzipped)")
+    if args.queries:
+        for kind, made in queries.items():
+            print(f"\n{kind}:", *(f"  {sql}" for sql in made), sep="\n")
     if args.profile:
         chosen = entry_profile if args.profile in ENTRY else profile
         pstats.Stats(chosen).sort_stats("cumulative").print_stats(40)
