@@ -137,6 +137,9 @@ try:
     }
 except ValueError as error:  # unknown scheme, bad port
     raise SettingsError(f"environment variable DATABASE_URL: {error}") from None
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # The same backend, its health check without a round trip (wojdb/postgresql/base.py).
+    DATABASES["default"]["ENGINE"] = "wojdb.postgresql"
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Connections stay open between requests (CONN_MAX_AGE 60) as on PostgreSQL: opening one
     # cost about 0.6 ms of a participant request's 10 ms, and between requests it holds no

@@ -19,7 +19,7 @@ from tests.factories import make_study
 pytestmark = [
     pytest.mark.postgres,
     pytest.mark.skipif(
-        settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql",
+        settings.DATABASES["default"]["ENGINE"] != "wojdb.postgresql",
         reason="needs PostgreSQL (set DATABASE_URL=postgres://…)",
     ),
 ]
