@@ -218,11 +218,14 @@ def find(token: str) -> Participant | None:
     return participant
 
 
-def rating_of(participant: Participant, item_id: int, lock: bool = False, **new) -> Rating:
+def rating_of(
+    participant: Participant, item_id: int, lock: bool = False, unseen: bool = False, **new
+) -> Rating:
     """The participant's rating of an item, made with the fields `new` if there is none yet;
-    `lock`: locked until the transaction ends, where the database can."""
+    `lock`: locked until the transaction ends, where the database can; `unseen`: most likely
+    none yet, so made first and read only if it was there."""
     lookup = RATING_FOR_UPDATE if lock and connection.features.has_select_for_update else RATING
-    rating = lookup.first([participant.pk, item_id])
+    rating = None if unseen else lookup.first([participant.pk, item_id])
     if rating is None:
         made = Rating(participant_id=participant.pk, item_id=item_id, **new)
         values = [f.get_db_prep_save(getattr(made, f.attname), connection) for f in NEW_FIELDS]
@@ -382,7 +385,9 @@ def show(participant: Participant, position: int, now=None) -> tuple[Item, Ratin
     """The item at a position and its rating, recording when it was first shown."""
     item = item_at(participant, position)
     shown = {"position": position, "practice": position == 0, "shown_at": now or timezone.now()}
-    return item, rating_of(participant, item.pk, **shown)
+    # A position past the furthest reached has not been shown: its rating is made at once.
+    unseen = participant.furthest is None or position > participant.furthest
+    return item, rating_of(participant, item.pk, unseen=unseen, **shown)
 
 
 def save_answer(

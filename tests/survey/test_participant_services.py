@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pandas as pd
 import pytest
@@ -133,6 +134,18 @@ def test_items_are_found_only_at_their_own_positions(participant):
     with pytest.raises(Refused):
         participation.save_answer(participant, 2, item.pk, Answer(holistic=1))
     assert not Rating.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_pair_shown_twice_before_its_position_is_recorded_keeps_one_rating(participant):
+    # A second tab, or a reload faster than the first request's end: the position is still
+    # past the furthest recorded, so the rating is made at once and found made.
+    item, made = participation.show(participant, 1)
+    assert participant.furthest is None
+    again_item, again = participation.show(participant, 1, now=made.shown_at + timedelta(1))
+    assert again_item == item
+    assert (again.pk, again.shown_at) == (made.pk, made.shown_at)
+    assert Rating.objects.filter(participant=participant).count() == 1
 
 
 @pytest.mark.django_db
