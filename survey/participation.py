@@ -82,6 +82,16 @@ PARTICIPANT_BY_TOKEN = rows.Query(
     "SELECT p.*, s.revision AS study_revision FROM survey_participant p"
     " JOIN survey_study s ON s.id = p.study_id WHERE p.token = %s",
 )
+# An answer save's participant with their rating of the posted item, in one round trip.
+PARTICIPANT_WITH_RATING = rows.Query(
+    Participant,
+    "SELECT p.*, s.revision AS study_revision, "
+    + ", ".join(f'r."{f.column}" AS "r__{f.column}"' for f in Rating._meta.concrete_fields)
+    + " FROM survey_participant p JOIN survey_study s ON s.id = p.study_id"
+    " LEFT JOIN survey_rating r ON r.participant_id = p.id AND r.item_id = %s"
+    " WHERE p.token = %s",
+    joined=("rating_read", Rating, "r__"),
+)
 RATING_SQL = "SELECT * FROM survey_rating WHERE participant_id = %s AND item_id = %s"
 RATING = rows.Query(Rating, RATING_SQL)
 RATING_FOR_UPDATE = rows.Query(Rating, RATING_SQL + " FOR UPDATE")
@@ -206,13 +216,19 @@ def enter(
     return participant
 
 
-def find(token: str) -> Participant | None:
-    """The participant of a personal link, with their study (see survey/study_cache.py)."""
+def find(token: str, item_id: int | None = None) -> Participant | None:
+    """The participant of a personal link, with their study (see survey/study_cache.py); with
+    `item_id`, their rating of that item is read too, for `rating_of` to take."""
     if not 20 <= len(token) <= 64:
         return None
-    participant = PARTICIPANT_BY_TOKEN.first([token])
+    if item_id is None:
+        participant = PARTICIPANT_BY_TOKEN.first([token])
+    else:
+        participant = PARTICIPANT_WITH_RATING.first([item_id, token])
     if participant is None:
         return None
+    if item_id is not None:
+        participant.rating_read = (item_id, participant.rating_read)
     participant.study = study_cache.study(participant.study_id, participant.study_revision)
     participant.loaded_position = participant.position
     return participant
@@ -223,9 +239,14 @@ def rating_of(
 ) -> Rating:
     """The participant's rating of an item, made with the fields `new` if there is none yet;
     `lock`: locked until the transaction ends, where the database can; `unseen`: most likely
-    none yet, so made first and read only if it was there."""
+    none yet, so made first and read only if it was there. A rating `find` read with the
+    participant is taken once, unless locked."""
     lookup = RATING_FOR_UPDATE if lock and connection.features.has_select_for_update else RATING
-    rating = None if unseen else lookup.first([participant.pk, item_id])
+    read = participant.__dict__.pop("rating_read", None)
+    if read and read[0] == item_id and not lock:
+        rating = read[1]  # None: there was none when the participant was read
+    else:
+        rating = None if unseen else lookup.first([participant.pk, item_id])
     if rating is None:
         made = Rating(participant_id=participant.pk, item_id=item_id, **new)
         values = [f.get_db_prep_save(getattr(made, f.attname), connection) for f in NEW_FIELDS]

@@ -14,10 +14,13 @@ from django.db import connections
 
 class Query:
     """A query of one model's columns (`SELECT t.*`), and possibly more: the extra columns
-    are set as attributes, unconverted, as `Manager.raw` sets them."""
+    are set as attributes, unconverted, as `Manager.raw` sets them. `joined` is
+    (attribute, model, prefix): a second model's columns, each named with the prefix
+    (`r.id AS r__id`), made into an instance set as that attribute, None where no row was
+    joined (its id is NULL)."""
 
-    def __init__(self, model, sql: str):
-        self.model, self.sql = model, sql
+    def __init__(self, model, sql: str, joined: tuple[str, type, str] | None = None):
+        self.model, self.sql, self.joined = model, sql, joined
         self._plans: dict[str, tuple] = {}
 
     def first(self, params, using: str = "default"):
@@ -29,7 +32,7 @@ class Query:
             if row is None:
                 return None
             plan = self._plans.get(using) or self._plan(cursor.description, connection)
-        names, positions, extra, converters = plan
+        (names, positions), joined, extra, converters = plan
         row = list(row)
         for index, functions, expression in converters:
             value = row[index]
@@ -39,25 +42,41 @@ class Query:
         instance = self.model.from_db(using, names, [row[i] for i in positions])
         for name, index in extra:
             setattr(instance, name, row[index])
+        if self.joined:
+            attribute, model, _ = self.joined
+            joined_names, joined_positions = joined
+            values = [row[i] for i in joined_positions]
+            found = values[joined_names.index(model._meta.pk.attname)] is not None
+            setattr(
+                instance, attribute, model.from_db(using, joined_names, values) if found else None
+            )
         return instance
 
     def _plan(self, description, connection) -> tuple:
-        """Which column goes to which field, in the model's order (as `Model.from_db` takes
-        them, whatever the table's), and each column's conversions."""
+        """Which column goes to which field of the model (and of the joined one), in the
+        model's order (as `Model.from_db` takes them, whatever the table's), the columns left
+        over, and each column's conversions."""
         columns = {column[0]: index for index, column in enumerate(description)}
-        names, positions, converters = [], [], []
-        for field in self.model._meta.concrete_fields:
-            index = columns.pop(field.column, None)
-            if index is None:
-                continue
-            names.append(field.attname)
-            positions.append(index)
-            expression = field.get_col(self.model._meta.db_table)
-            functions = connection.ops.get_db_converters(expression)
-            functions += expression.get_db_converters(connection)
-            if functions:
-                converters.append((index, functions, expression))
-        plan = (names, positions, list(columns.items()), converters)
+        converters = []
+
+        def fields_of(model, prefix: str) -> tuple[list[str], list[int]]:
+            names, positions = [], []
+            for field in model._meta.concrete_fields:
+                index = columns.pop(prefix + field.column, None)
+                if index is None:
+                    continue
+                names.append(field.attname)
+                positions.append(index)
+                expression = field.get_col(model._meta.db_table)
+                functions = connection.ops.get_db_converters(expression)
+                functions += expression.get_db_converters(connection)
+                if functions:
+                    converters.append((index, functions, expression))
+            return names, positions
+
+        own = fields_of(self.model, "")
+        joined = fields_of(*self.joined[1:]) if self.joined else None
+        plan = (own, joined, list(columns.items()), converters)
         self._plans[connection.alias] = plan
         return plan
 

@@ -11,6 +11,7 @@ from functools import wraps
 from urllib.parse import urlencode
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
 from django.http import Http404, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware, get_token
@@ -170,10 +171,12 @@ def forget(response, study: Study):
     return response
 
 
-def participant_page(*, on_expired=expired):
+def participant_page(*, on_expired=expired, answers=False):
     """Look up the participant from the link's token, check CSRF on posts, and record the
     activity (and the position, where a view moved the participant) once the view is done.
-    The browser is told to hold the participation, which the study link then resumes."""
+    The browser is told to hold the participation, which the study link then resumes.
+    `answers`: a post is an item's answers, and the participant's rating of the item it names
+    is read with the participant."""
 
     def decorate(view):
         @csrf_exempt  # checked below, so the participant's page can recover
@@ -181,7 +184,8 @@ def participant_page(*, on_expired=expired):
         @require_http_methods(READ_AND_POST)
         @wraps(view)
         def wrapper(request, token, *args, **kwargs):
-            participant = participation.find(token)
+            item_id = posted_item(request) if answers and request.method == "POST" else None
+            participant = participation.find(token, item_id)
             if participant is None:
                 return render(request, "survey/unknown_link.html", status=404)
             with in_language(participant.study):
@@ -199,6 +203,14 @@ def participant_page(*, on_expired=expired):
         return wrapper
 
     return decorate
+
+
+def posted_item(request) -> int | None:
+    """The item an answer's post names, where it is a valid item id (the form says why not)."""
+    try:
+        return AnswerForm.base_fields["item"].clean(request.POST.get("item"))
+    except ValidationError:
+        return None
 
 
 def home(request):
@@ -456,7 +468,7 @@ def item_expired(request, participant, position):
     return item_page(request, participant, position, item, rating, 403, shown, EXPIRED)
 
 
-@participant_page(on_expired=item_expired)
+@participant_page(on_expired=item_expired, answers=True)
 def item(request, participant, position):
     """Show one pair (or the sample at position 0); a post saves its answers."""
     if participant.consent_version is None:

@@ -104,13 +104,17 @@ def test_a_stale_basis_is_a_conflict_and_writes_nothing(participant):
         ),
     ],
 )
+@pytest.mark.parametrize("read_with_participant", [False, True])
 def test_a_save_landing_between_reading_and_writing_is_not_lost(
-    participant, monkeypatch, meanwhile, sent, stored
+    participant, monkeypatch, meanwhile, sent, stored, read_with_participant
 ):
     item = participation.item_at(participant, 1)
     participation.save_answer(
         participant, 1, item.pk, Answer(holistic=3 if "revisions" in meanwhile else None)
     )
+    if read_with_participant:  # as a request's save: the rating read by `find`
+        participant = participation.find(participant.token, item.pk)
+        assert participant.rating_read[1] is not None
     read = participation.rating_of
 
     def read_then_another_save(*args, **kwargs):
@@ -134,6 +138,23 @@ def test_items_are_found_only_at_their_own_positions(participant):
     with pytest.raises(Refused):
         participation.save_answer(participant, 2, item.pk, Answer(holistic=1))
     assert not Rating.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_rating_read_with_the_participant_is_taken_once_and_only_for_its_item(participant):
+    item, other = participation.item_at(participant, 1), participation.item_at(participant, 2)
+    found = participation.find(participant.token, item.pk)
+    assert found.rating_read == (item.pk, None)  # not shown yet: no rating
+    saved = participation.save_answer(found, 1, item.pk, Answer(holistic=2))
+    assert "rating_read" not in found.__dict__
+    found = participation.find(participant.token, item.pk)
+    assert found.rating_read[1].pk == saved.rating.pk
+    assert found.rating_read[1].holistic == 2  # converted as the ORM converts:
+    assert found.rating_read[1].shown_at == Rating.objects.get(pk=saved.rating.pk).shown_at
+    assert found.rating_read[1].flagged is False
+    # Another item's save reads its own rating.
+    assert participation.save_answer(found, 2, other.pk, Answer(order=4)).rating.item_id == other.pk
+    assert Rating.objects.filter(participant=participant).count() == 2
 
 
 @pytest.mark.django_db
