@@ -27,6 +27,9 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def _readable(self) -> bool:
         """Whether the server has sent anything since the last query's reply was read: between
         requests it sends nothing unless it ends the connection (or, rarely, a notice)."""
+        socket = self.connection.fileno()
+        if not hasattr(select, "poll"):  # Windows
+            return bool(select.select([socket], [], [], 0)[0])
         poll = select.poll()
-        poll.register(self.connection.fileno(), select.POLLIN)
+        poll.register(socket, select.POLLIN)
         return bool(poll.poll(0))
