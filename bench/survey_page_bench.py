@@ -254,7 +254,7 @@ def queries_made() -> dict[str, list[str]]:
     study = make_study(questionnaires=1, items=50)
     client = Client()
     token, items = participant(client, study)
-    client.get(f"/p/{token}/item/2/")  # the study and its questionnaire are kept from here on
+    client.get(f"/p/{token}/item/1/")  # the study and its questionnaire are kept from here on
     made = {}
 
     def recording(kind: str, call):
@@ -263,9 +263,9 @@ def queries_made() -> dict[str, list[str]]:
         made[kind] = [query["sql"] for query in queries]
         return response
 
-    recording("first", lambda: client.get(f"/p/{token}/item/1/"))
-    recording("revisit", lambda: client.get(f"/p/{token}/item/1/"))
-    recording("save", lambda: save(client, token, 1, items[1], "3"))
+    recording("first", lambda: client.get(f"/p/{token}/item/2/"))
+    recording("revisit", lambda: client.get(f"/p/{token}/item/2/"))
+    recording("save", lambda: save(client, token, 2, items[2], "3"))
     enter(entrant(1), study, recording)
     return made
 
