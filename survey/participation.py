@@ -77,19 +77,20 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 # write each of them, more than the database takes to run it, in requests whose whole budget is
 # 2-3 ms (bench/survey_page_bench.py). The study comes from the process's copy, checked against
 # its revision.
-PARTICIPANT_BY_TOKEN = rows.Query(
-    Participant,
-    "SELECT p.*, s.revision AS study_revision FROM survey_participant p"
-    " JOIN survey_study s ON s.id = p.study_id WHERE p.token = %s",
+PARTICIPANT_SQL = (
+    "SELECT p.*, s.revision AS study_revision{columns} FROM survey_participant p"
+    " JOIN survey_study s ON s.id = p.study_id{join} WHERE p.token = %s"
 )
+PARTICIPANT_BY_TOKEN = rows.Query(Participant, PARTICIPANT_SQL.format(columns="", join=""))
 # An answer save's participant with their rating of the posted item, in one round trip.
 PARTICIPANT_WITH_RATING = rows.Query(
     Participant,
-    "SELECT p.*, s.revision AS study_revision, "
-    + ", ".join(f'r."{f.column}" AS "r__{f.column}"' for f in Rating._meta.concrete_fields)
-    + " FROM survey_participant p JOIN survey_study s ON s.id = p.study_id"
-    " LEFT JOIN survey_rating r ON r.participant_id = p.id AND r.item_id = %s"
-    " WHERE p.token = %s",
+    PARTICIPANT_SQL.format(
+        columns="".join(
+            f', r."{f.column}" AS "r__{f.column}"' for f in Rating._meta.concrete_fields
+        ),
+        join=" LEFT JOIN survey_rating r ON r.participant_id = p.id AND r.item_id = %s",
+    ),
     joined=("rating_read", Rating, "r__"),
 )
 RATING_SQL = "SELECT * FROM survey_rating WHERE participant_id = %s AND item_id = %s"
@@ -225,10 +226,10 @@ def find(token: str, item_id: int | None = None) -> Participant | None:
         participant = PARTICIPANT_BY_TOKEN.first([token])
     else:
         participant = PARTICIPANT_WITH_RATING.first([item_id, token])
+        if participant is not None:
+            participant.rating_read = (item_id, participant.rating_read)
     if participant is None:
         return None
-    if item_id is not None:
-        participant.rating_read = (item_id, participant.rating_read)
     participant.study = study_cache.study(participant.study_id, participant.study_revision)
     participant.loaded_position = participant.position
     return participant
@@ -405,10 +406,15 @@ def item_id_at(participant: Participant, position: int) -> int:
 def show(participant: Participant, position: int, now=None) -> tuple[Item, Rating]:
     """The item at a position and its rating, recording when it was first shown."""
     item = item_at(participant, position)
-    shown = {"position": position, "practice": position == 0, "shown_at": now or timezone.now()}
     # A position past the furthest reached has not been shown: its rating is made at once.
     unseen = participant.furthest is None or position > participant.furthest
+    shown = first_shown(position, now or timezone.now())
     return item, rating_of(participant, item.pk, unseen=unseen, **shown)
+
+
+def first_shown(position: int, now) -> dict:
+    """The fields of a rating made when its pair is first shown (or first answered)."""
+    return {"position": position, "practice": position == 0, "shown_at": now}
 
 
 def save_answer(
@@ -432,7 +438,7 @@ def save_answer(
     if item_id_at(participant, position) != item_id:
         raise Refused(gettext("this item is not in your questionnaire at this position"))
     now = now or timezone.now()
-    shown = {"position": position, "practice": position == 0, "shown_at": now}
+    shown = first_shown(position, now)
     rating = rating_of(participant, item_id, **shown)
     read = {name: getattr(rating, name) for name in ANSWER_STATE}
     saved, changes = answered(rating, answer, now)
