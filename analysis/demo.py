@@ -17,15 +17,11 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
-from analysis.analysing import AnalysisError, run_analysis
-from analysis.scoring import ScoringError, score_rated_items
-from analysis.simulation import SimulationError, add_simulated_participants
 from survey.models import Study
 from survey.study_build import build_study
 from survey.study_file import StudyFileError, read_study_file
 from wojdb.core.io import ImportReport
-from wojdb.core.metrics.registry import select
-from wojdb.core.stats.simulate import SimulationModel
+from wojdb.core.stats.defaults import SimulationModel
 
 
 @dataclass(frozen=True)
@@ -53,8 +49,16 @@ DEMOS = {
 }  # fmt: skip
 PARTICIPANTS = 36
 
-# What the steps raise on bad input, as their commands report it: one line, not a traceback.
-DEMO_ERRORS = (StudyFileError, SimulationError, ScoringError, AnalysisError)
+
+def demo_errors() -> tuple[type[Exception], ...]:
+    """What the steps raise on bad input, as their commands report it: one line, not a
+    traceback. (The analysis's modules load here and in `build_demo`, not with the demos' list,
+    which `demo --help` reads.)"""
+    from analysis.analysing import AnalysisError
+    from analysis.scoring import ScoringError
+    from analysis.simulation import SimulationError
+
+    return (StudyFileError, SimulationError, ScoringError, AnalysisError)
 
 
 def _quiet(_: object) -> None:
@@ -70,6 +74,11 @@ def build_demo(
 ) -> Study:
     """Each step of the demo, `step` told what starts and `report` given each import's report;
     returns the study."""
+    from analysis.analysing import run_analysis
+    from analysis.scoring import score_rated_items
+    from analysis.simulation import add_simulated_participants
+    from wojdb.core.metrics.registry import select
+
     jobs = os.cpu_count() or 1
     study = demo_study(demo, step=step, report=report)
     if not study.participants.filter(simulated=True).exists():

@@ -4,9 +4,7 @@ from functools import partial
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from analysis.scoring import ScoringError, score_rated_items
 from wojdb.arguments import JOBS
-from wojdb.core.metrics.registry import select
 
 
 class Command(BaseCommand):
@@ -44,6 +42,9 @@ class Command(BaseCommand):
         )
 
     def handle(self, metrics, jobs, aligner, verbosity, **options):
+        from analysis.scoring import ScoringError, score_rated_items
+        from wojdb.core.metrics.registry import select
+
         try:
             report = score_rated_items(
                 select(metrics), jobs, aligner, partial(tqdm, disable=verbosity < 1)

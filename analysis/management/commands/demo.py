@@ -6,7 +6,7 @@ from functools import partial
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from analysis.demo import DEMO_ERRORS, DEMOS, build_demo, researcher_login
+from analysis.demo import DEMOS, build_demo, demo_errors, researcher_login
 from wojdb.arguments import PORT, SEED
 from wojdb.reporting import print_report
 
@@ -58,7 +58,7 @@ class Command(BaseCommand):
                 step=lambda text: self.stdout.write(f"- {text} …"),
                 report=partial(print_report, self, verbosity=int(verbosity >= 2)),
             )
-        except DEMO_ERRORS as e:
+        except demo_errors() as e:
             raise CommandError(str(e)) from None
         password = researcher_login()
         self.stdout.write(self.style.SUCCESS(f"\n{demo.ready}"))

@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from analysis import releases
+from wojdb.core.vocabulary import DEFAULT_RELEASE_VERSION
 from wojdb.reporting import find_study
 
 
@@ -25,7 +25,7 @@ class Command(BaseCommand):
         parser.add_argument("--study", help="study slug (needed when there are several)")
         parser.add_argument(
             "--release-version",
-            default=releases.DEFAULT_RELEASE_VERSION,
+            default=DEFAULT_RELEASE_VERSION,
             help="version of this release (default: %(default)s)",
         )
         parser.add_argument("--license", help="licence of the data, e.g. CC-BY-4.0")
@@ -34,6 +34,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, out, zip, study, release_version, license, no_simulated, verbosity, **_):
+        from analysis import releases
+
         chosen = find_study(study)
         with tqdm(total=releases.EXPORT_STEPS, unit="step", disable=verbosity == 0) as bar:
             try:

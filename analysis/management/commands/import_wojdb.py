@@ -4,9 +4,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from analysis import releases
 from wojdb.core.io import InputError
-from wojdb.core.release import read
 
 
 class Command(BaseCommand):
@@ -37,6 +35,9 @@ class Command(BaseCommand):
         )
 
     def handle(self, release, check, allow_extra_files, verbosity, **_):
+        from analysis import releases
+        from wojdb.core.release import read
+
         with tempfile.TemporaryDirectory() as unpacked:
             try:
                 if not check:

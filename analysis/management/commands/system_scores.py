@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from analysis import frames
 from wojdb.arguments import output_file
-from wojdb.core.spreadsheet import escape_frame
-from wojdb.core.stats import system
+from wojdb.core.vocabulary import EXTERNAL_SOURCES
 from wojdb.reporting import find_study
 
-SOURCES = ("study", *frames.EXTERNAL_SOURCES)
+SOURCES = ("study", *EXTERNAL_SOURCES)
 
 
 class Command(BaseCommand):
@@ -47,6 +45,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, out, source, testset, lp, study, judgment, **options):
+        from analysis import frames
+        from wojdb.core.spreadsheet import escape_frame
+        from wojdb.core.stats import system
+
         if source == "study":
             ratings = frames.ratings_frame(find_study(study))
             judgments = frames.study_judgments_frame(ratings, testset, judgment)

@@ -7,9 +7,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from survey import paper_import
 from wojdb.arguments import float_range, int_range
-from wojdb.core.paper.scanning import Thresholds
+from wojdb.core.paper.thresholds import Thresholds
 from wojdb.reporting import find_study
 
 SHARE = float_range(0, 1)
@@ -80,6 +79,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, files, study, dpi, skip_bad, verbosity, **options):
+        from survey import paper_import
+
         try:
             thresholds = Thresholds(
                 ink=options["ink"],

@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from survey import paper_import
 from wojdb.arguments import POSITIVE, int_range, output_folder
 from wojdb.reporting import find_study
 
@@ -40,6 +39,8 @@ class Command(BaseCommand):
         parser.add_argument("--out", type=output_folder, required=True, help="folder to write into")
 
     def handle(self, study, questionnaire, copies, paper, out, verbosity, **options):
+        from survey import paper_import
+
         study = find_study(study)
         bar = tqdm(desc="copies", unit="copy", disable=verbosity < 1, file=self.stderr)
         try:
