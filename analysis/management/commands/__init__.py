@@ -1,3 +1,3 @@
-"""Each command's module is read to show its --help: it imports at its top what its options
-need, and inside `handle` what it runs, so that numpy, pandas and the like load only for a
-command that runs (tests/test_startup.py)."""
+"""Each command's module is read to show its --help: what loads numpy, pandas, scipy and the
+like (mostly the modules that do the work) it imports inside `handle`, so that they load only
+for a command that runs (tests/test_startup.py)."""
