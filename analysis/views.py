@@ -7,7 +7,7 @@ from django.http import FileResponse, HttpResponse
 from django.shortcuts import get_object_or_404
 
 from survey.models import Study
-from wojdb.staff import staff_only
+from survey.researchers.access import staff_only
 
 
 @staff_only

@@ -63,9 +63,9 @@ BUILD = (
     + """
 from pathlib import Path
 from analysis.demo import DEMOS
-from survey.documents import import_documents
-from survey.judgments import import_judgments
-from survey.testsets import import_wmt
+from survey.sources.documents import import_documents
+from survey.sources.human_judgments import import_judgments
+from survey.sources.testsets import import_wmt
 data = DEMOS["en"].slice
 import_wmt(data / "txt")
 import_documents(sorted((data / "documents").glob("*.docids")))

@@ -17,8 +17,8 @@ from django.core.management import call_command
 
 import analysis.demo
 from analysis.demo import DEMOS, build_demo
-from survey import paper_import
 from survey.models import ConsentText, PaperAnswer, Participant, PlatformIdentity, Study
+from survey.paper import scan_import
 from tests.analysis.test_frames import build_rated_study
 from tests.factories import FILLED_SETTINGS, make_study
 from wojdb.core.metrics import registry
@@ -168,7 +168,7 @@ def test_a_paper_study_round_trips(tmp_path, settings):
         ("about.languages", "English: Native\nFrench: Fluent, DELF B2"),
     ):
         answer = PaperAnswer.objects.filter(field=field).order_by("pk").first()
-        paper_import.resolve(answer, value, "researcher")
+        scan_import.resolve(answer, value, "researcher")
 
     first, again, _ = round_trip(study.slug, tmp_path)
     assert_same_release(first, again)

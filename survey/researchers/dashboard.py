@@ -15,17 +15,18 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from survey import launch as launching
-from survey.assignment import release_abandoned
 from survey.checks import catalogue_problem
-from survey.models import Participant, Rating, Study, real_participants
-from survey.questionnaires import (
+from survey.design import lifecycle as launching
+from survey.design.questionnaires import (
     QuestionnaireError,
     build_questionnaires,
     entries_frame,
     extend_questionnaires,
     is_frozen,
 )
+from survey.models import Participant, Rating, Study, real_participants
+from survey.participants.assignment import release_abandoned
+from survey.researchers.access import staff_only
 from wojdb.core import scales
 from wojdb.core.design.composition import (
     MAX_QUESTIONNAIRES,
@@ -35,7 +36,6 @@ from wojdb.core.design.composition import (
 )
 from wojdb.core.io import length_units
 from wojdb.core.vocabulary import ASSIGNED, COMPLETED, PAPER, WEB
-from wojdb.staff import staff_only
 
 STATUSES = [s for s, _ in Participant.STATUSES]
 STATUS_LABELS = [s.replace("_", " ").capitalize() for s in STATUSES]
