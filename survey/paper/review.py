@@ -11,8 +11,8 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
+from survey.access import staff_only
 from survey.models import PaperAnswer
-from survey.researchers.access import staff_only
 
 
 def _next_pending(after: int | None = None):

@@ -15,6 +15,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from survey.access import staff_only
 from survey.checks import catalogue_problem
 from survey.design import lifecycle as launching
 from survey.design.questionnaires import (
@@ -26,7 +27,6 @@ from survey.design.questionnaires import (
 )
 from survey.models import Participant, Rating, Study, real_participants
 from survey.participants.assignment import release_abandoned
-from survey.researchers.access import staff_only
 from wojdb.core import scales
 from wojdb.core.design.composition import (
     MAX_QUESTIONNAIRES,
