@@ -177,19 +177,19 @@ def questionnaire(request, slug, number):
 @staff_only
 def figure(request, slug, name, fmt):
     # matplotlib takes seconds to import: only figure requests pay for it.
-    from wojdb.core.design import figures
+    from wojdb.core.design import balance_figures
 
     study = get_object_or_404(Study, slug=slug)
-    if name not in FIGURES or fmt not in figures.FORMATS:
+    if name not in FIGURES or fmt not in balance_figures.FORMATS:
         raise Http404("no such figure")
     entries = entries_frame(study)
     if name == "quality":
-        image = figures.quality_figure(entries, _judgments(study), fmt=fmt)
+        image = balance_figures.quality_figure(entries, _judgments(study), fmt=fmt)
     elif name == "lengths":
-        image = figures.length_figure(entries, fmt=fmt, target_lang=study.language)
+        image = balance_figures.length_figure(entries, fmt=fmt, target_lang=study.language)
     else:
-        image = figures.language_figure(entries, fmt=fmt)
-    response = HttpResponse(image, content_type=figures.FORMATS[fmt])
+        image = balance_figures.language_figure(entries, fmt=fmt)
+    response = HttpResponse(image, content_type=balance_figures.FORMATS[fmt])
     response["Cache-Control"] = "private, no-cache"
     return response
 

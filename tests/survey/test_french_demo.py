@@ -13,7 +13,7 @@ import tomli_w
 from django.core.management import call_command
 
 from analysis.analysing import study_systems
-from analysis.demo import DEMOS
+from analysis.demo_studies import DEMOS
 from survey.models import Corpus, Item, Segment, Study, SystemScore, Triple
 from survey.sources.documents import import_documents
 from survey.sources.human_judgments import import_judgments

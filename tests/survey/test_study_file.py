@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from analysis.demo import DEMOS
+from analysis.demo_studies import DEMOS
 from survey.design.plan import read_study_file, study_fields
 from survey.models import Participant, PoolEntry, Questionnaire, Study
 from tests.factories import (
