@@ -32,8 +32,8 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
+from survey.access import staff_only
 from survey.models import Study
-from wojdb.staff import staff_only
 
 #: A run still "running" after this long died with its process.
 STALE_AFTER = timedelta(hours=2)

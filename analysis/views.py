@@ -6,8 +6,8 @@ from pathlib import Path
 from django.http import FileResponse, HttpResponse
 from django.shortcuts import get_object_or_404
 
+from survey.access import staff_only
 from survey.models import Study
-from wojdb.staff import staff_only
 
 
 @staff_only

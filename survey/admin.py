@@ -5,8 +5,9 @@ from django.forms.models import BaseInlineFormSet
 from django.template.loader import render_to_string
 from django.utils.html import format_html, format_html_join
 
-from survey import models, participation
-from survey.questionnaires import is_frozen
+from survey import models
+from survey.design.questionnaires import is_frozen
+from survey.participants import participation
 from wojdb.core import texts
 
 
@@ -197,7 +198,7 @@ class StudyPlanAdmin(admin.ModelAdmin):
 
 class QuestionnaireEntryInline(admin.TabularInline):
     """Entries are edited here only until a participant starts the questionnaire; after that,
-    changes go through survey.questionnaires.revise(), which writes a new version."""
+    changes go through survey.design.questionnaires.revise(), which writes a new version."""
 
     model = models.QuestionnaireEntry
     raw_id_fields = ["item"]

@@ -421,7 +421,7 @@ class Study(models.Model):
 
     `revision` changes with every write of the row, whether by `save` or by a queryset's
     `update`: the participant pages keep studies in each process's memory and check them
-    against it on every request (survey/study_cache.py)."""
+    against it on every request (survey/participants/study_cache.py)."""
 
     name = models.CharField(max_length=200, unique=True)
     slug = models.SlugField(unique=True)
@@ -470,7 +470,8 @@ class Study(models.Model):
         help_text="idle participants are marked abandoned after this many minutes (at most a year)",
     )
     is_open = models.BooleanField(default=True)
-    # Set by `launch` (survey/launch.py), never by a form or a study file: before it, whoever
+    # Set by `launch` (survey/design/lifecycle.py), never by a form or a study file: before it,
+    # whoever
     # arrives is a pilot participant and no questionnaire freezes.
     launched_at = models.DateTimeField(
         null=True,
@@ -639,7 +640,7 @@ class Study(models.Model):
 
 
 class StudyPlan(models.Model):
-    """What a study file declares beside the study's settings (survey/study_file.py): its
+    """What a study file declares beside the study's settings (survey/design/plan.py): its
     sources (paths absolute), how its pool is drawn, and how its permutations and questionnaires
     are made, each the file's table with its defaults written out. Kept so that `study_config`
     writes the whole file back and a new build of the file can tell what changed."""
@@ -656,7 +657,7 @@ class StudyPlan(models.Model):
 
 class PoolEntry(models.Model):
     """A triple of a study's sentence pool (thesis §6.2.3): each study draws its own
-    (survey.pool.sample_pool), and its questionnaires are composed from it."""
+    (survey.design.sentence_pool.sample_pool), and its questionnaires are composed from it."""
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="pool_entries")
     triple = models.ForeignKey(Triple, on_delete=models.CASCADE, related_name="pool_entries")
@@ -843,7 +844,8 @@ class Participant(models.Model):
     objects = ParticipantQuerySet.as_manager()
 
     class Meta:
-        # Everything a join counts of each questionnaire's participants (survey/assignment.py),
+        # Everything a join counts of each questionnaire's participants
+        # (survey/participants/assignment.py),
         # read from the index alone.
         indexes = [
             models.Index(
@@ -932,7 +934,8 @@ class Withdrawal(models.Model):
 
 class EntryCount(models.Model):
     """Requests to study links from one client address in one window of the rate limit
-    (wojdb/middleware.py), counted in the database so that every app server counts them
+    (survey/participants/middleware.py), counted in the database so that every app server counts
+    them
     together."""
 
     address = models.CharField(max_length=64)

@@ -34,7 +34,7 @@ def study(db):
 def empty_study_cache():
     """Every test starts with nothing kept of an earlier test's studies and questionnaires: a
     rolled-back test's ids are given again to the next one's rows."""
-    from survey import study_cache
+    from survey.participants import study_cache
 
     study_cache.clear()
 

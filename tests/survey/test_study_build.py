@@ -15,10 +15,10 @@ import pytest
 from django.apps import apps
 from django.core.management import CommandError, call_command
 
-from analysis.demo import DEMOS
+from analysis.demo_studies import DEMOS
+from survey.design.build import study_digest
+from survey.design.questionnaires import ITEM_RELATIONS, current_questionnaires, item_key
 from survey.models import Corpus, Item, JudgmentImport, Participant, Rating, Segment, Study
-from survey.questionnaires import ITEM_RELATIONS, current_questionnaires, item_key
-from survey.study_build import study_digest
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 SLICE = DEMOS["en"].slice

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from analysis import releases
-from wojdb.reporting import find_study
+from survey.management.reporting import find_study
 
 
 class Command(BaseCommand):

@@ -5,10 +5,10 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from survey.study_build import build_study
-from survey.study_file import StudyFileError, read_study_file
+from survey.design.build import build_study
+from survey.design.plan import StudyFileError, read_study_file
+from survey.management.reporting import print_report
 from wojdb.arguments import JOBS
-from wojdb.reporting import print_report
 
 
 class Command(BaseCommand):

@@ -16,9 +16,9 @@ from django.db import connection
 from django.http import HttpResponseBadRequest
 from django.shortcuts import render
 
-from survey import study_cache
 from survey.models import EntryCount
-from survey.views import in_language
+from survey.participants import study_cache
+from survey.participants.views import in_language
 
 RATE_LIMITED_VIEWS = {"survey:entry"}
 
@@ -51,7 +51,8 @@ class RefuseNulMiddleware:
 
 def content_security_policy(framed_by: tuple[str, ...] = ()) -> str:
     """The site's policy; a page `framed_by` some origins (an MTurk study's, see
-    survey.participation.framed_by) may be shown in their frames and post forms to them."""
+    survey.participants.participation.framed_by) may be shown in their frames and post forms to
+    them."""
     rules = dict(settings.CONTENT_SECURITY_POLICY)
     if framed_by:
         rules["frame-ancestors"] = " ".join(framed_by)

@@ -21,8 +21,7 @@ from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
-from survey import rows, scan_files, study_cache
-from survey.assignment import enrol
+from survey import scan_store
 from survey.models import (
     ConsentText,
     DeclinedConsent,
@@ -39,6 +38,8 @@ from survey.models import (
     Triple,
     Withdrawal,
 )
+from survey.participants import rows, study_cache
+from survey.participants.assignment import enrol
 from wojdb.core import texts
 from wojdb.core.vocabulary import ABANDONED, ASSIGNED, COMPLETED, IN_PROGRESS
 
@@ -218,7 +219,8 @@ def enter(
 
 
 def find(token: str, item_id: int | None = None) -> Participant | None:
-    """The participant of a personal link, with their study (see survey/study_cache.py); with
+    """The participant of a personal link, with their study (see
+    survey/participants/study_cache.py); with
     `item_id`, their rating of that item is read too, for `rating_of` to take."""
     if not 20 <= len(token) <= 64:
         return None
@@ -337,11 +339,11 @@ def withdraw(participant: Participant) -> None:
             study_id=participant.study_id, simulated=participant.simulated, pilot=participant.pilot
         )
         copies = PaperCopy.objects.filter(participant=participant)
-        scans = scan_files.kept_names(ScanPage.objects.filter(copy__in=copies))
+        scans = scan_store.kept_names(ScanPage.objects.filter(copy__in=copies))
         copies.delete()  # its pages and answers with it (cascade)
         participant.delete()
     # After the deletion, which a file that cannot be deleted or rewritten must not hold back.
-    scan_files.forget_unshared(scans)
+    scan_store.forget_unshared(scans)
     participant_withdrawn.send(sender=Participant, pk=pk)
 
 

@@ -5,7 +5,7 @@ and saves
 questionnaires with their seed and the composition's version in one transaction. A questionnaire
 a real participant has started (or the study's launch) freezes: an edit then makes a new version
 for new participants, and the answered version never changes. Pilot and simulated participants
-freeze nothing (survey/launch.py).
+freeze nothing (survey/design/lifecycle.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 from django.db.models import Max
 
-from survey.launch import Cleared, clear_pilot
+from survey.design.lifecycle import Cleared, clear_pilot
 from survey.models import Item, Permutation, Questionnaire, QuestionnaireEntry, Study, Triple
 from wojdb.core import scales
 from wojdb.core.design import composition
@@ -228,9 +228,11 @@ def extend_questionnaires(
 
 def discard_questionnaires(study: Study) -> tuple[int, Cleared]:
     """Delete the study's questionnaires with its pilot and simulated participants (their
-    answers, declines and withdrawals too: survey.launch.clear_pilot), for a pool or design
+    answers, declines and withdrawals too: survey.design.lifecycle.clear_pilot), for a pool or
+    design
     replaced before real people took part (the caller checks that:
-    survey.pool.real_participation). Returns the questionnaires and participants deleted."""
+    survey.design.sentence_pool.real_participation). Returns the questionnaires and participants
+    deleted."""
     cleared = clear_pilot(study)
     questionnaires = study.questionnaires.count()
     study.questionnaires.all().delete()

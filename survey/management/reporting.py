@@ -6,8 +6,8 @@ from contextlib import contextmanager
 
 from django.core.management.base import CommandError
 
+from survey.design.sentence_pool import PoolError
 from survey.models import Study
-from survey.pool import PoolError
 from wojdb.core.io import InputError
 
 

@@ -15,17 +15,18 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from survey import launch as launching
-from survey.assignment import release_abandoned
+from survey.access import staff_only
 from survey.checks import catalogue_problem
-from survey.models import Participant, Rating, Study, real_participants
-from survey.questionnaires import (
+from survey.design import lifecycle as launching
+from survey.design.questionnaires import (
     QuestionnaireError,
     build_questionnaires,
     entries_frame,
     extend_questionnaires,
     is_frozen,
 )
+from survey.models import Participant, Rating, Study, real_participants
+from survey.participants.assignment import release_abandoned
 from wojdb.core import scales
 from wojdb.core.design.composition import (
     MAX_QUESTIONNAIRES,
@@ -35,7 +36,6 @@ from wojdb.core.design.composition import (
 )
 from wojdb.core.io import length_units
 from wojdb.core.vocabulary import ASSIGNED, COMPLETED, PAPER, WEB
-from wojdb.staff import staff_only
 
 STATUSES = [s for s, _ in Participant.STATUSES]
 STATUS_LABELS = [s.replace("_", " ").capitalize() for s in STATUSES]
@@ -177,19 +177,19 @@ def questionnaire(request, slug, number):
 @staff_only
 def figure(request, slug, name, fmt):
     # matplotlib takes seconds to import: only figure requests pay for it.
-    from wojdb.core.design import figures
+    from wojdb.core.design import balance_figures
 
     study = get_object_or_404(Study, slug=slug)
-    if name not in FIGURES or fmt not in figures.FORMATS:
+    if name not in FIGURES or fmt not in balance_figures.FORMATS:
         raise Http404("no such figure")
     entries = entries_frame(study)
     if name == "quality":
-        image = figures.quality_figure(entries, _judgments(study), fmt=fmt)
+        image = balance_figures.quality_figure(entries, _judgments(study), fmt=fmt)
     elif name == "lengths":
-        image = figures.length_figure(entries, fmt=fmt, target_lang=study.language)
+        image = balance_figures.length_figure(entries, fmt=fmt, target_lang=study.language)
     else:
-        image = figures.language_figure(entries, fmt=fmt)
-    response = HttpResponse(image, content_type=figures.FORMATS[fmt])
+        image = balance_figures.language_figure(entries, fmt=fmt)
+    response = HttpResponse(image, content_type=balance_figures.FORMATS[fmt])
     response["Cache-Control"] = "private, no-cache"
     return response
 

@@ -1,4 +1,4 @@
-"""A study declared in one TOML file: `create_study FILE` builds it (survey.study_build),
+"""A study declared in one TOML file: `create_study FILE` builds it (survey.design.build),
 `study_config SLUG` writes it back.
 
 The file holds every editable field of :class:`survey.models.Study` by its own name (read from
@@ -17,8 +17,8 @@ import tomli_w
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from survey.design.questionnaires import ITEM_RELATIONS
 from survey.models import Item, Study, StudyPlan
-from survey.questionnaires import ITEM_RELATIONS
 from wojdb.core import study_file as core
 from wojdb.core.design.composition import RANDOM
 from wojdb.core.formats import LAYOUTS

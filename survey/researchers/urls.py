@@ -1,13 +1,14 @@
 from django.urls import path
 
-from survey import dashboard, paper_review
+from survey.paper import review
+from survey.researchers import dashboard
 
 app_name = "dashboard"
 urlpatterns = [
     path("", dashboard.index, name="index"),
-    path("paper/", paper_review.index, name="paper"),
-    path("paper/<int:pk>/", paper_review.answer, name="paper_answer"),
-    path("paper/<int:pk>.png", paper_review.crop, name="paper_crop"),
+    path("paper/", review.index, name="paper"),
+    path("paper/<int:pk>/", review.answer, name="paper_answer"),
+    path("paper/<int:pk>.png", review.crop, name="paper_crop"),
     path("studies/<slug:slug>/", dashboard.study, name="study"),
     path(
         "studies/<slug:slug>/questionnaires/<int:number>/",

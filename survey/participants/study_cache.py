@@ -9,7 +9,7 @@ and every app server, and nothing but the database is shared. Whether a study ha
 questionnaire to hand out is no part of its row, so the study link reads it with the revision.
 
 A questionnaire's items, by position: they never change once a participant has consented
-(a started questionnaire is revised as a new version, survey/questionnaires.py), so they are
+(a started questionnaire is revised as a new version, survey/design/questionnaires.py), so they are
 kept without a check, for consented participants only.
 """
 

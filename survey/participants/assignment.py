@@ -5,7 +5,8 @@ completed-or-active participants of their kind (real, pilot or simulated), ties 
 random. Participants idle for longer than the study's `abandon_after_minutes` are marked
 abandoned, which frees their slot; their answers stay.
 
-A join is a few statements, written as SQL for the reason survey/participation.py gives: the
+A join is a few statements, written as SQL for the reason survey/participants/participation.py
+gives: the
 study row is locked and its revision read (the caller's copy, from the process's cache, is
 used where it is current), then one query counts every questionnaire's participants. It counts
 idle participants as released whether or not they have been marked yet, so the marking, an
@@ -22,8 +23,8 @@ from datetime import timedelta
 from django.db import connection, transaction
 from django.utils import timezone
 
-from survey import study_cache
 from survey.models import Participant, Study
+from survey.participants import study_cache
 from wojdb.core.vocabulary import ABANDONED, ASSIGNED, COMPLETED, IN_PROGRESS
 
 HOLDING = (ASSIGNED, IN_PROGRESS, COMPLETED)

@@ -20,9 +20,9 @@ from django.contrib.auth import get_user_model
 from analysis.analysing import AnalysisError, run_analysis
 from analysis.scoring import ScoringError, score_rated_items
 from analysis.simulation import SimulationError, add_simulated_participants
+from survey.design.build import build_study
+from survey.design.plan import StudyFileError, read_study_file
 from survey.models import Study
-from survey.study_build import build_study
-from survey.study_file import StudyFileError, read_study_file
 from wojdb.core.io import ImportReport
 from wojdb.core.metrics.registry import select
 from wojdb.core.stats.simulate import SimulationModel

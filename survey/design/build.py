@@ -6,7 +6,7 @@ half-way leaves the database as it was, with one message naming the file, line a
 Building the same file again changes only what the file changes: an unchanged file keeps the
 pool, permutations and questionnaires (and the simulated participants on them). A change to the
 pool or the design replaces the questionnaires, until real people have taken part
-(survey.pool.real_participation); then it is refused.
+(survey.design.sentence_pool.real_participation); then it is refused.
 
 The build's digest is a SHA-256 of what participants are shown — the practice pair, the pool
 and every questionnaire's items, positions and texts — by content, never by database ids: the
@@ -26,19 +26,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import QuerySet
 
-from survey.documents import import_documents
-from survey.generation import GenerationError, generate_permutations
-from survey.judgments import import_judgments
-from survey.models import ConsentText, Item, Permutation, Study, StudyPlan, Triple
-from survey.parsing import Bars, import_parses, no_bars
-from survey.pool import (
-    PoolError,
-    pool_triples,
-    real_participation,
-    sample_pool,
-    selected_corpora,
-)
-from survey.questionnaires import (
+from survey.design.generation import GenerationError, generate_permutations
+from survey.design.plan import QUESTIONNAIRE_FIELDS, record_plan
+from survey.design.questionnaires import (
     HYPOTHESIS_FIELDS,
     ITEM_RELATIONS,
     QuestionnaireError,
@@ -47,8 +37,18 @@ from survey.questionnaires import (
     discard_questionnaires,
     item_key,
 )
-from survey.study_file import QUESTIONNAIRE_FIELDS, record_plan
-from survey.testsets import prepare_wmt, write_wmt
+from survey.design.sentence_pool import (
+    PoolError,
+    pool_triples,
+    real_participation,
+    sample_pool,
+    selected_corpora,
+)
+from survey.models import ConsentText, Item, Permutation, Study, StudyPlan, Triple
+from survey.sources.documents import import_documents
+from survey.sources.human_judgments import import_judgments
+from survey.sources.parses import Bars, import_parses, no_bars
+from survey.sources.testsets import prepare_wmt, write_wmt
 from wojdb.core.design.composition import CompositionError, ConfigurationError
 from wojdb.core.io import ImportReport, InputError
 from wojdb.core.language.rules import NoPipelineError

@@ -8,9 +8,9 @@ from django.db import connection, transaction
 from django.utils import translation
 from django.utils.translation import gettext, gettext_lazy
 
-from survey import rows
 from survey.models import Participant, ParticipantLanguage
-from survey.participation import SCALES, Answer
+from survey.participants import rows
+from survey.participants.participation import SCALES, Answer
 from wojdb.core.io import InputError, parse_number
 from wojdb.core.language.codes import LANGUAGE_NAMES
 from wojdb.core.texts import en
@@ -240,7 +240,7 @@ LanguageFormSet = forms.formset_factory(
 )
 
 
-# A participant's languages, in the order given (written as SQL, see survey/rows.py).
+# A participant's languages, in the order given (written as SQL, see survey/participants/rows.py).
 LANGUAGE_FIELDS = ("language", "fluency", "qualifications")
 LANGUAGES = (
     f"SELECT {', '.join(LANGUAGE_FIELDS)} FROM survey_participantlanguage"

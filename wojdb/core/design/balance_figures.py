@@ -1,6 +1,6 @@
 """Balance figures in the manner of the thesis's Figures 6.1–6.3, drawn with matplotlib's Agg.
 
-Pure: each function takes the entries table of `survey.questionnaires.entries_frame` (and,
+Pure: each function takes the entries table of `survey.design.questionnaires.entries_frame` (and,
 for quality, optional judgments) and returns PNG or SVG bytes. Figures are built on
 `matplotlib.figure.Figure` without pyplot, so no global state is shared between requests.
 """

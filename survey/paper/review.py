@@ -11,8 +11,8 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
+from survey.access import staff_only
 from survey.models import PaperAnswer
-from wojdb.staff import staff_only
 
 
 def _next_pending(after: int | None = None):
@@ -26,7 +26,7 @@ def _next_pending(after: int | None = None):
 
 @staff_only
 def index(request):
-    from survey import paper_import  # scans and printing load on use
+    from survey.paper import scan_import  # scans and printing load on use
 
     # Those to review first, each group in the order of the copies' pages.
     to_review_first = Case(When(status="pending", then=0), default=1)
@@ -39,7 +39,7 @@ def index(request):
         {
             "answers": answers,
             "pending": answers.filter(status="pending").count(),
-            "waiting": paper_import.waiting_copies(),
+            "waiting": scan_import.waiting_copies(),
             "next": _next_pending(),
         },
     )
@@ -48,13 +48,13 @@ def index(request):
 @staff_only
 @require_http_methods(["GET", "POST"])
 def answer(request, pk):
-    from survey import paper_import  # scans and printing load on use
+    from survey.paper import scan_import  # scans and printing load on use
 
     answer = get_object_or_404(PaperAnswer.objects.select_related("copy__layout"), pk=pk)
     error = ""
     if request.method == "POST":
         try:
-            paper_import.resolve(answer, request.POST.get("value", ""), request.user.get_username())
+            scan_import.resolve(answer, request.POST.get("value", ""), request.user.get_username())
         except ValueError as e:
             error = str(e)
         else:
@@ -62,7 +62,7 @@ def answer(request, pk):
             if following:
                 return redirect("dashboard:paper_answer", following.pk)
             return redirect("dashboard:paper")
-    choices = paper_import.box_choices(answer) if answer.kind == "box" else []
+    choices = scan_import.box_choices(answer) if answer.kind == "box" else []
     return render(
         request,
         "survey/dashboard/paper_answer.html",

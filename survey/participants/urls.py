@@ -1,6 +1,6 @@
 from django.urls import path
 
-from survey import views
+from survey.participants import views
 
 app_name = "survey"
 urlpatterns = [

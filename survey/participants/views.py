@@ -23,9 +23,11 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
-from survey import participation, study_cache
-from survey.assignment import StudyClosed
-from survey.forms import (
+from survey.design.lifecycle import study_status
+from survey.models import Study
+from survey.participants import participation, study_cache
+from survey.participants.assignment import StudyClosed
+from survey.participants.forms import (
     AboutForm,
     AnswerForm,
     ConsentForm,
@@ -33,9 +35,7 @@ from survey.forms import (
     language_name,
     save_about,
 )
-from survey.launch import study_status
-from survey.models import Study
-from survey.participation import Refused, StartedElsewhere
+from survey.participants.participation import Refused, StartedElsewhere
 from wojdb.core import texts
 from wojdb.core.texts import en
 from wojdb.core.vocabulary import COMPLETED
@@ -85,7 +85,7 @@ def same_origin_in_frame(request, study: Study) -> bool:
 
 def allow_frames(response, study: Study | None):
     """Let the crowd platform of an MTurk study show this page in its frame and receive the
-    hand-in form (the headers are written by wojdb.middleware)."""
+    hand-in form (the headers are written by survey.participants.middleware)."""
     if study is not None and (origins := participation.framed_by(study)):
         response.framed_by = origins
         response.xframe_options_exempt = True
@@ -214,7 +214,7 @@ def posted_item(request) -> int | None:
 
 
 def home(request):
-    """The studies whose link takes someone new (`survey.launch.study_status`)."""
+    """The studies whose link takes someone new (`survey.design.lifecycle.study_status`)."""
     studies = Study.objects.filter(is_open=True).annotate(
         active=Count("questionnaires", filter=Q(questionnaires__active=True))
     )

@@ -12,7 +12,7 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 
 from survey.models import Permutation, Segment, Triple
-from survey.parsing import Bars, no_bars, stored_parses, target_rules
+from survey.sources.parses import Bars, no_bars, stored_parses, target_rules
 from wojdb.core.language.rules import NoPipelineError
 from wojdb.core.permutations import (
     PERMUTATION_TYPES,

@@ -10,10 +10,10 @@ from collections.abc import Iterable
 from django.db import transaction
 from django.db.models import Q, QuerySet
 
+from survey.design.plan import record_plan
+from survey.design.questionnaires import discard_questionnaires
 from survey.models import Corpus, PoolEntry, Rating, Study, Triple
-from survey.questionnaires import discard_questionnaires
-from survey.study_file import record_plan
-from survey.testsets import BATCH
+from survey.sources.testsets import BATCH
 from wojdb.core.design.pool import (
     Candidate,
     CorpusName,
@@ -41,7 +41,7 @@ def pool_triples(study: Study) -> QuerySet[Triple]:
 def real_participation(study: Study) -> str | None:
     """Why the study's pool and design can no longer change — it was launched, or real people
     have taken part — or None. Pilot and simulated participants never count: a dry run does not
-    lock the design (survey/launch.py)."""
+    lock the design (survey/design/lifecycle.py)."""
     real = study.participants.real()
     answers = (
         Rating.objects.filter(participant__in=real)
