@@ -234,7 +234,7 @@ def test_researchers_download_the_release(client, tmp_path):
     assert len(read.read_release(folder).tables["ratings"]) > 0
     empty = make_study()
     response = client.get(reverse("analysis:download_release", args=[empty.slug]))
-    assert response.status_code == 404 and b"Nothing to export" in response.content
+    assert response.status_code == 409 and b"Nothing to export" in response.content
 
 
 def test_release_carries_each_pairs_flag_and_comment(tmp_path):
