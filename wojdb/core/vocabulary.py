@@ -24,3 +24,7 @@ EDUCATION_LEVELS = ("school", "college", "undergraduate", "masters", "phd")
 EXTERNAL_SOURCES = ("da", "mqm", "esa")
 #: A release's version where its export names none.
 DEFAULT_RELEASE_VERSION = "1.0"
+
+#: A study team member's roles, from most rights to fewest (what each may do: survey/access.py).
+OWNER, MANAGER, ANALYST, VIEWER = "owner", "manager", "analyst", "viewer"
+ROLES = (OWNER, MANAGER, ANALYST, VIEWER)

@@ -4,8 +4,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from survey.management.reporting import clear_errors, print_report
 from wojdb.core.io import read_lines
-from wojdb.reporting import clear_errors, print_report
 
 
 class Command(BaseCommand):

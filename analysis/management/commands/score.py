@@ -29,7 +29,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print JSON")
 
     def handle(self, hyp, ref, conllu, alignment, permutation, metrics, language, **options):
-        from survey.parsing import target_rules
+        from survey.sources.parses import target_rules
         from wojdb.core.metrics.pair_report import pair_report, permutation_report, text
 
         pair = hyp is not None or ref is not None or conllu is not None

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
+from survey.management.reporting import find_study
 from wojdb.arguments import output_file
 from wojdb.core.vocabulary import EXTERNAL_SOURCES
-from wojdb.reporting import find_study
 
 SOURCES = ("study", *EXTERNAL_SOURCES)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from survey.management.reporting import find_study
 from wojdb.arguments import POSITIVE, int_range, output_folder
-from wojdb.reporting import find_study
 
 #: A print run is held in memory until its one transaction commits: 99,999,999 copies grew
 #: past 1.5 GB in minutes without writing a page.
@@ -39,15 +39,15 @@ class Command(BaseCommand):
         parser.add_argument("--out", type=output_folder, required=True, help="folder to write into")
 
     def handle(self, study, questionnaire, copies, paper, out, verbosity, **options):
-        from survey import paper_import
+        from survey.paper import print_runs
 
         study = find_study(study)
         bar = tqdm(desc="copies", unit="copy", disable=verbosity < 1, file=self.stderr)
         try:
-            printed = paper_import.print_questionnaires(
+            printed = print_runs.print_questionnaires(
                 study, questionnaire, copies, paper, out, progress=bar.update
             )
-        except paper_import.PaperError as e:
+        except print_runs.PaperError as e:
             raise CommandError(str(e)) from None
         finally:
             bar.close()
