@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,11 +73,12 @@ def build_demo(
     demo: DemoData,
     seed: int = 1,
     *,
+    metrics: Sequence | None = None,
     step: Callable[[str], None] = _quiet,
     report: Callable[[ImportReport], None] = _quiet,
 ) -> Study:
     """Each step of the demo, `step` told what starts and `report` given each import's report;
-    returns the study."""
+    the items scored by `metrics` (default: every built-in metric). Returns the study."""
     from analysis.scoring import score_rated_items
     from analysis.simulation import add_simulated_participants
     from wojdb.core.metrics.registry import select
@@ -88,7 +89,7 @@ def build_demo(
         step(f"Simulating {PARTICIPANTS} participants")
         add_simulated_participants(study, PARTICIPANTS, seed, SimulationModel())
     step("Scoring the rated items with the built-in metrics")
-    score_rated_items(select(), jobs, aligner=None)
+    score_rated_items(select() if metrics is None else metrics, jobs, aligner=None)
     if report_store.manifest(study.slug) is None:
         step("Analysing the simulated answers")
         write_report(study, timezone.now().isoformat(), record.operator())
