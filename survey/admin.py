@@ -330,13 +330,22 @@ class StudyAdmin(ScopedAdmin):
     def save_model(self, request, obj, form, change):
         if not change:  # the texts left as the form offered them follow the study's language
             obj.take_language_defaults(given=form.changed_data)
+        stored = models.Study.objects.filter(pk=obj.pk).first() if change else None
         super().save_model(request, obj, form, change)
         if not change:
-            record.note(obj, "study created", fields=len(form.changed_data))
+            record.note(obj, "study created")
             if not request.user.is_superuser:
                 access.set_role(obj, request.user, OWNER)
-        elif form.changed_data:
-            record.note(obj, "settings changed", fields=sorted(form.changed_data))
+            return
+        # What the save changed: a text sent back with other line ends is the same text.
+        columns = {f.name for f in obj._meta.concrete_fields}
+        changed = [
+            name
+            for name in form.changed_data
+            if name not in columns or getattr(stored, name) != getattr(obj, name)
+        ]
+        if changed:
+            record.note(obj, "settings changed", fields=sorted(changed))
 
     def save_formset(self, request, form, formset, change):
         super().save_formset(request, form, formset, change)
