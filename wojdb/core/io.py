@@ -18,9 +18,8 @@ from typing import BinaryIO
 
 from wojdb.core import budgets
 from wojdb.core.language.codes import language
+from wojdb.core.language.rules import UNSPACED
 
-# Languages written without spaces: lengths are counted in characters.
-UNSPACED = {"zh", "ja", "th", "km", "my"}
 WORD = re.compile(r"\w+|[^\w\s]")
 MAX_INT = 2**31 - 1
 MAX_ID = 2**63 - 1  # database keys are 64-bit (BigAutoField)
@@ -62,7 +61,8 @@ def check_language(code: str, path, field: str = "language pair", line: int | No
 
 
 def text_length(text: str, lang: str) -> int:
-    """A sentence's length in `length_unit(lang)`."""
+    """A sentence's length in `length_unit(lang)`: in a language written without spaces
+    (wojdb.core.language.rules), its characters."""
     if lang in UNSPACED:
         return sum(1 for ch in text if not ch.isspace())
     return len(WORD.findall(text))
