@@ -1,17 +1,35 @@
 from django.contrib import admin
 from django.core.exceptions import ValidationError
-from django.db.models import URLField
+from django.db.models import BigIntegerField, FloatField, IntegerField, URLField
 from django.forms.models import BaseInlineFormSet
 from django.template.loader import render_to_string
 from django.utils.html import format_html, format_html_join
 
 from survey import models, participation
+from survey.forms import DecimalNumber, WholeNumber
 from survey.questionnaires import is_frozen
 from wojdb.core import texts
 
+#: Numbers typed here are read by the program's one rule (wojdb.core.numbers), not by int() and
+#: float(), which take "1_0" and "٣". BigIntegerField is named too: Django's own entry for it
+#: (its widget) would otherwise come first.
+NUMBERS = {
+    IntegerField: {"form_class": WholeNumber},
+    BigIntegerField: {"form_class": WholeNumber},
+    FloatField: {"form_class": DecimalNumber},
+}
+
+
+class ModelAdmin(admin.ModelAdmin):
+    formfield_overrides = NUMBERS
+
+
+class TabularInline(admin.TabularInline):
+    formfield_overrides = NUMBERS
+
 
 @admin.register(models.Segment)
-class SegmentAdmin(admin.ModelAdmin):
+class SegmentAdmin(ModelAdmin):
     list_display = ["testset", "lp", "number", "reference", "reference_length", "parser"]
     list_filter = ["testset", "source_lang", "ref_name"]
     search_fields = ["reference", "source"]
@@ -19,14 +37,14 @@ class SegmentAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Corpus)
-class CorpusAdmin(admin.ModelAdmin):
+class CorpusAdmin(ModelAdmin):
     list_display = ["testset", "year", "lp", "system"]
     list_filter = ["year", "source_lang", "testset"]
     search_fields = ["system"]
 
 
 @admin.register(models.Triple)
-class TripleAdmin(admin.ModelAdmin):
+class TripleAdmin(ModelAdmin):
     list_display = ["__str__", "hypothesis", "hypothesis_length", "rank_score", "da_raw"]
     list_filter = ["pool_entries__study", "corpus__source_lang", "corpus__system"]
     search_fields = ["hypothesis", "segment__reference"]
@@ -36,7 +54,7 @@ class TripleAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.ExternalJudgment)
-class ExternalJudgmentAdmin(admin.ModelAdmin):
+class ExternalJudgmentAdmin(ModelAdmin):
     list_display = ["system", "segment_id", "document", "rater", "item_type", "score", "triple"]
     list_filter = ["item_type", "source_lang"]
     search_fields = ["rater", "system"]
@@ -44,7 +62,7 @@ class ExternalJudgmentAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.ExternalSegmentScore)
-class ExternalSegmentScoreAdmin(admin.ModelAdmin):
+class ExternalSegmentScoreAdmin(ModelAdmin):
     list_display = ["system", "segment_id", "document", "raw", "z", "judgments", "triple"]
     list_filter = ["source_lang", "target_lang"]
     search_fields = ["system"]
@@ -52,14 +70,14 @@ class ExternalSegmentScoreAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.ErrorAnnotation)
-class ErrorAnnotationAdmin(admin.ModelAdmin):
+class ErrorAnnotationAdmin(ModelAdmin):
     list_display = ["judgment", "severity", "category", "side", "start", "end", "weight"]
     list_filter = ["severity"]
     raw_id_fields = ["judgment"]
 
 
 @admin.register(models.JudgmentImport)
-class JudgmentImportAdmin(admin.ModelAdmin):
+class JudgmentImportAdmin(ModelAdmin):
     list_display = [
         "file_name", "testset", "source_lang", "level", "mapping", "check_r", "check_passed",
         "accepted_unverified", "imported_at",
@@ -69,14 +87,14 @@ class JudgmentImportAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.SystemScore)
-class SystemScoreAdmin(admin.ModelAdmin):
+class SystemScoreAdmin(ModelAdmin):
     list_display = ["testset", "source_lang", "system", "raw", "z", "n", "judgments", "cluster"]
     list_filter = ["testset", "source_lang"]
     raw_id_fields = ["source"]
 
 
 @admin.register(models.Permutation)
-class PermutationAdmin(admin.ModelAdmin):
+class PermutationAdmin(ModelAdmin):
     list_display = ["triple", "perm_type", "degree", "text", "quality"]
     list_filter = ["perm_type", "degree"]
     search_fields = ["text"]
@@ -85,7 +103,7 @@ class PermutationAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Item)
-class ItemAdmin(admin.ModelAdmin):
+class ItemAdmin(ModelAdmin):
     list_display = ["pk", "kind", "triple", "permutation"]
     list_filter = [("permutation", admin.EmptyFieldListFilter), "permutation__perm_type"]
     raw_id_fields = ["triple", "permutation"]
@@ -107,7 +125,7 @@ RECORDED = (
 )
 
 
-class ConsentTextInline(admin.TabularInline):
+class ConsentTextInline(TabularInline):
     model = models.ConsentText
     formset = ConsentTextFormSet
     extra = 0
@@ -125,14 +143,14 @@ PREVIEWED = (
 
 
 @admin.register(models.Study)
-class StudyAdmin(admin.ModelAdmin):
+class StudyAdmin(ModelAdmin):
     list_display = ["name", "slug", "language", "items_per_questionnaire", "is_open", "launched_at"]
     prepopulated_fields = {"slug": ["name"]}
     raw_id_fields = ["sample_item", "shared_items"]
     readonly_fields = ["launched_at", "preview"]
     inlines = [ConsentTextInline]
     # A return address typed without a scheme is a web address (Django 6's default).
-    formfield_overrides = {URLField: {"assume_scheme": "https"}}
+    formfield_overrides = {**NUMBERS, URLField: {"assume_scheme": "https"}}
 
     class Media:
         css = {"all": ["survey/admin/preview.css"]}
@@ -169,7 +187,7 @@ class StudyAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.PoolEntry)
-class PoolEntryAdmin(admin.ModelAdmin):
+class PoolEntryAdmin(ModelAdmin):
     """A study's pool is drawn (sample_pool, create_study), never edited by hand: read only."""
 
     list_display = ["study", "triple"]
@@ -184,7 +202,7 @@ class PoolEntryAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.StudyPlan)
-class StudyPlanAdmin(admin.ModelAdmin):
+class StudyPlanAdmin(ModelAdmin):
     """What the study file declared (study_config writes it back); changed by building a
     changed file, so read only here."""
 
@@ -195,7 +213,7 @@ class StudyPlanAdmin(admin.ModelAdmin):
         return False
 
 
-class QuestionnaireEntryInline(admin.TabularInline):
+class QuestionnaireEntryInline(TabularInline):
     """Entries are edited here only until a participant starts the questionnaire; after that,
     changes go through survey.questionnaires.revise(), which writes a new version."""
 
@@ -210,25 +228,25 @@ class QuestionnaireEntryInline(admin.TabularInline):
 
 
 @admin.register(models.Questionnaire)
-class QuestionnaireAdmin(admin.ModelAdmin):
+class QuestionnaireAdmin(ModelAdmin):
     list_display = ["__str__", "study", "number", "version", "frozen", "active", "seed"]
     list_filter = ["study", "frozen", "active"]
     inlines = [QuestionnaireEntryInline]
 
 
-class LanguageInline(admin.TabularInline):
+class LanguageInline(TabularInline):
     model = models.ParticipantLanguage
     extra = 0
 
 
-class RatingInline(admin.TabularInline):
+class RatingInline(TabularInline):
     model = models.Rating
     raw_id_fields = ["item"]
     extra = 0
 
 
 @admin.register(models.Participant)
-class ParticipantAdmin(admin.ModelAdmin):
+class ParticipantAdmin(ModelAdmin):
     list_display = [
         "pk",
         "study",
@@ -256,24 +274,24 @@ class ParticipantAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Rating)
-class RatingAdmin(admin.ModelAdmin):
+class RatingAdmin(ModelAdmin):
     list_display = ["participant", "position", "item", "holistic", "order", "practice", "revisions"]
     list_filter = ["practice", "participant__study"]
     raw_id_fields = ["participant", "item"]
 
 
 @admin.register(models.DeclinedConsent)
-class DeclinedConsentAdmin(admin.ModelAdmin):
+class DeclinedConsentAdmin(ModelAdmin):
     list_display = ["study", "created"]
 
 
 @admin.register(models.Withdrawal)
-class WithdrawalAdmin(admin.ModelAdmin):
+class WithdrawalAdmin(ModelAdmin):
     list_display = ["study", "simulated", "created"]
 
 
 @admin.register(models.ConsentText)
-class ConsentTextAdmin(admin.ModelAdmin):
+class ConsentTextAdmin(ModelAdmin):
     list_display = ["study", "version", "created"]
     list_filter = ["study"]
 
@@ -282,7 +300,7 @@ class ConsentTextAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.QuestionnaireEntry)
-class QuestionnaireEntryAdmin(admin.ModelAdmin):
+class QuestionnaireEntryAdmin(ModelAdmin):
     list_display = ["questionnaire", "position", "item", "shared"]
     list_filter = ["questionnaire__study", "shared"]
     raw_id_fields = ["questionnaire", "item"]
@@ -294,7 +312,7 @@ class QuestionnaireEntryAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.ParticipantLanguage)
-class ParticipantLanguageAdmin(admin.ModelAdmin):
+class ParticipantLanguageAdmin(ModelAdmin):
     list_display = ["participant", "language", "fluency", "qualifications"]
     list_filter = ["fluency"]
     search_fields = ["language"]
@@ -302,7 +320,7 @@ class ParticipantLanguageAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.PlatformIdentity)
-class PlatformIdentityAdmin(admin.ModelAdmin):
+class PlatformIdentityAdmin(ModelAdmin):
     """Crowd-platform ids, for paying participants; never part of an export."""
 
     list_display = ["participant", "prolific_pid", "study_id", "session_id", "pid"]
@@ -311,28 +329,28 @@ class PlatformIdentityAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.PaperLayout)
-class PaperLayoutAdmin(admin.ModelAdmin):
+class PaperLayoutAdmin(ModelAdmin):
     list_display = ["pk", "study", "questionnaire", "created"]
     list_filter = ["study"]
     readonly_fields = ["study", "questionnaire", "layout"]
 
 
 @admin.register(models.PaperCopy)
-class PaperCopyAdmin(admin.ModelAdmin):
+class PaperCopyAdmin(ModelAdmin):
     list_display = ["code", "layout", "participant", "created"]
     search_fields = ["code"]
     readonly_fields = ["code", "layout", "participant"]
 
 
 @admin.register(models.ScanPage)
-class ScanPageAdmin(admin.ModelAdmin):
+class ScanPageAdmin(ModelAdmin):
     list_display = ["copy", "page", "source", "created"]
     search_fields = ["copy__code", "source"]
     readonly_fields = ["copy", "page", "source", "boxes"]
 
 
 @admin.register(models.PaperAnswer)
-class PaperAnswerAdmin(admin.ModelAdmin):
+class PaperAnswerAdmin(ModelAdmin):
     list_display = ["copy", "page", "field", "kind", "status", "value", "reviewed_by"]
     list_filter = ["status", "kind"]
     search_fields = ["copy__code", "field"]
@@ -340,6 +358,6 @@ class PaperAnswerAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.EntryCount)
-class EntryCountAdmin(admin.ModelAdmin):
+class EntryCountAdmin(ModelAdmin):
     list_display = ["address", "window", "count"]
     search_fields = ["address"]

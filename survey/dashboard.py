@@ -18,6 +18,7 @@ from django.views.decorators.http import require_POST
 from survey import launch as launching
 from survey.assignment import release_abandoned
 from survey.checks import catalogue_problem
+from survey.forms import WholeNumber
 from survey.models import Participant, Rating, Study, real_participants
 from survey.questionnaires import (
     QuestionnaireError,
@@ -50,10 +51,10 @@ if TYPE_CHECKING:  # pandas and the balance checks load on use, not at start-up
 
 
 class BuildForm(forms.Form):
-    count = forms.IntegerField(
+    count = WholeNumber(
         label="Questionnaires", min_value=1, max_value=MAX_QUESTIONNAIRES, initial=36
     )
-    seed = forms.IntegerField(
+    seed = WholeNumber(
         label="Seed", min_value=0, max_value=2**63 - 1, help_text="the same seed, the same result"
     )
 
