@@ -15,7 +15,7 @@ from django.db import transaction
 
 from analysis.models import Metric, MetricScore
 from survey.models import Item, Segment, Triple
-from survey.testsets import testset_for
+from survey.sources.testsets import testset_for
 from wojdb.core.formats.scores import AGGREGATIONS, LOWER_IS_BETTER, ImportedScore, read_scores
 from wojdb.core.formats.wmt import imported_system
 from wojdb.core.io import ImportReport, InputError

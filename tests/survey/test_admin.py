@@ -4,9 +4,9 @@ from django.apps import apps
 from django.contrib import admin
 from django.urls import reverse
 
-from survey.assignment import enrol
-from survey.forms import DecimalNumber, WholeNumber
 from survey.models import Participant, Study
+from survey.participants.assignment import enrol
+from survey.participants.forms import DecimalNumber, WholeNumber
 from tests.factories import make_study
 
 

@@ -1,6 +1,6 @@
 """The one rule for a number written as text, wherever the program reads one: an input file
 (wojdb.core.io.parse_number, the release's tables), a command's argument (wojdb.arguments), an
-environment variable (wojdb.environment) and a participant's form (survey.forms).
+environment variable (wojdb.environment) and a form (survey.participants.forms).
 
 A number is ASCII digits with an optional minus sign and nothing around them; a decimal may
 also have a fraction and an exponent (``-0.25``, ``.5``, ``1e-05``). Python's int() and float()
