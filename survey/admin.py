@@ -34,6 +34,7 @@ class ModelAdmin(admin.ModelAdmin):
 class TabularInline(admin.TabularInline):
     formfield_overrides = NUMBERS
 
+
 #: The way from each study-scoped model to its study, for querysets ("" is the study itself).
 STUDY_PATHS = {
     models.Study: "",
