@@ -22,6 +22,7 @@ on a quiet 2-core machine; every table equal to the release.
 """
 
 import argparse
+import math
 import os
 import statistics
 import subprocess
@@ -273,6 +274,7 @@ def ted_mqm(release: Release, tmp: Path) -> tuple[bool, dict]:
     from wojdb.core.formats import mqm
     from wojdb.core.formats.judgments import read_mqm
     from wojdb.core.formats.segment_ids import ERROR_ANNOTATION
+    from wojdb.core.stats.system import RATER, RAW, standardise
 
     all_ok, seconds = True, {}
     for lp, stem in MQM_FILES.items():
@@ -306,15 +308,12 @@ def ted_mqm(release: Release, tmp: Path) -> tuple[bool, dict]:
         # The check's figures, true and shifted: each rater's scores standardised, averaged
         # per output, as the import does.
         judgments = read_mqm(path)
-        by_rater = defaultdict(list)
-        for j in judgments:
-            by_rater[j.rater].append(j.score)
-        moments = {k: (statistics.fmean(v), statistics.pstdev(v)) for k, v in by_rater.items()}
+        standard = standardise(pd.DataFrame({RATER: [j.rater for j in judgments],
+                                             RAW: [j.score for j in judgments]}))  # fmt: skip
         z = defaultdict(list)
-        for j in judgments:
-            if j.system != "ref":
-                mean, sd = moments[j.rater]
-                z[j.system, line_of[j.item_id]].append((j.score - mean) / sd if sd else 0.0)
+        for j, zj in zip(judgments, standard, strict=True):
+            if j.system != "ref" and not math.isnan(zj):
+                z[j.system, line_of[j.item_id]].append(zj)
         scored = [(statistics.fmean(v), system, line) for (system, line), v in z.items()]
         ok = check_shifts(f"TED {lp} MQM", scored, hypotheses, references, ERROR_ANNOTATION)
         all_ok &= same and ok

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from wojdb.core import formats
-from wojdb.core.formats import appraise, mqm, pairwise, wmt
+from wojdb.core.formats import appraise, common, mqm, pairwise, plaintext, wmt
 from wojdb.core.formats.common import document_lines, language, ref_name
 from wojdb.core.formats.judgments import read_mqm
 from wojdb.core.io import InputError
@@ -473,3 +473,12 @@ def test_mqm_numbers_and_names_are_checked_by_line_and_field(tmp_path):
     path.write_text("\n".join([scores[0], scores[1].replace(scores[1].split()[1], "1_0")]) + "\n")
     with pytest.raises(InputError, match="line 2, field mqm_avg_score: '1_0' is not a number"):
         mqm.read_scores(path)
+
+
+def test_a_year_in_a_name_is_written_in_ascii_digits():
+    # Python's \d and int() take Arabic-Indic digits: "wmt٢٤" would be read as 2024.
+    with pytest.raises(InputError, match="cannot tell the test set's name and year"):
+        common.testset_of(Path("wmt\u0662\u0664"), formats.Selection.of())
+    assert common.testset_of(Path("wmt24"), formats.Selection.of()) == ("wmt24", 2024)
+    assert not plaintext.TEXT_FILE.match("newstest\u0662\u0660\u0661\u0669.de-en.src.de")
+    assert plaintext.TEXT_FILE.match("newstest2019.de-en.src.de")
