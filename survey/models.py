@@ -281,6 +281,12 @@ class ExternalJudgment(models.Model):
     )
     score = models.FloatField(help_text="z (WMT DA), 0-100 (Appraise) or MQM, as above")
     seconds = models.FloatField(null=True, blank=True)
+    time_end = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="when the rater finished, in seconds since 1970 as published (Appraise); "
+        "of one rater's ratings of an item, WMT24 counts the latest",
+    )
     source = models.ForeignKey(
         JudgmentImport,
         null=True,

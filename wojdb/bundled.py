@@ -7,7 +7,8 @@ unpacked anew and concurrent first uses never see a half-written folder. The WMT
 into-English DA judgments (the columns a crossed fit needs) are one xz-compressed table,
 `fixtures/wmt22-toen-da.tsv.xz`, read as it is. WMT22's into-English DA system tables with a
 slice of their segment scores (`fixtures/wmt22-toen-tables.tar.xz`) and Google's TED MQM files
-(`fixtures/ted-mqm.tar.xz`) are unpacked as the WMT21 slice is.
+(`fixtures/ted-mqm.tar.xz`) are unpacked as the WMT21 slice is, and so are WMT24's ESA waves 2
+and 3 with their pairs' domains (`fixtures/wmt24-esa.tar.xz`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ WMT21_TOEN = REPO / "fixtures" / "wmt21-toen.tar.xz"
 WMT22_TOEN_DA = REPO / "fixtures" / "wmt22-toen-da.tsv.xz"
 WMT22_TOEN_TABLES = REPO / "fixtures" / "wmt22-toen-tables.tar.xz"
 TED_MQM = REPO / "fixtures" / "ted-mqm.tar.xz"
+WMT24_ESA = REPO / "fixtures" / "wmt24-esa.tar.xz"
 
 
 def wmt21_toen() -> Path:
@@ -56,6 +58,13 @@ def ted_mqm() -> Path:
     """The unpacked `ted-mqm` folder: Google's MQM error files and segment scores of WMT21's TED
     talks, en-de and zh-en (fixtures/README.md)."""
     return unpack(TED_MQM) / "ted-mqm"
+
+
+def wmt24_esa() -> Path:
+    """The unpacked `wmt24-esa` folder: WMT24's ESA waves 2 and 3 as released
+    (`humeval/esa_generalMT2024_wave*.csv`) and the `txt/documents/LP.docs` of their pairs
+    (fixtures/README.md)."""
+    return unpack(WMT24_ESA) / "wmt24-esa"
 
 
 def unpack(archive: Path, into: Path = REPO / "var" / "data") -> Path:
