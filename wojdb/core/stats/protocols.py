@@ -7,8 +7,9 @@
 - ``wmt24``: WMT24's ESA (Kocmi et al., 2024), as the organisers' ``humeval/tools.py`` and
   ``calculate_clusters.py`` of wmt-conference/wmt24-news-systems compute it:
 
-  1. items: TGT rows only (not the BAD quality controls), not the tutorial (systems named
-     ``…tutorial…``), not the ``#incomplete`` and ``#dup`` filler documents, not the canary;
+  1. items: TGT rows only (not the BAD quality controls; MQM's segments all count), not the
+     tutorial (systems named ``…tutorial…``), not the ``#incomplete`` and ``#dup`` filler
+     documents, not the canary;
   2. repeated ratings: of one rater's ratings of one output in one file (wave), the one that
      ended latest; several raters' ratings of an output in one wave are averaged;
   3. a pair is ranked only where its systems have at least 100 ratings on average;
@@ -42,8 +43,9 @@ from scipy import stats
 from wojdb.core.stats import system
 
 PROTOCOLS = ("wmt22", "wmt24")
-#: The protocol of a test set's year; other years have the per-item mean (wmt22).
-BY_YEAR = {2022: "wmt22", 2024: "wmt24"}
+#: The protocol of a test set's year: WMT24's from 2024, the segment mean and rank-sum test of
+#: WMT's DA (WMT19-22) before; WMT23's own (Appraise's win counts) is not implemented.
+FIRST_YEAR = {"wmt24": 2024}
 WMT24_ALPHA = 0.05
 WMT24_MIN_RATINGS = 100  # mean ratings per system below which a pair is not ranked
 TIME_END, WAVE, DOMAIN = "time_end", "wave", "domain"
@@ -58,6 +60,19 @@ class Table:
 
     rows: pd.DataFrame
     notes: list[str]
+
+
+def choose(asked: str | None, years: set[int]) -> tuple[str, str]:
+    """The protocol to use, and why: the one asked for, else the one of the judgments' year."""
+    if asked:
+        return asked, "as asked"
+    names = {"wmt24" if year >= FIRST_YEAR["wmt24"] else "wmt22" for year in years}
+    listed = ", ".join(map(str, sorted(years))) or "none"
+    if len(names) == 1:
+        name = names.pop()
+        note = " (WMT23's own protocol is not implemented)" if 2023 in years else ""
+        return name, f"the judgments' test set year {listed}{note}"
+    return "wmt22", f"test sets of several years ({listed}): give --protocol"
 
 
 def describe(name: str, micro: bool = False) -> str:
@@ -91,7 +106,7 @@ def wmt24_counted(ratings: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     """The ratings WMT24 counts (steps 1 and 2 above), and how many repeated ratings were left
     out for a later one."""
     kept = ratings[
-        (ratings[system.TYPE] == "TGT")
+        ratings[system.TYPE].isin(("TGT", "MQM"))
         & ~ratings[system.SYSTEM].str.contains("tutorial", regex=False)
         & ~ratings[system.DOCUMENT].str.contains("#incomplete", regex=False)
         & ~ratings[system.DOCUMENT].str.contains("#dup", regex=False)
