@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from wojdb.core.formats import wmt
 from wojdb.core.stats import system
 
 PROTOCOLS = ("wmt22", "wmt24")
@@ -50,8 +51,6 @@ WMT24_ALPHA = 0.05
 WMT24_MIN_RATINGS = 100  # mean ratings per system below which a pair is not ranked
 TIME_END, WAVE, DOMAIN = "time_end", "wave", "domain"
 COLUMNS = [*system.COLUMNS, "ranks", "reference", "protocol"]
-#: Systems that are human translations judged as systems (refA, ref-A, HUMAN-B, Human-refA).
-REFERENCE = r"^(?:ref-?[A-Za-z]|HUMAN-?[A-Za-z]?|Human-ref[A-Za-z]|HUMAN(?:\.\d+)?)$"
 
 
 @dataclass(frozen=True)
@@ -87,8 +86,9 @@ def describe(name: str, micro: bool = False) -> str:
 
 
 def is_reference(names: pd.Series) -> pd.Series:
-    """Whether each system is a human reference judged as a system."""
-    return names.astype(str).str.match(REFERENCE)
+    """Whether each system is a human reference judged as a system (refA, ref-A, HUMAN-B,
+    WMT23's Human-refA: `wojdb.core.formats.wmt.human_reference`)."""
+    return names.astype(str).map(lambda name: wmt.human_reference(name) is not None).astype(bool)
 
 
 def finish(table: pd.DataFrame, label: str) -> pd.DataFrame:
