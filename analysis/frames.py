@@ -22,6 +22,7 @@ from django.db.models import Count, Q, QuerySet, Sum, TextField
 from django.db.models.functions import Cast, Coalesce
 
 from analysis.models import Metric, MetricScore
+from analysis.scores_import import MQM_SEGMENT_SCORES
 from survey.models import (
     Corpus,
     ErrorAnnotation,
@@ -354,7 +355,7 @@ def _as_imported(frame: pd.DataFrame) -> pd.DataFrame:
 def da_segments_frame(testset: str | None = None) -> pd.DataFrame:
     """Imported WMT DA segment scores (`ad-seg-scores-LP.csv`), every row as published, as a
     segments frame: ``score`` is Z.SCR, ``raw`` RAW.SCR, ``judgments`` N."""
-    rows = ExternalSegmentScore.objects.all()
+    rows = ExternalSegmentScore.objects.exclude(source__file_format=MQM_SEGMENT_SCORES)
     if testset:
         rows = rows.filter(source__testset=testset)
     lookups = {
@@ -532,7 +533,8 @@ def corpus_segments_frame(testset: str | None = None, lps=None) -> pd.DataFrame:
 
 def mqm_scores_frame(testset: str | None = None) -> pd.DataFrame:
     """Imported MQM segment scores (``import_scores`` of an ``avg_seg_scores`` file: metric
-    ``MQM``) as a segments frame; how many raters each averages is not known."""
+    ``MQM``, and the human references' scores it keeps) as a segments frame; how many raters
+    each averages is not known."""
     rows = MetricScore.objects.filter(metric__name="MQM", item__permutation=None)
     if testset:
         rows = rows.filter(item__triple__segment__testset=testset)
@@ -545,7 +547,19 @@ def mqm_scores_frame(testset: str | None = None) -> pd.DataFrame:
         "target_lang": "item__triple__segment__target_lang",
     }
     frame = _frame(rows.order_by("pk"), lookups)
-    frame[system.LP] = frame.pop("source_lang") + "-" + frame.pop("target_lang")
+    references = ExternalSegmentScore.objects.filter(source__file_format=MQM_SEGMENT_SCORES)
+    if testset:
+        references = references.filter(source__testset=testset)
+    kept = _frame(
+        references.order_by("pk"),
+        {**lookups, system.SYSTEM: "system", system.SEGMENT: "segment_id", system.SCORE: "z",
+         system.TESTSET: "source__testset", "source_lang": "source_lang",
+         "target_lang": "target_lang"},
+    )  # fmt: skip
+    for part in (frame, kept):
+        part[system.LP] = part.pop("source_lang") + "-" + part.pop("target_lang")
+    if len(kept):
+        frame = pd.concat([frame, _as_imported(kept)], ignore_index=True)
     return frame.assign(judgments=float("nan"))
 
 

@@ -91,7 +91,7 @@ class Command(BaseCommand):
                 f"No {source} judgments"
                 + (f" of test set {testset!r}" if testset else "")
                 + (f" for {', '.join(lp)}" if lp else "")
-                + f" to rank by the {protocol} protocol. Nothing was written."
+                + ". Nothing was written."
             )
         out.parent.mkdir(parents=True, exist_ok=True)
         escape_frame(table).to_csv(out, index=False, float_format="%.6g")
