@@ -1,15 +1,11 @@
 """WMT24's ESA waves through the database: imported as released, ranked by system_scores as the
 organisers ranked them (their figures: tests/core/data/README.md).
 
-The waves are bundled whole, the texts are not (every pair's system outputs are 67 MB): the test
-set is written from the release's own `documents/LP.docs` (each line's domain and document) with
-placeholder texts: every system rated, its outputs as long as the spans rated on them need. The
-items' documents carry the alignment check (each names the document of its line).
+The waves are bundled whole, the texts are not: the test set is the release's own documents
+with placeholder texts (`wojdb.bundled.wmt24_esa_texts`); the items' documents carry the
+alignment check (each names the document of its line).
 """
 
-import csv
-import json
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +17,6 @@ from survey.judgments import import_judgments
 from survey.models import ExternalJudgment
 from survey.testsets import import_wmt
 from wojdb import bundled
-from wojdb.core.language.codes import language
 from wojdb.core.stats import protocols
 
 ORGANISERS = pd.read_csv(Path(__file__).parents[1] / "core/data/wmt24_esa_organisers.csv")
@@ -29,47 +24,12 @@ PAIRS = ("en-cs", "en-hi", "en-ja", "en-zh")
 
 
 def waves() -> list[Path]:
-    return [bundled.wmt24_esa() / "humeval" / f"esa_generalMT2024_wave{n}.csv" for n in (2, 3)]
-
-
-def placeholder_testset(root: Path) -> Path:
-    """An mt-metrics-eval folder `wmt24/` of the four pairs: the release's documents, texts
-    `LP source N`, each system's outputs long enough for every span rated on them."""
-    needed = defaultdict(int)
-    for path in waves():
-        for row in csv.reader(path.read_text(encoding="utf-8").splitlines()):
-            if "tutorial" not in row[1] and row[1] != "refA" and row[3] == "TGT":
-                ends = [s["end_i"] for s in json.loads(row[9]) if s["end_i"] != "missing"]
-                key = (f"{language(row[4])}-{language(row[5])}", row[1], int(row[2]) + 1)
-                needed[key] = max([needed[key], *ends])
-    systems = defaultdict(set)
-    for lp, name, _ in needed:
-        systems[lp].add(name)
-    folder = root / "wmt24"
-    for lp in PAIRS:
-        docs = bundled.wmt24_esa() / "txt" / "documents" / f"{lp}.docs"
-        count = len(docs.read_text(encoding="utf-8").splitlines())
-        numbers = range(1, count + 1)
-        texts = {
-            f"sources/{lp}.txt": [f"{lp} source {n}" for n in numbers],
-            f"references/{lp}.refA.txt": [f"{lp} reference {n}" for n in numbers],
-        }
-        for name in sorted(systems[lp]):
-            texts[f"system-outputs/{lp}/{name}.txt"] = [
-                f"{lp} {name} {n} ".ljust(needed[lp, name, n], "x") for n in numbers
-            ]
-        for name, lines in texts.items():
-            path = folder / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-        (folder / "documents").mkdir(exist_ok=True)
-        (folder / "documents" / docs.name).write_bytes(docs.read_bytes())
-    return folder
+    return bundled.wmt24_esa_waves()
 
 
 @pytest.fixture
 def imported(db, tmp_path):
-    import_wmt(placeholder_testset(tmp_path))
+    import_wmt(bundled.wmt24_esa_texts(tmp_path))
     return "\n".join(import_judgments(waves()).lines())
 
 
