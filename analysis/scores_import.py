@@ -16,7 +16,7 @@ from django.db import transaction
 
 from analysis.models import Metric, MetricScore
 from survey.models import ExternalSegmentScore, Item, JudgmentImport, Segment, Triple
-from survey.testsets import testset_for
+from survey.sources.testsets import testset_for
 from wojdb.core.formats.scores import AGGREGATIONS, LOWER_IS_BETTER, ImportedScore, read_scores
 from wojdb.core.formats.segment_ids import ERROR_ANNOTATION
 from wojdb.core.formats.wmt import human_reference, imported_system

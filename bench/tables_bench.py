@@ -145,9 +145,9 @@ def check_shifts(label, scored_lines, hypotheses, references, kind):
 def wmt22(release: Release, tmp: Path) -> bool:
     from django.core.management import call_command
 
-    from survey.documents import import_documents
-    from survey.judgments import import_judgments
-    from survey.testsets import import_wmt
+    from survey.sources.documents import import_documents
+    from survey.sources.human_judgments import import_judgments
+    from survey.sources.testsets import import_wmt
     from wojdb.core import formats
     from wojdb.core.formats import segment_ids, wmt
     from wojdb.core.formats.segment_ids import DIRECT_ASSESSMENT
@@ -275,8 +275,8 @@ def ted_mqm(release: Release, tmp: Path) -> tuple[bool, dict]:
     import pandas as pd
     from django.core.management import call_command
 
-    from survey.judgments import import_judgments
-    from survey.testsets import import_wmt
+    from survey.sources.human_judgments import import_judgments
+    from survey.sources.testsets import import_wmt
     from wojdb.core.formats import mqm
     from wojdb.core.formats.judgments import read_mqm
     from wojdb.core.formats.segment_ids import ERROR_ANNOTATION
@@ -349,8 +349,8 @@ def wmt24(release: Release | None, tmp: Path) -> tuple[bool, tuple, tuple]:
     import pandas as pd
     from django.core.management import call_command
 
-    from survey.judgments import import_judgments
-    from survey.testsets import import_wmt
+    from survey.sources.human_judgments import import_judgments
+    from survey.sources.testsets import import_wmt
     from wojdb import bundled
 
     if release is None:

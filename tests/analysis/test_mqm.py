@@ -16,7 +16,7 @@ from analysis.analysing import study_systems
 from analysis.models import Metric, MetricScore
 from analysis.scores_import import import_scores
 from survey.models import Item, Triple
-from survey.testsets import import_wmt
+from survey.sources.testsets import import_wmt
 from wojdb import bundled
 
 MQM = Path(__file__).parent / "data" / "mqm" / "mqm_newstest2021_zhen.avg_seg_scores.tsv"

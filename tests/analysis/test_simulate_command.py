@@ -9,8 +9,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from analysis.simulation import simulated_about_you
+from survey.design.questionnaires import is_frozen
 from survey.models import Participant, Questionnaire, Rating, Study
-from survey.questionnaires import is_frozen
 from tests.factories import make_study
 
 

@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 from django.core.management import CommandError, call_command
 
-from survey.documents import import_documents
-from survey.judgments import import_judgments
 from survey.models import Corpus
-from survey.testsets import import_wmt
+from survey.sources.documents import import_documents
+from survey.sources.human_judgments import import_judgments
+from survey.sources.testsets import import_wmt
 from tests.wmt22 import PAIRS, published
 from wojdb import bundled
 from wojdb.core.formats.wmt import canonical_system, read_judgments

@@ -15,9 +15,9 @@ from django.core.management import CommandError, call_command
 
 from analysis import frames
 from analysis.scores_import import import_scores
-from survey.judgments import import_judgments
 from survey.models import ErrorAnnotation, ExternalJudgment, JudgmentImport
-from survey.testsets import import_wmt
+from survey.sources.human_judgments import import_judgments
+from survey.sources.testsets import import_wmt
 from tests.ted import TESTSET, error_file, score_file, ted_texts, write_test_set
 from wojdb.core.formats import mqm
 from wojdb.core.formats.segment_ids import ERROR_ANNOTATION

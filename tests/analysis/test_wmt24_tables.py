@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 from django.core.management import CommandError, call_command
 
-from survey.judgments import import_judgments
 from survey.models import ExternalJudgment
-from survey.testsets import import_wmt
+from survey.sources.human_judgments import import_judgments
+from survey.sources.testsets import import_wmt
 from wojdb import bundled
 from wojdb.core.stats import protocols
 

@@ -15,9 +15,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
-from analysis.demo import DEMOS, demo_study
-from survey import participation
+from analysis.demo_studies import DEMOS, demo_study
 from survey.models import Participant, PlatformIdentity, Rating, Study
+from survey.participants import participation
 from tests.factories import make_study
 from wojdb.core import texts
 from wojdb.core.texts import en

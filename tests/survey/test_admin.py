@@ -3,8 +3,8 @@ from django.apps import apps
 from django.contrib import admin
 from django.urls import reverse
 
-from survey.assignment import enrol
 from survey.models import Participant
+from survey.participants.assignment import enrol
 from tests.factories import make_study
 
 

@@ -8,6 +8,7 @@ from django.contrib.messages import get_messages
 from django.urls import reverse
 from django.utils import timezone
 
+from survey.design.questionnaires import build_questionnaires
 from survey.models import (
     DeclinedConsent,
     Participant,
@@ -16,7 +17,6 @@ from survey.models import (
     Study,
     Withdrawal,
 )
-from survey.questionnaires import build_questionnaires
 from tests.survey.test_questionnaires import make_pool, make_study
 
 pytestmark = pytest.mark.filterwarnings("ignore:No directory at:UserWarning")

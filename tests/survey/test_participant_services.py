@@ -1,4 +1,5 @@
-"""The participant service functions (survey/participation.py) and the documents' helpers."""
+"""The participant service functions (survey/participants/participation.py) and the documents'
+helpers."""
 
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ from hypothesis import strategies as st
 
 from analysis.report import write_report
 from analysis.report_files import forget_participant
-from survey import participation
 from survey.checks import unfilled_study_texts
 from survey.models import ConsentText, Participant, PlatformIdentity, Rating, Withdrawal
-from survey.participation import Answer, Refused
+from survey.participants import participation
+from survey.participants.participation import Answer, Refused
 from tests.factories import make_study
 from wojdb.core import texts
 from wojdb.core.report.model import Report, Section, Table

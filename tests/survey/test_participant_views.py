@@ -9,7 +9,6 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from survey.assignment import release_abandoned
 from survey.models import (
     DeclinedConsent,
     Participant,
@@ -19,6 +18,7 @@ from survey.models import (
     Rating,
     Study,
 )
+from survey.participants.assignment import release_abandoned
 from tests.factories import make_study
 from wojdb.core import texts
 from wojdb.core.texts import en

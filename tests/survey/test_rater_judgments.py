@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from survey.documents import import_documents
-from survey.judgments import import_judgments
 from survey.models import ErrorAnnotation, ExternalJudgment, JudgmentImport
-from survey.testsets import import_wmt
+from survey.sources.documents import import_documents
+from survey.sources.human_judgments import import_judgments
+from survey.sources.testsets import import_wmt
 from wojdb.core.formats import mqm, wmt
 from wojdb.core.formats.judgments import APPRAISE, MQM, read_judgment_file
 from wojdb.core.formats.segment_ids import ERROR_ANNOTATION

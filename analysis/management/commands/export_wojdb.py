@@ -4,7 +4,8 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from analysis import releases
-from wojdb.reporting import find_study
+from survey import record
+from survey.management.reporting import find_study
 
 
 class Command(BaseCommand):
@@ -48,5 +49,6 @@ class Command(BaseCommand):
                 )
             except releases.ExportError as e:
                 raise CommandError(str(e)) from None
+        record.note(chosen, "release written", version=release_version, to=str(path))
         if verbosity:
             self.stdout.write(f"Wrote release {release_version} of {chosen.slug!r} to {path}")

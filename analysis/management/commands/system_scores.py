@@ -5,10 +5,10 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis import frames
+from survey.management.reporting import find_study
 from wojdb.arguments import output_file
 from wojdb.core.spreadsheet import escape_frame
 from wojdb.core.stats import protocols, system
-from wojdb.reporting import find_study
 
 SOURCES = ("study", *frames.EXTERNAL_SOURCES)
 

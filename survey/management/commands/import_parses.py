@@ -2,8 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from survey import parsing
-from wojdb.reporting import clear_errors, print_report
+from survey.management.reporting import clear_errors, print_report
+from survey.sources import parses
 
 
 class Command(BaseCommand):
@@ -63,13 +63,13 @@ class Command(BaseCommand):
             if file or testset or system or permutations:
                 raise CommandError("--write-permutations takes no other argument but --lp")
             try:
-                written = parsing.write_permutations(write_permutations, lp)
+                written = parses.write_permutations(write_permutations, lp)
             except (ValueError, OSError) as error:
                 raise CommandError(str(error)) from None
             if verbosity:
                 self.stdout.write(
                     f"Wrote {written:,} permutation(s) to {write_permutations} and their ids "
-                    f"to {parsing.ids_path(write_permutations)}"
+                    f"to {parses.ids_path(write_permutations)}"
                 )
             return
         if file is None:
@@ -78,12 +78,12 @@ class Command(BaseCommand):
             if testset or lp or system:
                 raise CommandError("--permutations takes no --testset, --lp or --system")
             with clear_errors():
-                report = parsing.import_permutation_parses(file, permutations, parser)
+                report = parses.import_permutation_parses(file, permutations, parser)
         else:
             if not testset or not lp:
                 raise CommandError("give --testset and --lp (or --permutations PERMS.ids)")
             with clear_errors():
-                report = parsing.import_parses(
+                report = parses.import_parses(
                     file, testset=testset, lp=lp, system=system, parser=parser
                 )
         print_report(self, report, verbosity)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from survey import paper_import
+from survey.management.reporting import find_study
+from survey.paper import print_runs
 from wojdb.arguments import POSITIVE, int_range, output_folder
-from wojdb.reporting import find_study
 
 #: A print run is held in memory until its one transaction commits: 99,999,999 copies grew
 #: past 1.5 GB in minutes without writing a page.
@@ -43,10 +43,10 @@ class Command(BaseCommand):
         study = find_study(study)
         bar = tqdm(desc="copies", unit="copy", disable=verbosity < 1, file=self.stderr)
         try:
-            printed = paper_import.print_questionnaires(
+            printed = print_runs.print_questionnaires(
                 study, questionnaire, copies, paper, out, progress=bar.update
             )
-        except paper_import.PaperError as e:
+        except print_runs.PaperError as e:
             raise CommandError(str(e)) from None
         finally:
             bar.close()
