@@ -119,3 +119,15 @@ def test_clusters_and_rank_ranges_follow_the_organisers_rules():
 def test_human_references_are_marked_as_references():
     names = ["refA", "ref-C", "HUMAN-B", "Human-refA", "HUMAN", "HUMAN.0", "ONLINE-B", "reformer"]
     assert protocols.is_reference(pd.Series(names)).tolist() == [True] * 6 + [False, False]
+
+
+def test_the_protocol_is_the_one_asked_for_else_that_of_the_test_sets_year():
+    assert protocols.choose("wmt22", {2024}) == ("wmt22", "as asked")
+    assert protocols.choose(None, {2024}) == ("wmt24", "the judgments' test set year 2024")
+    assert protocols.choose(None, {2021, 2022})[0] == "wmt22"
+    assert "not implemented" in protocols.choose(None, {2023})[1]
+    assert protocols.choose(None, {2022, 2024}) == (
+        "wmt22",
+        "test sets of several years (2022, 2024): give --protocol",
+    )
+    assert protocols.choose(None, set()) == ("wmt22", "no test-set year known")

@@ -65,6 +65,8 @@ def choose(asked: str | None, years: set[int]) -> tuple[str, str]:
     """The protocol to use, and why: the one asked for, else the one of the judgments' year."""
     if asked:
         return asked, "as asked"
+    if not years:
+        return "wmt22", "no test-set year known"
     names = {"wmt24" if year >= FIRST_YEAR["wmt24"] else "wmt22" for year in years}
     listed = ", ".join(map(str, sorted(years))) or "none"
     if len(names) == 1:
