@@ -19,7 +19,8 @@ def download_release(request, slug):
     try:
         built = releases.build(study)
     except releases.ExportError as e:
-        return HttpResponse(str(e), status=404, content_type="text/plain; charset=utf-8")
+        # The study is there, but not yet a release: nothing completed to export.
+        return HttpResponse(str(e), status=409, content_type="text/plain; charset=utf-8")
     # Unnamed and deleted when closed; FileResponse closes it once sent.
     archive = tempfile.TemporaryFile()  # noqa: SIM115
     with tempfile.TemporaryDirectory() as folder:
