@@ -493,11 +493,23 @@ def _plan_rater_judgments(
             source_lang=src, target_lang=tgt, system=r.system, segment_id=r.item_id,
             document=r.published_document, document_score=r.document_score,
             triple_id=t[0][0] if t else None, rater=r.rater, item_type=r.item_type,
-            score=r.score, seconds=r.seconds, source_file=path.name, line=r.line,
+            score=r.score, seconds=r.seconds, time_end=r.time_end, source_file=path.name,
+            line=r.line,
         )
         for r, t in linked
     ]  # fmt: skip
     plan.errors = [r.errors for r in rows]
+    if repeated := [r for r in rows if r.repeated_at]:
+        named = "; ".join(
+            f"line {r.line} kept, repeated at {', '.join(map(str, r.repeated_at))}"
+            for r in repeated[:3]
+        )
+        report.notes.append(
+            f"{path.name}: {testset} {lp}: {sum(len(r.repeated_at) for r in repeated):,} rows "
+            f"repeat an earlier row exactly (rater, item, score, spans and times) and are read "
+            f"once, as WMT's organisers read them ({named}"
+            + (f"; {len(repeated) - 3:,} more" if len(repeated) > 3 else "") + ")"
+        )  # fmt: skip
     if dropped := sum(a.span_dropped for r in rows for a in r.errors):
         report.notes.append(
             f"{path.name}: {dropped:,} error span(s) dropped, their <v> marks not paired; the "
