@@ -156,7 +156,7 @@ def study(request, slug):
         "questionnaire_count": study.questionnaires.values("number").distinct().count(),
         "members": study.members.select_related("user"),
         "member_form": MemberForm() if TEAM in rights else None,
-        "entries": list(record.entries(study))[-50:] if RECORD in rights else None,
+        "entries": record.latest(study.slug, 50) if RECORD in rights else None,
         # Real participants only, as every other count on the page.
         "modes": dict(study.participants.real().values_list("mode").annotate(n=Count("pk"))),
     }
