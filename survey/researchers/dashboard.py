@@ -1,4 +1,4 @@
-"""The researcher's dashboard (staff only): a study's status, progress and balance of its
+"""The researcher's dashboard, for each study's team as their roles allow: a study's status, progress and balance of its
 questionnaires, and the actions to build or extend them, to launch the study, to clear its pilot
 data and to release abandoned slots."""
 
