@@ -1,6 +1,6 @@
-"""The researcher's dashboard, for each study's team as their roles allow: a study's status, progress and balance of its
-questionnaires, and the actions to build or extend them, to launch the study, to clear its pilot
-data and to release abandoned slots."""
+"""The researcher's dashboard, for each study's team as their roles allow: a study's status,
+progress and balance of its questionnaires, the actions to build or extend them, to launch the
+study, to clear its pilot data and to release abandoned slots, its team and its record."""
 
 from __future__ import annotations
 
