@@ -4,7 +4,7 @@ by every researcher and changed by superusers alone; the studies' records by nob
 
 from django.contrib import admin
 from django.core.exceptions import ValidationError
-from django.db.models import URLField
+from django.db.models import BigIntegerField, FloatField, IntegerField, URLField
 from django.forms.models import BaseInlineFormSet
 from django.template.loader import render_to_string
 from django.utils.html import format_html, format_html_join
@@ -13,8 +13,27 @@ from survey import access, models, record
 from survey.access import MANAGE, PEOPLE, RECORD, TEAM, VIEW
 from survey.design.questionnaires import is_frozen
 from survey.participants import participation
+from survey.participants.forms import DecimalNumber, WholeNumber
 from wojdb.core import texts
 from wojdb.core.vocabulary import OWNER
+
+#: Numbers typed here are read by the program's one rule (wojdb.core.numbers), not by int() and
+#: float(), which take "1_0" and "٣". BigIntegerField is named too: Django's own entry for it
+#: (its widget) would otherwise come first.
+NUMBERS = {
+    IntegerField: {"form_class": WholeNumber},
+    BigIntegerField: {"form_class": WholeNumber},
+    FloatField: {"form_class": DecimalNumber},
+}
+
+
+class ModelAdmin(admin.ModelAdmin):
+    formfield_overrides = NUMBERS
+
+
+class TabularInline(admin.TabularInline):
+    formfield_overrides = NUMBERS
+
 
 #: The way from each study-scoped model to its study, for querysets ("" is the study itself).
 STUDY_PATHS = {
@@ -117,7 +136,7 @@ class StudyScopedInline(StudyScoped):
         return self._allowed(request, self.change_right, obj)
 
 
-class ScopedAdmin(StudyScoped, admin.ModelAdmin):
+class ScopedAdmin(StudyScoped, ModelAdmin):
     """A study-scoped model's admin; what a researcher does here is on the study's record."""
 
     def changeform_view(self, request, *args, **kwargs):
@@ -139,7 +158,7 @@ class PeopleAdmin(ScopedAdmin):
     view_right = PEOPLE
 
 
-class SharedData(admin.ModelAdmin):
+class SharedData(ModelAdmin):
     """WMT data every study shares: read by every researcher, changed by superusers alone (a
     change would reach every study built on it)."""
 
@@ -266,7 +285,7 @@ RECORDED = (
 )
 
 
-class ConsentTextInline(StudyScopedInline, admin.TabularInline):
+class ConsentTextInline(StudyScopedInline, TabularInline):
     model = models.ConsentText
     formset = ConsentTextFormSet
     extra = 0
@@ -291,7 +310,7 @@ class StudyAdmin(ScopedAdmin):
     readonly_fields = ["launched_at", "preview"]
     inlines = [ConsentTextInline]
     # A return address typed without a scheme is a web address (Django 6's default).
-    formfield_overrides = {URLField: {"assume_scheme": "https"}}
+    formfield_overrides = {**NUMBERS, URLField: {"assume_scheme": "https"}}
 
     class Media:
         css = {"all": ["survey/admin/preview.css"]}
@@ -330,13 +349,22 @@ class StudyAdmin(ScopedAdmin):
     def save_model(self, request, obj, form, change):
         if not change:  # the texts left as the form offered them follow the study's language
             obj.take_language_defaults(given=form.changed_data)
+        stored = models.Study.objects.filter(pk=obj.pk).first() if change else None
         super().save_model(request, obj, form, change)
         if not change:
-            record.note(obj, "study created", fields=len(form.changed_data))
+            record.note(obj, "study created")
             if not request.user.is_superuser:
                 access.set_role(obj, request.user, OWNER)
-        elif form.changed_data:
-            record.note(obj, "settings changed", fields=sorted(form.changed_data))
+            return
+        # What the save changed: a text sent back with other line ends is the same text.
+        columns = {f.name for f in obj._meta.concrete_fields}
+        changed = [
+            name
+            for name in form.changed_data
+            if name not in columns or getattr(stored, name) != getattr(obj, name)
+        ]
+        if changed:
+            record.note(obj, "settings changed", fields=sorted(changed))
 
     def save_formset(self, request, form, formset, change):
         super().save_formset(request, form, formset, change)
@@ -397,7 +425,7 @@ class StudyPlanAdmin(ScopedAdmin):
         return False
 
 
-class QuestionnaireEntryInline(StudyScopedInline, admin.TabularInline):
+class QuestionnaireEntryInline(StudyScopedInline, TabularInline):
     """Entries are edited here only until a participant starts the questionnaire; after that,
     changes go through survey.design.questionnaires.revise(), which writes a new version."""
 
@@ -422,12 +450,12 @@ class QuestionnaireAdmin(ScopedAdmin):
     inlines = [QuestionnaireEntryInline]
 
 
-class LanguageInline(StudyScopedInline, admin.TabularInline):
+class LanguageInline(StudyScopedInline, TabularInline):
     model = models.ParticipantLanguage
     extra = 0
 
 
-class RatingInline(StudyScopedInline, admin.TabularInline):
+class RatingInline(StudyScopedInline, TabularInline):
     model = models.Rating
     raw_id_fields = ["item"]
     extra = 0
@@ -547,24 +575,6 @@ class PaperAnswerAdmin(PeopleAdmin):
     readonly_fields = ["copy", "page", "field", "kind", "reason"]
 
 
-@admin.register(models.StudyMember)
-class StudyMemberAdmin(ScopedAdmin):
-    """The study teams, read here; the study page's Team section and `study_team` change them."""
-
-    list_display = ["study", "user", "role", "added"]
-    list_filter = [only_theirs("study"), "role"]
-
-    # Changed on the study page or by `study_team`, which keep an owner and record the change.
-    def has_add_permission(self, request, *args):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
 @admin.register(models.StudyEvent)
 class StudyEventAdmin(ScopedAdmin):
     """The studies' records: read, never written here."""
@@ -584,6 +594,6 @@ class StudyEventAdmin(ScopedAdmin):
 
 
 @admin.register(models.EntryCount)
-class EntryCountAdmin(admin.ModelAdmin):
+class EntryCountAdmin(ModelAdmin):
     list_display = ["address", "window", "count"]
     search_fields = ["address"]

@@ -1,6 +1,6 @@
-"""The researcher's dashboard (staff only): a study's status, progress and balance of its
-questionnaires, and the actions to build or extend them, to launch the study, to clear its pilot
-data and to release abandoned slots."""
+"""The researcher's dashboard, for each study's team as their roles allow: a study's status,
+progress and balance of its questionnaires, the actions to build or extend them, to launch the
+study, to clear its pilot data and to release abandoned slots, its team and its record."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ from survey.design.questionnaires import (
 )
 from survey.models import Participant, Rating, Study, StudyMember, real_participants
 from survey.participants.assignment import release_abandoned
+from survey.participants.forms import WholeNumber
 from wojdb.core import scales
 from wojdb.core.design.composition import (
     MAX_QUESTIONNAIRES,
@@ -52,10 +53,10 @@ if TYPE_CHECKING:  # pandas and the balance checks load on use, not at start-up
 
 
 class BuildForm(forms.Form):
-    count = forms.IntegerField(
+    count = WholeNumber(
         label="Questionnaires", min_value=1, max_value=MAX_QUESTIONNAIRES, initial=1
     )
-    seed = forms.IntegerField(
+    seed = WholeNumber(
         label="Seed", min_value=0, max_value=2**63 - 1, help_text="the same seed, the same result"
     )
 
@@ -155,7 +156,7 @@ def study(request, slug):
         "questionnaire_count": study.questionnaires.values("number").distinct().count(),
         "members": study.members.select_related("user"),
         "member_form": MemberForm() if TEAM in rights else None,
-        "entries": list(record.entries(study))[-50:] if RECORD in rights else None,
+        "entries": record.latest(study.slug, 50) if RECORD in rights else None,
         # Real participants only, as every other count on the page.
         "modes": dict(study.participants.real().values_list("mode").annotate(n=Count("pk"))),
     }

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 METHODS = ("spearman", "pearson", "kendall")
 #: Bootstrap resamples of a correlation's 95% interval (`correlation`).
 N_BOOT = 1000
+#: The WMT years whose system-level computation is followed (`protocols`).
+PROTOCOLS = ("wmt22", "wmt24")
 #: Fewest levels (groups) a random factor needs for its variance to be estimated
 #: (`estimability`).
 MIN_GROUPS = 5
