@@ -1,3 +1,4 @@
+from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.db.models import URLField
@@ -6,6 +7,7 @@ from django.template.loader import render_to_string
 from django.utils.html import format_html, format_html_join
 
 from survey import models
+from survey.design import shown
 from survey.design.questionnaires import is_frozen
 from survey.participants import participation
 from wojdb.core import texts
@@ -125,8 +127,31 @@ PREVIEWED = (
 )
 
 
+class StudyForm(forms.ModelForm):
+    """Once real people have taken part, what they read before or while answering stays as it
+    was (survey.design.shown.FIXED), as a study file's build holds it."""
+
+    def clean(self):
+        cleaned = super().clean()
+        study = self.instance
+        reason = study.pk and shown.real_participation(study)
+        changed = shown.fixed_changes(study, cleaned) if reason else []
+        if changed:
+            for name in changed:
+                if name in self.fields:
+                    self.add_error(name, "Participants were shown this: it stays as it is.")
+            problem = shown.refusal(study, reason, changed, "this form")
+            raise ValidationError(
+                f"{problem[:1].upper()}{problem[1:]}. Nothing was saved. What participants read "
+                "only after answering (the debriefing) and the contacts and results date stay "
+                "editable."
+            )
+        return cleaned
+
+
 @admin.register(models.Study)
 class StudyAdmin(admin.ModelAdmin):
+    form = StudyForm
     list_display = ["name", "slug", "language", "items_per_questionnaire", "is_open", "launched_at"]
     prepopulated_fields = {"slug": ["name"]}
     raw_id_fields = ["sample_item", "shared_items"]
