@@ -24,8 +24,9 @@ class Command(BaseCommand):
         "leaves it unanswered; several, or a box between the thresholds, is flagged for the "
         "review page. Pages are stored once (re-importing adds nothing; a page read again with "
         "other marks, in one run or against the stored page, is refused); a copy becomes a paper "
-        "participant when all its pages are in. Any unreadable page or file refuses the whole "
-        "import, writing nothing, unless --skip-bad."
+        "participant when all its pages are in. Pages of a copy whose participant withdrew are "
+        "left out and named. Any unreadable page or file refuses the whole import, writing "
+        "nothing, unless --skip-bad."
     )
 
     def add_arguments(self, parser):
@@ -103,6 +104,8 @@ class Command(BaseCommand):
             bar.close()
         for line in result.skipped:
             self.stderr.write(f"skipped: {line}")
+        for line in result.withdrawn:
+            self.stdout.write(f"left out: {line}")
         for line in result.duplicates:
             self.stdout.write(f"already stored: {line}")
         for code, missing in result.waiting.items():
