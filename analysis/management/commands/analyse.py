@@ -5,9 +5,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from analysis.analysing import AnalysisError, run_analysis
+from survey.management.reporting import refused
 from wojdb.arguments import SEED, int_range, output_folder
 from wojdb.core.stats import correlation
 from wojdb.core.stats.estimability import MIN_GROUPS
@@ -82,7 +83,7 @@ class Command(BaseCommand):
     def handle(self, out, verbosity, **options):
         if options["release"] is not None and options["study"] is not None:
             # The release holds one study, its own: --study was ignored without a word.
-            raise CommandError(
+            raise refused(
                 "--study names a study of the database, --release a release's own study: "
                 "give one of them. Nothing was written."
             )
@@ -107,7 +108,7 @@ class Command(BaseCommand):
                 progress=lambda step: say(f"- {step}"),
             )
         except AnalysisError as e:
-            raise CommandError(str(e)) from None
+            raise refused(str(e)) from None
         for note in done.notes:
             say(self.style.WARNING(f"Note: {note}"))
         if verbosity:

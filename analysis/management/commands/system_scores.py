@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from analysis import frames
-from survey.management.reporting import find_study
+from survey.management.reporting import find_study, refused
 from wojdb.arguments import output_file
 from wojdb.core.spreadsheet import escape_frame
 from wojdb.core.stats import system
@@ -56,7 +56,7 @@ class Command(BaseCommand):
         else:
             table = frames.external_system_table(source, testset, lp)
         if table.empty:
-            raise CommandError(
+            raise refused(
                 f"No {source} judgments"
                 + (f" of test set {testset!r}" if testset else "")
                 + (f" for {', '.join(lp)}" if lp else "")

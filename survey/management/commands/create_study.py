@@ -2,12 +2,12 @@ import os
 from functools import partial
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
 from survey.design.build import build_study
 from survey.design.plan import StudyFileError, read_study_file
-from survey.management.reporting import print_report
+from survey.management.reporting import print_report, refused
 from wojdb.arguments import JOBS
 
 
@@ -42,7 +42,7 @@ class Command(BaseCommand):
                 step=lambda text: step(f"- {text} …"),
             )
         except StudyFileError as e:
-            raise CommandError(str(e)) from None
+            raise refused(str(e)) from None
         slug = build.study.slug
         self.stdout.write(f"{'Created' if build.created else 'Updated'} study {slug!r}.")
         for source, report in build.imports if verbosity >= 2 else ():

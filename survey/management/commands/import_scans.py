@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
-from survey.management.reporting import find_study
+from survey.management.reporting import find_study, refused
 from survey.paper import scan_import
 from wojdb.arguments import float_range, int_range
 from wojdb.core.paper.scanning import Thresholds
@@ -91,7 +91,7 @@ class Command(BaseCommand):
                 filled_min=options["filled_min"],
             )
         except ValueError as e:
-            raise CommandError(str(e)) from None
+            raise refused(str(e)) from None
         study = find_study(study) if study else None
         bar = tqdm(desc="pages", unit="page", disable=verbosity < 1, file=self.stderr)
         try:
@@ -99,7 +99,7 @@ class Command(BaseCommand):
                 files, study, dpi, thresholds, skip_bad, progress=lambda: bar.update()
             )
         except scan_import.PaperError as e:
-            raise CommandError(str(e)) from None
+            raise refused(str(e)) from None
         finally:
             bar.close()
         for line in result.skipped:
