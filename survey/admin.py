@@ -13,8 +13,17 @@ from survey.participants import participation
 from wojdb.core import texts
 
 
+class ShownContentAdmin(admin.ModelAdmin):
+    """A sentence, translation, permutation or item stays as it is, shown read only, once a
+    study that holds it can no longer change what it shows (survey.design.shown)."""
+
+    def has_change_permission(self, request, obj=None):
+        allowed = super().has_change_permission(request, obj)
+        return allowed and not (obj is not None and shown.locked_content(obj))
+
+
 @admin.register(models.Segment)
-class SegmentAdmin(admin.ModelAdmin):
+class SegmentAdmin(ShownContentAdmin):
     list_display = ["testset", "lp", "number", "reference", "reference_length", "parser"]
     list_filter = ["testset", "source_lang", "ref_name"]
     search_fields = ["reference", "source"]
@@ -29,7 +38,7 @@ class CorpusAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Triple)
-class TripleAdmin(admin.ModelAdmin):
+class TripleAdmin(ShownContentAdmin):
     list_display = ["__str__", "hypothesis", "hypothesis_length", "rank_score", "da_raw"]
     list_filter = ["pool_entries__study", "corpus__source_lang", "corpus__system"]
     search_fields = ["hypothesis", "segment__reference"]
@@ -79,7 +88,7 @@ class SystemScoreAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Permutation)
-class PermutationAdmin(admin.ModelAdmin):
+class PermutationAdmin(ShownContentAdmin):
     list_display = ["triple", "perm_type", "degree", "text", "quality"]
     list_filter = ["perm_type", "degree"]
     search_fields = ["text"]
@@ -88,7 +97,7 @@ class PermutationAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Item)
-class ItemAdmin(admin.ModelAdmin):
+class ItemAdmin(ShownContentAdmin):
     list_display = ["pk", "kind", "triple", "permutation"]
     list_filter = [("permutation", admin.EmptyFieldListFilter), "permutation__perm_type"]
     raw_id_fields = ["triple", "permutation"]

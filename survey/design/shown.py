@@ -2,7 +2,8 @@
 
 One list for every path that changes a study — the admin's study form, a study file's build
 (`create_study`), `sample_pool` — and for the build's digest, so that no path can change what
-another refuses to, and the digest covers what participants see.
+another refuses to, and the digest covers what participants see. The sentences themselves (a
+reference, a translation, a permutation, an item) are held the same way (`locked_content`).
 
 What a participant reads before or while answering (the questions and their scale ends, the
 texts up to the practice pair and the feedback on it, the study's language, the design that
@@ -20,7 +21,7 @@ from typing import Any
 
 from django.db.models import Q
 
-from survey.models import Item, Rating, Study
+from survey.models import Item, Permutation, Rating, Segment, Study, Triple
 from wojdb.core import texts
 
 #: Table 6.3's layout: which items a questionnaire holds.
@@ -168,3 +169,26 @@ def values(study: Study) -> dict[str, Any]:
     shown = {n: getattr(study, n) for n in SHOWN if n not in ITEMS}
     shown[TITLE] = texts.project_title(study)
     return shown
+
+
+def locked_content(sentence: Segment | Triple | Permutation | Item) -> str | None:
+    """Why a sentence, translation, permutation or item may no longer change — a study whose
+    pool or items hold it can no longer change what it shows (`real_participation`) — or
+    None."""
+    if isinstance(sentence, Segment):
+        triples = Triple.objects.filter(segment=sentence)
+    elif isinstance(sentence, Triple):
+        triples = Triple.objects.filter(pk=sentence.pk)
+    else:  # a permutation or an item, of one triple
+        triples = Triple.objects.filter(pk=sentence.triple_id)
+    items = Item.objects.filter(triple__in=triples)
+    studies = Study.objects.filter(
+        Q(pool_entries__triple__in=triples)
+        | Q(questionnaires__entries__item__in=items)
+        | Q(sample_item__in=items)
+        | Q(shared_items__in=items)
+    ).distinct()
+    for study in studies.order_by("slug"):
+        if reason := real_participation(study):
+            return f"study {study.slug!r} shows it, and {reason}"
+    return None

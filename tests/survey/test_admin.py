@@ -217,3 +217,28 @@ def test_every_study_field_is_either_shown_or_not():
     assert not set(shown.SHOWN) & set(shown.NOT_SHOWN)
     assert set(shown.SHOWN) | set(shown.NOT_SHOWN) == editable
     assert set(shown.ITEMS) == editable - {f.name for f in study_fields()}
+
+
+@pytest.mark.django_db
+def test_sentences_an_answered_study_shows_are_read_only_in_the_admin(staff_client):
+    """The texts of a pair participants answered changed under their answers in the admin's
+    pages of sentences, translations, permutations and items."""
+    study = answered_study()
+    entry = study.questionnaires.get().entries.filter(item__permutation__isnull=False).first()
+    item = entry.item
+    pages = {
+        "segment": (item.triple.segment, "reference"),
+        "triple": (item.triple, "hypothesis"),
+        "permutation": (item.permutation, "text"),
+        "item": (item, "triple"),
+    }
+    for model, (sentence, field) in pages.items():
+        url = reverse(f"admin:survey_{model}_change", args=[sentence.pk])
+        assert f'name="{field}"'.encode() not in staff_client.get(url).content, model
+        assert staff_client.post(url, {field: "Changed."}).status_code == 403, model
+    # Before the launch and without real answers, they can still be corrected.
+    study.participants.all().delete()
+    type(study).objects.filter(pk=study.pk).update(launched_at=None)
+    for model, (sentence, field) in pages.items():
+        url = reverse(f"admin:survey_{model}_change", args=[sentence.pk])
+        assert f'name="{field}"'.encode() in staff_client.get(url).content, model
