@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import secrets
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from wojdb.core import scales, texts
@@ -26,6 +28,7 @@ from wojdb.core.vocabulary import (
     PARTICIPANT_STATUSES,
     PARTICIPATION_MODES,
     PERMUTATION_TYPES,
+    ROLES,
     WEB,
 )
 
@@ -1066,3 +1069,71 @@ class PaperAnswer(models.Model):
 
     def __str__(self):
         return f"{self.copy} {self.field} ({self.status})"
+
+
+class StudyMember(models.Model):
+    """A researcher in a study's team, with one role: what they may see and do in it is the
+    role's (survey/access.py). Superusers need no place in a team."""
+
+    ROLES = [(role, role.capitalize()) for role in ROLES]
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="members")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="study_roles"
+    )
+    role = models.CharField(max_length=8, choices=ROLES)
+    added = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["study", "user"], name="one_role_per_member")
+        ]
+        ordering = ["study", "user__username"]
+
+    def __str__(self):
+        return f"{self.user} ({self.role} of {self.study.slug})"
+
+
+class RecordQuerySet(models.QuerySet):
+    """The record is appended to, never rewritten: no update or delete through a queryset."""
+
+    def update(self, **kwargs):
+        raise TypeError("a study's record is append-only")
+
+    def delete(self):
+        raise TypeError("a study's record is append-only")
+
+
+class StudyEvent(models.Model):
+    """One entry of a study's record: who did what, and when (survey/record.py writes them).
+    Append-only, and kept when the study is deleted: the slug stays with each entry. It never
+    holds a participant's personal data."""
+
+    study = models.ForeignKey(
+        Study, on_delete=models.SET_NULL, null=True, blank=True, related_name="events"
+    )
+    study_slug = models.SlugField(db_index=True)
+    at = models.DateTimeField(default=timezone.now)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    actor = models.CharField(
+        max_length=200, help_text="the user's name, or the command and the server's operator"
+    )
+    action = models.CharField(max_length=40, db_index=True)
+    details = models.JSONField(default=dict, blank=True)
+
+    objects = RecordQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["at", "id"]
+
+    def __str__(self):
+        return f"{self.at:%Y-%m-%d %H:%M} {self.study_slug}: {self.action} by {self.actor}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise TypeError("a study's record is append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise TypeError("a study's record is append-only")

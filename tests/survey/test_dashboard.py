@@ -24,7 +24,9 @@ pytestmark = pytest.mark.filterwarnings("ignore:No directory at:UserWarning")
 
 @pytest.fixture
 def staff(client, db):
-    user = get_user_model().objects.create_user("researcher", password="pw", is_staff=True)
+    user = get_user_model().objects.create_user(
+        "researcher", password="pw", is_staff=True, is_superuser=True
+    )  # every right: what each role may do is tests/test_permissions.py's
     client.force_login(user)
     return client
 

@@ -249,10 +249,10 @@ def test_a_file_changing_only_the_first_question_gives_another_digest(tmp_path):
 
 
 def readme_study(folder: Path) -> Path:
-    """The README's own study file ("Run your own study"), saved in a folder beside the clone's
+    """The README's own study file ("Your own study in brief"), saved in a folder beside the clone's
     fixtures, as the README has it saved in the clone's folder."""
     (folder / "fixtures").symlink_to(ROOT / "fixtures")
-    (text,) = re.findall(r"^```toml\n(.*?)^```", section("## Run your own study"), re.M | re.S)
+    (text,) = re.findall(r"^```toml\n(.*?)^```", section("## Your own study in brief"), re.M | re.S)
     (folder / "my-study.toml").write_text(text)
     return folder / "my-study.toml"
 
