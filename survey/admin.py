@@ -5,7 +5,7 @@ by every researcher and changed by superusers alone; the studies' records by nob
 from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
-from django.db.models import URLField
+from django.db.models import BigIntegerField, FloatField, IntegerField, URLField
 from django.forms.models import BaseInlineFormSet
 from django.template.loader import render_to_string
 from django.utils.html import format_html, format_html_join
@@ -15,8 +15,27 @@ from survey.access import MANAGE, PEOPLE, RECORD, TEAM, VIEW
 from survey.design import shown
 from survey.design.questionnaires import is_frozen
 from survey.participants import participation
+from survey.participants.forms import DecimalNumber, WholeNumber
 from wojdb.core import texts
 from wojdb.core.vocabulary import OWNER
+
+#: Numbers typed here are read by the program's one rule (wojdb.core.numbers), not by int() and
+#: float(), which take "1_0" and "٣". BigIntegerField is named too: Django's own entry for it
+#: (its widget) would otherwise come first.
+NUMBERS = {
+    IntegerField: {"form_class": WholeNumber},
+    BigIntegerField: {"form_class": WholeNumber},
+    FloatField: {"form_class": DecimalNumber},
+}
+
+
+class ModelAdmin(admin.ModelAdmin):
+    formfield_overrides = NUMBERS
+
+
+class TabularInline(admin.TabularInline):
+    formfield_overrides = NUMBERS
+
 
 #: The way from each study-scoped model to its study, for querysets ("" is the study itself).
 STUDY_PATHS = {
@@ -119,7 +138,7 @@ class StudyScopedInline(StudyScoped):
         return self._allowed(request, self.change_right, obj)
 
 
-class ScopedAdmin(StudyScoped, admin.ModelAdmin):
+class ScopedAdmin(StudyScoped, ModelAdmin):
     """A study-scoped model's admin; what a researcher does here is on the study's record."""
 
     def changeform_view(self, request, *args, **kwargs):
@@ -141,7 +160,7 @@ class PeopleAdmin(ScopedAdmin):
     view_right = PEOPLE
 
 
-class SharedData(admin.ModelAdmin):
+class SharedData(ModelAdmin):
     """WMT data every study shares: read by every researcher, changed by superusers alone (a
     change would reach every study built on it)."""
 
@@ -277,7 +296,7 @@ RECORDED = (
 )
 
 
-class ConsentTextInline(StudyScopedInline, admin.TabularInline):
+class ConsentTextInline(StudyScopedInline, TabularInline):
     model = models.ConsentText
     formset = ConsentTextFormSet
     extra = 0
@@ -325,7 +344,7 @@ class StudyAdmin(ScopedAdmin):
     readonly_fields = ["launched_at", "preview"]
     inlines = [ConsentTextInline]
     # A return address typed without a scheme is a web address (Django 6's default).
-    formfield_overrides = {URLField: {"assume_scheme": "https"}}
+    formfield_overrides = {**NUMBERS, URLField: {"assume_scheme": "https"}}
 
     class Media:
         css = {"all": ["survey/admin/preview.css"]}
@@ -440,7 +459,7 @@ class StudyPlanAdmin(ScopedAdmin):
         return False
 
 
-class QuestionnaireEntryInline(StudyScopedInline, admin.TabularInline):
+class QuestionnaireEntryInline(StudyScopedInline, TabularInline):
     """Entries are edited here only until a participant starts the questionnaire; after that,
     changes go through survey.design.questionnaires.revise(), which writes a new version."""
 
@@ -465,12 +484,12 @@ class QuestionnaireAdmin(ScopedAdmin):
     inlines = [QuestionnaireEntryInline]
 
 
-class LanguageInline(StudyScopedInline, admin.TabularInline):
+class LanguageInline(StudyScopedInline, TabularInline):
     model = models.ParticipantLanguage
     extra = 0
 
 
-class RatingInline(StudyScopedInline, admin.TabularInline):
+class RatingInline(StudyScopedInline, TabularInline):
     model = models.Rating
     raw_id_fields = ["item"]
     extra = 0
@@ -627,6 +646,6 @@ class StudyEventAdmin(ScopedAdmin):
 
 
 @admin.register(models.EntryCount)
-class EntryCountAdmin(admin.ModelAdmin):
+class EntryCountAdmin(ModelAdmin):
     list_display = ["address", "window", "count"]
     search_fields = ["address"]

@@ -215,8 +215,9 @@ class SystemScore(models.Model):
 
 
 class ExternalSegmentScore(models.Model):
-    """One row of an imported segment-score file (WMT DA `ad-seg-scores-LP.csv`): one system's
-    mean scores of one segment, as published.
+    """One row of an imported segment-score file (WMT DA `ad-seg-scores-LP.csv`, and the rows of
+    human references in MQM `avg_seg_scores` files, which have no sentences to score): one
+    system's mean scores of one segment, as published.
 
     Every row is kept, linked to its sentence where the segment id maps to one, so that system
     scores are computed from all of them as WMT computes its tables (human references judged
@@ -238,9 +239,15 @@ class ExternalSegmentScore(models.Model):
     triple = models.ForeignKey(
         Triple, null=True, blank=True, on_delete=models.CASCADE, related_name="segment_scores"
     )
-    raw = models.FloatField(help_text="RAW.SCR: mean raw score, 0-100")
-    z = models.FloatField(help_text="Z.SCR: mean rater-standardised score")
-    judgments = models.PositiveIntegerField(help_text="N: the judgments averaged")
+    raw = models.FloatField(
+        null=True, blank=True, help_text="RAW.SCR: mean raw score, 0-100; empty for MQM"
+    )
+    z = models.FloatField(
+        help_text="Z.SCR: mean rater-standardised score; MQM: the published segment score"
+    )
+    judgments = models.PositiveIntegerField(
+        null=True, blank=True, help_text="N: the judgments averaged; empty where not published"
+    )
     line = models.PositiveIntegerField(help_text="the line of the file it comes from")
 
     class Meta:
@@ -284,6 +291,12 @@ class ExternalJudgment(models.Model):
     )
     score = models.FloatField(help_text="z (WMT DA), 0-100 (Appraise) or MQM, as above")
     seconds = models.FloatField(null=True, blank=True)
+    time_end = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="when the rater finished, in seconds since 1970 as published (Appraise); "
+        "of one rater's ratings of an item, WMT24 counts the latest",
+    )
     source = models.ForeignKey(
         JudgmentImport,
         null=True,

@@ -29,6 +29,7 @@ from survey.design.questionnaires import (
 )
 from survey.models import Participant, Rating, Study, StudyMember, real_participants
 from survey.participants.assignment import release_abandoned
+from survey.participants.forms import WholeNumber
 from wojdb.core import scales
 from wojdb.core.design.composition import (
     MAX_QUESTIONNAIRES,
@@ -52,10 +53,10 @@ if TYPE_CHECKING:  # pandas and the balance checks load on use, not at start-up
 
 
 class BuildForm(forms.Form):
-    count = forms.IntegerField(
+    count = WholeNumber(
         label="Questionnaires", min_value=1, max_value=MAX_QUESTIONNAIRES, initial=1
     )
-    seed = forms.IntegerField(
+    seed = WholeNumber(
         label="Seed", min_value=0, max_value=2**63 - 1, help_text="the same seed, the same result"
     )
 
