@@ -80,7 +80,7 @@ def new_values(name: str) -> st.SearchStrategy:
     """Values a study file may give the Study field `name`."""
     field = Study._meta.get_field(name)
     special = {
-        "language": st.sampled_from(["fr", "de", "cs", "ja", "pt-BR"]),
+        "language": st.sampled_from(["fr", "de", "cs", "ja", "ru"]),
         "type_counts": st.just(table_6_3(50, 0.5, 0.4)),
         "items_per_questionnaire": st.integers(4, 300).filter(lambda n: _layout_holds(items=n)),
         "permutation_share": st.floats(0, 1).filter(lambda s: _layout_holds(permutation_share=s)),
