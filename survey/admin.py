@@ -609,24 +609,6 @@ class PaperAnswerAdmin(PeopleAdmin):
     readonly_fields = ["copy", "page", "field", "kind", "reason"]
 
 
-@admin.register(models.StudyMember)
-class StudyMemberAdmin(ScopedAdmin):
-    """The study teams, read here; the study page's Team section and `study_team` change them."""
-
-    list_display = ["study", "user", "role", "added"]
-    list_filter = [only_theirs("study"), "role"]
-
-    # Changed on the study page or by `study_team`, which keep an owner and record the change.
-    def has_add_permission(self, request, *args):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
 @admin.register(models.StudyEvent)
 class StudyEventAdmin(ScopedAdmin):
     """The studies' records: read, never written here."""
