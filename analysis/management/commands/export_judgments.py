@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from survey.management.reporting import refused
 from wojdb.arguments import output_file
 from wojdb.core.vocabulary import EXTERNAL_SOURCES
 
@@ -51,7 +52,7 @@ class Command(BaseCommand):
             ]
             table = segment_table([p for p in parts if not p.empty])
         if table.empty:
-            raise CommandError(
+            raise refused(
                 "No imported judgments"
                 + (f" of {', '.join(source)}" if source else "")
                 + (f" of test set {testset!r}" if testset else "")

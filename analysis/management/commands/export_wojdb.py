@@ -1,10 +1,10 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
 from survey import record
-from survey.management.reporting import find_study
+from survey.management.reporting import find_study, refused
 from wojdb.core.vocabulary import DEFAULT_RELEASE_VERSION
 
 
@@ -50,7 +50,7 @@ class Command(BaseCommand):
                     progress=bar.update,
                 )
             except releases.ExportError as e:
-                raise CommandError(str(e)) from None
+                raise refused(str(e)) from None
         record.note(chosen, "release written", version=release_version, to=str(path))
         if verbosity:
             self.stdout.write(f"Wrote release {release_version} of {chosen.slug!r} to {path}")
