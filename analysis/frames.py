@@ -633,6 +633,10 @@ def external_system_table(
     return system.first_by_pair(table, published)
 
 
+#: The protocol column of a pair whose table is WMT's own published results, as imported.
+PUBLISHED = "WMT's published results"
+
+
 def protocol_table(
     source: str, name: str, testset: str | None = None, lps=None, micro: bool = False
 ) -> protocols.Table:
@@ -646,7 +650,13 @@ def protocol_table(
             )
         return protocols.wmt24_table(protocol_ratings_frame(source, testset, lps), micro)
     table = external_system_table(source, testset, lps)
-    return protocols.Table(protocols.finish(table, protocols.describe(name)), [])
+    finished = protocols.finish(table, protocols.describe(name))
+    if source == "da":  # a pair taken from WMT's published results was not computed here
+        published = set(da_system_published(testset)[system.LP]) - set(
+            external_segments(source, testset, lps)[system.LP]
+        )
+        finished.loc[finished[system.LP].isin(published), "protocol"] = PUBLISHED
+    return protocols.Table(finished, [])
 
 
 def judgments_export(

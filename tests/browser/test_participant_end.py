@@ -15,9 +15,11 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
+from survey import access
 from survey.models import Participant, Rating, Study
 from survey.participants import participation
 from tests.factories import make_study
+from wojdb.core.vocabulary import OWNER
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
@@ -225,6 +227,7 @@ def test_the_dashboard_shows_one_status_and_launches(new_page, live_server, log_
     study = make_study(questionnaires=2, items=2, launched_at=None)
     ready(study)  # a pilot participant
     user = get_user_model().objects.create_user("r", password="a-long-pw-1", is_staff=True)
+    access.set_role(study, user, OWNER)
     page = new_page(size)
     log_in_as(page, live_server, user)
     page.goto(f"{live_server.url}/researcher/studies/{study.slug}/")

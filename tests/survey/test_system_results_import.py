@@ -81,7 +81,12 @@ def test_system_scores_da_writes_the_published_ranking(de_fr, tmp_path):
     out = tmp_path / "systems.csv"
     call_command("system_scores", "--out", str(out), "--source", "da", stdout=io.StringIO())
     rows = [line.split(",") for line in out.read_text().splitlines()]
-    assert rows[0] == ["system", "lp", "z", "raw", "n", "judgments", "rank", "cluster"]
+    assert rows[0] == [
+        "system", "lp", "z", "raw", "n", "judgments", "rank", "cluster",
+        "ranks", "reference", "protocol",
+    ]  # fmt: skip
+    # Not computed here: the table says it is WMT's own, as imported.
+    assert {r[10] for r in rows[1:]} == {"WMT's published results"}
     # The release's order and clusters: Online-B first, talp_upc last.
     assert [(r[0], r[1], r[6], r[7]) for r in rows[1:]] == [
         ("Online-B", "de-fr", "1", "1"), ("translator-A", "de-fr", "2", "1"),
