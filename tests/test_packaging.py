@@ -285,7 +285,7 @@ def test_the_wheel_installs_and_runs_the_demo_from_its_data_folder(tmp_path):
             demo.terminate()
             output = demo.communicate(timeout=60)[0]
     assert "The WOJ-DB demo is ready." in output
-    assert (home / "secret_key").exists() and (home / "report" / "report.html").exists()
+    assert (home / "secret_key").exists() and (home / "reports" / "demo" / "report.html").exists()
     assert (home / "staticfiles" / "staticfiles.json").exists()
     with sqlite3.connect(home / "wojdb.sqlite3") as db:
         (participants,) = db.execute(

@@ -14,11 +14,13 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
+from survey import access
 from survey.models import PaperAnswer
 from survey.paper import print_runs, scan_import
 from tests.factories import make_study
 from wojdb.core.paper import pen, scanning
 from wojdb.core.paper.layout import MM
+from wojdb.core.vocabulary import MANAGER
 
 pytestmark = [
     pytest.mark.browser,
@@ -58,6 +60,7 @@ def test_researcher_types_write_ins_with_the_keyboard(
         a.field for a in pending
     ] == ["about.age", "about.nationality"]
     staff = get_user_model().objects.create_user("researcher", is_staff=True)
+    access.set_role(study, staff, MANAGER)  # managers review paper answers
     log_in_as(page, live_server, staff)
     page.goto(f"{live_server.url}/researcher/paper/")
     expect(page.get_by_text("2 answers to review")).to_be_visible()
