@@ -380,7 +380,8 @@ POOL_KEY = Table({
     "language_pairs": ListOf(LANGUAGE_PAIR, unique=True),
     "systems": ListOf(Text(128, blank=False), unique=True),
     "per_corpus": Integer(1, 1_000_000), "seed": SEED, "min_length": LENGTH, "max_length": LENGTH,
-    "single_sentence": Boolean(), "exclude": ListOf(EXCLUSION, unique=True),
+    "single_sentence": Boolean(), "sentence_end": Boolean(),
+    "exclude": ListOf(EXCLUSION, unique=True),
 }, check=_lengths)  # fmt: skip
 PERMUTATIONS_KEY = Table(
     {"types": ListOf(Text(choices=PERMUTATION_TYPES), min_items=1, unique=True), "seed": SEED}
@@ -513,7 +514,7 @@ def full_pool(table: dict) -> dict:
     out = {
         "testsets": [], "language_pairs": [], "systems": [], "per_corpus": DEFAULT_PER_CORPUS,
         "seed": rule.seed, "min_length": rule.min_length, "single_sentence": rule.single_sentence,
-        "exclude": [],
+        "sentence_end": rule.sentence_end, "exclude": [],
     } | table  # fmt: skip
     return {k: out[k] for k in POOL_KEY.keys if k in out}
 
@@ -537,6 +538,7 @@ def pool_rule(table: dict) -> PoolRule:
         min_length=table["min_length"],
         max_length=table.get("max_length"),
         single_sentence=table["single_sentence"],
+        sentence_end=table["sentence_end"],
         exclude=tuple(Exclusion(**x) for x in table["exclude"]),
     )
 
@@ -547,7 +549,7 @@ def rule_table(rule: PoolRule) -> dict:
         "testsets": list(rule.testsets), "language_pairs": list(rule.language_pairs),
         "systems": list(rule.systems), "per_corpus": rule.per_corpus, "seed": rule.seed,
         "min_length": rule.min_length, "max_length": rule.max_length,
-        "single_sentence": rule.single_sentence,
+        "single_sentence": rule.single_sentence, "sentence_end": rule.sentence_end,
         "exclude": [{k: v for k, v in vars(x).items() if v is not None} for x in rule.exclude],
     }  # fmt: skip
     return full_pool({k: v for k, v in table.items() if v is not None})

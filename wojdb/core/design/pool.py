@@ -1,7 +1,8 @@
 """How a study's sentence pool is drawn (thesis §6.2.3): the same number of triples at random from
 every corpus (one system's output for one language pair of one test set), among the triples a
 participant can read: never a blank text, within the study's length limits, one sentence only
-unless the study allows more, and none the study excludes.
+unless the study allows more (and then only a reference that ends as a sentence ends, unless the
+study says otherwise: a line cut short is no sentence), and none the study excludes.
 
 Lengths are in words, or in characters for languages written without spaces
 (`wojdb.core.io.text_length`), counted on what a participant reads: the reference and the
@@ -16,7 +17,7 @@ from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from wojdb.core.language.sentences import is_one_sentence
+from wojdb.core.language.sentences import ends_as_sentence, is_one_sentence
 
 DEFAULT_PER_CORPUS = 450  # the thesis's pool (§6.2.3)
 
@@ -62,6 +63,7 @@ class PoolRule:
     min_length: int = 1
     max_length: int | None = None
     single_sentence: bool = True
+    sentence_end: bool = True  # with single_sentence: the reference ends as a sentence ends
     exclude: tuple[Exclusion, ...] = ()
 
 
@@ -92,11 +94,12 @@ class Candidate:
 
 
 # Why a triple is not drawn, in the order they are checked; each names the [pool] key behind it.
-BLANK, SHORT, LONG, SENTENCES, EXCLUDED = (
+BLANK, SHORT, LONG, SENTENCES, FRAGMENT, EXCLUDED = (
     "blank",
     "under min_length",
     "over max_length",
     "of several sentences (single_sentence)",
+    "not ending as a sentence ends (sentence_end)",
     "excluded (exclude)",
 )
 
@@ -114,6 +117,14 @@ def left_out(c: Candidate, rule: PoolRule) -> str | None:
         is_one_sentence(c.reference, c.target_lang) and is_one_sentence(c.hypothesis, c.target_lang)
     ):
         return SENTENCES
+    # A segmentation error shows in the test set's line, the reference; a system's output may
+    # drop a full stop the reference has.
+    if (
+        rule.single_sentence
+        and rule.sentence_end
+        and not ends_as_sentence(c.reference, c.target_lang)
+    ):
+        return FRAGMENT
     if any(x.matches(c) for x in rule.exclude):
         return EXCLUDED
     return None
@@ -135,7 +146,7 @@ class TooFew(ValueError):
     """Corpora with fewer qualifying triples than the rule draws from each."""
 
     def __init__(self, short: list[tuple[CorpusName, int, int, Counter]], per_corpus: int):
-        self.short = short
+        self.short, self.per_corpus = short, per_corpus
         shown = "; ".join(
             f"{name}: {n} of {total}"
             + (" (" + ", ".join(f"{k} {why}" for why, k in reasons.most_common()) + ")")
@@ -150,9 +161,12 @@ class TooFew(ValueError):
 
     @property
     def keys(self) -> list[str]:
-        """The [pool] keys that left triples out, besides per_corpus."""
+        """The [pool] keys that left triples out, besides per_corpus; none where a corpus holds
+        fewer triples than per_corpus in all (no other key is then to blame)."""
+        if any(total < self.per_corpus for _, _, total, _ in self.short):
+            return []
         named = {SHORT: "min_length", LONG: "max_length", SENTENCES: "single_sentence"}
-        named[EXCLUDED] = "exclude"
+        named |= {FRAGMENT: "sentence_end", EXCLUDED: "exclude"}
         found = {why for _, _, _, reasons in self.short for why in reasons}
         return [key for why, key in named.items() if why in found]
 
