@@ -118,19 +118,26 @@ def study_configuration(study: Study) -> dict:
     return config
 
 
-def gather(study: Study, *, include_simulated: bool = True, progress=_no_progress) -> dict:
-    """The release's tables for a study: its consenting participants' data only."""
+def gather(study: Study, *, include_simulated: bool = False, progress=_no_progress) -> dict:
+    """The release's tables for a study: its consenting participants' data only, simulated
+    participants' only when asked for."""
     people = frames.select_participants(
         study, sharing_only=True, include_simulated=include_simulated
     )
     ratings = frames.ratings_table(people, include_practice=True)
     progress(1)
     if ratings.empty:
-        total = study.participants.exclude(status=WITHDRAWN).count()
+        present = study.participants.exclude(status=WITHDRAWN)
+        total, simulated = present.count(), present.filter(simulated=True).count()
+        left_out = (
+            f", {simulated} of them simulated and left out: --include-simulated (on the "
+            "dashboard, the download with the simulated participants) includes them"
+            if simulated and not include_simulated
+            else ""
+        )
         raise ExportError(
             f"Nothing to export: study {study.slug!r} has no ratings from participants who "
-            f"consented to data sharing ({total} participants in all"
-            f"{'' if include_simulated else ', simulated ones left out'})."
+            f"consented to data sharing ({total} participants in all{left_out})."
         )
     participants = frames.participants_table(people)
     questionnaires = frames.questionnaires_table(study)
@@ -163,9 +170,11 @@ def build(
     *,
     release_version: str = DEFAULT_RELEASE_VERSION,
     license: str | None = None,
-    include_simulated: bool = True,
+    include_simulated: bool = False,
     progress=_no_progress,
 ) -> Export:
+    """The release of a study; simulated participants are left out unless `include_simulated`,
+    and the descriptor says which (`wojdb.core.release.write.simulated_statement`)."""
     tables = gather(study, include_simulated=include_simulated, progress=progress)
     adjusted, adjustment = derived.participant_adjusted(tables)
     tables["ratings"] = tables["ratings"].assign(**adjusted)
@@ -176,6 +185,7 @@ def build(
         release_version=release_version,
         license=license,
         created=datetime.now(UTC),
+        include_simulated=include_simulated,
     )
     return Export(tables, package, codebook(package, tables))
 

@@ -13,7 +13,8 @@ class Command(BaseCommand):
         "items, questionnaires, metrics and metric scores as CSV with Parquet copies, a "
         "README.md codebook and a Frictionless datapackage.json with the study's settings and "
         "texts (without contact details or crowd-platform codes). Only participants who "
-        "consented to data sharing are exported; withdrawn participants never. Fails, writing "
+        "consented to data sharing are exported; withdrawn participants never, simulated ones only "
+        "with --include-simulated (datapackage.json says which). Fails, writing "
         "nothing, when there is nothing to export or the target exists."
     )
 
@@ -30,10 +31,12 @@ class Command(BaseCommand):
         )
         parser.add_argument("--license", help="licence of the data, e.g. CC-BY-4.0")
         parser.add_argument(
-            "--no-simulated", action="store_true", help="leave out simulated participants"
+            "--include-simulated",
+            action="store_true",
+            help="also export simulated participants (simulate_responses), marked as such",
         )
 
-    def handle(self, out, zip, study, release_version, license, no_simulated, verbosity, **_):
+    def handle(self, out, zip, study, release_version, license, include_simulated, verbosity, **_):
         chosen = find_study(study)
         with tqdm(total=releases.EXPORT_STEPS, unit="step", disable=verbosity == 0) as bar:
             try:
@@ -43,7 +46,7 @@ class Command(BaseCommand):
                     as_zip=zip,
                     release_version=release_version,
                     license=license,
-                    include_simulated=not no_simulated,
+                    include_simulated=include_simulated,
                     progress=bar.update,
                 )
             except releases.ExportError as e:
