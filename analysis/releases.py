@@ -9,8 +9,6 @@ transaction.
 from __future__ import annotations
 
 import dataclasses
-import os
-import shutil
 import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -43,6 +41,7 @@ from survey.models import (
     Triple,
 )
 from survey.study_file import study_fields
+from wojdb.arguments import Output
 from wojdb.core.release import derived
 from wojdb.core.release.read import (
     Problem,
@@ -190,30 +189,38 @@ def build(
     return Export(tables, package, codebook(package, tables))
 
 
-def export_release(
-    study: Study, out: Path, *, as_zip: bool = False, progress=_no_progress, **options
-) -> Path:
-    """Export a study to the folder `out` (or, with `as_zip`, the archive `out`.zip).
-
-    The target must not exist yet. Returns the path written.
-    """
+def release_output(out: Path, as_zip: bool) -> Output:
+    """Where a release named `out` is written: the folder, or the archive `out`.zip."""
     target = out if not as_zip or out.suffix == ".zip" else out.with_name(out.name + ".zip")
-    if target.exists():
-        raise ExportError(f"{target} already exists; choose a new name. Nothing was written.")
-    if not target.parent.is_dir():
-        raise ExportError(f"{target.parent} is not a folder. Nothing was written.")
+    return Output(target, folder=not as_zip)
+
+
+def export_release(
+    study: Study,
+    out: Path,
+    *,
+    as_zip: bool = False,
+    force: bool = False,
+    progress=_no_progress,
+    **options,
+) -> Path:
+    """Export a study to the folder `out` (or, with `as_zip`, the archive `out`.zip), written
+    beside it and renamed into place (wojdb.arguments.Output).
+
+    The target must not exist yet, unless `force`; a symbolic link is refused (a CommandError).
+    Returns the path written.
+    """
+    output = release_output(out, as_zip)
+    output.claim(force)
+    target = output.path
     export = build(study, progress=progress, **options)
-    work = Path(tempfile.mkdtemp(prefix=".wojdb-export-", dir=target.parent))
-    try:
-        save(export, work, progress)
+    with output.writing(force) as work:
         if as_zip:
-            partial = work.with_suffix(".zip")
-            write_zip(work, partial, export.name)
-            os.replace(partial, target)
+            with tempfile.TemporaryDirectory(prefix=".wojdb-export-", dir=target.parent) as files:
+                save(export, Path(files), progress)
+                write_zip(Path(files), work, export.name)
         else:
-            os.replace(work, target)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+            save(export, work, progress)
     return target
 
 

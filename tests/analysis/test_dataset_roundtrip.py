@@ -209,12 +209,17 @@ def test_an_empty_export_fails_and_writes_nothing(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_export_refuses_an_existing_target(tmp_path):
+def test_export_refuses_an_existing_target_unless_forced_and_then_replaces_it_whole(tmp_path):
     rated = build_rated_study()
-    (tmp_path / "taken").mkdir()
-    with pytest.raises(CommandError, match="already exists"):
-        _export(rated.study, tmp_path / "taken")
-    assert list(tmp_path.iterdir()) == [tmp_path / "taken"]
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "notes.txt").write_text("kept")
+    with pytest.raises(CommandError, match="taken exists; --force replaces it"):
+        _export(rated.study, taken)
+    assert [p.name for p in taken.iterdir()] == ["notes.txt"]
+    _export(rated.study, taken, "--force")
+    assert not (taken / "notes.txt").exists() and len(read.read_release(taken).tables["ratings"])
+    assert list(tmp_path.iterdir()) == [taken]
 
 
 def test_import_refuses_a_database_with_data(tmp_path):

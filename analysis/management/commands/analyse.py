@@ -8,7 +8,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis.analysing import AnalysisError, run_analysis
-from wojdb.arguments import SEED, int_range, output_folder
+from wojdb.arguments import SEED, add_output, int_range, output_folder
 from wojdb.core.stats import correlation
 from wojdb.core.stats.estimability import MIN_GROUPS
 
@@ -20,14 +20,12 @@ class Command(BaseCommand):
         "DIR/figures/*.png and *.svg, and DIR/report.json. The report covers the participants "
         "(Figs 6.4-6.7), response trends (Figs 7.1-7.2), the participant-effect mixed models "
         "and t-test, correlations with every score source (Figs 7.3-7.8, Table 7.1) and the "
-        "Appendix B participant subsets. Files of the same name in DIR are overwritten. Reads "
+        "Appendix B participant subsets. An existing DIR is replaced only with --force. Reads "
         "the database, or with --release an exported WOJ-DB release folder."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument(
-            "--out", type=output_folder, required=True, help="folder to write the report"
-        )
+        add_output(parser, output_folder, "folder to write the report")
         parser.add_argument("--study", help="the study's slug (needed if there are several)")
         parser.add_argument(
             "--release", type=Path, help="analyse this exported release folder, not the database"
@@ -79,7 +77,8 @@ class Command(BaseCommand):
         parser.add_argument("--lp", nargs="+", help="with --corpus: these language pairs only")
         parser.add_argument("--testset", help="with --corpus: this test set only")
 
-    def handle(self, out, verbosity, **options):
+    def handle(self, out, force, verbosity, **options):
+        out.claim(force)
         if options["release"] is not None and options["study"] is not None:
             # The release holds one study, its own: --study was ignored without a word.
             raise CommandError(
@@ -89,23 +88,24 @@ class Command(BaseCommand):
         started = time.monotonic()
         say = self.stdout.write if verbosity else (lambda _: None)
         try:
-            done = run_analysis(
-                out,
-                study=options["study"],
-                release=options["release"],
-                allow_extra_files=options["allow_extra_files"],
-                pilot=options["pilot"],
-                no_simulated=options["no_simulated"],
-                no_figures=options["no_figures"],
-                no_subsets=options["no_subsets"],
-                bootstrap=options["bootstrap"],
-                seed=options["seed"],
-                min_groups=options["min_groups"],
-                corpus=options["corpus"],
-                lp=options["lp"],
-                testset=options["testset"],
-                progress=lambda step: say(f"- {step}"),
-            )
+            with out.writing(force) as folder:
+                done = run_analysis(
+                    folder,
+                    study=options["study"],
+                    release=options["release"],
+                    allow_extra_files=options["allow_extra_files"],
+                    pilot=options["pilot"],
+                    no_simulated=options["no_simulated"],
+                    no_figures=options["no_figures"],
+                    no_subsets=options["no_subsets"],
+                    bootstrap=options["bootstrap"],
+                    seed=options["seed"],
+                    min_groups=options["min_groups"],
+                    corpus=options["corpus"],
+                    lp=options["lp"],
+                    testset=options["testset"],
+                    progress=lambda step: say(f"- {step}"),
+                )
         except AnalysisError as e:
             raise CommandError(str(e)) from None
         for note in done.notes:
@@ -114,6 +114,6 @@ class Command(BaseCommand):
             self.stdout.write(
                 self.style.SUCCESS(
                     f"Wrote {len(done.written)} files to {out} in "
-                    f"{time.monotonic() - started:.0f} s; open {out / 'report.html'}"
+                    f"{time.monotonic() - started:.0f} s; open {out.path / 'report.html'}"
                 )
             )

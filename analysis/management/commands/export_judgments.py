@@ -6,7 +6,7 @@ import pandas as pd
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis import frames
-from wojdb.arguments import output_file
+from wojdb.arguments import add_output, output_file
 from wojdb.core.spreadsheet import escape_text
 from wojdb.core.stats import system
 
@@ -30,13 +30,14 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--out", type=output_file, required=True, help="CSV file to write")
+        add_output(parser, output_file, "CSV file to write")
         parser.add_argument("--per", choices=PER, default="rater", help="default: rater")
         parser.add_argument("--source", nargs="+", choices=frames.EXTERNAL_SOURCES)
         parser.add_argument("--testset", help="only judgments imported for this test set")
         parser.add_argument("--lp", nargs="+", help="language pairs, e.g. de-en cs-en")
 
-    def handle(self, out, per, source, testset, lp, **options):
+    def handle(self, out, force, per, source, testset, lp, **options):
+        out.claim(force)
         if per == "rater":
             table = frames.judgments_export(source, testset, lp)
         else:
@@ -55,8 +56,8 @@ class Command(BaseCommand):
             )
         for column in TEXT.intersection(table.columns):
             table[column] = escape_text(table[column].astype("string"))
-        out.parent.mkdir(parents=True, exist_ok=True)
-        table.to_csv(out, index=False)
+        with out.writing(force) as temporary:
+            table.to_csv(temporary, index=False)
         if options["verbosity"]:
             self.stdout.write(f"{len(table):,} rows written to {out}")
 

@@ -1,9 +1,8 @@
-from pathlib import Path
-
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from analysis import releases
+from wojdb.arguments import add_output, output_path
 from wojdb.reporting import find_study
 
 
@@ -13,13 +12,14 @@ class Command(BaseCommand):
         "items, questionnaires, metrics and metric scores as CSV with Parquet copies, a "
         "README.md codebook and a Frictionless datapackage.json with the study's settings and "
         "texts (without contact details or crowd-platform codes). Only participants who "
-        "consented to data sharing are exported; withdrawn participants never, simulated ones only "
-        "with --include-simulated (datapackage.json says which). Fails, writing "
-        "nothing, when there is nothing to export or the target exists."
+        "consented to data sharing are exported; withdrawn participants never, simulated ones "
+        "only with --include-simulated (datapackage.json says which). Fails, writing nothing, "
+        "when there is nothing to export, the target exists (unless --force) or is a symbolic "
+        "link."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--out", type=Path, required=True, help="release folder to create")
+        add_output(parser, output_path, "release folder to create (with --zip, OUT.zip)")
         parser.add_argument(
             "--zip", action="store_true", help="write the archive OUT.zip instead of a folder"
         )
@@ -36,7 +36,10 @@ class Command(BaseCommand):
             help="also export simulated participants (simulate_responses), marked as such",
         )
 
-    def handle(self, out, zip, study, release_version, license, include_simulated, verbosity, **_):
+    def handle(
+        self, out, force, zip, study, release_version, license, include_simulated, verbosity, **_
+    ):
+        releases.release_output(out, zip).claim(force)  # before anything is computed
         chosen = find_study(study)
         with tqdm(total=releases.EXPORT_STEPS, unit="step", disable=verbosity == 0) as bar:
             try:
@@ -44,6 +47,7 @@ class Command(BaseCommand):
                     chosen,
                     out,
                     as_zip=zip,
+                    force=force,
                     release_version=release_version,
                     license=license,
                     include_simulated=include_simulated,

@@ -6,6 +6,7 @@ from tqdm import tqdm
 
 from analysis import alignments_import
 from analysis.alignments_import import check_aligner, import_alignments
+from wojdb.arguments import add_output, output_file
 from wojdb.core.io import read_lines
 from wojdb.reporting import clear_errors, print_report
 
@@ -48,21 +49,25 @@ class Command(BaseCommand):
             metavar="NAME",
             help="name to store the alignments under, e.g. fast_align or giza++",
         )
-        parser.add_argument(
-            "--write-pairs",
-            type=Path,
+        add_output(
+            parser,
+            output_file,
+            "instead of importing, write the tokenised pairs of every hypothesis item",
+            option="--write-pairs",
+            required=False,
             metavar="PAIRS",
-            help="instead of importing, write the tokenised pairs of every hypothesis item",
         )
 
-    def handle(self, alignments, pairs, aligner, write_pairs, verbosity, **options):
+    def handle(self, alignments, pairs, aligner, write_pairs, force, verbosity, **options):
         if write_pairs is not None:
             if alignments or pairs or aligner:
                 raise CommandError("--write-pairs takes no other argument")
+            write_pairs.claim(force)
             try:
-                written = alignments_import.write_pairs(
-                    write_pairs, partial(tqdm, disable=verbosity < 1)
-                )
+                with write_pairs.writing(force) as temporary:
+                    written = alignments_import.write_pairs(
+                        temporary, partial(tqdm, disable=verbosity < 1)
+                    )
             except (ValueError, OSError) as error:
                 raise CommandError(str(error)) from None
             if verbosity:

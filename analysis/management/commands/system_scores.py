@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis import frames
-from wojdb.arguments import output_file
+from wojdb.arguments import add_output, output_file
 from wojdb.core.spreadsheet import escape_frame
 from wojdb.core.stats import system
 from wojdb.reporting import find_study
@@ -34,7 +34,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--out", type=output_file, required=True, help="CSV file to write")
+        add_output(parser, output_file, "CSV file to write")
         parser.add_argument("--source", choices=SOURCES, default="da", help="default: da")
         parser.add_argument("--testset", help="only judgments of this test set's segments")
         parser.add_argument("--lp", nargs="+", help="language pairs, e.g. de-en cs-en")
@@ -46,7 +46,8 @@ class Command(BaseCommand):
             help="which answer of the study's ratings (default holistic)",
         )
 
-    def handle(self, out, source, testset, lp, study, judgment, **options):
+    def handle(self, out, force, source, testset, lp, study, judgment, **options):
+        out.claim(force)
         if source == "study":
             ratings = frames.ratings_frame(find_study(study))
             judgments = frames.study_judgments_frame(ratings, testset, judgment)
@@ -62,8 +63,8 @@ class Command(BaseCommand):
                 + (f" for {', '.join(lp)}" if lp else "")
                 + ". Nothing was written."
             )
-        out.parent.mkdir(parents=True, exist_ok=True)
-        escape_frame(table).to_csv(out, index=False, float_format="%.6g")
+        with out.writing(force) as temporary:
+            escape_frame(table).to_csv(temporary, index=False, float_format="%.6g")
         self.stdout.write(
             f"{len(table)} systems in {table['lp'].nunique()} language pair(s) written to {out}"
         )
