@@ -14,6 +14,7 @@ from survey.models import Corpus, PoolEntry, Rating, Study, Triple
 from survey.questionnaires import discard_questionnaires
 from survey.study_file import record_plan
 from survey.testsets import BATCH
+from wojdb.core.budgets import first_few
 from wojdb.core.design.pool import (
     Candidate,
     CorpusName,
@@ -81,8 +82,9 @@ def sample_pool(
     everything = (c for members in candidates.values() for c in members)
     if unmatched := unmatched_exclusions(rule, everything):
         raise PoolError(
-            ", ".join(x.describe() for x in unmatched) + " matches no triple of the pool's "
-            "corpora; the pool is unchanged",
+            first_few([x.describe() for x in unmatched])
+            + f" match{'es' * (len(unmatched) == 1)} no triple of the pool's corpora; the pool "
+            "is unchanged",
             key="exclude",
         )
     try:
@@ -137,8 +139,8 @@ def selected_corpora(rule: PoolRule, within) -> list[Corpus]:
         if unknown := sorted(set(names) - have):
             what = {"testsets": "test set", "language_pairs": "language pair"}.get(key, "system")
             raise PoolError(
-                f"no imported corpus has the {what}(s) {', '.join(unknown)} (there are "
-                f"{', '.join(sorted(have)) or 'none'}); the pool is unchanged",
+                f"no imported corpus has the {what}(s) {first_few(unknown)} (there are "
+                f"{first_few(sorted(have)) or 'none'}); the pool is unchanged",
                 key=key,
             )
         corpora = [c for c in corpora if of(c) in names]

@@ -20,7 +20,8 @@ class Command(BaseCommand):
         "Run again, it changes only what the file changes; a change to the pool or the design "
         "replaces the questionnaires until real people have taken part, and is refused after. "
         "A bad file is refused with one message naming the file, line and key, and nothing is "
-        "written. `study_config SLUG` writes a study's file."
+        "written (exit status 2 where the file itself cannot be read or checked). "
+        "`study_config SLUG` writes a study's file."
     )
 
     def add_arguments(self, parser):
@@ -35,8 +36,13 @@ class Command(BaseCommand):
     def handle(self, file, jobs, verbosity, **_):
         step = self.stdout.write if verbosity >= 2 else (lambda _: None)
         try:
+            declared = read_study_file(file)
+        except StudyFileError as e:
+            # Refused as it is read, before anything is done: a bad argument's status.
+            raise CommandError(str(e), returncode=2) from None
+        try:
             build = build_study(
-                read_study_file(file),
+                declared,
                 jobs=jobs,
                 bars=partial(tqdm, disable=verbosity < 2),
                 step=lambda text: step(f"- {text} …"),
