@@ -25,7 +25,7 @@ from django.db import transaction
 from analysis.models import Alignment, Metric
 from analysis.scoring import item_parses
 from survey.models import Item
-from survey.parsing import Bars, no_bars
+from survey.sources.parses import Bars, no_bars
 from wojdb.core.io import MAX_ID, ImportReport, InputError, Progress, parse_number, read_lines
 from wojdb.core.language.nlp import Parse
 from wojdb.core.metrics.alignment import (

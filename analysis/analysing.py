@@ -18,6 +18,7 @@ from django.utils.dateparse import parse_datetime
 import wojdb
 from analysis import frames
 from analysis.report import write_report
+from survey.management.reporting import find_study
 from survey.models import Rating, Study
 from wojdb.core import release as dataset
 from wojdb.core.language.codes import LANGUAGE_NAMES
@@ -25,7 +26,6 @@ from wojdb.core.report.build import build_corpus_report, build_report
 from wojdb.core.stats import columns as C
 from wojdb.core.stats import correlation, system
 from wojdb.core.stats.estimability import MIN_GROUPS
-from wojdb.reporting import find_study
 from wojdb.serving import COLLECTOR_THRESHOLDS
 
 

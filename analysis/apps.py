@@ -13,6 +13,6 @@ class AnalysisConfig(AppConfig):
     verbose_name = "Analysis: metric scores"
 
     def ready(self):
-        from survey.participation import participant_withdrawn
+        from survey.participants.participation import participant_withdrawn
 
         participant_withdrawn.connect(forget_withdrawn, dispatch_uid="analysis.forget_withdrawn")

@@ -22,6 +22,7 @@ from django.db.models import CharField, TextField
 
 from analysis import frames
 from analysis.models import Metric, MetricScore
+from survey.design.plan import study_fields
 from survey.models import (
     ConsentText,
     Corpus,
@@ -40,7 +41,6 @@ from survey.models import (
     Study,
     Triple,
 )
-from survey.study_file import study_fields
 from wojdb.arguments import Output
 from wojdb.core.release import derived
 from wojdb.core.release.read import (
@@ -63,7 +63,7 @@ from wojdb.core.stats import columns as col
 from wojdb.core.vocabulary import WITHDRAWN
 
 DEFAULT_RELEASE_VERSION = "1.0"
-#: Study fields (of a study file's, survey.study_file) left out of a release: contact details
+#: Study fields (of a study file's, survey.design.plan) left out of a release: contact details
 #: and how the live study is run (whether it is open, the crowd platform's codes and return
 #: address). The import creates the study closed, and says what it needs before opening.
 LEFT_OUT_STUDY_FIELDS = (

@@ -17,7 +17,7 @@ from django.db import transaction
 
 from analysis.models import Alignment, Metric, MetricScore
 from survey.models import Item
-from survey.parsing import Bars, no_bars, stored_parses, target_pipeline, target_rules
+from survey.sources.parses import Bars, no_bars, stored_parses, target_pipeline, target_rules
 from wojdb.core.language.nlp import Parse, load_pipeline, parse_texts, parse_tokenised, parser_name
 from wojdb.core.language.rules import NoPipelineError, metric_tokens
 from wojdb.core.metrics.alignment import (

@@ -13,7 +13,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from analysis import frames
-from survey import assignment, participation
 from survey.models import (
     Participant,
     ParticipantLanguage,
@@ -22,6 +21,7 @@ from survey.models import (
     Rating,
     Study,
 )
+from survey.participants import assignment, participation
 from wojdb.core.release.derived import item_quality
 from wojdb.core.stats import columns as C
 from wojdb.core.stats import simulate

@@ -48,9 +48,9 @@ def clock():  # CPU of the process and of its finished children (permutation wor
 DEMO = (
     SETUP
     + """
-import analysis.demo
-from analysis.demo import DEMOS, build_demo
-analysis.demo.run_analysis = lambda *args, **kwargs: None  # the one step left out
+import analysis.demo_studies
+from analysis.demo_studies import DEMOS, build_demo
+analysis.demo_studies.write_report = lambda *args, **kwargs: None  # the one step left out
 marks = [("start", *clock())]
 build_demo(DEMOS["en"], step=lambda text: marks.append((text, *clock())))
 marks.append(("end", *clock()))
@@ -62,10 +62,10 @@ BUILD = (
     SETUP
     + """
 from pathlib import Path
-from analysis.demo import DEMOS
-from survey.documents import import_documents
-from survey.judgments import import_judgments
-from survey.testsets import import_wmt
+from analysis.demo_studies import DEMOS
+from survey.sources.documents import import_documents
+from survey.sources.human_judgments import import_judgments
+from survey.sources.testsets import import_wmt
 data = DEMOS["en"].slice
 import_wmt(data / "txt")
 import_documents(sorted((data / "documents").glob("*.docids")))

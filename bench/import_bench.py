@@ -67,10 +67,10 @@ def checks(report):
 
 
 def import_release(year, root, clock, tmp):
-    from survey.documents import import_documents
-    from survey.judgments import import_judgments
     from survey.models import Segment, Triple
-    from survey.testsets import import_wmt
+    from survey.sources.documents import import_documents
+    from survey.sources.human_judgments import import_judgments
+    from survey.sources.testsets import import_wmt
     from wojdb.core import formats
 
     before = Triple.objects.count()
@@ -138,9 +138,9 @@ def main():
         django.setup()
         from django.core.management import call_command
 
-        from survey.documents import import_documents
-        from survey.judgments import import_judgments
-        from survey.testsets import import_wmt
+        from survey.sources.documents import import_documents
+        from survey.sources.human_judgments import import_judgments
+        from survey.sources.testsets import import_wmt
         from wojdb.bundled import wmt21_toen
 
         call_command("migrate", verbosity=0)

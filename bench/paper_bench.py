@@ -26,7 +26,7 @@ import django  # noqa: E402
 
 django.setup()
 
-from survey.paper_import import about_questions  # noqa: E402
+from survey.paper.print_runs import about_questions  # noqa: E402
 from wojdb.core.language.codes import LANGUAGE_NAMES  # noqa: E402
 from wojdb.core.paper import pen, printing, scanning  # noqa: E402
 from wojdb.core.texts import en  # noqa: E402

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import secrets
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from wojdb.core import scales, texts
@@ -26,6 +28,7 @@ from wojdb.core.vocabulary import (
     PARTICIPANT_STATUSES,
     PARTICIPATION_MODES,
     PERMUTATION_TYPES,
+    ROLES,
     WEB,
 )
 
@@ -212,8 +215,9 @@ class SystemScore(models.Model):
 
 
 class ExternalSegmentScore(models.Model):
-    """One row of an imported segment-score file (WMT DA `ad-seg-scores-LP.csv`): one system's
-    mean scores of one segment, as published.
+    """One row of an imported segment-score file (WMT DA `ad-seg-scores-LP.csv`, and the rows of
+    human references in MQM `avg_seg_scores` files, which have no sentences to score): one
+    system's mean scores of one segment, as published.
 
     Every row is kept, linked to its sentence where the segment id maps to one, so that system
     scores are computed from all of them as WMT computes its tables (human references judged
@@ -235,9 +239,15 @@ class ExternalSegmentScore(models.Model):
     triple = models.ForeignKey(
         Triple, null=True, blank=True, on_delete=models.CASCADE, related_name="segment_scores"
     )
-    raw = models.FloatField(help_text="RAW.SCR: mean raw score, 0-100")
-    z = models.FloatField(help_text="Z.SCR: mean rater-standardised score")
-    judgments = models.PositiveIntegerField(help_text="N: the judgments averaged")
+    raw = models.FloatField(
+        null=True, blank=True, help_text="RAW.SCR: mean raw score, 0-100; empty for MQM"
+    )
+    z = models.FloatField(
+        help_text="Z.SCR: mean rater-standardised score; MQM: the published segment score"
+    )
+    judgments = models.PositiveIntegerField(
+        null=True, blank=True, help_text="N: the judgments averaged; empty where not published"
+    )
     line = models.PositiveIntegerField(help_text="the line of the file it comes from")
 
     class Meta:
@@ -281,6 +291,12 @@ class ExternalJudgment(models.Model):
     )
     score = models.FloatField(help_text="z (WMT DA), 0-100 (Appraise) or MQM, as above")
     seconds = models.FloatField(null=True, blank=True)
+    time_end = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="when the rater finished, in seconds since 1970 as published (Appraise); "
+        "of one rater's ratings of an item, WMT24 counts the latest",
+    )
     source = models.ForeignKey(
         JudgmentImport,
         null=True,
@@ -421,7 +437,7 @@ class Study(models.Model):
 
     `revision` changes with every write of the row, whether by `save` or by a queryset's
     `update`: the participant pages keep studies in each process's memory and check them
-    against it on every request (survey/study_cache.py)."""
+    against it on every request (survey/participants/study_cache.py)."""
 
     name = models.CharField(max_length=200, unique=True)
     slug = models.SlugField(unique=True)
@@ -470,8 +486,8 @@ class Study(models.Model):
         help_text="idle participants are marked abandoned after this many minutes (at most a year)",
     )
     is_open = models.BooleanField(default=True)
-    # Set by `launch` (survey/launch.py), never by a form or a study file: before it, whoever
-    # arrives is a pilot participant and no questionnaire freezes.
+    # Set by `launch` (survey/design/lifecycle.py), never by a form or a study file: before it,
+    # whoever arrives is a pilot participant and no questionnaire freezes.
     launched_at = models.DateTimeField(
         null=True,
         blank=True,
@@ -641,7 +657,7 @@ class Study(models.Model):
 
 
 class StudyPlan(models.Model):
-    """What a study file declares beside the study's settings (survey/study_file.py): its
+    """What a study file declares beside the study's settings (survey/design/plan.py): its
     sources (paths absolute), how its pool is drawn, and how its permutations and questionnaires
     are made, each the file's table with its defaults written out. Kept so that `study_config`
     writes the whole file back and a new build of the file can tell what changed."""
@@ -658,7 +674,7 @@ class StudyPlan(models.Model):
 
 class PoolEntry(models.Model):
     """A triple of a study's sentence pool (thesis §6.2.3): each study draws its own
-    (survey.pool.sample_pool), and its questionnaires are composed from it."""
+    (survey.design.sentence_pool.sample_pool), and its questionnaires are composed from it."""
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="pool_entries")
     triple = models.ForeignKey(Triple, on_delete=models.CASCADE, related_name="pool_entries")
@@ -845,8 +861,8 @@ class Participant(models.Model):
     objects = ParticipantQuerySet.as_manager()
 
     class Meta:
-        # Everything a join counts of each questionnaire's participants (survey/assignment.py),
-        # read from the index alone.
+        # Everything a join counts of each questionnaire's participants
+        # (survey/participants/assignment.py), read from the index alone.
         indexes = [
             models.Index(
                 fields=["questionnaire", "pilot", "simulated", "status", "last_activity"],
@@ -934,8 +950,8 @@ class Withdrawal(models.Model):
 
 class EntryCount(models.Model):
     """Requests to study links from one client address in one window of the rate limit
-    (wojdb/middleware.py), counted in the database so that every app server counts them
-    together."""
+    (survey/participants/middleware.py), counted in the database so that every app server counts
+    them together."""
 
     address = models.CharField(max_length=64)
     window = models.BigIntegerField(help_text="the window's start, in seconds since 1970")
@@ -1065,3 +1081,71 @@ class PaperAnswer(models.Model):
 
     def __str__(self):
         return f"{self.copy} {self.field} ({self.status})"
+
+
+class StudyMember(models.Model):
+    """A researcher in a study's team, with one role: what they may see and do in it is the
+    role's (survey/access.py). Superusers need no place in a team."""
+
+    ROLES = [(role, role.capitalize()) for role in ROLES]
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="members")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="study_roles"
+    )
+    role = models.CharField(max_length=8, choices=ROLES)
+    added = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["study", "user"], name="one_role_per_member")
+        ]
+        ordering = ["study", "user__username"]
+
+    def __str__(self):
+        return f"{self.user} ({self.role} of {self.study.slug})"
+
+
+class RecordQuerySet(models.QuerySet):
+    """The record is appended to, never rewritten: no update or delete through a queryset."""
+
+    def update(self, **kwargs):
+        raise TypeError("a study's record is append-only")
+
+    def delete(self):
+        raise TypeError("a study's record is append-only")
+
+
+class StudyEvent(models.Model):
+    """One entry of a study's record: who did what, and when (survey/record.py writes them).
+    Append-only, and kept when the study is deleted: the slug stays with each entry. It never
+    holds a participant's personal data."""
+
+    study = models.ForeignKey(
+        Study, on_delete=models.SET_NULL, null=True, blank=True, related_name="events"
+    )
+    study_slug = models.SlugField(db_index=True)
+    at = models.DateTimeField(default=timezone.now)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    actor = models.CharField(
+        max_length=200, help_text="the user's name, or the command and the server's operator"
+    )
+    action = models.CharField(max_length=40, db_index=True)
+    details = models.JSONField(default=dict, blank=True)
+
+    objects = RecordQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["at", "id"]
+
+    def __str__(self):
+        return f"{self.at:%Y-%m-%d %H:%M} {self.study_slug}: {self.action} by {self.actor}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise TypeError("a study's record is append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise TypeError("a study's record is append-only")

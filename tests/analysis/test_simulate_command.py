@@ -9,8 +9,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from analysis.simulation import simulated_about_you
+from survey.design.questionnaires import is_frozen
 from survey.models import Participant, Questionnaire, Rating, Study
-from survey.questionnaires import is_frozen
 from tests.factories import make_study
 
 
@@ -153,7 +153,10 @@ def test_power_analysis_prints_power_per_number_of_participants():
         ),
         (["--difference", "0.2", "--r-a", "1.2"], r"--r-a: 1.2 is outside .* in \(-1, 1\)"),
         (["--difference", "0.8", "--r-a", "-0.5"], "minus --difference must be above -1"),
-        (["--difference", "0.1", "--participants", "ten"], "'ten' is not a whole number >= 2"),
+        (
+            ["--difference", "0.1", "--participants", "ten"],
+            "'ten' is not a number: expected a whole number >= 2",
+        ),
         (["--difference", "0.1", "--participants", "1"], "1 is outside .* whole number >= 2"),
         (["--difference", "0.1", "--shared-items", "30"], "fewer than"),
     ],

@@ -15,9 +15,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
-from analysis.demo import DEMOS, demo_study
-from survey import participation
+from analysis.demo_studies import DEMOS, demo_study
 from survey.models import Participant, PlatformIdentity, Rating, Study
+from survey.participants import participation
 from tests.factories import make_study
 from wojdb.core import texts
 from wojdb.core.texts import en
@@ -294,7 +294,9 @@ def test_the_researcher_sees_the_code_flags_and_who_left(new_context, live_serve
     leaver = participation.enter(study, {})
     participation.withdraw(leaver)
     participation.decline(participation.enter(study, {}))
-    user = get_user_model().objects.create_user("r", password="a-long-password", is_staff=True)
+    user = get_user_model().objects.create_user(
+        "r", password="a-long-password", is_staff=True, is_superuser=True
+    )
     page = new_context(DESKTOP).new_page()
     log_in_as(page, live_server, user)
     page.goto(f"{live_server.url}/researcher/studies/{study.slug}/")

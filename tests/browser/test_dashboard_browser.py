@@ -13,8 +13,8 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from playwright.sync_api import expect
 
+from survey.design.questionnaires import build_questionnaires
 from survey.models import Participant, QuestionnaireEntry, Rating
-from survey.questionnaires import build_questionnaires
 from tests.survey.test_questionnaires import make_pool, make_study
 
 pytestmark = [
@@ -27,7 +27,7 @@ pytestmark = [
 @pytest.fixture
 def staff_user(db):
     return get_user_model().objects.create_user(
-        "researcher", password="a-long-password", is_staff=True
+        "researcher", password="a-long-password", is_staff=True, is_superuser=True
     )
 
 

@@ -18,7 +18,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-from analysis.demo import DEMOS, demo_study
+from analysis.demo_studies import DEMOS, demo_study
 from survey.models import Participant, Permutation, Rating, Segment, Study
 from wojdb.core.release import load_release, read
 

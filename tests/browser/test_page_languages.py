@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from survey import participation
+from survey.participants import participation
 from tests.browser.test_right_to_left import box, overflowing
 from tests.factories import make_study
 

@@ -14,8 +14,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
-from survey import paper_import
 from survey.models import PaperAnswer
+from survey.paper import print_runs, scan_import
 from tests.factories import make_study
 from wojdb.core.paper import pen, scanning
 from wojdb.core.paper.layout import MM
@@ -31,7 +31,7 @@ DPI = 150
 def imported_copy(tmp_path):
     """One copy imported with nothing checked and two write-ins filled: age and nationality."""
     study = make_study(questionnaires=1, items=6)
-    printed = paper_import.print_questionnaires(study, None, 1, "a4", tmp_path / "print")
+    printed = print_runs.print_questionnaires(study, None, 1, "a4", tmp_path / "print")
     folder, layout = printed.layouts[0]
     pages = [grey for _, grey in scanning.load_pages(folder / layout.copies[0]["file"], DPI)]
     px = DPI / 72
@@ -45,7 +45,7 @@ def imported_copy(tmp_path):
     for n, page in enumerate(pages):
         files.append(tmp_path / f"{n}.png")
         cv2.imwrite(str(files[-1]), pen.scan(page, rng))
-    paper_import.import_scans(files)
+    scan_import.import_scans(files)
     return study
 
 

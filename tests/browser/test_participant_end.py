@@ -15,8 +15,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
-from survey import participation
 from survey.models import Participant, Rating, Study
+from survey.participants import participation
 from tests.factories import make_study
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"

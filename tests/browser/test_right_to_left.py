@@ -14,9 +14,9 @@ from django.core.management import call_command
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from survey import participation
+from survey.design.plan import study_config
 from survey.models import Segment, Triple
-from survey.study_file import study_config
+from survey.participants import participation
 from tests.factories import make_study
 
 pytestmark = [

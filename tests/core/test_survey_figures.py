@@ -1,4 +1,4 @@
-"""Balance figures (wojdb.core.design.figures): PNG and SVG bytes from entries tables."""
+"""Balance figures (wojdb.core.design.balance_figures): PNG and SVG bytes from entries tables."""
 
 import struct
 import xml.etree.ElementTree as ET
@@ -7,14 +7,14 @@ import pandas as pd
 import pytest
 
 from tests.core.test_balance import BALANCED
-from wojdb.core.design import figures
+from wojdb.core.design import balance_figures
 from wojdb.core.design.balance import ENTRY_COLUMNS
 
 EMPTY = pd.DataFrame(columns=ENTRY_COLUMNS)
 DRAW = {
-    "quality": figures.quality_figure,
-    "lengths": figures.length_figure,
-    "languages": figures.language_figure,
+    "quality": balance_figures.quality_figure,
+    "lengths": balance_figures.length_figure,
+    "languages": balance_figures.language_figure,
 }
 
 
@@ -41,7 +41,9 @@ def test_figures_as_png_at_print_resolution_and_as_svg(name, text):
 
 
 def test_the_same_data_give_the_same_svg():
-    assert figures.length_figure(BALANCED, fmt="svg") == figures.length_figure(BALANCED, fmt="svg")
+    assert balance_figures.length_figure(BALANCED, fmt="svg") == balance_figures.length_figure(
+        BALANCED, fmt="svg"
+    )
 
 
 @pytest.mark.parametrize("name", DRAW)
@@ -53,24 +55,24 @@ def test_judgments_join_the_quality_figure():
     judgments = pd.DataFrame(
         {"questionnaire": [1, 1, 2], "holistic": [0.25, 0.75, 1.0], "order": [0.5, None, 0.0]}
     )
-    svg = figures.quality_figure(BALANCED, judgments, fmt="svg").decode()
+    svg = balance_figures.quality_figure(BALANCED, judgments, fmt="svg").decode()
     assert "holistic judgments" in svg and "order judgments" in svg
-    assert "holistic judgments" not in figures.quality_figure(BALANCED, fmt="svg").decode()
+    assert "holistic judgments" not in balance_figures.quality_figure(BALANCED, fmt="svg").decode()
 
 
 def test_an_unknown_format_is_refused():
     with pytest.raises(ValueError, match="unknown figure format 'gif'"):
-        figures.length_figure(BALANCED, fmt="gif")
+        balance_figures.length_figure(BALANCED, fmt="gif")
 
 
 def test_the_length_figure_names_its_units_as_the_lengths_were_counted():
     """Chinese and Japanese lengths are characters (wojdb.core.io.text_length), not words."""
-    svg = figures.length_figure(BALANCED, fmt="svg").decode()
+    svg = balance_figures.length_figure(BALANCED, fmt="svg").decode()
     assert "length (words)" in svg and "characters" not in svg
-    into_chinese = figures.length_figure(BALANCED, fmt="svg", target_lang="zh").decode()
+    into_chinese = balance_figures.length_figure(BALANCED, fmt="svg", target_lang="zh").decode()
     assert "reference length (characters)" in into_chinese
     assert "hypothesis length (characters)" in into_chinese
     assert "reference (characters)" in into_chinese and "source (words)" in into_chinese
     from_chinese = BALANCED.assign(source_lang="zh")
-    svg = figures.length_figure(from_chinese, fmt="svg", target_lang="en").decode()
+    svg = balance_figures.length_figure(from_chinese, fmt="svg", target_lang="en").decode()
     assert "source (characters)" in svg and "reference length (words)" in svg

@@ -16,8 +16,6 @@ from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.django import TestCase
 
-from survey import participation
-from survey.forms import AboutForm, AnswerForm, language_formset
 from survey.models import (
     DeclinedConsent,
     Participant,
@@ -26,6 +24,8 @@ from survey.models import (
     Questionnaire,
     Rating,
 )
+from survey.participants import participation
+from survey.participants.forms import AboutForm, AnswerForm, language_formset
 from tests.factories import make_study
 from tests.security.flow import enter, started
 

@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.django import TestCase
 
-from survey.documents import import_ranks
-from survey.judgments import import_judgments
 from survey.models import Corpus, ExternalJudgment, Segment, Triple
-from survey.testsets import import_wmt
+from survey.sources.human_judgments import import_judgments
+from survey.sources.ranks import import_ranks
+from survey.sources.testsets import import_wmt
 from wojdb.core.formats.wmt import JUDGMENT_HEADER
 from wojdb.core.io import InputError
 

@@ -4,9 +4,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from survey.assignment import StudyClosed, enrol, release_abandoned
-from survey.launch import launch
+from survey.design.lifecycle import launch
 from survey.models import Participant, Study
+from survey.participants.assignment import StudyClosed, enrol, release_abandoned
 from tests.factories import make_study
 
 

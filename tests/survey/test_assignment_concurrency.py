@@ -12,8 +12,8 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from survey.assignment import enrol
 from survey.models import Participant
+from survey.participants.assignment import enrol
 from tests.factories import make_study
 
 pytestmark = [

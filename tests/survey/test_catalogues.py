@@ -21,11 +21,12 @@ TEMPLATES = sorted((ROOT / "survey/templates/survey").glob("*.html"))  # not das
 MODULES = [
     ROOT / name
     for name in (
-        "survey/forms.py",
-        "survey/views.py",
+        "survey/participants/forms.py",
+        "survey/participants/views.py",
         "survey/models.py",
-        "survey/participation.py",
-        "survey/paper_import.py",
+        "survey/participants/participation.py",
+        "survey/paper/print_runs.py",
+        "survey/paper/scan_import.py",
         "wojdb/core/texts/en.py",
         "wojdb/core/paper/printing.py",
     )

@@ -13,11 +13,11 @@ import tomli_w
 from django.core.management import call_command
 
 from analysis.analysing import study_systems
-from analysis.demo import DEMOS
-from survey.documents import import_documents
-from survey.judgments import import_judgments
+from analysis.demo_studies import DEMOS
 from survey.models import Corpus, Item, Segment, Study, SystemScore, Triple
-from survey.testsets import import_wmt
+from survey.sources.documents import import_documents
+from survey.sources.human_judgments import import_judgments
+from survey.sources.testsets import import_wmt
 from wojdb.core import texts
 
 pytestmark = pytest.mark.django_db

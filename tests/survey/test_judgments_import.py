@@ -11,8 +11,6 @@ from django.core.management import CommandError, call_command
 from sacrebleu.metrics import CHRF
 
 from analysis import frames
-from survey.documents import import_documents, import_ranks
-from survey.judgments import import_judgments
 from survey.models import (
     ExternalJudgment,
     ExternalSegmentScore,
@@ -21,7 +19,10 @@ from survey.models import (
     SystemScore,
     Triple,
 )
-from survey.testsets import import_wmt
+from survey.sources.documents import import_documents
+from survey.sources.human_judgments import import_judgments
+from survey.sources.ranks import import_ranks
+from survey.sources.testsets import import_wmt
 from wojdb.bundled import wmt21_toen
 from wojdb.core.formats import segment_ids, wmt
 from wojdb.core.formats.judgments import read_judgment_file

@@ -15,8 +15,9 @@ from django.utils import timezone
 
 from analysis import frames
 from analysis.analysing import departures
-from survey import launch
-from survey.assignment import enrol
+from survey.design import lifecycle
+from survey.design.plan import study_fields
+from survey.design.questionnaires import is_frozen, revise
 from survey.models import (
     DeclinedConsent,
     Participant,
@@ -28,8 +29,7 @@ from survey.models import (
     Triple,
     Withdrawal,
 )
-from survey.questionnaires import is_frozen, revise
-from survey.study_file import study_fields
+from survey.participants.assignment import enrol
 from tests.factories import make_study, make_triple
 from tests.survey.test_participant_views import answer, consent, enter, languages, text_of
 
@@ -54,7 +54,7 @@ def started(client, study, **params) -> Participant:
 @pytest.fixture
 def staff():
     client = Client()
-    client.force_login(User.objects.create_user("r", is_staff=True))
+    client.force_login(User.objects.create_user("r", is_staff=True, is_superuser=True))
     return client
 
 
@@ -67,24 +67,24 @@ def study_page(client, study) -> str:
 
 def test_each_status_comes_with_its_reasons():
     study = pilot_study()
-    status = launch.study_status(study)
+    status = lifecycle.study_status(study)
     assert (status.state, status.label, status.takes_newcomers) == ("pilot", "Piloting", True)
     assert "pilot participant" in status.reasons[0]
 
     study.reward = ""
     study.sample_item = None
-    status = launch.study_status(study)
+    status = lifecycle.study_status(study)
     assert (status.state, status.takes_newcomers) == ("not ready", False)
     assert status.reasons == ("needs reward", "needs sample_item (the practice pair)")
 
     study.is_open = False
-    status = launch.study_status(study)
+    status = lifecycle.study_status(study)
     assert status.state == "closed" and not status.takes_newcomers
     assert status.reasons[0] == "closed by the researcher (is_open is off)"
     assert status.reasons[1:] == ("needs reward", "needs sample_item (the practice pair)")
 
     launched = make_study()
-    status = launch.study_status(launched)
+    status = lifecycle.study_status(launched)
     assert (status.state, status.label, status.takes_newcomers) == ("open", "Open", True)
     assert status.reasons[0].startswith("launched on ")
 
@@ -92,7 +92,7 @@ def test_each_status_comes_with_its_reasons():
 def test_a_study_without_an_active_questionnaire_is_not_ready():
     study = make_study()
     study.questionnaires.update(active=False)
-    status = launch.study_status(study)
+    status = lifecycle.study_status(study)
     assert status.state == "not ready"
     assert status.reasons == ("has no questionnaire to hand out: build them first",)
 
@@ -114,7 +114,7 @@ def test_the_list_the_study_page_and_the_link_say_the_same(client, staff):
     listed = {s.slug: s.status for s in staff.get(reverse("dashboard:index")).context["studies"]}
     public = client.get("/").content.decode()
     for study, (state, label, takes) in expected.items():
-        status = launch.study_status(study)
+        status = lifecycle.study_status(study)
         assert listed[study.slug] == status and status.state == state
         page = staff.get(reverse("dashboard:study", args=[study.slug]))
         assert page.context["status"] == status
@@ -140,7 +140,7 @@ def test_who_arrives_before_the_launch_is_a_pilot_participant_and_freezes_nothin
     entries = [(e.item, e.shared) for e in questionnaire.entries.order_by("-position")]
     assert revise(questionnaire, entries).pk == questionnaire.pk
 
-    launch.launch(study)
+    lifecycle.launch(study)
     after = started(Client(), study)
     assert not after.pilot
     assert Questionnaire.objects.filter(study=study, frozen=False).count() == 0
@@ -152,7 +152,7 @@ def test_real_participants_are_balanced_whatever_the_pilot_took():
     for _ in range(2):
         person = enrol(study, rng=random.Random(0))
         Participant.objects.filter(pk=person.pk).update(questionnaire=first, status="completed")
-    launch.launch(study)
+    lifecycle.launch(study)
     real = [enrol(study, rng=random.Random(n)) for n in range(2)]
     assert not any(p.pilot for p in real)
     assert {p.questionnaire.number for p in real} == {1, 2}
@@ -170,7 +170,7 @@ def test_pilot_participants_stay_out_of_the_analysis_and_the_release(client):
     study = pilot_study()
     pilot = started(client, study)
     answer(client, pilot, 1, holistic=2, order=3)
-    launch.launch(study)
+    lifecycle.launch(study)
     real = started(Client(), study)
     answer(Client(), real, 1, holistic=4, order=4)
     assert list(frames.select_participants(study)) == [real]
@@ -215,7 +215,7 @@ def test_pilot_participants_go_with_a_redrawn_pool_and_a_launch_locks_it(client)
     assert "and 1 pilot participant(s)" in out.getvalue()
     assert not study.participants.exists() and not study.questionnaires.exists()
     study = pilot_study()
-    launch.launch(study)
+    lifecycle.launch(study)
     with pytest.raises(CommandError, match="it was launched, so its pool can no longer be redrawn"):
         call_command("sample_pool", study=study.slug, per_corpus=1, stdout=StringIO())
 
@@ -310,7 +310,7 @@ def test_clearing_without_launching(piloted):
 
 
 def test_a_launched_study_can_still_clear_its_pilot_data(piloted):
-    launch.launch(piloted)
+    lifecycle.launch(piloted)
     call_command("launch", study=piloted.slug, clear_pilot=True, interactive=False)
     assert not Participant.objects.filter(study=piloted).exists()
 
@@ -373,7 +373,7 @@ def test_the_buttons_are_for_staff_only_and_posts_only(client, piloted, name):
     student.force_login(User.objects.create_user("s"))
     assert student.post(url, {"confirm": "on"}).status_code == 403
     staff = Client(enforce_csrf_checks=True)
-    staff.force_login(User.objects.create_user("r", is_staff=True))
+    staff.force_login(User.objects.create_user("r", is_staff=True, is_superuser=True))
     assert staff.post(url, {"confirm": "on"}).status_code == 403  # no CSRF token
     assert staff.get(url).status_code == 405
     piloted.refresh_from_db()
@@ -385,7 +385,7 @@ def test_launched_at_is_set_by_the_launch_only():
     assert "launched_at" not in {f.name for f in study_fields()}
     study = pilot_study()
     when = timezone.now()
-    launch.launch(study, now=when)
+    lifecycle.launch(study, now=when)
     study.refresh_from_db()
     assert study.launched_at == when
-    assert launch.refusal(study) == f"study {study.slug!r} was launched already"
+    assert lifecycle.refusal(study) == f"study {study.slug!r} was launched already"

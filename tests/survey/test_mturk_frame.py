@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from survey import participation
 from survey.models import Participant, PlatformIdentity
+from survey.participants import participation
 from tests.factories import make_study
 from tests.survey.test_participant_views import consent, enter, finish_all
 

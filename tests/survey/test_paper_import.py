@@ -14,8 +14,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import reverse
 
-from survey import paper_import, participation, scan_files
+from survey import scan_store
 from survey.models import PaperAnswer, PaperCopy, Participant, Rating, ScanPage, Withdrawal
+from survey.paper import scan_import
+from survey.participants import participation
 from tests.factories import make_study
 from wojdb.core.paper import pen, scanning
 from wojdb.core.paper.layout import CONTENT_SIDE, Layout
@@ -111,10 +113,10 @@ def test_copy_waits_for_missing_pages(printed, tmp_path):
     call_command("import_scans", *first)
     copy = PaperCopy.objects.get(code=layout.copies[1]["id"])
     assert copy.participant is None
-    assert paper_import.waiting_copies() == {copy.code: [len(scans)]}
+    assert scan_import.waiting_copies() == {copy.code: [len(scans)]}
     call_command("import_scans", str(tmp_path / f"{len(scans) - 1}.png"))
     copy.refresh_from_db()
-    assert copy.participant is not None and paper_import.waiting_copies() == {}
+    assert copy.participant is not None and scan_import.waiting_copies() == {}
     flagged = set(PaperAnswer.objects.filter(kind="box").values_list("field", flat=True))
     last = copy.participant.ratings.get(position=50)
     if "pair-50.holistic" not in flagged:
@@ -220,14 +222,14 @@ def test_review_resolution_reaches_the_participant(printed, tmp_path):
     assert answer.status == "pending" and "several" in answer.reason
     person = answer.copy.participant
     assert person.ratings.get(position=1).holistic is None
-    paper_import.resolve(answer, "2", "researcher")
+    scan_import.resolve(answer, "2", "researcher")
     assert person.ratings.get(position=1).holistic == 2
     age = PaperAnswer.objects.get(field="about.age")
     with pytest.raises(ValueError):
-        paper_import.resolve(age, "forty", "researcher")
-    paper_import.resolve(age, "41", "researcher")
+        scan_import.resolve(age, "forty", "researcher")
+    scan_import.resolve(age, "41", "researcher")
     langs = PaperAnswer.objects.get(field="about.languages")
-    paper_import.resolve(langs, "English: Native\nFrench: Fluent, DELF B2", "researcher")
+    scan_import.resolve(langs, "English: Native\nFrench: Fluent, DELF B2", "researcher")
     person.refresh_from_db()
     assert person.age == 41
     assert sorted(person.languages.values_list("language", "fluency")) == [
@@ -244,7 +246,7 @@ def test_review_page_stores_typed_answers(printed, tmp_path, client, django_user
     call_command("import_scans", *[str(tmp_path / f"{n}.png") for n in range(len(scans))])
     age = PaperAnswer.objects.get(field="about.age")
     assert client.get("/researcher/paper/").status_code == 302  # staff only
-    client.force_login(django_user_model.objects.create_user("r", is_staff=True))
+    client.force_login(django_user_model.objects.create_user("r", is_staff=True, is_superuser=True))
     page = client.get("/researcher/paper/")
     assert b"about.age" in page.content
     assert f'src="/researcher/paper/{age.pk}.png"'.encode() in page.content
@@ -304,7 +306,7 @@ def test_paper_consent_is_honoured_as_on_the_web(printed, tmp_path, client, djan
         )
     }
     assert consents == {layout.copies[0]["id"]: (True, 1), layout.copies[1]["id"]: (False, None)}
-    staff = django_user_model.objects.create_user("r", is_staff=True)
+    staff = django_user_model.objects.create_user("r", is_staff=True, is_superuser=True)
     client.force_login(staff)
     (row,) = client.get("/researcher/").context["studies"]
     assert (row.participant_count, row.web_count, row.paper_count) == (2, 0, 2)
@@ -360,7 +362,7 @@ def test_scans_in_a_pdf_are_read_and_a_broken_pdf_is_named(printed, tmp_path):
     assert ScanPage.objects.count() == 0
     call_command("import_scans", str(tmp_path / "scans.pdf"), "--dpi", str(DPI))
     assert sorted(ScanPage.objects.values_list("page", flat=True)) == [1, 2, 3]
-    assert paper_import.waiting_copies() == {
+    assert scan_import.waiting_copies() == {
         layout.copies[0]["id"]: list(range(4, layout.pages + 1))
     }
 
@@ -454,7 +456,7 @@ def test_a_french_study_prints_in_french_and_its_copies_read_back(db, tmp_path, 
     assert person.share_data is all(read[name] == "agree" for name in consent)
     # The fluency is typed in as the copy printed it, in French.
     langs = PaperAnswer.objects.get(field="about.languages")
-    paper_import.resolve(langs, "français : Langue maternelle\nanglais : courant, TOEIC", "r")
+    scan_import.resolve(langs, "français : Langue maternelle\nanglais : courant, TOEIC", "r")
     assert sorted(person.languages.values_list("language", "fluency")) == [
         ("anglais", 4),
         ("français", 7),
@@ -510,7 +512,7 @@ def test_withdrawal_erases_a_paper_participant_and_their_scans_unless_shared(
 
     assert all(kept(path).exists() for path in files)
     first, second = (PaperCopy.objects.get(code=code).participant for code in codes)
-    paper_import.resolve(PaperAnswer.objects.get(copy__code=codes[0], field="about.age"), "41", "r")
+    scan_import.resolve(PaperAnswer.objects.get(copy__code=codes[0], field="about.age"), "41", "r")
 
     participation.withdraw(first)
     assert not Participant.objects.filter(pk=first.pk).exists()
@@ -541,6 +543,6 @@ def test_withdrawal_erases_a_paper_participant_and_their_scans_unless_shared(
 
 def test_a_long_file_name_never_cuts_off_the_name_of_the_kept_scan():
     kept = "scans/" + "a" * 64 + ".pdf"
-    source = scan_files.source("n" * 400 + ".pdf page 1", kept)
+    source = scan_store.source("n" * 400 + ".pdf page 1", kept)
     assert len(source) == ScanPage._meta.get_field("source").max_length
-    assert scan_files.KEPT_NAME.search(source).group(1) == kept
+    assert scan_store.KEPT_NAME.search(source).group(1) == kept

@@ -1,4 +1,5 @@
-"""The participant service functions (survey/participation.py) and the documents' helpers."""
+"""The participant service functions (survey/participants/participation.py) and the documents'
+helpers."""
 
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ from hypothesis import strategies as st
 
 from analysis.report import write_report
 from analysis.report_files import forget_participant
-from survey import participation
 from survey.checks import unfilled_study_texts
 from survey.models import ConsentText, Participant, PlatformIdentity, Rating, Withdrawal
-from survey.participation import Answer, Refused
+from survey.participants import participation
+from survey.participants.participation import Answer, Refused
 from tests.factories import make_study
 from wojdb.core import texts
 from wojdb.core.report.model import Report, Section, Table
@@ -487,27 +488,32 @@ def test_withdrawal_leaves_a_count_and_removes_the_person_from_stored_reports(
             Table("summary", "Summary", summary),
         ],
     )
-    write_report(Report("Report", "today", [], [section]), report_dir)
+    folder = report_dir / participant.study.slug  # the study's own report
+    elsewhere = report_dir / "another-study"  # another study's report names no one of this
+    write_report(Report("Report", "today", [], [section]), folder)
+    write_report(Report("Report", "today", [], [section]), elsewhere)
     participation.withdraw(participant)
-    tables = report_dir / "tables"
+    assert "34,Scot" in (elsewhere / "tables" / "participants.csv").read_text()
+    tables = folder / "tables"
     assert (tables / "participants.csv").read_text().splitlines() == [
         "participant,age,nationality",
         f"{other},51,Welsh",
     ]
     assert (tables / "flagged_participants.csv").read_text().splitlines()[1:] == [f"{other},degree"]
     assert (tables / "summary.csv").read_text() == "measure,value\nparticipants,2\n"
-    page = (report_dir / "report.html").read_text()
+    page = (folder / "report.html").read_text()
     assert ">degree<" in page and ">time<" not in page  # their row left the shown table too
     assert Withdrawal.objects.filter(study=participant.study, simulated=False).count() == 1
-    assert forget_participant(other, report_dir) == 2
-    assert ">degree<" not in (report_dir / "report.html").read_text()
+    assert forget_participant(other, folder) == 2
+    assert ">degree<" not in (folder / "report.html").read_text()
 
 
 @pytest.mark.django_db
 def test_a_report_file_that_cannot_be_rewritten_does_not_hold_a_withdrawal_back(
     participant, report_dir, caplog
 ):
-    (report_dir / "tables" / "participants.csv").mkdir(parents=True)  # unreadable as a file
+    # Unreadable as a file:
+    (report_dir / participant.study.slug / "tables" / "participants.csv").mkdir(parents=True)
     participation.withdraw(participant)
     assert not type(participant).objects.filter(pk=participant.pk).exists()
     assert Withdrawal.objects.count() == 1

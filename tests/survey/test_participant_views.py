@@ -9,7 +9,6 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from survey.assignment import release_abandoned
 from survey.models import (
     DeclinedConsent,
     Participant,
@@ -19,6 +18,7 @@ from survey.models import (
     Rating,
     Study,
 )
+from survey.participants.assignment import release_abandoned
 from tests.factories import make_study
 from wojdb.core import texts
 from wojdb.core.texts import en
@@ -484,7 +484,7 @@ def test_an_impossible_age_is_explained(client):
 @pytest.mark.parametrize("field", ["age", "target_years"])
 @pytest.mark.parametrize("typed", ["1_0", "٣٠", "²", "3 0"])
 def test_a_number_not_written_in_ascii_digits_is_refused_and_nothing_saved(client, field, typed):
-    """As every number WOJ-DB reads (wojdb.core.io.parse_number): Python's int() takes "1_0" as
+    """As every number WOJ-DB reads (wojdb.core.numbers): Python's int() takes "1_0" as
     10 and "٣٠" as 30."""
     study = make_study()
     participant = enter(client, study)

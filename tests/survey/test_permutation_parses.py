@@ -276,7 +276,7 @@ def test_other_pairs_and_mixed_arguments_are_refused(czech, tmp_path):
 @pytest.mark.django_db
 def test_the_parsing_progress_names_its_texts_in_the_plural():
     """The bar used to say "parsing hypothesiss"."""
-    from survey.parsing import no_bars, stored_parses
+    from survey.sources.parses import no_bars, stored_parses
     from tests.factories import make_triple
 
     triple = make_triple()

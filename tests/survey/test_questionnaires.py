@@ -1,4 +1,5 @@
-"""Building, extending and revising questionnaires in the database (survey.questionnaires)."""
+"""Building, extending and revising questionnaires in the database
+(survey.design.questionnaires)."""
 
 import itertools
 import random
@@ -8,7 +9,15 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from survey.assignment import enrol
+from survey.design.questionnaires import (
+    QuestionnaireError,
+    build_questionnaires,
+    entries_frame,
+    extend_questionnaires,
+    is_frozen,
+    load_pool,
+    revise,
+)
 from survey.models import (
     Corpus,
     Item,
@@ -22,15 +31,7 @@ from survey.models import (
     Study,
     Triple,
 )
-from survey.questionnaires import (
-    QuestionnaireError,
-    build_questionnaires,
-    entries_frame,
-    extend_questionnaires,
-    is_frozen,
-    load_pool,
-    revise,
-)
+from survey.participants.assignment import enrol
 from wojdb.core.design import composition
 from wojdb.core.design.balance import ENTRY_COLUMNS
 

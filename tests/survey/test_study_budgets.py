@@ -9,8 +9,8 @@ import tomli_w
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
+from survey.design.sentence_pool import PoolError, sample_pool
 from survey.models import Study
-from survey.pool import PoolError, sample_pool
 from tests.factories import make_study, make_triple
 from tests.survey.test_study_texts import unchanged_form
 from wojdb.core.design.pool import Exclusion, PoolRule

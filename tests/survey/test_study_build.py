@@ -15,10 +15,10 @@ import pytest
 from django.apps import apps
 from django.core.management import CommandError, call_command
 
-from analysis.demo import DEMOS
+from analysis.demo_studies import DEMOS
+from survey.design.build import study_digest
+from survey.design.questionnaires import ITEM_RELATIONS, current_questionnaires, item_key
 from survey.models import Corpus, Item, JudgmentImport, Participant, Rating, Segment, Study
-from survey.questionnaires import ITEM_RELATIONS, current_questionnaires, item_key
-from survey.study_build import study_digest
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 SLICE = DEMOS["en"].slice
@@ -232,10 +232,10 @@ def test_the_design_changes_until_real_people_take_part(tmp_path):
 
 
 def readme_study(folder: Path) -> Path:
-    """The README's own study file ("Run your own study"), saved in a folder beside the clone's
+    """The README's own study file ("Your own study in brief"), saved in a folder beside the clone's
     fixtures, as the README has it saved in the clone's folder."""
     (folder / "fixtures").symlink_to(ROOT / "fixtures")
-    (text,) = re.findall(r"^```toml\n(.*?)^```", section("## Run your own study"), re.M | re.S)
+    (text,) = re.findall(r"^```toml\n(.*?)^```", section("## Your own study in brief"), re.M | re.S)
     (folder / "my-study.toml").write_text(text)
     return folder / "my-study.toml"
 

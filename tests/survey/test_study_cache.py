@@ -1,15 +1,15 @@
-"""A researcher's change to a study reaches the participant pages at once, though every app
-server process keeps the study in memory (survey/study_cache.py): each request checks the
-copy against the study's revision, which every write of the study changes. Parts of pages kept
-rendered show each participant their own answers."""
+"""A researcher's change to a study reaches the participant pages at once, though every app server
+process keeps the study in memory (survey/participants/study_cache.py): each request checks the copy
+against the study's revision, which every write of the study changes. Parts of pages kept rendered
+show each participant their own answers."""
 
 from __future__ import annotations
 
 import pytest
 from django.test import Client
 
-from survey import study_cache
 from survey.models import Item, Participant, Study
+from survey.participants import study_cache
 from tests.factories import make_study
 from tests.security.flow import about_data, started
 

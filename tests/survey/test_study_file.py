@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from analysis.demo import DEMOS
+from analysis.demo_studies import DEMOS
+from survey.design.plan import read_study_file, study_fields
 from survey.models import Participant, PoolEntry, Questionnaire, Study
-from survey.study_file import read_study_file, study_fields
 from tests.factories import (
     make_hypothesis_item,
     make_permutation_item,
@@ -329,7 +329,7 @@ def test_a_study_is_built_from_the_command_line_alone(tmp_path):
 
 
 def test_the_dashboard_and_the_command_build_as_many_questionnaires_as_a_study_file():
-    from survey.dashboard import BuildForm
+    from survey.researchers.dashboard import BuildForm
 
     assert BuildForm({"count": 1000, "seed": 1}).fields["count"].max_value == 1000
     with pytest.raises(CommandError, match="1001 is outside the allowed range"):

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from survey.documents import import_documents
-from survey.judgments import import_judgments
 from survey.models import JudgmentImport, SystemScore
-from survey.testsets import import_wmt
+from survey.sources.documents import import_documents
+from survey.sources.human_judgments import import_judgments
+from survey.sources.testsets import import_wmt
 from wojdb.core.formats.judgments import CLUSTERS
 from wojdb.core.io import InputError
 

@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from survey.documents import import_documents, import_ranks
-from survey.judgments import import_judgments
+from survey.design.sentence_pool import PoolError, sample_pool
 from survey.models import (
     Corpus,
     ExternalJudgment,
@@ -18,8 +17,10 @@ from survey.models import (
     Study,
     Triple,
 )
-from survey.pool import PoolError, sample_pool
-from survey.testsets import import_wmt
+from survey.sources.documents import import_documents
+from survey.sources.human_judgments import import_judgments
+from survey.sources.ranks import import_ranks
+from survey.sources.testsets import import_wmt
 from wojdb.bundled import wmt21_toen
 from wojdb.core.design.pool import PoolRule
 from wojdb.core.formats import segment_ids, wmt

@@ -6,9 +6,9 @@ from functools import partial
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from analysis.demo import DEMO_ERRORS, DEMOS, build_demo, researcher_login
+from analysis.demo_studies import DEMO_ERRORS, DEMOS, build_demo, researcher_login
+from survey.management.reporting import print_report
 from wojdb.arguments import PORT, SEED
-from wojdb.reporting import print_report
 
 
 class Command(BaseCommand):

@@ -2,8 +2,9 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from analysis import releases
+from survey import record
+from survey.management.reporting import find_study
 from wojdb.arguments import add_output, output_path
-from wojdb.reporting import find_study
 
 
 class Command(BaseCommand):
@@ -55,5 +56,9 @@ class Command(BaseCommand):
                 )
             except releases.ExportError as e:
                 raise CommandError(str(e)) from None
+        record.note(
+            chosen, "release written", version=release_version, to=str(path),
+            simulated_included=include_simulated,
+        )  # fmt: skip
         if verbosity:
             self.stdout.write(f"Wrote release {release_version} of {chosen.slug!r} to {path}")

@@ -6,9 +6,9 @@ from tqdm import tqdm
 
 from analysis import alignments_import
 from analysis.alignments_import import check_aligner, import_alignments
+from survey.management.reporting import clear_errors, print_report
 from wojdb.arguments import add_output, output_file
 from wojdb.core.io import read_lines
-from wojdb.reporting import clear_errors, print_report
 
 
 class Command(BaseCommand):

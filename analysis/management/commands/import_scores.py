@@ -3,8 +3,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand
 
 from analysis.scores_import import import_scores
+from survey.management.reporting import clear_errors, print_report
 from wojdb.core.formats.scores import AGGREGATIONS
-from wojdb.reporting import clear_errors, print_report
 
 
 class Command(BaseCommand):

@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from survey.parsing import target_rules
+from survey.sources.parses import target_rules
 from wojdb.core.metrics.pair_report import pair_report, permutation_report, text
 
 

@@ -3,9 +3,9 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis.simulation import SimulationError, add_simulated_participants
+from survey.management.reporting import find_study
 from wojdb.arguments import SEED, SPREAD, float_range, int_range
 from wojdb.core.stats import simulate
-from wojdb.reporting import find_study
 
 #: One run's participants and answers are held in memory until its one transaction commits:
 #: a run of billions was refused by nothing and ran until it was killed.

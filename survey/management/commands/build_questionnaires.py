@@ -1,15 +1,19 @@
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from survey.questionnaires import QuestionnaireError, build_questionnaires, extend_questionnaires
-from survey.study_file import record_plan
+from survey.design.plan import record_plan
+from survey.design.questionnaires import (
+    QuestionnaireError,
+    build_questionnaires,
+    extend_questionnaires,
+)
+from survey.management.reporting import find_study
 from wojdb.arguments import SEED, int_range
 from wojdb.core.design.composition import (
     MAX_QUESTIONNAIRES,
     CompositionError,
     ConfigurationError,
 )
-from wojdb.reporting import find_study
 
 
 class Command(BaseCommand):

@@ -4,14 +4,14 @@ from functools import partial
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from survey.generation import GenerationError, generate_permutations
+from survey.design.generation import GenerationError, generate_permutations
+from survey.design.plan import record_plan
+from survey.design.sentence_pool import pool_triples
+from survey.management.reporting import find_study
 from survey.models import HIGHEST_DEGREE
-from survey.pool import pool_triples
-from survey.study_file import record_plan
 from wojdb.arguments import JOBS, SEED, int_range
 from wojdb.core.permutations import MAX_DEGREE, VERSION
 from wojdb.core.vocabulary import MAIN_TYPES, PERMUTATION_TYPES
-from wojdb.reporting import find_study
 
 
 class Command(BaseCommand):

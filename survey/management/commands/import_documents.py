@@ -2,8 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from survey.documents import import_documents
-from wojdb.reporting import clear_errors, print_report
+from survey.management.reporting import clear_errors, print_report
+from survey.sources.documents import import_documents
 
 
 class Command(BaseCommand):

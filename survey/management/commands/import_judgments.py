@@ -3,9 +3,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
-from survey.judgments import SID_MAPPINGS, import_judgments
+from survey.management.reporting import clear_errors, print_report
+from survey.sources.human_judgments import SID_MAPPINGS, import_judgments
 from wojdb.core.formats.judgments import JUDGMENT_FORMATS
-from wojdb.reporting import clear_errors, print_report
 
 
 class Command(BaseCommand):

@@ -2,9 +2,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from survey import parsing
+from survey.management.reporting import clear_errors, print_report
+from survey.sources import parses
 from wojdb.arguments import Output, add_output, output_file
-from wojdb.reporting import clear_errors, print_report
 
 
 class Command(BaseCommand):
@@ -67,7 +67,7 @@ class Command(BaseCommand):
             if file or testset or system or permutations:
                 raise CommandError("--write-permutations takes no other argument but --lp")
             ids = Output(
-                parsing.ids_path(write_permutations.path),
+                parses.ids_path(write_permutations.path),
                 folder=False,
                 option=write_permutations.option,
             )
@@ -79,7 +79,7 @@ class Command(BaseCommand):
                 output.claim(force)
             try:
                 with write_permutations.writing(force) as texts, ids.writing(force) as numbers:
-                    written = parsing.write_permutations(texts, numbers, lp)
+                    written = parses.write_permutations(texts, numbers, lp)
             except (ValueError, OSError) as error:
                 raise CommandError(str(error)) from None
             if verbosity:
@@ -94,12 +94,12 @@ class Command(BaseCommand):
             if testset or lp or system:
                 raise CommandError("--permutations takes no --testset, --lp or --system")
             with clear_errors():
-                report = parsing.import_permutation_parses(file, permutations, parser)
+                report = parses.import_permutation_parses(file, permutations, parser)
         else:
             if not testset or not lp:
                 raise CommandError("give --testset and --lp (or --permutations PERMS.ids)")
             with clear_errors():
-                report = parsing.import_parses(
+                report = parses.import_parses(
                     file, testset=testset, lp=lp, system=system, parser=parser
                 )
         print_report(self, report, verbosity)

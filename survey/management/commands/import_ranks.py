@@ -2,8 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from survey.documents import import_ranks
-from wojdb.reporting import clear_errors, print_report
+from survey.management.reporting import clear_errors, print_report
+from survey.sources.ranks import import_ranks
 
 
 class Command(BaseCommand):

@@ -7,10 +7,10 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from survey import paper_import
+from survey.management.reporting import find_study
+from survey.paper import scan_import
 from wojdb.arguments import float_range, int_range
 from wojdb.core.paper.scanning import Thresholds
-from wojdb.reporting import find_study
 
 SHARE = float_range(0, 1)
 
@@ -94,10 +94,10 @@ class Command(BaseCommand):
         study = find_study(study) if study else None
         bar = tqdm(desc="pages", unit="page", disable=verbosity < 1, file=self.stderr)
         try:
-            result = paper_import.import_scans(
+            result = scan_import.import_scans(
                 files, study, dpi, thresholds, skip_bad, progress=lambda: bar.update()
             )
-        except paper_import.PaperError as e:
+        except scan_import.PaperError as e:
             raise CommandError(str(e)) from None
         finally:
             bar.close()

@@ -3,9 +3,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
-from survey.testsets import prepare_wmt, write_wmt
+from survey.management.reporting import clear_errors, print_report
+from survey.sources.testsets import prepare_wmt, write_wmt
 from wojdb.arguments import YEAR
-from wojdb.reporting import clear_errors, print_report
 
 
 class Command(BaseCommand):

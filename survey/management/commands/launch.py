@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from survey import launch
+from survey.design import lifecycle
+from survey.management.reporting import find_study
 from survey.models import Study
-from wojdb.reporting import find_study
 
 
 class Command(BaseCommand):
@@ -41,19 +41,19 @@ class Command(BaseCommand):
         study = find_study(study)
         # A launched study's pilot data can still be cleared.
         launching = not (keep_piloting or study.launched and clear_pilot)
-        if launching and (problem := launch.refusal(study)):
+        if launching and (problem := lifecycle.refusal(study)):
             raise CommandError(f"{problem}. Nothing was changed.")
-        pilot, simulated = launch.pilot_counts(study)
+        pilot, simulated = lifecycle.pilot_counts(study)
         asking = clear_pilot and (pilot or simulated) and interactive
         if asking and not self.confirm(study, pilot, simulated):
             raise CommandError("Nothing was deleted or launched.")
         if launching:
             try:
-                cleared = launch.launch(study, clear=clear_pilot)
-            except launch.LaunchError as e:
+                cleared = lifecycle.launch(study, clear=clear_pilot)
+            except lifecycle.LaunchError as e:
                 raise CommandError(str(e)) from None
         else:
-            cleared = launch.clear_pilot(study)
+            cleared = lifecycle.clear_pilot(study)
         if not verbosity:
             return
         if launching:
@@ -75,7 +75,7 @@ class Command(BaseCommand):
                 f"It holds {pilot} pilot and {simulated} simulated participant(s), kept apart "
                 "from its data; --clear-pilot deletes them."
             )
-        status = launch.study_status(Study.objects.get(pk=study.pk))
+        status = lifecycle.study_status(Study.objects.get(pk=study.pk))
         self.stdout.write(f"Status: {status.label} ({'; '.join(status.reasons)}).")
 
     def confirm(self, study, pilot: int, simulated: int) -> bool:

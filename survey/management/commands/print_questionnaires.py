@@ -8,9 +8,9 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from tqdm import tqdm
 
-from survey import paper_import
+from survey.management.reporting import find_study
+from survey.paper import print_runs
 from wojdb.arguments import POSITIVE, add_output, int_range, output_folder
-from wojdb.reporting import find_study
 
 #: A print run is held in memory until its one transaction commits: 99,999,999 copies grew
 #: past 1.5 GB in minutes without writing a page.
@@ -49,10 +49,10 @@ class Command(BaseCommand):
         # The copies' codes are recorded only if their files take their place.
         try:
             with transaction.atomic(), out.writing(force) as folder:
-                printed = paper_import.print_questionnaires(
+                printed = print_runs.print_questionnaires(
                     study, questionnaire, copies, paper, folder, progress=bar.update
                 )
-        except paper_import.PaperError as e:
+        except print_runs.PaperError as e:
             raise CommandError(str(e)) from None
         finally:
             bar.close()

@@ -1,9 +1,9 @@
 from django.core.management.base import BaseCommand
 
-from survey.pool import sample_pool
+from survey.design.sentence_pool import sample_pool
+from survey.management.reporting import clear_errors, find_study, print_report
 from wojdb.arguments import POSITIVE, SEED
 from wojdb.core.design.pool import DEFAULT_PER_CORPUS, PoolRule
-from wojdb.reporting import clear_errors, find_study, print_report
 
 
 class Command(BaseCommand):

@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from survey.study_file import write_study_file
+from survey.design.plan import write_study_file
+from survey.management.reporting import find_study
 from wojdb.arguments import add_output, output_file
-from wojdb.reporting import find_study
 
 
 class Command(BaseCommand):

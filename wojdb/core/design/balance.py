@@ -1,6 +1,6 @@
 """Balance of a study's questionnaires (thesis §6.3.5, Figures 6.1–6.3), and drift warnings.
 
-Pure functions on the entries table (ENTRY_COLUMNS) of `survey.questionnaires.entries_frame`:
+Pure functions on the entries table (ENTRY_COLUMNS) of `survey.design.questionnaires.entries_frame`:
 one row per entry, with questionnaire, position, kind, perm_type, shared, quality, source_lang,
 lengths, triple.
 """
@@ -18,7 +18,7 @@ QUALITY_TOLERANCE = 0.1  # on the 0-1 quality scale
 LANGUAGE_TOLERANCE = 0.25  # share of a questionnaire's hypotheses
 
 
-#: The entries table's columns (written by survey.questionnaires.entries_frame).
+#: The entries table's columns (written by survey.design.questionnaires.entries_frame).
 ENTRY_COLUMNS = [
     "questionnaire",
     "version",

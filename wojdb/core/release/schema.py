@@ -233,7 +233,8 @@ QUESTIONNAIRES = TableSchema(
 )
 
 _LIKERT = dict(minimum=col.LIKERT_MIN, maximum=col.LIKERT_MAX)
-#: The about-you page's limit for ages and years of the language (survey.forms.AboutForm).
+#: The about-you page's limit for ages and years of the language
+#: (survey.participants.forms.AboutForm).
 MAX_YEARS = 120
 PARTICIPANTS = TableSchema(
     "participants",
