@@ -239,7 +239,7 @@ def discard_questionnaires(study: Study) -> tuple[int, Cleared]:
     """Delete the study's questionnaires with its pilot and simulated participants (their
     answers, declines and withdrawals too: survey.design.lifecycle.clear_pilot), for a pool or
     design replaced before real people took part (the caller checks that:
-    survey.design.sentence_pool.real_participation). Returns the questionnaires and participants
+    survey.design.shown.real_participation). Returns the questionnaires and participants
     deleted."""
     cleared = clear_pilot(study)
     questionnaires = study.questionnaires.count()

@@ -22,10 +22,10 @@ pytestmark = pytest.mark.django_db
 AMPLIFIED = {"information_sheet": "## Data\n" + "{data_use} " * 3_000, "data_use": "x" * 40_000}
 
 
-def refused(path, returncode: int = 1) -> str:
+def refused(path) -> str:
     with pytest.raises(CommandError) as error:
         call_command("create_study", str(path), verbosity=0)
-    assert error.value.returncode == returncode
+    assert error.value.returncode == 2
     return str(error.value)
 
 
@@ -65,7 +65,7 @@ def test_the_admin_refuses_texts_that_swell_once_filled(admin_client):
 def test_a_study_file_nesting_lists_2000_deep_exits_with_status_2_naming_key_and_line(tmp_path):
     path = tmp_path / "study.toml"
     path.write_text('name = "S"\nslug = "s"\n[pool]\nexclude = ' + "[" * 2_000 + "]" * 2_000)
-    assert refused(path, returncode=2) == (
+    assert refused(path) == (
         f"{path}, line 4, key pool.exclude: lists or tables nest 2,000 deep; a study file nests "
         "them at most 10 deep"
     )

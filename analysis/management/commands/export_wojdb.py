@@ -1,9 +1,9 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
 from analysis import releases
 from survey import record
-from survey.management.reporting import find_study
+from survey.management.reporting import find_study, refused
 from wojdb.arguments import add_output, output_path
 
 
@@ -55,7 +55,7 @@ class Command(BaseCommand):
                     progress=bar.update,
                 )
             except releases.ExportError as e:
-                raise CommandError(str(e)) from None
+                raise refused(str(e)) from None
         record.note(
             chosen, "release written", version=release_version, to=str(path),
             simulated_included=include_simulated,

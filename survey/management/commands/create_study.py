@@ -2,14 +2,14 @@ import os
 from functools import partial
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
 from survey import access
 from survey.design.build import build_study
 from survey.design.plan import StudyFileError, read_study_file
 from survey.management.commands.study_team import _researcher
-from survey.management.reporting import print_report
+from survey.management.reporting import print_report, refused
 from wojdb.arguments import JOBS
 from wojdb.core.vocabulary import OWNER
 
@@ -23,8 +23,7 @@ class Command(BaseCommand):
         "Run again, it changes only what the file changes; a change to the pool or the design "
         "replaces the questionnaires until real people have taken part, and is refused after. "
         "A bad file is refused with one message naming the file, line and key, and nothing is "
-        "written (exit status 2 where the file itself cannot be read or checked). "
-        "`study_config SLUG` writes a study's file."
+        "written. `study_config SLUG` writes a study's file."
     )
 
     def add_arguments(self, parser):
@@ -46,19 +45,14 @@ class Command(BaseCommand):
         step = self.stdout.write if verbosity >= 2 else (lambda _: None)
         owner = _researcher(owner) if owner else None
         try:
-            declared = read_study_file(file)
-        except StudyFileError as e:
-            # Refused as it is read, before anything is done: a bad argument's status.
-            raise CommandError(str(e), returncode=2) from None
-        try:
             build = build_study(
-                declared,
+                read_study_file(file),
                 jobs=jobs,
                 bars=partial(tqdm, disable=verbosity < 2),
                 step=lambda text: step(f"- {text} …"),
             )
         except StudyFileError as e:
-            raise CommandError(str(e)) from None
+            raise refused(str(e)) from None
         slug = build.study.slug
         if owner is not None:
             access.set_role(build.study, owner, OWNER)

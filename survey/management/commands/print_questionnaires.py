@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from django.db import transaction
 from tqdm import tqdm
 
-from survey.management.reporting import find_study
+from survey.management.reporting import find_study, refused
 from survey.paper import print_runs
 from wojdb.arguments import POSITIVE, add_output, int_range, output_folder
 
@@ -53,7 +53,7 @@ class Command(BaseCommand):
                     study, questionnaire, copies, paper, folder, progress=bar.update
                 )
         except print_runs.PaperError as e:
-            raise CommandError(str(e)) from None
+            raise refused(str(e)) from None
         finally:
             bar.close()
 

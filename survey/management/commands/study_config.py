@@ -1,7 +1,7 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from survey.design.plan import write_study_file
-from survey.management.reporting import find_study
+from survey.management.reporting import find_study, refused
 from wojdb.arguments import add_output, output_file
 
 
@@ -29,4 +29,4 @@ class Command(BaseCommand):
             try:
                 temporary.write_text(text, encoding="utf-8")
             except OSError as e:
-                raise CommandError(f"{out}: {e.strerror}") from None
+                raise refused(f"{out}: {e.strerror}") from None
