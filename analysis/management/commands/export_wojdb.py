@@ -1,10 +1,10 @@
 from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
-from analysis import releases
 from survey import record
 from survey.management.reporting import find_study, refused
 from wojdb.arguments import add_output, output_path
+from wojdb.core.vocabulary import DEFAULT_RELEASE_VERSION
 
 
 class Command(BaseCommand):
@@ -27,7 +27,7 @@ class Command(BaseCommand):
         parser.add_argument("--study", help="study slug (needed when there are several)")
         parser.add_argument(
             "--release-version",
-            default=releases.DEFAULT_RELEASE_VERSION,
+            default=DEFAULT_RELEASE_VERSION,
             help="version of this release (default: %(default)s)",
         )
         parser.add_argument("--license", help="licence of the data, e.g. CC-BY-4.0")
@@ -40,6 +40,8 @@ class Command(BaseCommand):
     def handle(
         self, out, force, zip, study, release_version, license, include_simulated, verbosity, **_
     ):
+        from analysis import releases
+
         releases.release_output(out, zip).claim(force)  # before anything is computed
         chosen = find_study(study)
         with tqdm(total=releases.EXPORT_STEPS, unit="step", disable=verbosity == 0) as bar:

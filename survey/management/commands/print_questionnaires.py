@@ -9,7 +9,6 @@ from django.db import transaction
 from tqdm import tqdm
 
 from survey.management.reporting import find_study, refused
-from survey.paper import print_runs
 from wojdb.arguments import POSITIVE, add_output, int_range, output_folder
 
 #: A print run is held in memory until its one transaction commits: 99,999,999 copies grew
@@ -43,6 +42,8 @@ class Command(BaseCommand):
         add_output(parser, output_folder, "folder to write")
 
     def handle(self, study, questionnaire, copies, paper, out, force, verbosity, **options):
+        from survey.paper import print_runs
+
         out.claim(force)
         study = find_study(study)
         bar = tqdm(desc="copies", unit="copy", disable=verbosity < 1, file=self.stderr)
