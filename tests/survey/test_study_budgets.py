@@ -50,7 +50,7 @@ def test_a_setting_naming_a_placeholder_is_refused_naming_its_key(tmp_path):
 
 
 def test_the_admin_refuses_texts_that_swell_once_filled(admin_client):
-    study = make_study(questionnaires=1, items=2)
+    study = make_study(questionnaires=1, items=2, launched_at=None)  # its texts still editable
     url = reverse("admin:survey_study_change", args=[study.pk])
     form = unchanged_form(admin_client.get(url).content.decode(), "study_form")
     form |= {name: [text] for name, text in AMPLIFIED.items()} | {"_save": ["Save"]}
