@@ -9,8 +9,6 @@ transaction.
 from __future__ import annotations
 
 import dataclasses
-import os
-import shutil
 import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -43,6 +41,7 @@ from survey.models import (
     Study,
     Triple,
 )
+from wojdb.arguments import Output
 from wojdb.core.release import derived
 from wojdb.core.release.read import (
     Problem,
@@ -117,19 +116,26 @@ def study_configuration(study: Study) -> dict:
     return config
 
 
-def gather(study: Study, *, include_simulated: bool = True, progress=_no_progress) -> dict:
-    """The release's tables for a study: its consenting participants' data only."""
+def gather(study: Study, *, include_simulated: bool = False, progress=_no_progress) -> dict:
+    """The release's tables for a study: its consenting participants' data only, simulated
+    participants' only when asked for."""
     people = frames.select_participants(
         study, sharing_only=True, include_simulated=include_simulated
     )
     ratings = frames.ratings_table(people, include_practice=True)
     progress(1)
     if ratings.empty:
-        total = study.participants.exclude(status=WITHDRAWN).count()
+        present = study.participants.exclude(status=WITHDRAWN)
+        total, simulated = present.count(), present.filter(simulated=True).count()
+        left_out = (
+            f", {simulated} of them simulated and left out: --include-simulated (on the "
+            "dashboard, the download with the simulated participants) includes them"
+            if simulated and not include_simulated
+            else ""
+        )
         raise ExportError(
             f"Nothing to export: study {study.slug!r} has no ratings from participants who "
-            f"consented to data sharing ({total} participants in all"
-            f"{'' if include_simulated else ', simulated ones left out'})."
+            f"consented to data sharing ({total} participants in all{left_out})."
         )
     participants = frames.participants_table(people)
     questionnaires = frames.questionnaires_table(study)
@@ -162,9 +168,11 @@ def build(
     *,
     release_version: str = DEFAULT_RELEASE_VERSION,
     license: str | None = None,
-    include_simulated: bool = True,
+    include_simulated: bool = False,
     progress=_no_progress,
 ) -> Export:
+    """The release of a study; simulated participants are left out unless `include_simulated`,
+    and the descriptor says which (`wojdb.core.release.write.simulated_statement`)."""
     tables = gather(study, include_simulated=include_simulated, progress=progress)
     adjusted, adjustment = derived.participant_adjusted(tables)
     tables["ratings"] = tables["ratings"].assign(**adjusted)
@@ -175,34 +183,43 @@ def build(
         release_version=release_version,
         license=license,
         created=datetime.now(UTC),
+        include_simulated=include_simulated,
     )
     return Export(tables, package, codebook(package, tables))
 
 
-def export_release(
-    study: Study, out: Path, *, as_zip: bool = False, progress=_no_progress, **options
-) -> Path:
-    """Export a study to the folder `out` (or, with `as_zip`, the archive `out`.zip).
-
-    The target must not exist yet. Returns the path written.
-    """
+def release_output(out: Path, as_zip: bool) -> Output:
+    """Where a release named `out` is written: the folder, or the archive `out`.zip."""
     target = out if not as_zip or out.suffix == ".zip" else out.with_name(out.name + ".zip")
-    if target.exists():
-        raise ExportError(f"{target} already exists; choose a new name. Nothing was written.")
-    if not target.parent.is_dir():
-        raise ExportError(f"{target.parent} is not a folder. Nothing was written.")
+    return Output(target, folder=not as_zip)
+
+
+def export_release(
+    study: Study,
+    out: Path,
+    *,
+    as_zip: bool = False,
+    force: bool = False,
+    progress=_no_progress,
+    **options,
+) -> Path:
+    """Export a study to the folder `out` (or, with `as_zip`, the archive `out`.zip), written
+    beside it and renamed into place (wojdb.arguments.Output).
+
+    The target must not exist yet, unless `force`; a symbolic link is refused (a CommandError).
+    Returns the path written.
+    """
+    output = release_output(out, as_zip)
+    output.claim(force)
+    target = output.path
     export = build(study, progress=progress, **options)
-    work = Path(tempfile.mkdtemp(prefix=".wojdb-export-", dir=target.parent))
-    try:
-        save(export, work, progress)
+    with output.writing(force) as work:
         if as_zip:
-            partial = work.with_suffix(".zip")
-            write_zip(work, partial, export.name)
-            os.replace(partial, target)
+            with tempfile.TemporaryDirectory(prefix=".wojdb-export-", dir=target.parent) as files:
+                save(export, Path(files), progress)
+                write_zip(Path(files), work, export.name)
         else:
-            os.replace(work, target)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+            save(export, work, progress)
     return target
 
 

@@ -11,13 +11,15 @@ from survey.access import DATA, staff_only
 
 @staff_only
 def download_release(request, slug):
-    """The study's WOJ-DB release as a zip archive, built on request and streamed."""
+    """The study's WOJ-DB release as a zip archive, built on request and streamed; simulated
+    participants only with `?simulated=include`."""
     from analysis import releases  # the release loads on use
     from wojdb.core.release import write  # the release loads on use
 
     study = access.study_for(request, slug, DATA)
+    simulated = request.GET.get("simulated") == "include"
     try:
-        built = releases.build(study)
+        built = releases.build(study, include_simulated=simulated)
     except releases.ExportError as e:
         # The study is there, but not yet a release: nothing completed to export.
         return HttpResponse(str(e), status=409, content_type="text/plain; charset=utf-8")
@@ -27,5 +29,5 @@ def download_release(request, slug):
         write.save(built, Path(folder))
         write.write_zip(Path(folder), archive, built.name)
     archive.seek(0)
-    record.note(study, "release downloaded", name=built.name)
+    record.note(study, "release downloaded", name=built.name, simulated_included=simulated)
     return FileResponse(archive, as_attachment=True, filename=f"{built.name}.zip")

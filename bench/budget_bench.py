@@ -7,6 +7,14 @@ reads them (each page then identified, which fails on these blank pages); they a
 tests/core/test_budgets.py, small on disk and enormous decoded. Other input files are written
 here as large as the input budget allows (WOJDB_MAX_INPUT_BYTES; a study file 1 MiB), every row
 distinct, and read by the reader of their command.
+
+Then inputs whose shape costs time or memory, each checked as the command checks it: a study
+file of 73 KB whose information sheet names a data_use of 40 KB 3,000 times (refused; and what
+filling it costs, which each visit to the study link did); a 5 KB study file whose text holds a
+line of `[` and 5,000 spaces (its keys found; the earlier pattern shown on 1,000 spaces, it took
+147 s on 5,000); 50,000 `[pool] exclude` entries (1 MB) against 1,712 triples (a WMT slice's
+16 corpora), and the error naming those that match nothing; lists nested 2,000 deep (refused);
+a gzip file unpacking to one byte over the input budget (refused).
 """
 
 import sys
@@ -56,6 +64,94 @@ print(len(rows), "rows")
 hwm = [f for f in open("/proc/self/status") if f.startswith("VmHWM:")]
 print("peak", int(hwm[0].split()[1]) // 1024)
 """
+
+
+#: How each shape is checked, as its command checks it; prints what happened, then the peak.
+CHECK_SHAPE = """
+import re, sys, time
+from pathlib import Path
+from types import SimpleNamespace
+from wojdb.core import texts
+from wojdb.core.design.pool import Candidate, CorpusName, left_out, unmatched_exclusions
+from wojdb.core.io import InputError, read_lines
+from wojdb.core.study_file import StudyFileError, Text, read
+path, kind = Path(sys.argv[1]), sys.argv[2]
+KEYS = {"name": Text(200), "information_sheet": Text(100_000), "data_use": Text(100_000)}
+start = time.perf_counter()
+try:
+    if kind in ("amplified", "fill"):
+        values = {name: "" for name in texts.PLACEHOLDERS} | {"name": "S", "project_title": ""}
+        study = SimpleNamespace(**values | read(path, KEYS, []).fields)
+        if kind == "amplified":
+            problems = texts.problems(study)
+            print("refused:" if problems else "kept:", *problems.items())
+        else:
+            print("filled:", f"{len(texts.fill(study.information_sheet, study)):,} characters")
+    elif kind == "bracket":
+        print("read:", len(read(path, KEYS, []).lines), "keys found on their lines")
+    elif kind == "old pattern":
+        old = re.compile(r"^\\s*(\\[\\[?)\\s*([^\\]]+?)\\s*\\]\\]?\\s*(?:#.*)?$")
+        print("matches:", sum(bool(old.match(line)) for line in path.read_text().splitlines()))
+    elif kind == "exclusions":
+        rule = read(path, {}, []).pool_rule()
+        names = [CorpusName("newstest2021", f"l{n // 4}-en", f"S{n % 4}") for n in range(16)]
+        triples = [Candidate((c, n), c, n, "d", "en", "A.", "A.", 1, 1, 1)
+                   for c in names for n in range(1, 108)]
+        excluded = sum(left_out(c, rule) is not None for c in triples)
+        from wojdb.core.budgets import first_few
+        unmatched = unmatched_exclusions(rule, triples)
+        message = first_few([x.describe() for x in unmatched]) + " match no triple"
+        print("refused:", f"{excluded:,} triples excluded, {len(unmatched):,} exclusions "
+              f"matching none: a message of {len(message)} bytes")
+    elif kind == "nesting":
+        read(path, {}, [])
+        print("read")
+    elif kind == "gzip":
+        read_lines(path)
+        print("read")
+except (StudyFileError, InputError) as e:
+    print("refused:", e.problem)
+print(f"seconds {time.perf_counter() - start:.3f}")
+hwm = [f for f in open("/proc/self/status") if f.startswith("VmHWM:")]
+print("peak", int(hwm[0].split()[1]) // 1024)
+"""
+
+
+def shapes(folder: Path) -> list[tuple[str, Path, str]]:
+    import gzip
+
+    import tomli_w
+
+    amplified = folder / "amplified.toml"
+    amplified.write_text(tomli_w.dumps({
+        "information_sheet": "## Data\n" + "{data_use} " * 3_000, "data_use": "x" * 40_000,
+    }))  # fmt: skip
+    bracket = folder / "bracket.toml"
+    bracket.write_text('name = "S"\ninformation_sheet = """\n[' + " " * 5_000 + '\n"""\n')
+    older = folder / "bracket-1000.toml"
+    older.write_text('name = "S"\ninformation_sheet = """\n[' + " " * 1_000 + '\n"""\n')
+    exclusions = folder / "exclusions.toml"
+    exclusions.write_text(
+        "[pool]\nexclude = [\n"
+        + "".join(f"  {{segment = {n}}},\n" for n in range(1, 50_001))
+        + "]\n"
+    )
+    nesting = folder / "nesting.toml"
+    nesting.write_text("[pool]\nexclude = " + "[" * 2_000 + "]" * 2_000 + "\n")
+    bomb = folder / "hyp.en.gz"
+    with gzip.open(bomb, "wb", compresslevel=9) as out:
+        for _ in range(64):
+            out.write(bytes(1024**2))
+        out.write(b"\n")
+    return [
+        ("texts 3,000 × {data_use} of 40 KB", amplified, "amplified"),
+        ("  the same filled (a visit, before)", amplified, "fill"),
+        ("`[` and 5,000 spaces in a text", bracket, "bracket"),
+        ("  earlier pattern, 1,000 spaces", older, "old pattern"),
+        ("50,000 [pool] exclude entries", exclusions, "exclusions"),
+        ("lists nested 2,000 deep", nesting, "nesting"),
+        ("gzip unpacking to 64 MiB + 1 byte", bomb, "gzip"),
+    ]
 
 
 def filled(path: Path, size: int, header: str, row) -> Path:
@@ -154,6 +250,13 @@ def main() -> None:
             seconds = time.perf_counter() - start
             print(f"{name:42} {size:>12} {rows.split()[0]:>9} {peak:>8} {seconds:>8.1f}")
             path.unlink()
+        print("\ninputs whose shape costs time or memory, each checked as its command does:")
+        print(f"{'input':36} {'on disk':>9} {'peak MB':>8} {'seconds':>8}  outcome")
+        for name, path, kind in shapes(tmp):
+            (outcome, seconds), peak = measured(CHECK_SHAPE, path, kind)
+            shown = outcome if len(outcome) <= 90 else outcome[:89] + "…"
+            size = f"{path.stat().st_size:,}"
+            print(f"{name:36} {size:>9} {peak:>8} {float(seconds.split()[1]):>8.3f}  {shown}")
 
 
 if __name__ == "__main__":

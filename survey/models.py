@@ -611,6 +611,8 @@ class Study(models.Model):
         return self.launched_at is not None
 
     def clean(self):
+        if found := texts.problems(self):
+            raise ValidationError(found)
         try:
             self.layout()
         except composition.ConfigurationError as e:

@@ -5,6 +5,7 @@ as it stands: the site is served on a free port instead, and the study link must
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -146,4 +147,5 @@ def test_the_readme_runs_a_study_of_its_own_from_a_fresh_clone(tmp_path):
     )  # fmt: skip
     assert ",command create_study run by " in log.stdout and ",launched," in log.stdout
     assert ",member added," in log.stdout and ",report generated," in log.stdout
-    assert (clone / "var/release-word-order-cs/datapackage.json").is_file()
+    package = json.loads((clone / "var/release-word-order-cs/datapackage.json").read_text())
+    assert package["simulated_participants"]["participants"] == 12  # and it says so

@@ -15,6 +15,7 @@ from survey.design.questionnaires import discard_questionnaires
 from survey.design.shown import real_participation
 from survey.models import Corpus, PoolEntry, Study, Triple
 from survey.sources.testsets import BATCH
+from wojdb.core.budgets import first_few
 from wojdb.core.design.pool import (
     Candidate,
     CorpusName,
@@ -61,8 +62,9 @@ def sample_pool(
     everything = (c for members in candidates.values() for c in members)
     if unmatched := unmatched_exclusions(rule, everything):
         raise PoolError(
-            ", ".join(x.describe() for x in unmatched) + " matches no triple of the pool's "
-            "corpora; the pool is unchanged",
+            first_few([x.describe() for x in unmatched])
+            + f" match{'es' * (len(unmatched) == 1)} no triple of the pool's corpora; the pool "
+            "is unchanged",
             key="exclude",
         )
     try:
@@ -117,8 +119,8 @@ def selected_corpora(rule: PoolRule, within) -> list[Corpus]:
         if unknown := sorted(set(names) - have):
             what = {"testsets": "test set", "language_pairs": "language pair"}.get(key, "system")
             raise PoolError(
-                f"no imported corpus has the {what}(s) {', '.join(unknown)} (there are "
-                f"{', '.join(sorted(have)) or 'none'}); the pool is unchanged",
+                f"no imported corpus has the {what}(s) {first_few(unknown)} (there are "
+                f"{first_few(sorted(have)) or 'none'}); the pool is unchanged",
                 key=key,
             )
         corpora = [c for c in corpora if of(c) in names]

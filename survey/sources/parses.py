@@ -164,16 +164,15 @@ def ids_path(path: Path) -> Path:
     return path.with_suffix(".ids")
 
 
-def write_permutations(path: Path, lp: str | None = None) -> int:
+def write_permutations(text_path: Path, id_path: Path, lp: str | None = None) -> int:
     """Write the permuted references that questionnaire items show (rated or not yet), of the
-    language pair `lp` or of all, one sentence per line, to `path` for an outside parser, and
-    the id of each line's permutation to :func:`ids_path` beside it; returns how many.
+    language pair `lp` or of all, one sentence per line, to `text_path` for an outside parser,
+    and the id of each line's permutation to `id_path` (`ids_path` of the text file, where the
+    import looks for it); returns how many.
 
     Each line is the permutation's words separated by single spaces: its text in a language
     written with spaces, and in one written without them the generator's words, so a parser
     told the text is tokenised keeps them."""
-    if ids_path(path) == path:
-        raise ValueError(f"{path}: the text file cannot end in .ids, the ids file's suffix")
     permutations = Permutation.objects.filter(item__isnull=False)
     if lp is not None:
         source, _, target = lp.partition("-")
@@ -187,8 +186,8 @@ def write_permutations(path: Path, lp: str | None = None) -> int:
     if not rows:
         into = f" of {lp}" if lp else ""
         raise ValueError(f"no questionnaire item shows a permutation{into}; nothing written")
-    path.write_text("".join(f"{' '.join(tokens)}\n" for _, tokens in rows), encoding="utf-8")
-    ids_path(path).write_text("".join(f"{pk}\n" for pk, _ in rows), encoding="utf-8")
+    text_path.write_text("".join(f"{' '.join(tokens)}\n" for _, tokens in rows), encoding="utf-8")
+    id_path.write_text("".join(f"{pk}\n" for pk, _ in rows), encoding="utf-8")
     return len(rows)
 
 

@@ -18,14 +18,14 @@ from wojdb.core.release.read import file_stamp
 
 
 def exported(django_db_blocker, tmp_path_factory, prepare=None) -> Path:
-    """A release of build_rated_study (after `prepare(rated)`, if given); the database is left
-    as it was."""
+    """A release of build_rated_study (after `prepare(rated)`, if given), its simulated
+    participant included; the database is left as it was."""
     out = tmp_path_factory.mktemp("release") / "wojdb"
     with django_db_blocker.unblock(), transaction.atomic():
         rated = build_rated_study()
         if prepare is not None:
             prepare(rated)
-        releases.export_release(rated.study, out, license="CC-BY-4.0")
+        releases.export_release(rated.study, out, license="CC-BY-4.0", include_simulated=True)
         transaction.set_rollback(True)
     return out
 

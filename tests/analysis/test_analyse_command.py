@@ -188,7 +188,9 @@ def test_real_and_simulated_participants_are_analysed_apart_unless_left_out(tmp_
 @pytest.mark.django_db
 def test_an_exported_release_analyses_like_the_database(tmp_path):
     study = rated_study(participants=5)  # the fewest a participant model takes
-    call_command("export_wojdb", "--out", str(tmp_path / "release"), stdout=StringIO())
+    call_command(
+        "export_wojdb", "--out", str(tmp_path / "release"), "--include-simulated", stdout=StringIO()
+    )
     options = ["--no-figures", "--no-subsets", "--bootstrap", "0"]
     analyse("--out", str(tmp_path / "db"), "--study", study.slug, *options)
     analyse("--out", str(tmp_path / "rel"), "--release", str(tmp_path / "release"), *options)

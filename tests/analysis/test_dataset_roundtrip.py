@@ -61,7 +61,7 @@ def test_roundtrip_gives_the_same_frames_and_results(tmp_path):
     study.save()
     ratings = frames.ratings_frame(study, include_practice=True, sharing_only=True)
     scored = frames.ratings_frame(study, sharing_only=True)
-    _export(study, tmp_path / "release")
+    _export(study, tmp_path / "release", "--include-simulated")
     release = read.read_release(tmp_path / "release")
     assert set(release.tables["items"]["document"]) == {"doc-7"}
     assert release.study["language"] == "fr"
@@ -114,7 +114,7 @@ def test_roundtrip_gives_the_same_frames_and_results(tmp_path):
     pd.testing.assert_frame_equal(again_adjusted, adjusted)
     pd.testing.assert_frame_equal(again_correlations, correlations)
 
-    _export(imported, tmp_path / "again")
+    _export(imported, tmp_path / "again", "--include-simulated")
     again = read.read_release(tmp_path / "again")
     for name, table in release.tables.items():
         pd.testing.assert_frame_equal(again.tables[name], table, obj=name)
@@ -133,7 +133,8 @@ def test_release_leaves_out_private_and_withdrawn_data(tmp_path):
     release = read.read_release(tmp_path / "r")
     exported = set(release.tables["participants"]["participant"])
     people = rated.people
-    assert exported == {people[n].pk for n in ("full", "simulated", "abandoned", "active")}
+    # People only: the simulated participant is left out unless asked for.
+    assert exported == {people[n].pk for n in ("full", "abandoned", "active")}
     assert set(release.tables["ratings"]["participant"]) == exported
     assert set(release.tables["participant_languages"]["participant"]) == {people["full"].pk}
     secrets = ["PROLIFICSECRET01", "someone@", *(p.token for p in Participant.objects.all())]
@@ -144,10 +145,40 @@ def test_release_leaves_out_private_and_withdrawn_data(tmp_path):
     metrics = release.tables["metrics"]
     assert set(metrics["metric"]) == {"DTED", "BLEU"}  # "Unused" scores no exported item
 
-    _export(rated.study, tmp_path / "real", "--no-simulated", "--zip")
-    folder = read.read_source(tmp_path / "real.zip", tmp_path / "unpacked")
-    real = read.read_release(folder).tables["participants"]
-    assert set(real["participant"]) == exported - {people["simulated"].pk}
+    assert release.package["simulated_participants"] == {
+        "included": False, "participants": 0, "ratings": 0,
+        "description": "Simulated participants are left out: every participant here is a person.",
+    }  # fmt: skip
+    assert release.package["description"].endswith("every participant here is a person.")
+
+
+def test_a_release_holds_simulated_participants_only_when_asked_and_says_so(tmp_path):
+    rated = build_rated_study()
+    simulated = rated.people["simulated"]
+    _export(rated.study, tmp_path / "people")
+    people = read.read_release(tmp_path / "people")
+    assert simulated.pk not in set(people.tables["participants"]["participant"])
+    assert simulated.pk not in set(people.tables["ratings"]["participant"])
+    assert not people.tables["participants"]["simulated"].any()
+
+    _export(rated.study, tmp_path / "all", "--include-simulated", "--zip")
+    folder = read.read_source(tmp_path / "all.zip", tmp_path / "unpacked")
+    release = read.read_release(folder)
+    participants, ratings = release.tables["participants"], release.tables["ratings"]
+    assert set(participants["participant"]) == set(people.tables["participants"]["participant"]) | {
+        simulated.pk
+    }
+    theirs = int((ratings["participant"] == simulated.pk).sum())
+    assert theirs == Rating.objects.filter(participant=simulated).count() > 0
+    statement = release.package["simulated_participants"]
+    assert (statement["included"], statement["participants"], statement["ratings"]) == (
+        True, 1, theirs,
+    )  # fmt: skip
+    assert statement["description"].startswith(
+        f"1 of the 4 participants ({theirs} of the {len(ratings)} ratings) are simulated"
+    )
+    assert statement["description"] in release.package["description"]
+    assert statement["description"] in (folder / "README.md").read_text()
 
 
 def test_a_release_zip_loads_and_analyses_as_its_folder_does(tmp_path):
@@ -178,12 +209,17 @@ def test_an_empty_export_fails_and_writes_nothing(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_export_refuses_an_existing_target(tmp_path):
+def test_export_refuses_an_existing_target_unless_forced_and_then_replaces_it_whole(tmp_path):
     rated = build_rated_study()
-    (tmp_path / "taken").mkdir()
-    with pytest.raises(CommandError, match="already exists"):
-        _export(rated.study, tmp_path / "taken")
-    assert list(tmp_path.iterdir()) == [tmp_path / "taken"]
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "notes.txt").write_text("kept")
+    with pytest.raises(CommandError, match="taken exists; --force replaces it"):
+        _export(rated.study, taken)
+    assert [p.name for p in taken.iterdir()] == ["notes.txt"]
+    _export(rated.study, taken, "--force")
+    assert not (taken / "notes.txt").exists() and len(read.read_release(taken).tables["ratings"])
+    assert list(tmp_path.iterdir()) == [taken]
 
 
 def test_import_refuses_a_database_with_data(tmp_path):
@@ -231,7 +267,17 @@ def test_researchers_download_the_release(client, tmp_path):
     archive.write_bytes(b"".join(response.streaming_content))
     folder = read.read_source(archive, tmp_path / "unpacked")
     assert folder.name == f"wojdb-{rated.study.slug}-1.0"
-    assert len(read.read_release(folder).tables["ratings"]) > 0
+    people = read.read_release(folder).tables["participants"]
+    assert len(people) > 0 and not people["simulated"].any()
+    response = client.get(url + "?simulated=include")
+    archive.write_bytes(b"".join(response.streaming_content))
+    folder = read.read_source(archive, tmp_path / "with-simulated")
+    everyone = read.read_release(folder).tables["participants"]
+    assert set(everyone["participant"]) == set(people["participant"]) | {
+        rated.people["simulated"].pk
+    }
+    page = client.get(reverse("dashboard:study", args=[rated.study.slug])).content.decode()
+    assert f'{url}?simulated=include" data-release-simulated>with the 1 simulated' in page
     empty = make_study()
     response = client.get(reverse("analysis:download_release", args=[empty.slug]))
     assert response.status_code == 409 and b"Nothing to export" in response.content

@@ -50,7 +50,10 @@ def test_a_format_two_release_gives_its_answers_on_english_as_those_on_the_langu
     Participant.objects.filter(pk=first.pk).update(target_first=True, target_years=None)
     Participant.objects.filter(pk=second.pk).update(target_first=False, target_years=7)
     release = tmp_path / "release"
-    call_command("export_wojdb", "--out", str(release), "--study", study.slug, verbosity=0)
+    call_command(
+        "export_wojdb", "--out", str(release), "--study", study.slug, "--include-simulated",
+        verbosity=0,
+    )  # fmt: skip
     header = (release / "participants.csv").read_text().splitlines()[0]
     assert '"target_first","target_years"' in header
 

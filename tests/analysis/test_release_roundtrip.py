@@ -117,7 +117,8 @@ def test_a_web_study_round_trips_on_every_platform(platform, tmp_path, client):
     assert imported.completion_code == imported.decline_code == imported.platform_return_url == ""
     consent = imported.consent_texts.get()
     assert (consent.version, consent.optional, consent.sharing) == (1, [2], 2)
-    assert len(read.read_release(first).tables["participants"]) == 4  # consenting, not withdrawn
+    # Consenting, not withdrawn and not simulated.
+    assert len(read.read_release(first).tables["participants"]) == 3
 
     # Closed, saying what to set before opening it: the contacts its texts name, and on
     # Prolific the completion code.
@@ -188,15 +189,23 @@ def test_the_demos_release_round_trips(tmp_path, monkeypatch, client):
     monkeypatch.setattr(analysis.demo_studies, "write_report", lambda *args, **kwargs: None)
     study = build_demo(DEMOS["en"], metrics=registry.select(["bleu", "kendall"]))
     assert study.platform == "prolific" and study.completion_code
-    export(study.slug, tmp_path / "demo", "--zip")
+    # Every participant of the demo is simulated: its release is theirs, and says so.
+    export(study.slug, tmp_path / "demo", "--zip", "--include-simulated")
     printed = import_into_empty_database(tmp_path / "demo.zip")
     assert "was imported closed" in printed and "completion_code (set on Prolific)" in printed
-    export(study.slug, tmp_path / "again", "--zip")
+    export(study.slug, tmp_path / "again", "--zip", "--include-simulated")
     first = read.read_source(tmp_path / "demo.zip", tmp_path / "first")
     again = read.read_source(tmp_path / "again.zip", tmp_path / "second")
     assert_same_release(first, again)
     tables = read.read_release(first).tables
     assert len(tables["participants"]) == 36 and len(tables["metric_scores"]) > 0
+    package = read.read_release(first).package
+    assert package["simulated_participants"]["participants"] == 36
+    assert package["description"].endswith(
+        f"All 36 participants ({len(tables['ratings'])} of the {len(tables['ratings'])} ratings) "
+        "are simulated: their answers come from a generative model (simulate_responses), not "
+        "from people; participants.csv marks them in the column `simulated`."
+    )
     # The demo imports WMT21's DA judgments and segment scores: those of its hypotheses travel.
     judgments = tables["judgments"]
     assert set(judgments["kind"]) == {"da", "da_segment"}

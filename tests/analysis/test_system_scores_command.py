@@ -63,7 +63,8 @@ def test_testset_keeps_the_judgments_imported_for_it(imported, tmp_path):
     assert "refB" in set(pd.read_csv(out)["system"])
     pd.testing.assert_frame_equal(pd.read_csv(out), pd.read_csv(everything))
     with pytest.raises(CommandError, match="test set 'newstest1999'"):
-        call_command("system_scores", "--out", str(out), "--testset", "newstest1999")
+        call_command("system_scores", "--out", str(out), "--testset", "newstest1999", "--force")
+    pd.testing.assert_frame_equal(pd.read_csv(out), pd.read_csv(everything))  # kept
 
 
 def test_study_judgments_standardise_each_participant():

@@ -1,6 +1,8 @@
 """Drawing a study's pool (wojdb.core.design.pool) and telling one sentence from several
 (wojdb.core.language.sentences), without Django."""
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -8,6 +10,7 @@ from hypothesis import strategies as st
 from wojdb.core.design.pool import (
     BLANK,
     EXCLUDED,
+    FRAGMENT,
     LONG,
     SENTENCES,
     SHORT,
@@ -19,7 +22,7 @@ from wojdb.core.design.pool import (
     draw,
     left_out,
 )
-from wojdb.core.language.sentences import sentence_count
+from wojdb.core.language.sentences import ends_as_sentence, sentence_count
 
 # Lines of the WMT21 slices in fixtures/ (references and system outputs), and how many
 # sentences a reader sees in each.
@@ -115,3 +118,55 @@ def test_too_few_triples_name_the_corpus_the_counts_and_the_keys_behind_them():
         "4 of 5 (1 over max_length)"
     )
     assert error.value.keys == ["max_length"]
+
+
+# Lines 117-119 of WMT22's de-en test set (tests/core/data/README.md): line 118 is cut after
+# "seit ca." (ca. taken for a sentence's end), and its sentence ends on line 119.
+DATA = Path(__file__).parent / "data"
+WMT22_REFERENCE = (DATA / "generaltest2022.de-en.ref.A.en.117-119").read_text().splitlines()
+WMT22_ONLINE_B = (DATA / "generaltest2022.de-en.hyp.Online-B.en.117-119").read_text().splitlines()
+
+ENDINGS = [
+    (WMT22_REFERENCE[0], "en", True),
+    (WMT22_REFERENCE[1], "en", False),
+    (WMT22_REFERENCE[2], "en", True),
+    ("Récemment, une étude du Professeur Kathleen M. Carley (université de Carnegie Mellon) a "
+     "démontré que plus de la moitié des votes sur Twitter", "fr", False),
+    ("Where is it?", "en", True),
+    ('He said: "I\'m relieved."', "en", True),
+    ("(See the figure.)  ", "en", True),
+    ("The list: apples, pears and", "en", False),
+    ("他来了。", "zh", True),
+    ("「来た。」", "ja", True),
+    ("他来了吗？", "zh", True),
+    ("他来了，", "zh", False),
+    ("هل ذهب إلى السوق؟", "ar", True),
+    ("وقال إن", "ar", False),
+    ("वह बाज़ार गया।", "hi", True),
+    ("वह बाज़ार", "hi", False),
+    ("Πού είναι;", "el", True),
+    ("Where is it;", "en", False),
+    ("เขาไปตลาด", "th", True),  # Thai ends a sentence with a space, not a mark
+    ("", "en", False),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text, lang, ends", ENDINGS)
+def test_a_segment_ends_as_a_sentence_ends_with_its_languages_terminal_mark(text, lang, ends):
+    assert ends_as_sentence(text, lang) is ends
+
+
+def test_wmt22s_cut_line_is_left_out_of_the_pool_unless_the_study_keeps_fragments():
+    lines = {n: candidate("Online-B", n, WMT22_REFERENCE[n - 117], WMT22_ONLINE_B[n - 117])
+             for n in (117, 118, 119)}  # fmt: skip
+    verdicts = {n: left_out(c, PoolRule()) for n, c in lines.items()}
+    assert verdicts == {117: None, 118: FRAGMENT, 119: None}
+    assert left_out(lines[118], PoolRule(sentence_end=False)) is None
+    assert left_out(lines[118], PoolRule(single_sentence=False)) is None
+    drawn = draw({lines[117].corpus: list(lines.values())}, PoolRule(per_corpus=2))
+    assert sorted(drawn.keys) == [lines[117].key, lines[119].key]
+    assert drawn.reasons[lines[117].corpus] == {FRAGMENT: 1}
+    with pytest.raises(TooFew) as error:
+        draw({lines[117].corpus: list(lines.values())}, PoolRule(per_corpus=3))
+    assert "2 of 3 (1 not ending as a sentence ends (sentence_end))" in str(error.value)
+    assert error.value.keys == ["sentence_end"]

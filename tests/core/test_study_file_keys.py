@@ -87,6 +87,19 @@ def test_a_pool_rule_reads_back_as_its_table():
     assert rule_table(pool_rule(table))["exclude"] == [{"segment": 4}]
 
 
+def test_a_pool_keeps_fragments_only_when_its_file_says_so():
+    assert pool_rule({}).sentence_end and rule_table(pool_rule({}))["sentence_end"] is True
+    text = "[pool]\nsentence_end = false\n"
+    checked = FILE.check(tomllib.loads(text), Where("f.toml", "", key_lines(text)))
+    assert pool_rule(checked["pool"]).sentence_end is False
+    text = '[pool]\nsentence_end = "no"\n'
+    with pytest.raises(StudyFileError) as error:
+        FILE.check(tomllib.loads(text), Where("f.toml", "", key_lines(text)))
+    assert str(error.value) == (
+        "f.toml, line 2, key pool.sentence_end: must be true or false, not a text ('no')"
+    )
+
+
 SCALARS = st.one_of(
     st.booleans(),
     st.integers(min_value=-(2**70), max_value=2**70),

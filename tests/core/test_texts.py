@@ -124,3 +124,55 @@ def test_lengths_in_characters_are_those_of_the_languages_written_without_spaces
     assert (text_length("ສະບາຍດີ ໂລກ", "lo"), length_unit("lo")) == (10, "characters")
     for code in ("zh", "ja", "th", "lo", "km", "my", "en", "fr", "de", "vi", "ko"):
         assert (length_unit(code) == "characters") == (not rules_for(code).spaced), code
+
+
+# --- bounded texts ----------------------------------------------------------------------------
+
+#: The attack: a study file of 73 KB whose information sheet names a data_use of 40 KB 3,000
+#: times; every visit to the study link returned 120 MB.
+AMPLIFIED = {"information_sheet": "## Data\n" + "{data_use} " * 3_000, "data_use": "x" * 40_000}
+
+
+def test_a_document_swollen_by_its_placeholders_is_refused_by_name():
+    found = texts.problems(study(**AMPLIFIED))
+    assert list(found) == ["information_sheet"]
+    assert found["information_sheet"] == (
+        "is 120,003,008 characters once its placeholders are filled; a text participants read "
+        "is at most 100,000"
+    )  # 8 + 3,000 × (40,000 + 1 space)
+
+
+@given(
+    st.lists(st.sampled_from(["{data_use}", "{reward}", "{pairs}", "{x}", "a", "{"])),
+    st.lists(st.sampled_from(["{reward}", "{data_use}", "b", "}"]), max_size=8),
+)
+def test_a_documents_filled_length_is_counted_without_filling_it(text, data_use):
+    text, data_use = "".join(text), "".join(data_use)
+    shown = study(data_use=data_use, reward="£3", items_per_questionnaire=40)
+    assert texts.filled_length(text, shown) == len(texts.fill(text, shown))
+
+
+def test_what_is_put_into_a_text_is_never_filled_again():
+    named = study(researcher_name="{reward}", reward="£3", data_use="Ask {researcher_name}.")
+    assert texts.fill("{researcher_name}", named) == "{reward}"
+    assert texts.fill("{data_use}", named) == "Ask {reward}."
+    assert texts.fill("{data_use}", study(data_use="{data_use}")) == "{data_use}"
+
+
+@pytest.mark.parametrize(
+    "fields, field, placeholder",
+    [
+        ({"researcher_name": "Ada {reward}"}, "researcher_name", "{reward}"),
+        ({"institution": "{data_use}"}, "institution", "{data_use}"),
+        ({"project_title": "{pairs} pairs"}, "project_title", "{pairs}"),
+        ({"data_use": "See {data_use}."}, "data_use", "{data_use}"),
+    ],
+)
+def test_a_setting_put_into_the_texts_names_no_placeholder(fields, field, placeholder):
+    found = texts.problems(study(**fields))
+    assert list(found) == [field] and found[field].startswith(f"names {placeholder}, ")
+
+
+def test_data_use_may_name_the_other_settings():
+    assert texts.problems(study(data_use="Ask {researcher_name} about {project_title}.")) == {}
+    assert texts.problems(study(name="Study {2024}", reward="{bonus} unknown")) == {}

@@ -3,11 +3,14 @@ the parser, and the range is shown in --help."""
 
 import argparse
 import re
+import tomllib
 
 import pytest
 from django.core.management import CommandError, call_command, get_commands, load_command_class
 
-from wojdb.arguments import IntList, Number, float_range, int_range
+from survey.models import Study
+from tests.factories import make_study
+from wojdb.arguments import IntList, Number, Output, float_range, int_range
 
 OURS = sorted(name for name, app in get_commands().items() if app in ("survey", "analysis"))
 
@@ -160,3 +163,152 @@ def test_analyse_refuses_a_study_beside_a_release(tmp_path, db):
         call_command("analyse", "--release", str(tmp_path), "--study", "x", "--out",
                      str(tmp_path / "report"))  # fmt: skip
     assert list(tmp_path.iterdir()) == []
+
+
+# --- outputs -----------------------------------------------------------------------------------
+
+#: Every command that writes a path it is given: its option, the arguments it needs besides,
+#: and whether the path is a folder.
+WRITERS = [
+    ("study_config", "--out", ["demo"], False),
+    ("study_log", "--out", ["demo"], False),
+    ("system_scores", "--out", [], False),
+    ("export_judgments", "--out", [], False),
+    ("analyse", "--out", [], True),
+    ("print_questionnaires", "--out", [], True),
+    ("export_wojdb", "--out", [], True),
+    ("import_alignments", "--write-pairs", [], False),
+    ("import_parses", "--write-permutations", [], False),
+]
+OUTPUT_TYPES = {"output_file", "output_folder", "output_path"}
+
+
+def test_every_command_that_writes_a_path_refuses_an_existing_one_unless_forced():
+    found = set()
+    for name in OURS:
+        for action in own_actions(parser_of(name)):
+            option = max(action.option_strings, default=action.dest, key=len)
+            if getattr(action.type, "__name__", "") in OUTPUT_TYPES:
+                found.add((name, option))
+            elif re.search(r"out|write", option):
+                assert action.type is None and action.nargs == 0, (name, option)  # a flag
+    assert found == {(name, option) for name, option, _, _ in WRITERS}
+    for name, option in found:
+        actions = parser_of(name)._option_string_actions
+        assert f"replace an existing {option}" in actions["--force"].help, name
+        assert "symbolic link" in actions["--force"].help
+
+
+def refusal(name: str, *arguments: str) -> CommandError:
+    with pytest.raises(CommandError) as error:
+        call_command(name, *arguments, verbosity=0)
+    assert error.value.returncode == 2 and "\n" not in str(error.value)
+    return error.value
+
+
+@pytest.mark.parametrize("name, option, given, folder", WRITERS)
+def test_an_existing_output_is_refused_and_kept(name, option, given, folder, tmp_path, db):
+    """`system_scores --out`, `export_judgments --out` and `study_config --out` replaced an
+    existing file and exited 0."""
+    out = tmp_path / "taken"
+    if folder:
+        out.mkdir()
+        (out / "report.html").write_text("kept")
+    else:
+        out.write_text("kept")
+    error = refusal(name, *given, option, str(out))
+    assert str(error) == f"{option}: {out} exists; --force replaces it. Nothing was written."
+    kept = out / "report.html" if folder else out
+    assert kept.read_text() == "kept"
+    assert sorted(tmp_path.rglob("*")) == sorted({out, kept})  # no temporary file left
+
+
+@pytest.mark.parametrize("name, option, given, folder", WRITERS)
+def test_an_output_that_is_a_symbolic_link_is_never_written_through(
+    name, option, given, folder, tmp_path, db
+):
+    """`system_scores --out link.csv` wrote into the file the link points to."""
+    pointed = tmp_path / "elsewhere"
+    if folder:
+        pointed.mkdir()
+    else:
+        pointed.write_text("kept")
+    link = tmp_path / "link"
+    link.symlink_to(pointed)
+    for force in ([], ["--force"]):
+        error = refusal(name, *given, option, str(link), *force)
+        assert str(error).startswith(f"{option}: {link} is a symbolic link (to {pointed}); ")
+        assert "even with --force" in str(error)
+    assert link.is_symlink() and sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere", "link"]
+    assert list(pointed.iterdir()) == [] if folder else pointed.read_text() == "kept"
+
+
+def test_the_ids_file_beside_written_permutations_is_kept_as_well(tmp_path, db):
+    (tmp_path / "perms.ids").write_text("kept")
+    error = refusal("import_parses", "--write-permutations", str(tmp_path / "perms.txt"))
+    assert str(error).startswith(f"--write-permutations: {tmp_path / 'perms.ids'} exists")
+    assert [p.name for p in tmp_path.iterdir()] == ["perms.ids"]
+
+
+def test_a_forced_output_is_replaced_and_nothing_is_left_beside_it(tmp_path, db):
+    Study.objects.filter(pk=make_study().pk).update(slug="demo")
+    out = tmp_path / "study.toml"
+    out.write_text("old")
+    call_command("study_config", "demo", "--out", str(out), "--force")
+    assert tomllib.loads(out.read_text())["slug"] == "demo"
+    assert [p.name for p in tmp_path.iterdir()] == ["study.toml"]
+
+
+def test_a_refusal_from_the_command_line_is_one_line_and_exit_status_2(tmp_path, capsys, db):
+    out = tmp_path / "scores.csv"
+    out.write_text("kept")
+    command = load_command_class("analysis", "system_scores")
+    with pytest.raises(SystemExit) as exit:
+        command.run_from_argv(["manage.py", "system_scores", "--out", str(out)])
+    assert exit.value.code == 2
+    assert capsys.readouterr().err == (
+        f"CommandError: --out: {out} exists; --force replaces it. Nothing was written.\n"
+    )
+    assert out.read_text() == "kept"
+
+
+@pytest.mark.parametrize("folder", [False, True])
+def test_an_output_is_renamed_into_place_only_when_whole(folder, tmp_path):
+    path = tmp_path / "out"
+    output = Output(path, folder=folder)
+    with pytest.raises(RuntimeError), output.writing(force=False) as temporary:
+        assert temporary.parent == tmp_path and temporary.name.startswith(".out.")
+        (temporary / "a" if folder else temporary).write_text("half")
+        raise RuntimeError("interrupted")
+    assert list(tmp_path.iterdir()) == []  # nothing in place, nothing left beside it
+    with output.writing(force=False) as temporary:
+        (temporary / "a" if folder else temporary).write_text("first")
+    with pytest.raises(RuntimeError), output.writing(force=True) as temporary:
+        (temporary / "a" if folder else temporary).write_text("second")
+        raise RuntimeError("interrupted")
+    written = path / "a" if folder else path
+    assert written.read_text() == "first" and list(tmp_path.iterdir()) == [path]
+    with output.writing(force=True) as temporary:
+        (temporary / "b" if folder else temporary).write_text("second")
+    assert (path / "b" if folder else path).read_text() == "second"
+    assert not folder or [p.name for p in path.iterdir()] == ["b"]  # replaced whole
+    assert list(tmp_path.iterdir()) == [path]
+
+
+def test_an_output_appearing_while_it_is_written_is_not_replaced(tmp_path):
+    path = tmp_path / "out.csv"
+    output = Output(path, folder=False)
+    with (
+        pytest.raises(CommandError, match="exists; --force replaces"),
+        output.writing(False) as new,
+    ):
+        new.write_text("new")
+        path.write_text("written meanwhile")
+    assert path.read_text() == "written meanwhile" and list(tmp_path.iterdir()) == [path]
+
+
+def test_an_empty_folder_is_written_into_without_force(tmp_path):
+    (tmp_path / "report").mkdir()
+    with Output(tmp_path / "report", folder=True).writing(force=False) as temporary:
+        (temporary / "report.html").write_text("done")
+    assert (tmp_path / "report" / "report.html").read_text() == "done"

@@ -91,7 +91,13 @@ def test_a_study_builds_from_its_file_again_unchanged_and_in_an_empty_database(t
     assert out.startswith("Created study 'small'.\n")
     assert "  pool: triples in the pool: 80\n" in out
     assert "  questionnaires: 2 built of 20 items (seed 1)\n" in out
+    # The slice's headlines end without a full stop, as a line cut short does: kept out.
+    left = re.search(r"left out as not ending as a sentence ends \(sentence_end\): (\d+)\n", out)
+    assert left and int(left[1]) > 0
     study = Study.objects.get(slug="small")
+    references = set(study.pool_entries.values_list("triple__segment__reference", flat=True))
+    assert "A female car driver overlooks a biker" not in references
+    assert not [r for r in references if not re.search(r"[.!?…\"”’»)]$", r)]
     digest, items = study_digest(study), questionnaire_items(study)
     assert f"  digest: {digest}\n" in out and len(items) == 2 * 20
     # The default practice pair: the pool's shortest reference of 10-20 words, two words swapped.
@@ -149,7 +155,7 @@ def test_a_study_builds_from_its_file_again_unchanged_and_in_an_empty_database(t
         (
             {"count": 40},
             r"key questionnaires\.count: the pool of 80 triples \(\[pool\] per_corpus "
-            r"= 20\) cannot fill 40 questionnaire\(s\) of 20 items: (?s:.*)short by 166",
+            r"= 20\) cannot fill 40 questionnaire\(s\) of 20 items: (?s:.*)short by 165",
         ),
         (
             {"practice": '[practice_item]\nreference = "No such sentence."\n'},

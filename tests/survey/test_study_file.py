@@ -344,7 +344,7 @@ def test_a_pool_drawn_by_command_is_written_back_as_the_files_pool(tmp_path):
     declared = tomllib.loads(config(study.slug))
     assert declared["pool"] == {
         "testsets": [], "language_pairs": [], "systems": [], "per_corpus": 2, "seed": 9,
-        "min_length": 1, "single_sentence": True, "exclude": [],
+        "min_length": 1, "single_sentence": True, "sentence_end": True, "exclude": [],
     }  # fmt: skip
 
 

@@ -3,7 +3,7 @@
 A scanned page (an image, a frame of a TIFF, a PDF page as rasterised) has at most
 `page_pixels`; a scan file at most `scan_bytes`; each file of a release at most
 `release_file_bytes`; a study file at most `study_file_bytes`; every other input file
-(wojdb.core.io.open_input) at most `input_bytes`.
+(wojdb.core.io.open_input) at most `input_bytes`, a gzip-compressed one unpacked too.
 A larger input is refused, naming the file, its size and the environment variable that raises
 the budget. With these defaults reading one scan, page, TIFF or release file stays under 500 MB
 (tests/core/test_budgets.py measures it); bench/budget_bench.py measures the other inputs.
@@ -11,9 +11,14 @@ the budget. With these defaults reading one scan, page, TIFF or release file sta
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from wojdb.environment import Environment
+
+#: How many of a message's listed problems or names it shows; the rest are counted. Every
+#: entry of 50,000 unmatched exclusions made an error message of 1,000,245 bytes.
+MESSAGE_ITEMS = 5
 
 #: The variable that sets each budget, and the budget's upper bound: a page of 150 Mpx in colour
 #: is read within 350 MB (bench/budget_bench.py).
@@ -57,3 +62,10 @@ def current(variables=None) -> Budgets:
             for name, (variable, maximum) in VARIABLES.items()
         }
     )
+
+
+def first_few(items: Sequence[str], joiner: str = ", ") -> str:
+    """The first `MESSAGE_ITEMS` of `items` joined, and how many more there are."""
+    shown = joiner.join(items[:MESSAGE_ITEMS])
+    more = len(items) - MESSAGE_ITEMS
+    return shown + (f"{joiner}… and {more:,} more" if more > 0 else "")

@@ -6,6 +6,7 @@ value is one `InputError` naming file, line and field.
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import re
 import stat
@@ -169,14 +170,25 @@ def input_files(root: Path) -> list[Path]:
     return sorted(files)
 
 
+def _gunzip(data: bytes, path: Path) -> bytes:
+    """A gzip file's content within the input budget: a few megabytes of zeros compressed
+    would otherwise unpack to gigabytes."""
+    max_bytes, budget = _budget(None, "")
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as unpacked:
+            content = unpacked.read(max_bytes + 1)
+    except (OSError, EOFError) as e:
+        raise InputError(path, f"is not a readable gzip file ({e})") from None
+    if len(content) > max_bytes:
+        raise InputError(path, f"unpacks {_over(max_bytes, budget)}")
+    return content
+
+
 def read_lines(path: Path) -> list[str]:
     """A file's lines as text (gzip-compressed when named .gz); bad bytes are reported by line."""
     data = read_input(path)
     if path.suffix == ".gz":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as e:
-            raise InputError(path, f"is not a readable gzip file ({e})") from None
+        data = _gunzip(data, path)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -68,9 +68,64 @@ class StudyFileError(ValueError):
 
 # --- where a key is written --------------------------------------------------------------------
 
-_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
-_PART = r"""(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')"""
-_ASSIGN = re.compile(rf"^\s*({_PART}(?:\s*\.\s*{_PART})*)\s*=")
+#: How deep lists and tables may nest in a study file; its own keys nest 3 deep at most (a list
+#: of tables holding lists). Python's TOML parser recurses once a level: 2,000 levels ended in
+#: a RecursionError.
+MAX_DEPTH = 10
+# Each pattern below is linear in the line it reads: no two quantifiers next to each other can
+# take the same characters (one that could took 147 s on `[` followed by 5,000 spaces).
+_HEADER = re.compile(r"[ \t]*(\[\[?)([^\[\]\n]*)\]\]?[ \t]*(?:#.*)?$")
+_PART = r"""(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')"""
+_ASSIGN = re.compile(rf"[ \t]*({_PART}(?:[ \t]*\.[ \t]*{_PART})*)[ \t]*=")
+#: What can end each state of the scan below: code (outside strings and comments), a basic
+#: string, a literal one, a multi-line basic one, a multi-line literal one, a comment.
+_NEXT = {
+    "code": re.compile(r"""\"\"\"|'''|["'#\[\]{}\n]"""),
+    '"': re.compile(r'\\.|["\n]', re.S),
+    "'": re.compile(r"['\n]"),
+    '"""': re.compile(r'\\.|"""|\n', re.S),
+    "'''": re.compile(r"'''|\n"),
+    "#": re.compile(r"\n"),
+}
+
+
+@dataclass
+class Layout:
+    """What one pass over a study file's text finds: the lines that start outside any string,
+    list or inline table (where a key or a table's header can be), and how deep lists and
+    inline tables nest (the deepest, and the line where it is reached)."""
+
+    open_lines: list[int]
+    depth: int
+    deepest_line: int
+
+
+def layout(text: str) -> Layout:
+    """One pass, in time linear in the text whatever it holds."""
+    state, depth, deepest, deepest_line, line, pos = "code", 0, 0, 1, 1, 0
+    open_lines = [1]
+    while (found := _NEXT[state].search(text, pos)) is not None:
+        token, pos = found[0], found.end()
+        if token == "\n":
+            line += 1
+            if state in ('"', "'", "#"):
+                state = "code"  # a single-line string or comment ends with its line
+            if state == "code" and depth == 0:
+                open_lines.append(line)
+        elif token[0] == "\\":
+            line += token.count("\n")  # an escape, or a line-ending backslash
+        elif state == "code":
+            if token in ("[", "{"):
+                depth += 1
+                if depth > deepest:
+                    deepest, deepest_line = depth, line
+            elif token in ("]", "}"):
+                depth = max(0, depth - 1)
+            else:
+                state = token
+        elif token == state:
+            state = "code"
+    return Layout(open_lines, deepest, deepest_line)
 
 
 def _dotted(text: str) -> list[str]:
@@ -78,14 +133,17 @@ def _dotted(text: str) -> list[str]:
             if part.strip()]  # fmt: skip
 
 
-def key_lines(text: str) -> dict[str, int]:
+def key_lines(text: str, where: Layout | None = None) -> dict[str, int]:
     """The line of every key assignment and table header, by its dotted path (array tables
-    numbered from 1: `consent_texts[2].version`). A line inside a multi-line string or array
-    that looks like an assignment may be taken for one; lines only help a message."""
+    numbered from 1: `consent_texts[2].version`); lines inside a string, a list or an inline
+    table are passed over. Lines only help a message."""
+    where = where or layout(text)
+    rows = text.split("\n")
     lines: dict[str, int] = {}
     table: list[str] = []
     counts: dict[str, int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number in where.open_lines:
+        line = rows[number - 1].removesuffix("\r")
         if header := _HEADER.match(line):
             path = ".".join(_dotted(header.group(2)))
             if header.group(1) == "[[":
@@ -380,7 +438,8 @@ POOL_KEY = Table({
     "language_pairs": ListOf(LANGUAGE_PAIR, unique=True),
     "systems": ListOf(Text(128, blank=False), unique=True),
     "per_corpus": Integer(1, 1_000_000), "seed": SEED, "min_length": LENGTH, "max_length": LENGTH,
-    "single_sentence": Boolean(), "exclude": ListOf(EXCLUSION, unique=True),
+    "single_sentence": Boolean(), "sentence_end": Boolean(),
+    "exclude": ListOf(EXCLUSION, unique=True),
 }, check=_lengths)  # fmt: skip
 PERMUTATIONS_KEY = Table(
     {"types": ListOf(Text(choices=PERMUTATION_TYPES), min_items=1, unique=True), "seed": SEED}
@@ -513,7 +572,7 @@ def full_pool(table: dict) -> dict:
     out = {
         "testsets": [], "language_pairs": [], "systems": [], "per_corpus": DEFAULT_PER_CORPUS,
         "seed": rule.seed, "min_length": rule.min_length, "single_sentence": rule.single_sentence,
-        "exclude": [],
+        "sentence_end": rule.sentence_end, "exclude": [],
     } | table  # fmt: skip
     return {k: out[k] for k in POOL_KEY.keys if k in out}
 
@@ -537,6 +596,7 @@ def pool_rule(table: dict) -> PoolRule:
         min_length=table["min_length"],
         max_length=table.get("max_length"),
         single_sentence=table["single_sentence"],
+        sentence_end=table["sentence_end"],
         exclude=tuple(Exclusion(**x) for x in table["exclude"]),
     )
 
@@ -547,7 +607,7 @@ def rule_table(rule: PoolRule) -> dict:
         "testsets": list(rule.testsets), "language_pairs": list(rule.language_pairs),
         "systems": list(rule.systems), "per_corpus": rule.per_corpus, "seed": rule.seed,
         "min_length": rule.min_length, "max_length": rule.max_length,
-        "single_sentence": rule.single_sentence,
+        "single_sentence": rule.single_sentence, "sentence_end": rule.sentence_end,
         "exclude": [{k: v for k, v in vars(x).items() if v is not None} for x in rule.exclude],
     }  # fmt: skip
     return full_pool({k: v for k, v in table.items() if v is not None})
@@ -588,11 +648,22 @@ def read(path: Path, study_fields: Mapping[str, Key], layouts: Sequence[str]) ->
         raise StudyFileError(path, e.problem) from None
     except UnicodeDecodeError as e:
         raise StudyFileError(path, f"not a UTF-8 text file: {e}") from None
+    found = layout(text)
+    if found.depth > MAX_DEPTH:
+        raise StudyFileError(
+            path,
+            f"lists or tables nest {found.depth:,} deep; a study file nests them at most "
+            f"{MAX_DEPTH} deep",
+            _key_at(key_lines(text, found), found.deepest_line),
+            found.deepest_line,
+        )
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise StudyFileError(path, f"not a TOML file: {e}") from None
-    lines = key_lines(text)
+    except RecursionError:  # deeper than the scan saw: a bracket it took for a string's
+        raise StudyFileError(path, "lists or tables nest too deep") from None
+    lines = key_lines(text, found)
     where = Where(path, "", lines)
     checked = file_key(study_fields, layouts).check(data, where)
     sections = (SOURCES, POOL, PERMUTATIONS, QUESTIONNAIRES, PRACTICE_ITEM, SHARED_ITEMS,
@@ -615,6 +686,12 @@ def read(path: Path, study_fields: Mapping[str, Key], layouts: Sequence[str]) ->
                 f"[{name}] is built on the study's pool: declare the [pool] as well"
             )
     return declared
+
+
+def _key_at(lines: Mapping[str, int], line: int) -> str | None:
+    """The key written last at or before a line: the one whose value the line is in."""
+    before = [(number, key) for key, number in lines.items() if number <= line]
+    return max(before)[1] if before else None
 
 
 def _resolve(sources: dict, folder: Path, where: Where) -> dict:

@@ -11,7 +11,7 @@ from django.utils import timezone
 from analysis.report_store import report_dir, write_report
 from survey import record
 from survey.management.reporting import find_study, refused
-from wojdb.arguments import SEED, int_range, output_folder
+from wojdb.arguments import SEED, add_output, int_range, output_folder
 from wojdb.core.stats.defaults import MIN_GROUPS, N_BOOT
 
 
@@ -22,17 +22,18 @@ class Command(BaseCommand):
         "DIR/figures/*.png and *.svg, and DIR/report.json. The report covers the participants "
         "(Figs 6.4-6.7), response trends (Figs 7.1-7.2), the participant-effect mixed models "
         "and t-test, correlations with every score source (Figs 7.3-7.8, Table 7.1) and the "
-        "Appendix B participant subsets. Files of the same name in DIR are overwritten. Reads "
+        "Appendix B participant subsets. An existing DIR is replaced only with --force. Reads "
         "the database, or with --release an exported WOJ-DB release folder. Without --out, a "
         "study's report replaces its latest one, which its dashboard's Report page shows."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument(
-            "--out",
-            type=output_folder,
-            help="folder to write the report (default for a study of the database: the study's "
+        add_output(
+            parser,
+            output_folder,
+            "folder to write the report (default for a study of the database: the study's "
             "own report, shown on its dashboard; needed with --release and --corpus)",
+            required=False,
         )
         parser.add_argument("--study", help="the study's slug (needed if there are several)")
         parser.add_argument(
@@ -85,9 +86,11 @@ class Command(BaseCommand):
         parser.add_argument("--lp", nargs="+", help="with --corpus: these language pairs only")
         parser.add_argument("--testset", help="with --corpus: this test set only")
 
-    def handle(self, out, verbosity, **options):
+    def handle(self, out, force, verbosity, **options):
         from analysis.analysing import AnalysisError, run_analysis
 
+        if out is not None:
+            out.claim(force)
         if options["release"] is not None and options["study"] is not None:
             # The release holds one study, its own: --study was ignored without a word.
             raise refused(
@@ -111,9 +114,13 @@ class Command(BaseCommand):
             if out is None:  # the study's own report, where its dashboard finds it
                 now = timezone.now().isoformat()
                 done = write_report(chosen, now, record.operator(), **analysis)
-                out = report_dir(chosen.slug)
+                target = report_dir(chosen.slug)
             else:
-                done = run_analysis(out, study=chosen, release=options["release"], **analysis)
+                with out.writing(force) as folder:
+                    done = run_analysis(
+                        folder, study=chosen, release=options["release"], **analysis
+                    )
+                target = out.path
         except AnalysisError as e:
             raise refused(str(e)) from None
         for note in done.notes:
@@ -121,7 +128,7 @@ class Command(BaseCommand):
         if verbosity:
             self.stdout.write(
                 self.style.SUCCESS(
-                    f"Wrote {len(done.written)} files to {out} in "
-                    f"{time.monotonic() - started:.0f} s; open {out / 'report.html'}"
+                    f"Wrote {len(done.written)} files to {target} in "
+                    f"{time.monotonic() - started:.0f} s; open {target / 'report.html'}"
                 )
             )

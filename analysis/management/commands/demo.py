@@ -69,6 +69,10 @@ class Command(BaseCommand):
         )
         self.stdout.write(f"  Researcher pages:  {url}/researcher/  (admin: {url}/admin/)")
         self.stdout.write(f"  Analysis report:   {url}/researcher/report/")
+        # Every participant of a demo is simulated: its release is theirs, marked as such.
+        self.stdout.write(
+            f"  Release:           {url}/researcher/data/{study.slug}/release.zip?simulated=include"
+        )
         self.stdout.write(f"  Researcher login:  user 'researcher', password '{password}'")
         if serve:
             self.serve(port)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from django.core.management.base import BaseCommand
 
 from survey.management.reporting import refused
-from wojdb.arguments import output_file
+from wojdb.arguments import add_output, output_file
 from wojdb.core.vocabulary import EXTERNAL_SOURCES
 
 if TYPE_CHECKING:
@@ -33,16 +33,17 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--out", type=output_file, required=True, help="CSV file to write")
+        add_output(parser, output_file, "CSV file to write")
         parser.add_argument("--per", choices=PER, default="rater", help="default: rater")
         parser.add_argument("--source", nargs="+", choices=EXTERNAL_SOURCES)
         parser.add_argument("--testset", help="only judgments imported for this test set")
         parser.add_argument("--lp", nargs="+", help="language pairs, e.g. de-en cs-en")
 
-    def handle(self, out, per, source, testset, lp, **options):
+    def handle(self, out, force, per, source, testset, lp, **options):
         from analysis import frames
         from wojdb.core.spreadsheet import escape_text
 
+        out.claim(force)
         if per == "rater":
             table = frames.judgments_export(source, testset, lp)
         else:
@@ -61,8 +62,8 @@ class Command(BaseCommand):
             )
         for column in TEXT.intersection(table.columns):
             table[column] = escape_text(table[column].astype("string"))
-        out.parent.mkdir(parents=True, exist_ok=True)
-        table.to_csv(out, index=False)
+        with out.writing(force) as temporary:
+            table.to_csv(temporary, index=False)
         if options["verbosity"]:
             self.stdout.write(f"{len(table):,} rows written to {out}")
 

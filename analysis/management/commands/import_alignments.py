@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
 from survey.management.reporting import clear_errors, print_report, refused
+from wojdb.arguments import add_output, output_file
 from wojdb.core.io import read_lines
 
 
@@ -46,23 +47,27 @@ class Command(BaseCommand):
             metavar="NAME",
             help="name to store the alignments under, e.g. fast_align or giza++",
         )
-        parser.add_argument(
-            "--write-pairs",
-            type=Path,
+        add_output(
+            parser,
+            output_file,
+            "instead of importing, write the tokenised pairs of every hypothesis item",
+            option="--write-pairs",
+            required=False,
             metavar="PAIRS",
-            help="instead of importing, write the tokenised pairs of every hypothesis item",
         )
 
-    def handle(self, alignments, pairs, aligner, write_pairs, verbosity, **options):
+    def handle(self, alignments, pairs, aligner, write_pairs, force, verbosity, **options):
         from analysis import alignments_import
 
         if write_pairs is not None:
             if alignments or pairs or aligner:
                 raise refused("--write-pairs takes no other argument")
+            write_pairs.claim(force)
             try:
-                written = alignments_import.write_pairs(
-                    write_pairs, partial(tqdm, disable=verbosity < 1)
-                )
+                with write_pairs.writing(force) as temporary:
+                    written = alignments_import.write_pairs(
+                        temporary, partial(tqdm, disable=verbosity < 1)
+                    )
             except (ValueError, OSError) as error:
                 raise refused(str(error)) from None
             if verbosity:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand
 
 from survey.management.reporting import find_study, refused
-from wojdb.arguments import output_file
+from wojdb.arguments import add_output, output_file
 from wojdb.core.stats.defaults import PROTOCOLS
 from wojdb.core.vocabulary import EXTERNAL_SOURCES
 
@@ -40,7 +40,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--out", type=output_file, required=True, help="CSV file to write")
+        add_output(parser, output_file, "CSV file to write")
         parser.add_argument("--source", choices=SOURCES, default="da", help="default: da")
         parser.add_argument("--testset", help="only judgments of this test set's segments")
         parser.add_argument("--lp", nargs="+", help="language pairs, e.g. de-en cs-en")
@@ -62,11 +62,12 @@ class Command(BaseCommand):
             help="which answer of the study's ratings (default holistic)",
         )
 
-    def handle(self, out, source, testset, lp, protocol, micro, study, judgment, **options):
+    def handle(self, out, force, source, testset, lp, protocol, micro, study, judgment, **options):
         from analysis import frames
         from wojdb.core.spreadsheet import escape_frame
         from wojdb.core.stats import protocols, system
 
+        out.claim(force)
         notes = []
         if source == "study":
             if protocol not in (None, "wmt22"):
@@ -96,8 +97,8 @@ class Command(BaseCommand):
                 + (f" for {', '.join(lp)}" if lp else "")
                 + ". Nothing was written."
             )
-        out.parent.mkdir(parents=True, exist_ok=True)
-        escape_frame(table).to_csv(out, index=False, float_format="%.6g")
+        with out.writing(force) as temporary:
+            escape_frame(table).to_csv(temporary, index=False, float_format="%.6g")
         self.stdout.write(
             f"{len(table)} systems in {table['lp'].nunique()} language pair(s) written to {out}"
         )

@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand
 
 from survey.management.reporting import clear_errors, print_report, refused
 from survey.sources import parses
+from wojdb.arguments import Output, add_output, output_file
 
 
 class Command(BaseCommand):
@@ -32,12 +33,14 @@ class Command(BaseCommand):
             help="the parser's name and version, recorded with each parse unless the file "
             "names it in a '# parser = …' comment (default: conllu)",
         )
-        parser.add_argument(
-            "--write-permutations",
-            type=Path,
+        add_output(
+            parser,
+            output_file,
+            "instead of importing, write the permutations' texts to PERMS.txt and their ids to "
+            "PERMS.ids beside it",
+            option="--write-permutations",
+            required=False,
             metavar="PERMS.txt",
-            help="instead of importing, write the permutations' texts to PERMS.txt and their "
-            "ids to PERMS.ids beside it",
         )
         parser.add_argument(
             "--permutations",
@@ -55,6 +58,7 @@ class Command(BaseCommand):
         system,
         parser,
         write_permutations,
+        force,
         permutations,
         verbosity,
         **options,
@@ -62,14 +66,26 @@ class Command(BaseCommand):
         if write_permutations is not None:
             if file or testset or system or permutations:
                 raise refused("--write-permutations takes no other argument but --lp")
+            ids = Output(
+                parses.ids_path(write_permutations.path),
+                folder=False,
+                option=write_permutations.option,
+            )
+            if ids.path == write_permutations.path:
+                raise refused(
+                    f"{write_permutations}: the text file cannot end in .ids, the ids file's suffix"
+                )
+            for output in (write_permutations, ids):
+                output.claim(force)
             try:
-                written = parses.write_permutations(write_permutations, lp)
+                with write_permutations.writing(force) as texts, ids.writing(force) as numbers:
+                    written = parses.write_permutations(texts, numbers, lp)
             except (ValueError, OSError) as error:
                 raise refused(str(error)) from None
             if verbosity:
                 self.stdout.write(
                     f"Wrote {written:,} permutation(s) to {write_permutations} and their ids "
-                    f"to {parses.ids_path(write_permutations)}"
+                    f"to {ids}"
                 )
             return
         if file is None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from django.core.management.base import BaseCommand
+from django.db import transaction
 from tqdm import tqdm
 
 from survey.management.reporting import find_study, refused
-from wojdb.arguments import POSITIVE, int_range, output_folder
+from wojdb.arguments import POSITIVE, add_output, int_range, output_folder
 
 #: A print run is held in memory until its one transaction commits: 99,999,999 copies grew
 #: past 1.5 GB in minutes without writing a page.
@@ -36,25 +39,34 @@ class Command(BaseCommand):
             "--copies", type=COPIES, default=1, help="copies of each, a %(type)s (default 1)"
         )
         parser.add_argument("--paper", choices=["a4", "letter"], default="a4")
-        parser.add_argument("--out", type=output_folder, required=True, help="folder to write into")
+        add_output(parser, output_folder, "folder to write")
 
-    def handle(self, study, questionnaire, copies, paper, out, verbosity, **options):
+    def handle(self, study, questionnaire, copies, paper, out, force, verbosity, **options):
         from survey.paper import print_runs
 
+        out.claim(force)
         study = find_study(study)
         bar = tqdm(desc="copies", unit="copy", disable=verbosity < 1, file=self.stderr)
+        # The copies' codes are recorded only if their files take their place.
         try:
-            printed = print_runs.print_questionnaires(
-                study, questionnaire, copies, paper, out, progress=bar.update
-            )
+            with transaction.atomic(), out.writing(force) as folder:
+                printed = print_runs.print_questionnaires(
+                    study, questionnaire, copies, paper, folder, progress=bar.update
+                )
         except print_runs.PaperError as e:
             raise refused(str(e)) from None
         finally:
             bar.close()
-        for folder, layout in printed.layouts:
+
+        def placed(path: Path) -> Path:
+            return out.path / path.relative_to(folder)
+
+        for written, layout in printed.layouts:
             self.stdout.write(
                 f"Questionnaire {layout.questionnaire}: {len(layout.copies)} cop"
                 f"{'y' if len(layout.copies) == 1 else 'ies'} of {layout.pages} pages "
-                f"({', '.join(c['id'] for c in layout.copies)}) and {folder / 'layout.json'}"
+                f"({', '.join(c['id'] for c in layout.copies)}) and "
+                f"{placed(written / 'layout.json')}"
             )
-        self.stdout.write(self.style.SUCCESS(f"Wrote {', '.join(map(str, printed.documents))}."))
+        documents = ", ".join(str(placed(path)) for path in printed.documents)
+        self.stdout.write(self.style.SUCCESS(f"Wrote {documents}."))

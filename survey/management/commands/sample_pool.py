@@ -41,7 +41,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--several-sentences",
             action="store_true",
-            help="also draw segments of several sentences",
+            help="also draw segments of several sentences, and those not ending as a sentence ends",
         )
 
     def handle(self, study, per_corpus, seed, lp, max_length, several_sentences, verbosity, **_):

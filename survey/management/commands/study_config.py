@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand
 
 from survey.design.plan import write_study_file
 from survey.management.reporting import find_study, refused
-from wojdb.arguments import output_file
+from wojdb.arguments import add_output, output_file
 
 
 class Command(BaseCommand):
@@ -15,17 +15,18 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("slug", metavar="SLUG", help="the study's slug")
-        parser.add_argument(
-            "--out", type=output_file, help="file to write (default: standard output)"
-        )
+        add_output(parser, output_file, "file to write (default: standard output)", required=False)
 
-    def handle(self, slug, out, **_):
+    def handle(self, slug, out, force, **_):
+        if out is not None:
+            out.claim(force)
         study = find_study(slug)
         if out is None:
             self.stdout.write(write_study_file(study), ending="")
             return
-        text = write_study_file(study, out.resolve().parent)
-        try:
-            out.write_text(text, encoding="utf-8")
-        except OSError as e:
-            raise refused(f"{out}: {e.strerror}") from None
+        text = write_study_file(study, out.path.resolve().parent)
+        with out.writing(force) as temporary:
+            try:
+                temporary.write_text(text, encoding="utf-8")
+            except OSError as e:
+                raise refused(f"{out}: {e.strerror}") from None

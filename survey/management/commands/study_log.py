@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand
 
 from survey import record
 from survey.management.reporting import refused
-from wojdb.arguments import output_file
+from wojdb.arguments import add_output, output_file
 
 COLUMNS = ("at", "study", "actor", "action", "details")
 
@@ -21,11 +21,11 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("slug", metavar="SLUG", help="the study's slug")
         parser.add_argument("--format", choices=("csv", "jsonl"), default="csv")
-        parser.add_argument(
-            "--out", type=output_file, help="file to write (default: standard output)"
-        )
+        add_output(parser, output_file, "file to write (default: standard output)", required=False)
 
-    def handle(self, slug, format, out, **_):
+    def handle(self, slug, format, out, force, **_):
+        if out is not None:
+            out.claim(force)
         entries = record.entries(slug)
         if not entries.exists():
             raise refused(f"no record of a study {slug!r}")
@@ -55,7 +55,8 @@ class Command(BaseCommand):
         if out is None:
             self.stdout.write(text.getvalue(), ending="")
             return
-        try:
-            out.write_text(text.getvalue(), encoding="utf-8")
-        except OSError as e:
-            raise refused(f"{out}: {e.strerror}") from None
+        with out.writing(force) as temporary:
+            try:
+                temporary.write_text(text.getvalue(), encoding="utf-8")
+            except OSError as e:
+                raise refused(f"{out}: {e.strerror}") from None

@@ -14,6 +14,12 @@ Gustaf`) and, in languages that write ordinals with a dot, a number (`am 3. Okto
 without a letter (a list number such as `1.`) is no sentence of its own. In languages written
 without spaces (Chinese, Japanese) a full stop (。！？) directly followed by more text (not a
 closing quote) ends a sentence.
+
+A segment that does not end as a sentence ends (`ends_as_sentence`: a terminal mark of its
+language, then maybe closing quotes and brackets) is a fragment: a test set's line cut where it
+should not be (WMT22 de-en line 118, "But that has not been functioning for about", whose
+sentence ends on the next line). Thai and Lao end a sentence with a space, not a mark, so every
+segment of theirs ends as one.
 """
 
 from __future__ import annotations
@@ -22,8 +28,8 @@ import re
 
 from wojdb.core.language.rules import UNSPACED
 
-ENDS = ".!?…。！？؟।።။។"
-CLOSERS = "\"'”’»)]}」』）›"
+ENDS = ".!?…‼⁇⁈⁉。！？．｡؟۔।॥።፧။។៕։"
+CLOSERS = "\"'”’»)]}」』）›》〉】〕］｝＂＇"
 OPENERS = "\"'“‘„«([{「『（‹¿¡"
 # A full stop inside a quotation («「来た。」と彼は言った。») ends no sentence of the text.
 UNSPACED_ENDS = re.compile(r"[。！？](?=[^\s」』）”’\"')])")
@@ -41,6 +47,12 @@ ORDINAL_DOT = frozenset({
     "lt", "pl", "tr",
 })  # fmt: skip
 ROMAN = re.compile(r"[IVXLCDM]{1,6}")
+#: Marks that end a sentence in some languages only, and may end a clause too: Greek asks with
+#: `;` (U+037E, which Unicode normalises to the semicolon); Tibetan and Dzongkha end a clause or
+#: a sentence with the shad.
+LANGUAGE_ENDS = {"el": ";\u037e", "bo": "།", "dz": "།"}
+#: Languages whose sentences end without a mark.
+UNMARKED_ENDS = frozenset({"th", "lo"})
 
 
 def _ends_sentence(word: str, lang: str) -> bool:
@@ -86,3 +98,13 @@ def sentence_count(text: str, lang: str) -> int:
 
 def is_one_sentence(text: str, lang: str) -> bool:
     return sentence_count(text, lang) == 1
+
+
+def ends_as_sentence(text: str, lang: str) -> bool:
+    """Whether `text` (in language `lang`, an ISO 639 code) ends as a sentence ends: with a
+    terminal mark (. ! ? … and those of other scripts: 。！？ ؟ ۔ । ॥ ። ။ ។ …), maybe followed
+    by closing quotes and brackets."""
+    if lang in UNMARKED_ENDS:
+        return True
+    core = text.rstrip(CLOSERS + " \t\n\r\u00a0\u3000")
+    return bool(core) and (core[-1] in ENDS or core[-1] in LANGUAGE_ENDS.get(lang, ""))

@@ -30,6 +30,7 @@ from wojdb.core.release.schema import (
     TableSchema,
 )
 from wojdb.core.spreadsheet import escape_text
+from wojdb.core.stats import columns as col
 
 CODEBOOK = Template((Path(__file__).parent / "codebook.md").read_text(encoding="utf-8"))
 #: Study settings shown as documents, not in the codebook's settings table.
@@ -64,6 +65,7 @@ def descriptor(
     release_version: str,
     license: str | None,
     created: datetime,
+    include_simulated: bool = False,
 ) -> dict:
     """The Frictionless Tabular Data Package describing the release."""
     resources = []
@@ -99,6 +101,7 @@ def descriptor(
             }
         )
     ratings = tables["ratings"]
+    simulated = simulated_statement(tables["participants"], ratings, include_simulated)
     package = {
         "profile": "data-package",
         "name": f"wojdb-{study['slug'].lower()}",
@@ -106,7 +109,8 @@ def descriptor(
         "description": (
             "Human judgments of machine-translation word order: holistic and word-order "
             "ratings (1-5) of WMT hypotheses and automatic permutations of their references, "
-            "with participants' demographics and automatic metric scores."
+            "with participants' demographics and automatic metric scores. "
+            + simulated["description"]
         ),
         "version": release_version,
         "release_version": release_version,
@@ -123,6 +127,7 @@ def descriptor(
             "metric_scores": len(tables.get("metric_scores", ())),
             "judgments": len(tables.get("judgments", ())),
         },
+        "simulated_participants": simulated,
         "study": json.loads(json.dumps(study, default=str)),
         "adjustment": adjustment,
         "resources": resources,
@@ -130,6 +135,27 @@ def descriptor(
     if license:
         package["licenses"] = [{"name": license}]
     return package
+
+
+def simulated_statement(participants: pd.DataFrame, ratings: pd.DataFrame, included: bool) -> dict:
+    """Whether the release holds simulated participants (whose answers a generative model gave,
+    `simulate_responses`), how many and with how many ratings, in a sentence."""
+    marked = participants[col.SIMULATED].astype(bool)
+    simulated = set(participants.loc[marked, col.PARTICIPANT])
+    n, total = len(simulated), len(participants)
+    rated = int(ratings[col.PARTICIPANT].isin(simulated).sum())
+    if not included:
+        text = "Simulated participants are left out: every participant here is a person."
+    elif n == 0:
+        text = "No participant is simulated."
+    else:
+        share = f"All {total}" if n == total else f"{n} of the {total}"
+        text = (
+            f"{share} participants ({rated} of the {len(ratings)} ratings) are simulated: "
+            "their answers come from a generative model (simulate_responses), not from people; "
+            "participants.csv marks them in the column `simulated`."
+        )
+    return {"included": included, "participants": n, "ratings": rated, "description": text}
 
 
 def _cell(value) -> str:
