@@ -5,7 +5,7 @@ from django.forms.models import BaseInlineFormSet
 from django.template.loader import render_to_string
 from django.utils.html import format_html, format_html_join
 
-from survey import models
+from survey import models, platforms
 from survey.design.questionnaires import is_frozen
 from survey.participants import participation
 from wojdb.core import texts
@@ -125,6 +125,19 @@ PREVIEWED = (
 )
 
 
+def settings_help() -> str:
+    """Each platform's settings, as the platform describes them."""
+    keys = [
+        format_html("<code>{}</code>: {}", f'"{platform.name}": {{"{key}": …}}', setting.help)
+        for platform in platforms.PLATFORMS.values()
+        for key, setting in platform.settings.items()
+    ]
+    lead = "The crowd platforms' own settings, a table for each platform by its name"
+    if not keys:
+        return lead + "."
+    return format_html("{}: {}.", lead, format_html_join("; ", "{}", ((k,) for k in keys)))
+
+
 @admin.register(models.Study)
 class StudyAdmin(admin.ModelAdmin):
     list_display = ["name", "slug", "language", "items_per_questionnaire", "is_open", "launched_at"]
@@ -162,6 +175,12 @@ class StudyAdmin(admin.ModelAdmin):
             "As last saved: “Save and continue editing” shows your changes here.",
         )
         return format_html("{}{}", note, format_html_join("", "{}", ((s,) for s in sections)))
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change, **kwargs)
+        if "platform_settings" in form.base_fields:
+            form.base_fields["platform_settings"].help_text = settings_help()
+        return form
 
     def save_model(self, request, obj, form, change):
         if not change:  # the texts left as the form offered them follow the study's language
@@ -306,8 +325,10 @@ class ParticipantLanguageAdmin(admin.ModelAdmin):
 class PlatformIdentityAdmin(admin.ModelAdmin):
     """Crowd-platform ids, for paying participants; never part of an export."""
 
-    list_display = ["participant", "prolific_pid", "study_id", "session_id", "pid"]
-    search_fields = ["prolific_pid", "pid"]
+    list_display = [
+        "participant", "prolific_pid", "session_id", "worker_id", "assignment_id", "pid",
+    ]  # fmt: skip
+    search_fields = ["prolific_pid", "worker_id", "pid"]
     raw_id_fields = ["participant"]
 
 
