@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 
-from survey.platforms import generic, mturk, paper, prolific
+from survey.platforms import generic, mturk, paper, prolific, sona
 from survey.platforms.interface import HandIn, Parameter, Platform, Setting
 from wojdb.core.vocabulary import PAPER
 
@@ -25,6 +25,7 @@ PLATFORMS: dict[str, Platform] = {
         generic.NONE,
         prolific.PLATFORM,
         mturk.PLATFORM,
+        sona.PLATFORM,
         generic.GENERIC,
         paper.PLATFORM,
     )

@@ -28,6 +28,9 @@ from tests.factories import make_study
 from tests.survey.test_participant_views import consent, finish_all, text_of
 
 SANDBOX = "https://workersandbox.mturk.com"
+SONA_CREDIT = (
+    "https://uni.sona-systems.com/webstudy_credit.aspx?experiment_id=123&credit_token=9185d436e5f9"
+)
 pytestmark = pytest.mark.filterwarnings("ignore:No directory at:UserWarning")
 
 
@@ -77,6 +80,17 @@ CASES = [
         frames=("https://www.mturk.com", SANDBOX),
         stopping="Stopping before the end? Please also return the HIT on MTurk",
         leaving="If you came from MTurk, please return the HIT there",
+    ),
+    Case(
+        "sona",
+        study={"platform_settings": {"sona": {"credit_url": SONA_CREDIT + "&survey_code=XXXX"}}},
+        link={"id": "4711"},
+        kept={"pid": "4711"},
+        again={"id": "4711"},
+        hand_in=lambda code: ("link", SONA_CREDIT + "&survey_code=4711"),
+        shows_code=False,
+        leaving="You can close this page now.",
+        left_out=("platform_settings",),
     ),
     Case(
         "generic",
@@ -297,7 +311,8 @@ def test_a_finished_participant_hands_in_as_the_platform_wants(client, case):
     assert (person.completion_code in html) == case.shows_code
     assert "http-equiv" not in html and "<script>" not in html  # nothing moves on by itself
     if expected:  # after the debriefing
-        assert html.index("Participant Debriefing Form") < html.index(expected[1])
+        address = expected[1].replace("&", "&amp;")
+        assert html.index("Participant Debriefing Form") < html.index(address)
     # Someone who came without the platform's ids has nothing to hand in.
     browser = Client()
     walk_in = entered(browser, study, {})
