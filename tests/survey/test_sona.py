@@ -6,13 +6,18 @@ who came without a SONA id keeps their code for the researcher."""
 from __future__ import annotations
 
 import json
+import re
+import textwrap
+import tomllib
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 
+from survey import platforms
 from survey.models import Participant, Study
 from survey.platforms import sona
 from tests.factories import make_study
@@ -157,3 +162,12 @@ def test_a_credit_address_stored_past_the_checks_is_never_linked():
     study.refresh_from_db()
     assert sona.PLATFORM.hand_in(study, {"pid": "4711"}, "CODE") is None
     assert Client().get(f"/s/{study.slug}/").status_code == 200
+
+
+def test_the_documented_study_file_lines_are_taken():
+    """docs/crowd-platforms.md's example, as a researcher would copy it."""
+    doc = (Path(__file__).resolve().parents[2] / "docs/crowd-platforms.md").read_text()
+    (example,) = re.findall(r"```toml\n(.*?)```", doc, re.S)
+    declared = tomllib.loads(textwrap.dedent(example))
+    assert declared["platform"] == "sona"
+    assert platforms.setting_problems(declared["platform_settings"]) == []
