@@ -16,10 +16,14 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 
-from analysis.analysing import AnalysisError, run_analysis
+from analysis import report_store
+from analysis.analysing import AnalysisError
+from analysis.report_store import write_report
 from analysis.scoring import ScoringError, score_rated_items
 from analysis.simulation import SimulationError, add_simulated_participants
+from survey import record
 from survey.design.build import build_study
 from survey.design.plan import StudyFileError, read_study_file
 from survey.models import Study
@@ -77,9 +81,9 @@ def build_demo(
         add_simulated_participants(study, PARTICIPANTS, seed, SimulationModel())
     step("Scoring the rated items with the built-in metrics")
     score_rated_items(select(), jobs, aligner=None)
-    if not Path(settings.WOJDB_REPORT_DIR, "report.html").exists():
+    if report_store.manifest(study.slug) is None:
         step("Analysing the simulated answers")
-        run_analysis(Path(settings.WOJDB_REPORT_DIR), study=study)
+        write_report(study, timezone.now().isoformat(), record.operator())
     return study
 
 

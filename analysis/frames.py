@@ -22,26 +22,29 @@ from django.db.models import Count, Q, QuerySet, Sum, TextField
 from django.db.models.functions import Cast, Coalesce
 
 from analysis.models import Metric, MetricScore
+from analysis.scores_import import MQM_SEGMENT_SCORES
 from survey.models import (
     Corpus,
     ErrorAnnotation,
     ExternalJudgment,
     ExternalSegmentScore,
     Item,
+    JudgmentImport,
     Participant,
     ParticipantLanguage,
     QuestionnaireEntry,
     Rating,
+    Segment,
     Study,
     SystemScore,
 )
 from wojdb.core import scales
 from wojdb.core.formats import wmt
-from wojdb.core.formats.judgments import APPRAISE, MQM
+from wojdb.core.formats.judgments import APPRAISE, CLUSTERS, MQM
 from wojdb.core.formats.segment_ids import DIRECT_ASSESSMENT, ERROR_ANNOTATION
 from wojdb.core.release import derived, load, schema
 from wojdb.core.stats import columns as col
-from wojdb.core.stats import system
+from wojdb.core.stats import protocols, system
 from wojdb.core.vocabulary import WITHDRAWN
 
 #: SQLite allows 999 variables in a statement on old builds; lists of ids go in chunks.
@@ -352,7 +355,7 @@ def _as_imported(frame: pd.DataFrame) -> pd.DataFrame:
 def da_segments_frame(testset: str | None = None) -> pd.DataFrame:
     """Imported WMT DA segment scores (`ad-seg-scores-LP.csv`), every row as published, as a
     segments frame: ``score`` is Z.SCR, ``raw`` RAW.SCR, ``judgments`` N."""
-    rows = ExternalSegmentScore.objects.all()
+    rows = ExternalSegmentScore.objects.exclude(source__file_format=MQM_SEGMENT_SCORES)
     if testset:
         rows = rows.filter(source__testset=testset)
     lookups = {
@@ -403,6 +406,94 @@ def rater_judgments_frame(source: str, testset: str | None = None) -> pd.DataFra
     return _as_imported(frame)
 
 
+def protocol_ratings_frame(source: str, testset: str | None = None, lps=None) -> pd.DataFrame:
+    """Imported ESA (Appraise) or MQM judgments as a ratings frame of
+    `wojdb.core.stats.protocols`: every row as imported, quality controls and filler included
+    (the protocol says which count), with its document as published (`#tag` kept), its end
+    time, its file (``wave``: the import it came from) and its segment's domain: the linked
+    line's, else that of the document in the stored test set (a human reference judged as a
+    system has no sentences of its own)."""
+    file_format, kind = RATER_SOURCES[source]
+    rows = ExternalJudgment.objects.filter(
+        source__file_format=file_format, source__kind=kind, document_score=False
+    )
+    if testset:
+        rows = rows.filter(source__testset=testset)
+    lookups = {
+        system.SYSTEM: "system",
+        system.SEGMENT: "segment_id",
+        system.DOCUMENT: "document",
+        system.RATER: "rater",
+        system.SCORE: "score",
+        system.TYPE: "item_type",
+        protocols.TIME_END: "time_end",
+        protocols.WAVE: "source_id",
+        protocols.DOMAIN: "triple__segment__domain",
+        system.TESTSET: "source__testset",
+        "source_lang": "source_lang",
+        "target_lang": "target_lang",
+    }
+    frame = _frame(rows.order_by("pk"), lookups).astype(
+        {system.SCORE: float, protocols.TIME_END: float}
+    )
+    frame[system.LP] = frame.pop("source_lang") + "-" + frame.pop("target_lang")
+    if lps:
+        frame = frame[frame[system.LP].isin(set(lps))]
+    if frame.empty:
+        return frame
+    domains = {
+        (ts, f"{src}-{tgt}", document): domain
+        for ts, src, tgt, document, domain in Segment.objects.filter(
+            testset__in=set(frame[system.TESTSET])
+        )
+        .exclude(domain="")
+        .values_list("testset", "source_lang", "target_lang", "document", "domain")
+        .distinct()
+    }
+    unlinked = frame[protocols.DOMAIN].isna()
+    frame.loc[unlinked, protocols.DOMAIN] = [
+        domains.get((ts, lp, document.partition("#")[0]), "")
+        for ts, lp, document in frame.loc[
+            unlinked, [system.TESTSET, system.LP, system.DOCUMENT]
+        ].itertuples(index=False)
+    ]
+    return _as_imported(frame)
+
+
+#: The import formats of each source of `external_segments`.
+SOURCE_FORMATS = {
+    "da": (wmt.SEGMENT_SCORES, wmt.JUDGMENTS, CLUSTERS),
+    "mqm": (MQM,),
+    "esa": (APPRAISE,),
+}
+
+
+def judgment_years(source: str, testset: str | None = None, lps=None) -> dict[str, int]:
+    """The year of each test set that has imported judgments of `source` (of `lps`)."""
+    imports = JudgmentImport.objects.filter(file_format__in=SOURCE_FORMATS[source])
+    scored = MetricScore.objects.filter(metric__name="MQM", item__permutation=None)
+    if testset:
+        imports = imports.filter(testset=testset)
+        scored = scored.filter(item__triple__segment__testset=testset)
+    found = {
+        (ts, f"{src}-{tgt}")
+        for ts, src, tgt in imports.values_list("testset", "source_lang", "target_lang")
+    }
+    if source == "mqm":
+        found |= {
+            (ts, f"{src}-{tgt}")
+            for ts, src, tgt in scored.values_list(
+                "item__triple__segment__testset",
+                "item__triple__segment__source_lang",
+                "item__triple__segment__target_lang",
+            ).distinct()
+        }
+    testsets = {ts for ts, lp in found if not lps or lp in set(lps)}
+    return dict(
+        Segment.objects.filter(testset__in=testsets).values_list("testset", "year").distinct()
+    )
+
+
 def study_judgments_frame(
     ratings: pd.DataFrame, testset: str | None = None, judgment: str = col.HOLISTIC
 ) -> pd.DataFrame:
@@ -442,7 +533,8 @@ def corpus_segments_frame(testset: str | None = None, lps=None) -> pd.DataFrame:
 
 def mqm_scores_frame(testset: str | None = None) -> pd.DataFrame:
     """Imported MQM segment scores (``import_scores`` of an ``avg_seg_scores`` file: metric
-    ``MQM``) as a segments frame; how many raters each averages is not known."""
+    ``MQM``, and the human references' scores it keeps) as a segments frame; how many raters
+    each averages is not known."""
     rows = MetricScore.objects.filter(metric__name="MQM", item__permutation=None)
     if testset:
         rows = rows.filter(item__triple__segment__testset=testset)
@@ -455,7 +547,19 @@ def mqm_scores_frame(testset: str | None = None) -> pd.DataFrame:
         "target_lang": "item__triple__segment__target_lang",
     }
     frame = _frame(rows.order_by("pk"), lookups)
-    frame[system.LP] = frame.pop("source_lang") + "-" + frame.pop("target_lang")
+    references = ExternalSegmentScore.objects.filter(source__file_format=MQM_SEGMENT_SCORES)
+    if testset:
+        references = references.filter(source__testset=testset)
+    kept = _frame(
+        references.order_by("pk"),
+        {**lookups, system.SYSTEM: "system", system.SEGMENT: "segment_id", system.SCORE: "z",
+         system.TESTSET: "source__testset", "source_lang": "source_lang",
+         "target_lang": "target_lang"},
+    )  # fmt: skip
+    for part in (frame, kept):
+        part[system.LP] = part.pop("source_lang") + "-" + part.pop("target_lang")
+    if len(kept):
+        frame = pd.concat([frame, _as_imported(kept)], ignore_index=True)
     return frame.assign(judgments=float("nan"))
 
 
@@ -531,6 +635,22 @@ def external_system_table(
     if lps:
         published = published[published[system.LP].isin(set(lps))]
     return system.first_by_pair(table, published)
+
+
+def protocol_table(
+    source: str, name: str, testset: str | None = None, lps=None, micro: bool = False
+) -> protocols.Table:
+    """The system table of imported judgments by a WMT year's protocol
+    (`wojdb.core.stats.protocols`), in `protocols.COLUMNS`."""
+    if name == "wmt24":
+        if source == "da":
+            raise ValueError(
+                "WMT24's protocol ranks per-rater ESA or MQM ratings; WMT DA is ranked by the "
+                "wmt22 protocol"
+            )
+        return protocols.wmt24_table(protocol_ratings_frame(source, testset, lps), micro)
+    table = external_system_table(source, testset, lps)
+    return protocols.Table(protocols.finish(table, protocols.describe(name)), [])
 
 
 def judgments_export(

@@ -15,8 +15,7 @@ import logging
 import re
 from pathlib import Path
 
-from django.conf import settings
-
+from analysis.report_store import report_dir
 from wojdb.core.stats import columns as C
 
 logger = logging.getLogger(__name__)
@@ -25,10 +24,9 @@ _ROW = re.compile(r"<tr>(.*?)</tr>\n?", re.S)
 _CELL = re.compile(r"<t[dh](?:\s[^>]*)?>(.*?)</t[dh]>", re.S)
 
 
-def forget_participant(participant_id: int, report_dir: Path | str | None = None) -> int:
-    """Remove the participant's rows from every stored report table and from the tables of
-    report.html; the number of CSV rows removed."""
-    folder = Path(report_dir or settings.WOJDB_REPORT_DIR)
+def forget_participant(participant_id: int, folder: Path) -> int:
+    """Remove the participant's rows from every stored report table in `folder` and from the
+    tables of its report.html; the number of CSV rows removed."""
     tables = folder / "tables"
     removed, changed = 0, []
     for path in sorted(tables.glob("*.csv")) if tables.is_dir() else []:
@@ -80,10 +78,10 @@ def _replace(path: Path, write) -> None:
     temporary.replace(path)
 
 
-def forget_withdrawn(sender, pk: int, **kwargs) -> None:
-    """`participant_withdrawn`'s receiver: the withdrawal is stored, so a report file that cannot
-    be rewritten is logged, not raised."""
+def forget_withdrawn(sender, pk: int, study: str, **kwargs) -> None:
+    """`participant_withdrawn`'s receiver: the person leaves their study's stored report. The
+    withdrawal is stored, so a report file that cannot be rewritten is logged, not raised."""
     try:
-        forget_participant(pk)
+        forget_participant(pk, report_dir(study))
     except OSError:
         logger.exception("participant %s withdrew but the stored report still names them", pk)

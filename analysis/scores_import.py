@@ -7,6 +7,7 @@ and a file none of whose rows names a stored hypothesis is refused.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter, defaultdict
 from dataclasses import replace
 from pathlib import Path
@@ -14,10 +15,11 @@ from pathlib import Path
 from django.db import transaction
 
 from analysis.models import Metric, MetricScore
-from survey.models import Item, Segment, Triple
+from survey.models import ExternalSegmentScore, Item, JudgmentImport, Segment, Triple
 from survey.sources.testsets import testset_for
 from wojdb.core.formats.scores import AGGREGATIONS, LOWER_IS_BETTER, ImportedScore, read_scores
-from wojdb.core.formats.wmt import imported_system
+from wojdb.core.formats.segment_ids import ERROR_ANNOTATION
+from wojdb.core.formats.wmt import human_reference, imported_system
 from wojdb.core.io import ImportReport, InputError
 
 
@@ -189,7 +191,7 @@ def import_scores(
     if aggregate is not None and aggregate not in AGGREGATIONS:
         raise InputError("--aggregate", f"unknown aggregation {aggregate!r}; use: mean")
     rows = _mqm_testsets([row for path in paths for row in read_scores(path)], testset)
-    report, unknown, matched = ImportReport(), Counter(), set()
+    report, unknown, matched, references = ImportReport(), Counter(), set(), []
     with transaction.atomic():
         items = _hypothesis_items([r for r in rows if r.item_id is None], report)
         known_ids = set(
@@ -206,6 +208,9 @@ def import_scores(
             else:
                 item = items.get(row)
                 label = f"{name}: {row.lp} {row.system} (no such triple)"
+            if item is None and row.metric == "MQM" and human_reference(row.system):
+                references.append(row)
+                continue
             if item is None:
                 unknown[label] += 1
                 continue
@@ -213,6 +218,7 @@ def import_scores(
             scores.setdefault((row.metric, row.variant), {}).setdefault(item, []).append(row)
         _refuse_unmatched(paths, rows, matched, unknown)
         _check_repeats(scores, aggregate, report)
+        _keep_reference_scores(references, report)
         for (name, variant), by_item in scores.items():
             metric, created = Metric.objects.get_or_create(
                 name=name,
@@ -237,6 +243,51 @@ def import_scores(
             report.created["scores"] += len(by_item)
     report.unmatched.update(unknown)
     return report
+
+
+MQM_SEGMENT_SCORES = "MQM segment scores"
+
+
+def _keep_reference_scores(rows: list[ImportedScore], report: ImportReport) -> None:
+    """MQM scores of a human reference judged as a system (Google's `ref-A`, `ref-C`): the
+    reference has no sentences of its own to score, so its scores are kept as the published
+    segment scores of a system (`ExternalSegmentScore`, one import record per file and pair),
+    ranked in the MQM system tables with the systems. A file imported before is not again."""
+    by_file = defaultdict(list)
+    for row in rows:
+        by_file[row.path, row.testset, row.lp].append(row)
+    for (path, testset, lp), part in sorted(by_file.items(), key=lambda kv: kv[0][1:]):
+        src, tgt = lp.split("-")
+        testset = testset_for(testset or None, src, tgt, path)
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        record = JudgmentImport(
+            sha256=digest, file_name=path.name, file_format=MQM_SEGMENT_SCORES, testset=testset,
+            source_lang=src, target_lang=tgt, mapping="lines", level=JudgmentImport.SEGMENT,
+            kind=ERROR_ANNOTATION,
+        )  # fmt: skip
+        if JudgmentImport.objects.filter(
+            sha256=digest, file_format=MQM_SEGMENT_SCORES, testset=testset,
+            source_lang=src, target_lang=tgt,
+        ).exists():  # fmt: skip
+            report.notes.append(f"{path.name}: {testset} {lp} references' scores already kept")
+            continue
+        record.save()
+        ExternalSegmentScore.objects.bulk_create(
+            [
+                ExternalSegmentScore(
+                    source=record, source_lang=src, target_lang=tgt, system=r.system,
+                    segment_id=r.segment, document=r.document or "", z=r.score, line=r.line,
+                )
+                for r in part
+            ],
+            batch_size=5000,
+        )  # fmt: skip
+        names = ", ".join(sorted({r.system for r in part}))
+        report.created["human reference scores"] += len(part)
+        report.notes.append(
+            f"{path.name}: {testset} {lp}: {len(part):,} scores of human references judged as "
+            f"systems ({names}) kept for the MQM system tables"
+        )
 
 
 def _refuse_unmatched(paths, rows: list[ImportedScore], matched: set, unknown: Counter) -> None:

@@ -1,7 +1,7 @@
 """WMT22's into-English DA and Google's TED MQM through WOJ-DB: the published tables, the
 alignment check against shifted alignments, and import times.
 
-Usage: .venv/bin/python bench/tables_bench.py [--wmt22 DIR] [--mqm DIR]
+Usage: .venv/bin/python bench/tables_bench.py [--wmt22 DIR] [--mqm DIR] [--wmt24 DIR]
 
 --wmt22: wmt-conference/wmt22-news-systems, --mqm: google/wmt-mqm-human-evaluation, each a
 checkout or a bare git directory (a mirror; its files are read with `git show`). Without
@@ -17,11 +17,19 @@ file annotates from the file's own texts, imports the error file and compares
 `system_scores --source mqm` with the mean of the published avg_seg_scores per system. The
 alignment check is run on every pair's true alignment and on the same scores shifted by one
 to three lines either way.
-Targets (issue 31): the twelve DA files import in ≤ 20 s and one ~8,000-row MQM file in ≤ 5 s
-on a quiet 2-core machine; every table equal to the release.
+WMT24 (--wmt24: wmt-conference/wmt24-news-systems; without it, the bundled waves 2 and 3 on a test
+set of the release's documents with placeholder texts, `wojdb.bundled.wmt24_esa_texts`): imports
+the texts of the pairs the waves rate, then every ESA wave the release holds whole, and compares
+`system_scores --source esa` (protocol wmt24, from the test set's year) with the organisers'
+figures (tests/core/data/wmt24_esa_organisers.csv): order, score (6 digits), rank ranges,
+clusters.
+Targets: the twelve DA files import in ≤ 20 s and one ~8,000-row MQM file in ≤ 5 s; the WMT24
+ESA waves present in ≤ 10 s CPU and their system_scores in ≤ 5 s CPU, on a quiet 2-core
+machine; every table equal to the release's, or the organisers'.
 """
 
 import argparse
+import math
 import os
 import statistics
 import subprocess
@@ -273,6 +281,7 @@ def ted_mqm(release: Release, tmp: Path) -> tuple[bool, dict]:
     from wojdb.core.formats import mqm
     from wojdb.core.formats.judgments import read_mqm
     from wojdb.core.formats.segment_ids import ERROR_ANNOTATION
+    from wojdb.core.stats.system import RATER, RAW, standardise
 
     all_ok, seconds = True, {}
     for lp, stem in MQM_FILES.items():
@@ -306,15 +315,12 @@ def ted_mqm(release: Release, tmp: Path) -> tuple[bool, dict]:
         # The check's figures, true and shifted: each rater's scores standardised, averaged
         # per output, as the import does.
         judgments = read_mqm(path)
-        by_rater = defaultdict(list)
-        for j in judgments:
-            by_rater[j.rater].append(j.score)
-        moments = {k: (statistics.fmean(v), statistics.pstdev(v)) for k, v in by_rater.items()}
+        standard = standardise(pd.DataFrame({RATER: [j.rater for j in judgments],
+                                             RAW: [j.score for j in judgments]}))  # fmt: skip
         z = defaultdict(list)
-        for j in judgments:
-            if j.system != "ref":
-                mean, sd = moments[j.rater]
-                z[j.system, line_of[j.item_id]].append((j.score - mean) / sd if sd else 0.0)
+        for j, zj in zip(judgments, standard, strict=True):
+            if j.system != "ref" and not math.isnan(zj):
+                z[j.system, line_of[j.item_id]].append(zj)
         scored = [(statistics.fmean(v), system, line) for (system, line), v in z.items()]
         ok = check_shifts(f"TED {lp} MQM", scored, hypotheses, references, ERROR_ANNOTATION)
         all_ok &= same and ok
@@ -335,12 +341,68 @@ def bundled_mqm(tmp: Path) -> Path:
     return root
 
 
+WMT24_PAIRS = ("en-cs", "en-hi", "en-ja", "en-zh")
+
+
+def wmt24(release: Release | None, tmp: Path) -> tuple[bool, tuple, tuple]:
+    import pandas as pd
+    from django.core.management import call_command
+
+    from survey.sources.human_judgments import import_judgments
+    from survey.sources.testsets import import_wmt
+    from wojdb import bundled
+
+    if release is None:
+        txt, waves = bundled.wmt24_esa_texts(tmp / "wmt24-placeholder"), bundled.wmt24_esa_waves()
+        print("  the bundled waves 2 and 3, placeholder texts (give --wmt24 DIR for the texts)")
+    else:
+        for lp in WMT24_PAIRS:
+            for folder in ("txt/sources", "txt/references", "txt/documents"):
+                release.glob(folder, f"{lp}.*")
+            release.glob(f"txt/system-outputs/{lp}", "*.txt")
+        txt = release.get("txt/sources/en-cs.txt").parents[1]
+        waves = [
+            w for n in range(4) if (w := release.get(f"humeval/esa_generalMT2024_wave{n}.csv"))
+        ]
+        print(f"  waves present: {', '.join(w.name for w in waves)}")
+    timed(f"import_wmt {len(WMT24_PAIRS)} pairs", import_wmt, txt, lps=list(WMT24_PAIRS))
+    rows = sum(len(w.read_text(encoding="utf-8").splitlines()) for w in waves)
+    report, imported = timed(f"import_judgments: {len(waves)} ESA waves ({rows:,} rows)",
+                             import_judgments, waves)  # fmt: skip
+    print(f"    {', '.join(f'{k} {v:,}' for k, v in report.created.items())}")
+    out = tmp / "esa.csv"
+    _, scored = timed("system_scores --source esa", call_command, "system_scores", "--out",
+                      str(out), "--source", "esa", verbosity=0)  # fmt: skip
+    ours = pd.read_csv(out)
+    organisers = pd.read_csv(ROOT / "tests/core/data/wmt24_esa_organisers.csv")
+    print("\nsystem_scores --source esa against the organisers' code (order, score 6 digits, "
+          "rank ranges, clusters)")  # fmt: skip
+    all_equal = True
+    for lp, theirs in organisers.groupby("lp", sort=True):
+        mine = ours[ours["lp"] == lp].reset_index(drop=True)
+        theirs = theirs.reset_index(drop=True)
+        checks = {
+            "order": list(mine["system"]) == list(theirs["system"]),
+            "score": len(mine) == len(theirs)
+            and bool(((mine["z"] - theirs["overall"]).abs() < 5e-4).all()),
+            "ranks": list(mine["ranks"]) == list(theirs["rank"]),
+            "clusters": list(mine["cluster"]) == list(theirs["cluster"]),
+        }
+        equal = all(checks.values())
+        all_equal &= equal
+        print(f"  {lp}: {len(mine):>2} systems  "
+              + " ".join(f"{k} {'=' if v else 'DIFFERS'}" for k, v in checks.items())
+              + f"  → {'equal' if equal else 'NOT EQUAL'}")  # fmt: skip
+    return all_equal, imported, scored
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--wmt22", type=Path, metavar="DIR", help="wmt22-news-systems")
     parser.add_argument(
         "--mqm", type=Path, metavar="DIR", help="wmt-mqm-human-evaluation (default: bundled)"
     )
+    parser.add_argument("--wmt24", type=Path, metavar="DIR", help="wmt24-news-systems")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as var:
         os.environ["WOJDB_HOME"] = var
@@ -359,6 +421,9 @@ def main():
             da_ok, da_seconds = wmt22(Release(args.wmt22, tmp / "wmt22"), tmp)
         print("\nGoogle MQM, TED (wmt-mqm-human-evaluation)")
         mqm_ok, mqm_seconds = ted_mqm(Release(args.mqm or bundled_mqm(tmp), tmp / "mqm"), tmp)
+        print("\nWMT24 ESA (wmt24-news-systems)")
+        release = Release(args.wmt24, tmp / "wmt24") if args.wmt24 else None
+        esa_ok, esa_import, esa_scores = wmt24(release, tmp)
     print(f"\nsummary (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; wall "
           "time on a quiet machine is about the CPU time)")  # fmt: skip
     if da_seconds:
@@ -369,7 +434,12 @@ def main():
               "github.com/wmt-conference/wmt22-news-systems)")  # fmt: skip
     for lp, (wall, cpu) in mqm_seconds.items():
         print(f"  TED {lp} MQM file: {wall:.1f} s wall, {cpu:.1f} s CPU (target ≤ 5 s)")
-    print(f"  tables and checks: {'all as published' if da_ok and mqm_ok else 'DIFFERENCES'}")
+    print(f"  WMT24 ESA waves: {esa_import[0]:.1f} s wall, {esa_import[1]:.1f} s CPU "
+          "(target ≤ 10 s CPU)")  # fmt: skip
+    print(f"  WMT24 system_scores --source esa: {esa_scores[0]:.1f} s wall, {esa_scores[1]:.1f} s "
+          "CPU (target ≤ 5 s CPU)")  # fmt: skip
+    ok = da_ok and mqm_ok and esa_ok
+    print(f"  tables and checks: {'all as published' if ok else 'DIFFERENCES'}")
 
 
 if __name__ == "__main__":

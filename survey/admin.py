@@ -1,18 +1,191 @@
+"""The admin, scoped by study team: each researcher sees and changes only what hangs off the
+studies where their role allows it (survey/access.py); the WMT data every study shares is read
+by every researcher and changed by superusers alone; the studies' records by nobody."""
+
 from django.contrib import admin
 from django.core.exceptions import ValidationError
-from django.db.models import URLField
+from django.db.models import BigIntegerField, FloatField, IntegerField, URLField
 from django.forms.models import BaseInlineFormSet
 from django.template.loader import render_to_string
 from django.utils.html import format_html, format_html_join
 
-from survey import models, platforms
+from survey import access, models, platforms, record
+from survey.access import MANAGE, PEOPLE, RECORD, TEAM, VIEW
 from survey.design.questionnaires import is_frozen
 from survey.participants import participation
+from survey.participants.forms import DecimalNumber, WholeNumber
 from wojdb.core import texts
+from wojdb.core.vocabulary import OWNER
+
+#: Numbers typed here are read by the program's one rule (wojdb.core.numbers), not by int() and
+#: float(), which take "1_0" and "٣". BigIntegerField is named too: Django's own entry for it
+#: (its widget) would otherwise come first.
+NUMBERS = {
+    IntegerField: {"form_class": WholeNumber},
+    BigIntegerField: {"form_class": WholeNumber},
+    FloatField: {"form_class": DecimalNumber},
+}
+
+
+class ModelAdmin(admin.ModelAdmin):
+    formfield_overrides = NUMBERS
+
+
+class TabularInline(admin.TabularInline):
+    formfield_overrides = NUMBERS
+
+
+#: The way from each study-scoped model to its study, for querysets ("" is the study itself).
+STUDY_PATHS = {
+    models.Study: "",
+    models.PoolEntry: "study",
+    models.StudyPlan: "study",
+    models.Questionnaire: "study",
+    models.QuestionnaireEntry: "questionnaire__study",
+    models.Participant: "study",
+    models.Rating: "participant__study",
+    models.ParticipantLanguage: "participant__study",
+    models.PlatformIdentity: "participant__study",
+    models.DeclinedConsent: "study",
+    models.Withdrawal: "study",
+    models.ConsentText: "study",
+    models.PaperLayout: "study",
+    models.PaperCopy: "layout__study",
+    models.ScanPage: "copy__layout__study",
+    models.PaperAnswer: "copy__layout__study",
+    models.StudyMember: "study",
+    models.StudyEvent: "study",
+}
+
+
+def _study_of(obj) -> models.Study | None:
+    path = STUDY_PATHS[type(obj)]
+    for step in path.split("__") if path else ():
+        obj = getattr(obj, step)
+    return obj
+
+
+def _studies(request, right: str):
+    return access.studies_for(request.user, right)
+
+
+class StudyScoped:
+    """What a researcher may do with a model of their studies, by their role: `view_right` to
+    see an object (and list those of their studies), `change_right` to add or change one,
+    `delete_right` to delete it. Django's per-model permissions play no part."""
+
+    view_right, change_right, delete_right = VIEW, MANAGE, MANAGE
+
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)
+        if request.user.is_superuser:
+            return queryset
+        path = STUDY_PATHS[queryset.model]
+        return queryset.filter(
+            **{f"{path}__in" if path else "pk__in": _studies(request, self.view_right)}
+        )
+
+    def _allowed(self, request, right, obj=None) -> bool:
+        if not (request.user.is_active and request.user.is_staff):
+            return False
+        if request.user.is_superuser:
+            return True
+        if obj is None:
+            return _studies(request, right).exists()
+        study = _study_of(obj)
+        return study is not None and access.may(request.user, study, right)
+
+    def has_module_permission(self, request):
+        return request.user.is_active and request.user.is_staff
+
+    def has_view_permission(self, request, obj=None):
+        return self._allowed(request, self.view_right, obj)
+
+    def has_add_permission(self, request, *args):
+        return self._allowed(request, self.change_right)
+
+    def has_change_permission(self, request, obj=None):
+        return self._allowed(request, self.change_right, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return self._allowed(request, self.delete_right, obj)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        """A new or changed object can name only the studies (and their questionnaires,
+        participants, paper copies) where the researcher has the right to change it."""
+        related = db_field.related_model
+        if related in STUDY_PATHS and not request.user.is_superuser:
+            path = STUDY_PATHS[related]
+            studies = _studies(request, self.change_right)
+            kwargs["queryset"] = related.objects.filter(
+                **{f"{path}__in" if path else "pk__in": studies}
+            )
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+class StudyScopedInline(StudyScoped):
+    """An inline is shown and changed with its parent, by the rights on the parent's study."""
+
+    def get_queryset(self, request):
+        return super(StudyScoped, self).get_queryset(request)
+
+    def has_view_permission(self, request, obj=None):
+        return self._allowed(request, self.view_right, obj)
+
+    def has_add_permission(self, request, obj=None):
+        return self._allowed(request, self.change_right, obj)
+
+
+class ScopedAdmin(StudyScoped, ModelAdmin):
+    """A study-scoped model's admin; what a researcher does here is on the study's record."""
+
+    def changeform_view(self, request, *args, **kwargs):
+        with record.acting_as(request.user):
+            return super().changeform_view(request, *args, **kwargs)
+
+    def delete_view(self, request, *args, **kwargs):
+        with record.acting_as(request.user):
+            return super().delete_view(request, *args, **kwargs)
+
+    def changelist_view(self, request, *args, **kwargs):
+        with record.acting_as(request.user):
+            return super().changelist_view(request, *args, **kwargs)
+
+
+class PeopleAdmin(ScopedAdmin):
+    """Participants' own records: seen by those who may see people's answers."""
+
+    view_right = PEOPLE
+
+
+class SharedData(ModelAdmin):
+    """WMT data every study shares: read by every researcher, changed by superusers alone (a
+    change would reach every study built on it)."""
+
+    def has_module_permission(self, request):
+        return request.user.is_active and request.user.is_staff
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_active and request.user.is_staff
+
+    def has_add_permission(self, request):
+        return request.user.is_superuser
+
+    def has_change_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+
+def only_theirs(field: str):
+    """A list filter offering only the studies (or other objects) the listed rows name, never
+    every study of the server."""
+    return (field, admin.RelatedOnlyFieldListFilter)
 
 
 @admin.register(models.Segment)
-class SegmentAdmin(admin.ModelAdmin):
+class SegmentAdmin(SharedData):
     list_display = ["testset", "lp", "number", "reference", "reference_length", "parser"]
     list_filter = ["testset", "source_lang", "ref_name"]
     search_fields = ["reference", "source"]
@@ -20,16 +193,20 @@ class SegmentAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Corpus)
-class CorpusAdmin(admin.ModelAdmin):
+class CorpusAdmin(SharedData):
     list_display = ["testset", "year", "lp", "system"]
     list_filter = ["year", "source_lang", "testset"]
     search_fields = ["system"]
 
 
 @admin.register(models.Triple)
-class TripleAdmin(admin.ModelAdmin):
+class TripleAdmin(SharedData):
+    def get_list_filter(self, request):
+        """Filtered by study for superusers only: the list would name every study's pool."""
+        return self.list_filter if request.user.is_superuser else self.list_filter[1:]
+
     list_display = ["__str__", "hypothesis", "hypothesis_length", "rank_score", "da_raw"]
-    list_filter = ["pool_entries__study", "corpus__source_lang", "corpus__system"]
+    list_filter = [only_theirs("pool_entries__study"), "corpus__source_lang", "corpus__system"]
     search_fields = ["hypothesis", "segment__reference"]
     list_select_related = ["corpus", "segment"]
     raw_id_fields = ["corpus", "segment"]
@@ -37,7 +214,7 @@ class TripleAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.ExternalJudgment)
-class ExternalJudgmentAdmin(admin.ModelAdmin):
+class ExternalJudgmentAdmin(SharedData):
     list_display = ["system", "segment_id", "document", "rater", "item_type", "score", "triple"]
     list_filter = ["item_type", "source_lang"]
     search_fields = ["rater", "system"]
@@ -45,7 +222,7 @@ class ExternalJudgmentAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.ExternalSegmentScore)
-class ExternalSegmentScoreAdmin(admin.ModelAdmin):
+class ExternalSegmentScoreAdmin(SharedData):
     list_display = ["system", "segment_id", "document", "raw", "z", "judgments", "triple"]
     list_filter = ["source_lang", "target_lang"]
     search_fields = ["system"]
@@ -53,14 +230,14 @@ class ExternalSegmentScoreAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.ErrorAnnotation)
-class ErrorAnnotationAdmin(admin.ModelAdmin):
+class ErrorAnnotationAdmin(SharedData):
     list_display = ["judgment", "severity", "category", "side", "start", "end", "weight"]
     list_filter = ["severity"]
     raw_id_fields = ["judgment"]
 
 
 @admin.register(models.JudgmentImport)
-class JudgmentImportAdmin(admin.ModelAdmin):
+class JudgmentImportAdmin(SharedData):
     list_display = [
         "file_name", "testset", "source_lang", "level", "mapping", "check_r", "check_passed",
         "accepted_unverified", "imported_at",
@@ -70,14 +247,14 @@ class JudgmentImportAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.SystemScore)
-class SystemScoreAdmin(admin.ModelAdmin):
+class SystemScoreAdmin(SharedData):
     list_display = ["testset", "source_lang", "system", "raw", "z", "n", "judgments", "cluster"]
     list_filter = ["testset", "source_lang"]
     raw_id_fields = ["source"]
 
 
 @admin.register(models.Permutation)
-class PermutationAdmin(admin.ModelAdmin):
+class PermutationAdmin(SharedData):
     list_display = ["triple", "perm_type", "degree", "text", "quality"]
     list_filter = ["perm_type", "degree"]
     search_fields = ["text"]
@@ -86,7 +263,7 @@ class PermutationAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Item)
-class ItemAdmin(admin.ModelAdmin):
+class ItemAdmin(SharedData):
     list_display = ["pk", "kind", "triple", "permutation"]
     list_filter = [("permutation", admin.EmptyFieldListFilter), "permutation__perm_type"]
     raw_id_fields = ["triple", "permutation"]
@@ -108,7 +285,7 @@ RECORDED = (
 )
 
 
-class ConsentTextInline(admin.TabularInline):
+class ConsentTextInline(StudyScopedInline, TabularInline):
     model = models.ConsentText
     formset = ConsentTextFormSet
     extra = 0
@@ -139,14 +316,14 @@ def settings_help() -> str:
 
 
 @admin.register(models.Study)
-class StudyAdmin(admin.ModelAdmin):
+class StudyAdmin(ScopedAdmin):
     list_display = ["name", "slug", "language", "items_per_questionnaire", "is_open", "launched_at"]
     prepopulated_fields = {"slug": ["name"]}
     raw_id_fields = ["sample_item", "shared_items"]
     readonly_fields = ["launched_at", "preview"]
     inlines = [ConsentTextInline]
     # A return address typed without a scheme is a web address (Django 6's default).
-    formfield_overrides = {URLField: {"assume_scheme": "https"}}
+    formfield_overrides = {**NUMBERS, URLField: {"assume_scheme": "https"}}
 
     class Media:
         css = {"all": ["survey/admin/preview.css"]}
@@ -176,6 +353,12 @@ class StudyAdmin(admin.ModelAdmin):
         )
         return format_html("{}{}", note, format_html_join("", "{}", ((s,) for s in sections)))
 
+    delete_right = TEAM  # owners alone delete a study
+
+    def has_add_permission(self, request):
+        """Any researcher may start a study, of which they are then the owner."""
+        return request.user.is_active and request.user.is_staff
+
     def get_form(self, request, obj=None, change=False, **kwargs):
         form = super().get_form(request, obj, change, **kwargs)
         if "platform_settings" in form.base_fields:
@@ -185,15 +368,61 @@ class StudyAdmin(admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         if not change:  # the texts left as the form offered them follow the study's language
             obj.take_language_defaults(given=form.changed_data)
+        stored = models.Study.objects.filter(pk=obj.pk).first() if change else None
         super().save_model(request, obj, form, change)
+        if not change:
+            record.note(obj, "study created")
+            if not request.user.is_superuser:
+                access.set_role(obj, request.user, OWNER)
+            return
+        # What the save changed: a text sent back with other line ends is the same text.
+        columns = {f.name for f in obj._meta.concrete_fields}
+        changed = [
+            name
+            for name in form.changed_data
+            if name not in columns or getattr(stored, name) != getattr(obj, name)
+        ]
+        if changed:
+            record.note(obj, "settings changed", fields=sorted(changed))
+
+    def save_formset(self, request, form, formset, change):
+        super().save_formset(request, form, formset, change)
+        if formset.new_objects or formset.changed_objects or formset.deleted_objects:
+            record.note(
+                form.instance,
+                "consent texts changed",
+                versions=sorted(
+                    o.version for o in formset.new_objects + [o for o, _ in formset.changed_objects]
+                ),
+            )
+
+    def delete_model(self, request, obj):
+        _note_deletion(obj)
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        for study in queryset:
+            _note_deletion(study)
+        super().delete_queryset(request, queryset)
+
+
+def _note_deletion(study: models.Study) -> None:
+    """The record outlives the study: what went with it, counted."""
+    record.note(
+        study,
+        "study deleted",
+        participants=study.participants.count(),
+        questionnaires=study.questionnaires.count(),
+        ratings=models.Rating.objects.filter(participant__study=study).count(),
+    )
 
 
 @admin.register(models.PoolEntry)
-class PoolEntryAdmin(admin.ModelAdmin):
+class PoolEntryAdmin(ScopedAdmin):
     """A study's pool is drawn (sample_pool, create_study), never edited by hand: read only."""
 
     list_display = ["study", "triple"]
-    list_filter = ["study"]
+    list_filter = [only_theirs("study")]
     list_select_related = ["study", "triple__corpus", "triple__segment"]
 
     def has_add_permission(self, request):
@@ -204,7 +433,7 @@ class PoolEntryAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.StudyPlan)
-class StudyPlanAdmin(admin.ModelAdmin):
+class StudyPlanAdmin(ScopedAdmin):
     """What the study file declared (study_config writes it back); changed by building a
     changed file, so read only here."""
 
@@ -215,7 +444,7 @@ class StudyPlanAdmin(admin.ModelAdmin):
         return False
 
 
-class QuestionnaireEntryInline(admin.TabularInline):
+class QuestionnaireEntryInline(StudyScopedInline, TabularInline):
     """Entries are edited here only until a participant starts the questionnaire; after that,
     changes go through survey.design.questionnaires.revise(), which writes a new version."""
 
@@ -224,31 +453,35 @@ class QuestionnaireEntryInline(admin.TabularInline):
     extra = 0
 
     def has_change_permission(self, request, obj=None):
-        return obj is None or not is_frozen(obj)
+        return super().has_change_permission(request, obj) and (obj is None or not is_frozen(obj))
 
-    has_add_permission = has_delete_permission = has_change_permission
+    def has_add_permission(self, request, obj=None):
+        return self.has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return self.has_change_permission(request, obj)
 
 
 @admin.register(models.Questionnaire)
-class QuestionnaireAdmin(admin.ModelAdmin):
+class QuestionnaireAdmin(ScopedAdmin):
     list_display = ["__str__", "study", "number", "version", "frozen", "active", "seed"]
-    list_filter = ["study", "frozen", "active"]
+    list_filter = [only_theirs("study"), "frozen", "active"]
     inlines = [QuestionnaireEntryInline]
 
 
-class LanguageInline(admin.TabularInline):
+class LanguageInline(StudyScopedInline, TabularInline):
     model = models.ParticipantLanguage
     extra = 0
 
 
-class RatingInline(admin.TabularInline):
+class RatingInline(StudyScopedInline, TabularInline):
     model = models.Rating
     raw_id_fields = ["item"]
     extra = 0
 
 
 @admin.register(models.Participant)
-class ParticipantAdmin(admin.ModelAdmin):
+class ParticipantAdmin(PeopleAdmin):
     list_display = [
         "pk",
         "study",
@@ -259,7 +492,7 @@ class ParticipantAdmin(admin.ModelAdmin):
         "created",
         "last_activity",
     ]
-    list_filter = ["study", "status", "mode", "simulated", "education", "gender"]
+    list_filter = [only_theirs("study"), "status", "mode", "simulated", "education", "gender"]
     # A paper participant who withdraws names the copy code printed on every page.
     search_fields = ["paper_copy__code"]
     readonly_fields = ["token"]
@@ -276,45 +509,47 @@ class ParticipantAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Rating)
-class RatingAdmin(admin.ModelAdmin):
+class RatingAdmin(PeopleAdmin):
     list_display = ["participant", "position", "item", "holistic", "order", "practice", "revisions"]
-    list_filter = ["practice", "participant__study"]
+    list_filter = ["practice", only_theirs("participant__study")]
     raw_id_fields = ["participant", "item"]
 
 
 @admin.register(models.DeclinedConsent)
-class DeclinedConsentAdmin(admin.ModelAdmin):
+class DeclinedConsentAdmin(ScopedAdmin):
     list_display = ["study", "created"]
 
 
 @admin.register(models.Withdrawal)
-class WithdrawalAdmin(admin.ModelAdmin):
+class WithdrawalAdmin(ScopedAdmin):
     list_display = ["study", "simulated", "created"]
 
 
 @admin.register(models.ConsentText)
-class ConsentTextAdmin(admin.ModelAdmin):
+class ConsentTextAdmin(ScopedAdmin):
     list_display = ["study", "version", "created"]
-    list_filter = ["study"]
+    list_filter = [only_theirs("study")]
 
     def has_delete_permission(self, request, obj=None):
         return super().has_delete_permission(request, obj) and not (obj and obj.is_recorded())
 
 
 @admin.register(models.QuestionnaireEntry)
-class QuestionnaireEntryAdmin(admin.ModelAdmin):
+class QuestionnaireEntryAdmin(ScopedAdmin):
     list_display = ["questionnaire", "position", "item", "shared"]
-    list_filter = ["questionnaire__study", "shared"]
+    list_filter = [only_theirs("questionnaire__study"), "shared"]
     raw_id_fields = ["questionnaire", "item"]
 
     def has_change_permission(self, request, obj=None):
-        return obj is None or not is_frozen(obj.questionnaire)
+        frozen = obj is not None and is_frozen(obj.questionnaire)
+        return super().has_change_permission(request, obj) and not frozen
 
-    has_delete_permission = has_change_permission
+    def has_delete_permission(self, request, obj=None):
+        return self.has_change_permission(request, obj)
 
 
 @admin.register(models.ParticipantLanguage)
-class ParticipantLanguageAdmin(admin.ModelAdmin):
+class ParticipantLanguageAdmin(PeopleAdmin):
     list_display = ["participant", "language", "fluency", "qualifications"]
     list_filter = ["fluency"]
     search_fields = ["language"]
@@ -322,7 +557,7 @@ class ParticipantLanguageAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.PlatformIdentity)
-class PlatformIdentityAdmin(admin.ModelAdmin):
+class PlatformIdentityAdmin(PeopleAdmin):
     """Crowd-platform ids, for paying participants; never part of an export."""
 
     list_display = [
@@ -333,35 +568,71 @@ class PlatformIdentityAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.PaperLayout)
-class PaperLayoutAdmin(admin.ModelAdmin):
+class PaperLayoutAdmin(ScopedAdmin):
     list_display = ["pk", "study", "questionnaire", "created"]
-    list_filter = ["study"]
+    list_filter = [only_theirs("study")]
     readonly_fields = ["study", "questionnaire", "layout"]
 
 
 @admin.register(models.PaperCopy)
-class PaperCopyAdmin(admin.ModelAdmin):
+class PaperCopyAdmin(PeopleAdmin):
     list_display = ["code", "layout", "participant", "created"]
     search_fields = ["code"]
     readonly_fields = ["code", "layout", "participant"]
 
 
 @admin.register(models.ScanPage)
-class ScanPageAdmin(admin.ModelAdmin):
+class ScanPageAdmin(PeopleAdmin):
     list_display = ["copy", "page", "source", "created"]
     search_fields = ["copy__code", "source"]
     readonly_fields = ["copy", "page", "source", "boxes"]
 
 
 @admin.register(models.PaperAnswer)
-class PaperAnswerAdmin(admin.ModelAdmin):
+class PaperAnswerAdmin(PeopleAdmin):
     list_display = ["copy", "page", "field", "kind", "status", "value", "reviewed_by"]
     list_filter = ["status", "kind"]
     search_fields = ["copy__code", "field"]
     readonly_fields = ["copy", "page", "field", "kind", "reason"]
 
 
+@admin.register(models.StudyMember)
+class StudyMemberAdmin(ScopedAdmin):
+    """The study teams, read here; the study page's Team section and `study_team` change them."""
+
+    list_display = ["study", "user", "role", "added"]
+    list_filter = [only_theirs("study"), "role"]
+
+    # Changed on the study page or by `study_team`, which keep an owner and record the change.
+    def has_add_permission(self, request, *args):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(models.StudyEvent)
+class StudyEventAdmin(ScopedAdmin):
+    """The studies' records: read, never written here."""
+
+    view_right = RECORD
+    list_display = ["at", "study_slug", "actor", "action", "details"]
+    search_fields = ["study_slug", "actor"]
+
+    def has_add_permission(self, request, *args):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(models.EntryCount)
-class EntryCountAdmin(admin.ModelAdmin):
+class EntryCountAdmin(ModelAdmin):
     list_display = ["address", "window", "count"]
     search_fields = ["address"]

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import secrets
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from survey import platforms
@@ -27,6 +29,7 @@ from wojdb.core.vocabulary import (
     PARTICIPANT_STATUSES,
     PARTICIPATION_MODES,
     PERMUTATION_TYPES,
+    ROLES,
     WEB,
 )
 
@@ -213,8 +216,9 @@ class SystemScore(models.Model):
 
 
 class ExternalSegmentScore(models.Model):
-    """One row of an imported segment-score file (WMT DA `ad-seg-scores-LP.csv`): one system's
-    mean scores of one segment, as published.
+    """One row of an imported segment-score file (WMT DA `ad-seg-scores-LP.csv`, and the rows of
+    human references in MQM `avg_seg_scores` files, which have no sentences to score): one
+    system's mean scores of one segment, as published.
 
     Every row is kept, linked to its sentence where the segment id maps to one, so that system
     scores are computed from all of them as WMT computes its tables (human references judged
@@ -236,9 +240,15 @@ class ExternalSegmentScore(models.Model):
     triple = models.ForeignKey(
         Triple, null=True, blank=True, on_delete=models.CASCADE, related_name="segment_scores"
     )
-    raw = models.FloatField(help_text="RAW.SCR: mean raw score, 0-100")
-    z = models.FloatField(help_text="Z.SCR: mean rater-standardised score")
-    judgments = models.PositiveIntegerField(help_text="N: the judgments averaged")
+    raw = models.FloatField(
+        null=True, blank=True, help_text="RAW.SCR: mean raw score, 0-100; empty for MQM"
+    )
+    z = models.FloatField(
+        help_text="Z.SCR: mean rater-standardised score; MQM: the published segment score"
+    )
+    judgments = models.PositiveIntegerField(
+        null=True, blank=True, help_text="N: the judgments averaged; empty where not published"
+    )
     line = models.PositiveIntegerField(help_text="the line of the file it comes from")
 
     class Meta:
@@ -282,6 +292,12 @@ class ExternalJudgment(models.Model):
     )
     score = models.FloatField(help_text="z (WMT DA), 0-100 (Appraise) or MQM, as above")
     seconds = models.FloatField(null=True, blank=True)
+    time_end = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="when the rater finished, in seconds since 1970 as published (Appraise); "
+        "of one rater's ratings of an item, WMT24 counts the latest",
+    )
     source = models.ForeignKey(
         JudgmentImport,
         null=True,
@@ -1074,3 +1090,71 @@ class PaperAnswer(models.Model):
 
     def __str__(self):
         return f"{self.copy} {self.field} ({self.status})"
+
+
+class StudyMember(models.Model):
+    """A researcher in a study's team, with one role: what they may see and do in it is the
+    role's (survey/access.py). Superusers need no place in a team."""
+
+    ROLES = [(role, role.capitalize()) for role in ROLES]
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="members")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="study_roles"
+    )
+    role = models.CharField(max_length=8, choices=ROLES)
+    added = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["study", "user"], name="one_role_per_member")
+        ]
+        ordering = ["study", "user__username"]
+
+    def __str__(self):
+        return f"{self.user} ({self.role} of {self.study.slug})"
+
+
+class RecordQuerySet(models.QuerySet):
+    """The record is appended to, never rewritten: no update or delete through a queryset."""
+
+    def update(self, **kwargs):
+        raise TypeError("a study's record is append-only")
+
+    def delete(self):
+        raise TypeError("a study's record is append-only")
+
+
+class StudyEvent(models.Model):
+    """One entry of a study's record: who did what, and when (survey/record.py writes them).
+    Append-only, and kept when the study is deleted: the slug stays with each entry. It never
+    holds a participant's personal data."""
+
+    study = models.ForeignKey(
+        Study, on_delete=models.SET_NULL, null=True, blank=True, related_name="events"
+    )
+    study_slug = models.SlugField(db_index=True)
+    at = models.DateTimeField(default=timezone.now)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    actor = models.CharField(
+        max_length=200, help_text="the user's name, or the command and the server's operator"
+    )
+    action = models.CharField(max_length=40, db_index=True)
+    details = models.JSONField(default=dict, blank=True)
+
+    objects = RecordQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["at", "id"]
+
+    def __str__(self):
+        return f"{self.at:%Y-%m-%d %H:%M} {self.study_slug}: {self.action} by {self.actor}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise TypeError("a study's record is append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise TypeError("a study's record is append-only")

@@ -42,6 +42,6 @@ def empty_study_cache():
 @pytest.fixture(autouse=True)
 def report_dir(settings, tmp_path):
     """Reports go to the test's own folder: a withdrawal in a test edits stored reports, which
-    must never be the checkout's own (var/report)."""
-    settings.WOJDB_REPORT_DIR = tmp_path / "report"
-    return settings.WOJDB_REPORT_DIR
+    must never be the checkout's own (var/reports)."""
+    settings.WOJDB_REPORTS_DIR = tmp_path / "reports"
+    return settings.WOJDB_REPORTS_DIR

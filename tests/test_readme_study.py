@@ -1,5 +1,5 @@
-"""The README's "Run your own study", followed as written: its commands are taken from README.md
-and run, one by one, in a copy of the clone (its files as they are, no database, no static
+"""The README's "Your own study in brief", followed as written: its commands are taken from
+README.md and run, one by one, in a copy of the clone (its files as they are, no database, no static
 files), on the bundled WMT21 Czech → English slice. The serving command is the one step not run
 as it stands: the site is served on a free port instead, and the study link must answer."""
 
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTION = "## Run your own study"
+SECTION = "## Your own study in brief"
 SAVE_AS = "Save this as `my-study.toml` in the clone's folder"
 SERVING = re.compile(r"\b(gunicorn|runserver)\b")
 

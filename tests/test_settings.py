@@ -31,7 +31,7 @@ SHOWN = [
     "X_FRAME_OPTIONS",
     "WOJDB_ENTRY_RATE",
     "MEDIA_ROOT",
-    "WOJDB_REPORT_DIR",
+    "WOJDB_REPORTS_DIR",
     "WOJDB_MTURK_HOSTS",
 ]
 
@@ -88,11 +88,11 @@ def test_https_flag_switches_on_secure_cookies_redirect_and_hsts(tmp_path):
 
 
 def test_reports_and_scans_go_to_the_media_folder_every_app_server_shares(tmp_path):
-    assert settings_under({}, tmp_path)["WOJDB_REPORT_DIR"] == str(tmp_path / "report")
+    assert settings_under({}, tmp_path)["WOJDB_REPORTS_DIR"] == str(tmp_path / "reports")
     shared = tmp_path / "shared"
     chosen = settings_under({"WOJDB_MEDIA_ROOT": str(shared)}, tmp_path)
     assert chosen["MEDIA_ROOT"] == str(shared)
-    assert chosen["WOJDB_REPORT_DIR"] == str(shared / "report")
+    assert chosen["WOJDB_REPORTS_DIR"] == str(shared / "reports")
 
 
 def test_plain_http_defaults_keep_cookies_usable_and_frames_denied(tmp_path):

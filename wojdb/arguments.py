@@ -1,16 +1,18 @@
 """Argument types for every command's numeric options and output files and folders.
 
-The parser checks the range, so a bad value stops the command before it touches anything, with
-a message naming the option; the range reads as the type's name, which `--help` shows through
-`%(type)s` in each option's help.
+A number is read by the program's one rule (wojdb.core.numbers: ASCII digits; "1_0", "٣",
+" 3", "+3", "nan" and "inf" are refused), then its range is checked by the parser, so a bad
+value stops the command before it touches anything, with a message naming the option; the
+range reads as the type's name, which `--help` shows through `%(type)s` in each option's help.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import os
 from pathlib import Path
+
+from wojdb.core.numbers import read_number
 
 SEED_MAX = 2**63 - 1  # seeds are stored in 64-bit columns and fed to numpy, which needs >= 0
 
@@ -37,11 +39,9 @@ class Number:
 
     def __call__(self, text: str):
         try:
-            value = self.kind(text)
-        except (TypeError, ValueError):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a {self}") from None
-        if self.kind is float and not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+            value = read_number(text, self.kind)  # the rule of every number read
+        except ValueError as problem:
+            raise argparse.ArgumentTypeError(f"{problem}: expected a {self}") from None
         if not self.contains(value):
             raise argparse.ArgumentTypeError(f"{text} is outside the allowed range: {self}")
         return value

@@ -7,17 +7,23 @@ unpacked anew and concurrent first uses never see a half-written folder. The WMT
 into-English DA judgments (the columns a crossed fit needs) are one xz-compressed table,
 `fixtures/wmt22-toen-da.tsv.xz`, read as it is. WMT22's into-English DA system tables with a
 slice of their segment scores (`fixtures/wmt22-toen-tables.tar.xz`) and Google's TED MQM files
-(`fixtures/ted-mqm.tar.xz`) are unpacked as the WMT21 slice is.
+(`fixtures/ted-mqm.tar.xz`) are unpacked as the WMT21 slice is, and so are WMT24's ESA waves 2
+and 3 with their pairs' domains (`fixtures/wmt24-esa.tar.xz`).
 """
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import json
 import os
 import shutil
 import tarfile
 import tempfile
+from collections import defaultdict
 from pathlib import Path
+
+from wojdb.core.language.codes import language
 
 REPO = Path(__file__).resolve().parent.parent
 WMT21_TOEN = REPO / "fixtures" / "wmt21-toen.tar.xz"
@@ -26,6 +32,7 @@ WMT21_TOEN = REPO / "fixtures" / "wmt21-toen.tar.xz"
 WMT22_TOEN_DA = REPO / "fixtures" / "wmt22-toen-da.tsv.xz"
 WMT22_TOEN_TABLES = REPO / "fixtures" / "wmt22-toen-tables.tar.xz"
 TED_MQM = REPO / "fixtures" / "ted-mqm.tar.xz"
+WMT24_ESA = REPO / "fixtures" / "wmt24-esa.tar.xz"
 
 
 def wmt21_toen() -> Path:
@@ -56,6 +63,55 @@ def ted_mqm() -> Path:
     """The unpacked `ted-mqm` folder: Google's MQM error files and segment scores of WMT21's TED
     talks, en-de and zh-en (fixtures/README.md)."""
     return unpack(TED_MQM) / "ted-mqm"
+
+
+def wmt24_esa() -> Path:
+    """The unpacked `wmt24-esa` folder: WMT24's ESA waves 2 and 3 as released
+    (`humeval/esa_generalMT2024_wave*.csv`) and the `txt/documents/LP.docs` of their pairs
+    (fixtures/README.md)."""
+    return unpack(WMT24_ESA) / "wmt24-esa"
+
+
+def wmt24_esa_waves() -> list[Path]:
+    """The bundled ESA waves 2 and 3 of WMT24, as released."""
+    return [wmt24_esa() / "humeval" / f"esa_generalMT2024_wave{n}.csv" for n in (2, 3)]
+
+
+def wmt24_esa_texts(root: Path) -> Path:
+    """A test set for the bundled waves, written under `root`: an mt-metrics-eval folder
+    `wmt24/` of their four pairs with the release's `documents/LP.docs` (every line's domain
+    and document) and placeholder texts (`LP source N`; the texts are not bundled), every
+    system rated with outputs as long as the spans rated on them need."""
+    needed = defaultdict(int)
+    for path in wmt24_esa_waves():
+        for row in csv.reader(path.read_text(encoding="utf-8").splitlines()):
+            if "tutorial" not in row[1] and row[1] != "refA" and row[3] == "TGT":
+                ends = [s["end_i"] for s in json.loads(row[9]) if s["end_i"] != "missing"]
+                key = (f"{language(row[4])}-{language(row[5])}", row[1], int(row[2]) + 1)
+                needed[key] = max([needed[key], *ends])
+    systems = defaultdict(set)
+    for lp, name, _ in needed:
+        systems[lp].add(name)
+    folder = root / "wmt24"
+    for lp in sorted(systems):
+        docs = wmt24_esa() / "txt" / "documents" / f"{lp}.docs"
+        count = len(docs.read_text(encoding="utf-8").splitlines())
+        numbers = range(1, count + 1)
+        texts = {
+            f"sources/{lp}.txt": [f"{lp} source {n}" for n in numbers],
+            f"references/{lp}.refA.txt": [f"{lp} reference {n}" for n in numbers],
+        }
+        for name in sorted(systems[lp]):
+            texts[f"system-outputs/{lp}/{name}.txt"] = [
+                f"{lp} {name} {n} ".ljust(needed[lp, name, n], "x") for n in numbers
+            ]
+        for name, lines in texts.items():
+            path = folder / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        (folder / "documents").mkdir(exist_ok=True)
+        (folder / "documents" / docs.name).write_bytes(docs.read_bytes())
+    return folder
 
 
 def unpack(archive: Path, into: Path = REPO / "var" / "data") -> Path:

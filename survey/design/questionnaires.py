@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 from django.db.models import Max
 
+from survey import record
 from survey.design.lifecycle import Cleared, clear_pilot
 from survey.models import Item, Permutation, Questionnaire, QuestionnaireEntry, Study, Triple
 from wojdb.core import scales
@@ -180,7 +181,9 @@ def build_questionnaires(
         plans = composition.compose(
             pool.hypotheses, study.layout(), count, seed, shared=chosen or None
         )
-        return _save(study, plans, pool.ids, seed, progress)
+        saved = _save(study, plans, pool.ids, seed, progress)
+        record.note(study, "questionnaires built", numbers=_span(saved), seed=seed)
+        return saved
 
 
 def extend_questionnaires(
@@ -223,7 +226,13 @@ def extend_questionnaires(
         plans = composition.compose(
             pool.hypotheses, study.layout(), count, seed, shared=sorted(shared), used=used
         )
-        return _save(study, plans, pool.ids, seed, progress)
+        saved = _save(study, plans, pool.ids, seed, progress)
+        record.note(study, "questionnaires added", numbers=_span(saved), seed=seed)
+        return saved
+
+
+def _span(saved: list[Questionnaire]) -> str:
+    return f"{saved[0].number}–{saved[-1].number}" if saved else "none"
 
 
 def discard_questionnaires(study: Study) -> tuple[int, Cleared]:
@@ -236,6 +245,7 @@ def discard_questionnaires(study: Study) -> tuple[int, Cleared]:
     cleared = clear_pilot(study)
     questionnaires = study.questionnaires.count()
     study.questionnaires.all().delete()
+    record.note(study, "questionnaires removed", questionnaires=questionnaires)
     return questionnaires, cleared
 
 

@@ -11,12 +11,18 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
-from survey.access import staff_only
+from survey import access
+from survey.access import MANAGE, staff_only
 from survey.models import PaperAnswer
 
 
-def _next_pending(after: int | None = None):
-    pending = PaperAnswer.objects.filter(status="pending").order_by("copy_id", "page", "id")
+def _answers(user):
+    """The paper answers of the studies the user runs (manages)."""
+    return PaperAnswer.objects.filter(copy__layout__study__in=access.studies_for(user, MANAGE))
+
+
+def _next_pending(user, after: int | None = None):
+    pending = _answers(user).filter(status="pending").order_by("copy_id", "page", "id")
     if after is not None:
         later = pending.filter(id__gt=after).first()
         if later:
@@ -30,8 +36,10 @@ def index(request):
 
     # Those to review first, each group in the order of the copies' pages.
     to_review_first = Case(When(status="pending", then=0), default=1)
-    answers = PaperAnswer.objects.select_related("copy").order_by(
-        to_review_first, "copy_id", "page", "id"
+    answers = (
+        _answers(request.user)
+        .select_related("copy")
+        .order_by(to_review_first, "copy_id", "page", "id")
     )
     return render(
         request,
@@ -39,8 +47,8 @@ def index(request):
         {
             "answers": answers,
             "pending": answers.filter(status="pending").count(),
-            "waiting": scan_import.waiting_copies(),
-            "next": _next_pending(),
+            "waiting": scan_import.waiting_copies(access.studies_for(request.user, MANAGE)),
+            "next": _next_pending(request.user),
         },
     )
 
@@ -50,7 +58,7 @@ def index(request):
 def answer(request, pk):
     from survey.paper import scan_import  # scans and printing load on use
 
-    answer = get_object_or_404(PaperAnswer.objects.select_related("copy__layout"), pk=pk)
+    answer = get_object_or_404(_answers(request.user).select_related("copy__layout"), pk=pk)
     error = ""
     if request.method == "POST":
         try:
@@ -58,7 +66,7 @@ def answer(request, pk):
         except ValueError as e:
             error = str(e)
         else:
-            following = _next_pending(answer.pk)
+            following = _next_pending(request.user, answer.pk)
             if following:
                 return redirect("dashboard:paper_answer", following.pk)
             return redirect("dashboard:paper")
@@ -79,7 +87,7 @@ def answer(request, pk):
 
 @staff_only
 def crop(request, pk):
-    answer = get_object_or_404(PaperAnswer, pk=pk)
+    answer = get_object_or_404(_answers(request.user), pk=pk)
     response = HttpResponse(bytes(answer.crop), content_type="image/png")
     response["Cache-Control"] = "private, max-age=3600"
     return response

@@ -14,6 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone, translation
 
 from survey import scan_store
@@ -212,11 +213,12 @@ def _store_readings(readings, kept: dict[Path, str], copies, result: Imported) -
     result.texts = PaperAnswer.objects.filter(copy__code__in=touched, kind="text").count()
 
 
-def waiting_copies(study: Study | None = None) -> dict[str, list[int]]:
-    """Copies with some pages scanned and some missing: code -> missing pages."""
+def waiting_copies(studies: QuerySet[Study] | None = None) -> dict[str, list[int]]:
+    """Copies (of `studies`, or every study) with some pages scanned and some missing: code ->
+    missing pages."""
     found = PaperCopy.objects.filter(participant__isnull=True, pages__isnull=False).distinct()
-    if study:
-        found = found.filter(layout__study=study)
+    if studies is not None:
+        found = found.filter(layout__study__in=studies)
     result = {}
     for copy in found.select_related("layout"):
         have = set(copy.pages.values_list("page", flat=True))

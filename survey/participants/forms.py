@@ -11,8 +11,8 @@ from django.utils.translation import gettext, gettext_lazy
 from survey.models import Participant, ParticipantLanguage
 from survey.participants import rows
 from survey.participants.participation import SCALES, Answer
-from wojdb.core.io import InputError, parse_number
 from wojdb.core.language.codes import LANGUAGE_NAMES
+from wojdb.core.numbers import read_number
 from wojdb.core.texts import en
 
 YES_NO = [("yes", gettext_lazy("Yes")), ("no", gettext_lazy("No"))]
@@ -22,18 +22,29 @@ MAX_CLIENT_MS = 24 * 60 * 60 * 1000
 LOWER_CASE_NAMES = {"fr", "es", "it", "pt", "ca", "ro"}
 
 
-class WholeNumber(forms.IntegerField):
-    """A whole number read by the one number parser (wojdb.core.io.parse_number): ASCII digits
-    only, where Django's IntegerField takes "1_0" as 10 and "٣" as 3."""
+class _TypedNumber:
+    """A number typed into a form, read by the program's one rule (wojdb.core.numbers): ASCII
+    digits, where Django's IntegerField and FloatField also take "1_0" as 10 and "٣" as 3 (and
+    IntegerField "3.0" as 3). Spaces around it are the form's, not the number's: a browser's
+    number box drops them."""
+
+    kind: type = float
 
     def to_python(self, value):
         if value in self.empty_values:
             return None
         try:
-            return parse_number(str(value).strip(), "form", kind=int, minimum=-(2**63),
-                                maximum=2**63 - 1)  # fmt: skip
-        except InputError:
+            return read_number(str(value).strip(), self.kind)
+        except ValueError:
             raise ValidationError(self.error_messages["invalid"], code="invalid") from None
+
+
+class WholeNumber(_TypedNumber, forms.IntegerField):
+    kind = int
+
+
+class DecimalNumber(_TypedNumber, forms.FloatField):
+    kind = float
 
 
 def language_name(code: str) -> str:

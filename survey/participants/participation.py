@@ -19,7 +19,7 @@ from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
-from survey import platforms, scan_store
+from survey import platforms, record, scan_store
 from survey.models import (
     ConsentText,
     DeclinedConsent,
@@ -41,7 +41,8 @@ from survey.participants.assignment import enrol
 from wojdb.core import texts
 from wojdb.core.vocabulary import ABANDONED, ASSIGNED, COMPLETED, IN_PROGRESS
 
-#: Sent after a withdrawal is stored, with the participant's former primary key (`pk`).
+#: Sent after a withdrawal is stored, with the participant's former primary key (`pk`) and their
+#: study's slug (`study`).
 participant_withdrawn = Signal()
 
 
@@ -346,13 +347,20 @@ def withdraw(participant: Participant) -> None:
         Withdrawal.objects.create(
             study_id=participant.study_id, simulated=participant.simulated, pilot=participant.pilot
         )
+        record.note(
+            participant.study,
+            "participant withdrew",
+            mode=participant.mode,
+            pilot=participant.pilot,
+            simulated=participant.simulated,
+        )
         copies = PaperCopy.objects.filter(participant=participant)
         scans = scan_store.kept_names(ScanPage.objects.filter(copy__in=copies))
         copies.delete()  # its pages and answers with it (cascade)
         participant.delete()
     # After the deletion, which a file that cannot be deleted or rewritten must not hold back.
     scan_store.forget_unshared(scans)
-    participant_withdrawn.send(sender=Participant, pk=pk)
+    participant_withdrawn.send(sender=Participant, pk=pk, study=participant.study.slug)
 
 
 def entries(participant: Participant) -> dict[int, int]:

@@ -23,7 +23,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
-from survey import platforms
+from survey import platforms, record
 from survey.design.lifecycle import study_status
 from survey.models import Study
 from survey.participants import participation, study_cache
@@ -642,7 +642,8 @@ def done(request, participant):
 def withdraw(request, participant):
     if request.method == "POST":
         slug = participant.study.slug
-        participation.withdraw(participant)
+        with record.acting_as(record.PARTICIPANT):
+            participation.withdraw(participant)
         return redirect(reverse("survey:withdrawn") + "?" + urlencode({"study": slug}))
     data_use = document(participant.study.data_use, participant.study)
     return page(request, "survey/withdraw.html", participant, data_use=data_use)

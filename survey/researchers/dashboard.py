@@ -10,12 +10,14 @@ from typing import TYPE_CHECKING
 
 from django import forms
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.db.models import Count, Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from survey.access import staff_only
+from survey import access, record
+from survey.access import DATA, MANAGE, RECORD, TEAM, VIEW, staff_only
 from survey.checks import catalogue_problem
 from survey.design import lifecycle as launching
 from survey.design.questionnaires import (
@@ -25,8 +27,9 @@ from survey.design.questionnaires import (
     extend_questionnaires,
     is_frozen,
 )
-from survey.models import Participant, Rating, Study, real_participants
+from survey.models import Participant, Rating, Study, StudyMember, real_participants
 from survey.participants.assignment import release_abandoned
+from survey.participants.forms import WholeNumber
 from wojdb.core import scales
 from wojdb.core.design.composition import (
     MAX_QUESTIONNAIRES,
@@ -50,10 +53,10 @@ if TYPE_CHECKING:  # pandas and the balance checks load on use, not at start-up
 
 
 class BuildForm(forms.Form):
-    count = forms.IntegerField(
-        label="Questionnaires", min_value=1, max_value=MAX_QUESTIONNAIRES, initial=36
+    count = WholeNumber(
+        label="Questionnaires", min_value=1, max_value=MAX_QUESTIONNAIRES, initial=1
     )
-    seed = forms.IntegerField(
+    seed = WholeNumber(
         label="Seed", min_value=0, max_value=2**63 - 1, help_text="the same seed, the same result"
     )
 
@@ -64,23 +67,36 @@ class ClearPilotForm(forms.Form):
     )
 
 
+class MemberForm(forms.Form):
+    username = forms.CharField(label="User name", max_length=150)
+    role = forms.ChoiceField(label="Role", choices=StudyMember.ROLES)
+
+
 @staff_only
 def index(request):
     real = real_participants("participants__")
-    studies = Study.objects.annotate(
-        questionnaire_count=Count("questionnaires__number", distinct=True),
-        active_count=Count("questionnaires", filter=Q(questionnaires__active=True), distinct=True),
-        participant_count=Count("participants", filter=real, distinct=True),
-        completed_count=Count(
-            "participants", filter=real & Q(participants__status=COMPLETED), distinct=True
-        ),
-        pilot_count=Count("participants", filter=Q(participants__pilot=True), distinct=True),
-        simulated_count=Count(
-            "participants", filter=Q(participants__simulated=True), distinct=True
-        ),
-        web_count=Count("participants", filter=real & Q(participants__mode=WEB), distinct=True),
-        paper_count=Count("participants", filter=real & Q(participants__mode=PAPER), distinct=True),
-    ).order_by("name")
+    studies = (
+        access.studies_for(request.user, VIEW)
+        .annotate(
+            questionnaire_count=Count("questionnaires__number", distinct=True),
+            active_count=Count(
+                "questionnaires", filter=Q(questionnaires__active=True), distinct=True
+            ),
+            participant_count=Count("participants", filter=real, distinct=True),
+            completed_count=Count(
+                "participants", filter=real & Q(participants__status=COMPLETED), distinct=True
+            ),
+            pilot_count=Count("participants", filter=Q(participants__pilot=True), distinct=True),
+            simulated_count=Count(
+                "participants", filter=Q(participants__simulated=True), distinct=True
+            ),
+            web_count=Count("participants", filter=real & Q(participants__mode=WEB), distinct=True),
+            paper_count=Count(
+                "participants", filter=real & Q(participants__mode=PAPER), distinct=True
+            ),
+        )
+        .order_by("name")
+    )
     for s in studies:
         s.status = launching.study_status(s, s.active_count > 0)
     uncompiled = [
@@ -89,8 +105,11 @@ def index(request):
         if (problem := catalogue_problem(study.language)) and problem[0] == "error"
         for why in problem[1:]
     ]
+    reviews = access.studies_for(request.user, MANAGE).exists()
     return render(
-        request, "survey/dashboard/index.html", {"studies": studies, "uncompiled": uncompiled}
+        request,
+        "survey/dashboard/index.html",
+        {"studies": studies, "uncompiled": uncompiled, "paper_review": reviews},
     )
 
 
@@ -100,7 +119,8 @@ def study(request, slug):
 
     from wojdb.core.design import balance
 
-    study = get_object_or_404(Study, slug=slug)
+    study = access.study_for(request, slug, VIEW)
+    rights = access.RIGHTS[access.role_of(request.user, study)]
     entries = entries_frame(study)
     try:
         layout, layout_error = study.layout(), None
@@ -130,7 +150,13 @@ def study(request, slug):
         "launch_refusal": launching.refusal(study),
         "clear_form": ClearPilotForm(),
         "catalogue": catalogue_problem(study.language),
-        "remarks": _remarks(study),
+        # What participants wrote is for those who see the data or run the study.
+        "remarks": _remarks(study) if rights & {DATA, MANAGE} else None,
+        "rights": rights,
+        "questionnaire_count": study.questionnaires.values("number").distinct().count(),
+        "members": study.members.select_related("user"),
+        "member_form": MemberForm() if TEAM in rights else None,
+        "entries": list(record.entries(study))[-50:] if RECORD in rights else None,
         # Real participants only, as every other count on the page.
         "modes": dict(study.participants.real().values_list("mode").annotate(n=Count("pk"))),
     }
@@ -139,7 +165,7 @@ def study(request, slug):
 
 @staff_only
 def questionnaire(request, slug, number):
-    study = get_object_or_404(Study, slug=slug)
+    study = access.study_for(request, slug, VIEW)
     versions = list(study.questionnaires.filter(number=number).order_by("-version"))
     if not versions:
         raise Http404(f"no questionnaire {number}")
@@ -179,7 +205,7 @@ def figure(request, slug, name, fmt):
     # matplotlib takes seconds to import: only figure requests pay for it.
     from wojdb.core.design import balance_figures
 
-    study = get_object_or_404(Study, slug=slug)
+    study = access.study_for(request, slug, VIEW)
     if name not in FIGURES or fmt not in balance_figures.FORMATS:
         raise Http404("no such figure")
     entries = entries_frame(study)
@@ -197,7 +223,7 @@ def figure(request, slug, name, fmt):
 @staff_only
 @require_POST
 def build(request, slug):
-    study = get_object_or_404(Study, slug=slug)
+    study = access.study_for(request, slug, MANAGE)
     form = BuildForm(request.POST)
     if not form.is_valid():
         for field, errors in form.errors.items():
@@ -222,7 +248,7 @@ def build(request, slug):
 @require_POST
 def launch(request, slug):
     """Launch the study: its questionnaires freeze and arrivals are real participants."""
-    study = get_object_or_404(Study, slug=slug)
+    study = access.study_for(request, slug, MANAGE)
     try:
         launching.launch(study)
     except launching.LaunchError as e:
@@ -240,7 +266,7 @@ def launch(request, slug):
 @require_POST
 def clear_pilot(request, slug):
     """Delete the pilot and simulated participants, once the researcher has confirmed it."""
-    study = get_object_or_404(Study, slug=slug)
+    study = access.study_for(request, slug, MANAGE)
     if not ClearPilotForm(request.POST).is_valid():
         messages.error(request, "Nothing was deleted: tick the box to confirm the deletion.")
         return redirect("dashboard:study", slug=slug)
@@ -256,13 +282,58 @@ def clear_pilot(request, slug):
 @staff_only
 @require_POST
 def release_slots(request, slug):
-    study = get_object_or_404(Study, slug=slug)
+    study = access.study_for(request, slug, MANAGE)
     released = release_abandoned(study)
+    record.note(study, "slots released", participants=released)
     messages.success(
         request,
         f"Released {released} slot(s) of participants idle for more than "
         f"{study.abandon_after_minutes} minutes.",
     )
+    return redirect("dashboard:study", slug=slug)
+
+
+@staff_only
+@require_POST
+def team(request, slug):
+    """Add a member to the study's team, or change a member's role (owners only)."""
+    study = access.study_for(request, slug, TEAM)
+    form = MemberForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Nothing was changed: name a user and choose a role.")
+        return redirect("dashboard:study", slug=slug)
+    name, role = form.cleaned_data["username"], form.cleaned_data["role"]
+    user = get_user_model().objects.filter(username=name, is_staff=True).first()
+    if user is None:
+        messages.error(
+            request,
+            f"Nothing was changed: there is no researcher account {name!r} (an account needs "
+            "staff status to sign in to the researcher pages; `createsuperuser` or the admin "
+            "makes one).",
+        )
+        return redirect("dashboard:study", slug=slug)
+    try:
+        access.set_role(study, user, role)
+    except access.TeamError as e:
+        messages.error(request, f"Nothing was changed: {e}.")
+    else:
+        messages.success(request, f"{name} is now {role} of {study.slug}.")
+    return redirect("dashboard:study", slug=slug)
+
+
+@staff_only
+@require_POST
+def team_remove(request, slug, user_id):
+    study = access.study_for(request, slug, TEAM)
+    member = get_object_or_404(
+        StudyMember.objects.select_related("user"), study=study, user_id=user_id
+    )
+    try:
+        access.remove_member(study, member.user)
+    except access.TeamError as e:
+        messages.error(request, f"Nothing was changed: {e}.")
+    else:
+        messages.success(request, f"{member.user.get_username()} left the team of {study.slug}.")
     return redirect("dashboard:study", slug=slug)
 
 

@@ -20,4 +20,10 @@ urlpatterns = [
     path("studies/<slug:slug>/launch/", dashboard.launch, name="launch"),
     path("studies/<slug:slug>/clear-pilot/", dashboard.clear_pilot, name="clear_pilot"),
     path("studies/<slug:slug>/release-slots/", dashboard.release_slots, name="release_slots"),
+    path("studies/<slug:slug>/team/", dashboard.team, name="team"),
+    path(
+        "studies/<slug:slug>/team/<int:user_id>/remove/",
+        dashboard.team_remove,
+        name="team_remove",
+    ),
 ]

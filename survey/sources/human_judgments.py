@@ -6,11 +6,13 @@ is written.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
 from django.db import transaction
 
 from survey.models import (
@@ -27,6 +29,7 @@ from wojdb.core.formats import segment_ids, wmt
 from wojdb.core.formats.common import document_lines
 from wojdb.core.formats.judgments import APPRAISE, CLUSTERS, MQM, read_judgment_file
 from wojdb.core.io import ImportReport, InputError, read_input
+from wojdb.core.stats.system import RATER, RAW, standardise
 
 
 @dataclass
@@ -427,20 +430,6 @@ def _check(path, record, scored, testset, lp, mapping, accept, report, chrf, doc
         report.notes.append(f"{path.name}: imported although the check failed, as asked (recorded)")
 
 
-def _rater_z(raters: list[str], scores: list[float]) -> list[float]:
-    """Each score standardised within its rater (WMT's z), for the alignment check."""
-    by_rater = defaultdict(list)
-    for rater, score in zip(raters, scores, strict=True):
-        by_rater[rater].append(score)
-    stats = {}
-    for rater, values in by_rater.items():
-        mean = sum(values) / len(values)
-        sd = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
-        stats[rater] = (mean, sd)
-    return [(score - stats[rater][0]) / stats[rater][1] if stats[rater][1] else 0.0
-            for rater, score in zip(raters, scores, strict=True)]  # fmt: skip
-
-
 def _plan_rater_judgments(
     path, file_format, digest, testset, rows, sentences: _Sentences, _sid_mapping, accept,
     report, chrf,
@@ -504,11 +493,23 @@ def _plan_rater_judgments(
             source_lang=src, target_lang=tgt, system=r.system, segment_id=r.item_id,
             document=r.published_document, document_score=r.document_score,
             triple_id=t[0][0] if t else None, rater=r.rater, item_type=r.item_type,
-            score=r.score, seconds=r.seconds, source_file=path.name, line=r.line,
+            score=r.score, seconds=r.seconds, time_end=r.time_end, source_file=path.name,
+            line=r.line,
         )
         for r, t in linked
     ]  # fmt: skip
     plan.errors = [r.errors for r in rows]
+    if repeated := [r for r in rows if r.repeated_at]:
+        named = "; ".join(
+            f"line {r.line} kept, repeated at {', '.join(map(str, r.repeated_at))}"
+            for r in repeated[:3]
+        )
+        report.notes.append(
+            f"{path.name}: {testset} {lp}: {sum(len(r.repeated_at) for r in repeated):,} rows "
+            f"repeat an earlier row exactly (rater, item, score, spans and times) and are read "
+            f"once, as WMT's organisers read them ({named}"
+            + (f"; {len(repeated) - 3:,} more" if len(repeated) > 3 else "") + ")"
+        )  # fmt: skip
     if dropped := sum(a.span_dropped for r in rows for a in r.errors):
         report.notes.append(
             f"{path.name}: {dropped:,} error span(s) dropped, their <v> marks not paired; the "
@@ -524,10 +525,11 @@ def _plan_rater_judgments(
     # (MQM's score is minus its error weights, so already so), averaged per output.
     judged = [i for i, r in enumerate(rows) if r.item_type in ("TGT", "MQM")
               and not r.document_score]  # fmt: skip
-    z = _rater_z([rows[i].rater for i in judged], [rows[i].score for i in judged])
+    z = standardise(pd.DataFrame({RATER: [rows[i].rater for i in judged],
+                                  RAW: [rows[i].score for i in judged]}))  # fmt: skip
     z_sets = defaultdict(list)
     for i, zi in zip(judged, z, strict=True):
-        if triples[i]:
+        if triples[i] and not math.isnan(zi):  # NaN: a rater whose scores do not vary
             z_sets[triples[i][0], names[rows[i].system]].append(zi)
     scored = [(sum(v) / len(v), system, hyp, ref) for ((_, hyp, ref), system), v in z_sets.items()]
     _check(path, record, scored, testset, lp, record.mapping, accept, report, chrf,

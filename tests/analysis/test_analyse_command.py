@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 import json
 import os
 import time
@@ -15,12 +16,14 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 
-from analysis import analysing, report_views
+from analysis import analysing, report_store, report_views
 from analysis.analysing import AnalysisError, run_analysis
 from analysis.models import Metric, MetricScore
+from survey import access, record
 from survey.models import DeclinedConsent, Item, Participant, Study, Triple, Withdrawal
 from tests.factories import make_study
 from wojdb.core.report import figures as F
+from wojdb.core.vocabulary import ANALYST, VIEWER
 
 
 def rated_study(participants: int = 8) -> Study:
@@ -201,17 +204,21 @@ def test_an_exported_release_analyses_like_the_database(tmp_path):
 
 
 @pytest.fixture
-def report_dir(settings, tmp_path):
-    settings.WOJDB_REPORT_DIR = tmp_path / "var" / "report"
-    return settings.WOJDB_REPORT_DIR
+def researcher(db):
+    return get_user_model().objects.create_user("r", password="pw-for-tests", is_staff=True)
 
 
 @pytest.fixture
-def staff(db):
-    user = get_user_model().objects.create_user("r", password="pw-for-tests", is_staff=True)
+def staff(researcher):
     client = Client()
-    client.force_login(user)
+    client.force_login(researcher)
     return client
+
+
+def owned(study, researcher):
+    """The study, with the test's researcher as its analyst (who sees and makes reports)."""
+    access.set_role(study, researcher, ANALYST)
+    return study
 
 
 @pytest.fixture
@@ -219,112 +226,155 @@ def synchronous(monkeypatch):
     monkeypatch.setattr(report_views, "run_in_background", lambda job: job())
 
 
-def test_only_staff_see_the_report_pages(report_dir, db):
-    assert Client().get(reverse("report:index")).status_code == 302
+def test_only_the_studys_analysts_and_owners_see_its_report_pages(researcher, staff):
+    study = make_study(questionnaires=1, items=2)
+    assert Client().get(reverse("report:index", args=[study.slug])).status_code == 302
     user = get_user_model().objects.create_user("p", password="pw-for-tests")
     client = Client()
     client.force_login(user)
-    assert client.get(reverse("report:latest")).status_code == 403
-    assert client.get(reverse("report:table", args=["levels"])).status_code == 403
+    assert client.get(reverse("report:latest", args=[study.slug])).status_code == 403
+    # A researcher outside the team meets the study as if it did not exist; a viewer is refused.
+    assert staff.get(reverse("report:index", args=[study.slug])).status_code == 404
+    access.set_role(study, researcher, VIEWER)
+    assert staff.get(reverse("report:index", args=[study.slug])).status_code == 403
+    assert staff.get(reverse("report:table", args=[study.slug, "levels"])).status_code == 403
 
 
-def test_generating_from_the_dashboard_writes_and_serves_the_report(report_dir, staff, synchronous):
-    study = rated_study(participants=4)
-    assert "No report has been generated yet" in staff.get(reverse("report:index")).text
+def test_generating_from_the_dashboard_writes_and_serves_the_report(
+    report_dir, staff, researcher, synchronous
+):
+    study = owned(rated_study(participants=4), researcher)
+    index = reverse("report:index", args=[study.slug])
+    latest = reverse("report:latest", args=[study.slug])
+    assert "No report has been generated yet" in staff.get(index).text
     response = staff.post(
-        reverse("report:generate"), {"study": study.slug, "include_simulated": "on"}
+        reverse("report:generate", args=[study.slug]), {"include_simulated": "on"}
     )
-    assert response.status_code == 302 and response.url == reverse("report:index")
-    assert report_views.read_status()["state"] == "done"
-    page = staff.get(reverse("report:index")).text
-    assert f"WOJ-DB analysis: {study.name}" in page and reverse("report:latest") in page
-    assert reverse("report:table", args=["levels"]) in page
-    latest = staff.get(reverse("report:latest"))
-    assert latest["Content-Type"].startswith("text/html")
-    assert "default-src 'none'" in latest["Content-Security-Policy"]
-    assert study.name in latest.text and "<script" not in latest.text
-    csv = staff.get(reverse("report:table", args=["levels"]))
+    assert response.status_code == 302 and response.url == index
+    status = report_store.read_status(study.slug)
+    assert status["state"] == "done" and status["by"] == "r"
+    page = staff.get(index).text
+    assert f"WOJ-DB analysis: {study.name}" in page and latest in page
+    assert " by r · " in page  # who made the report, beside when
+    assert reverse("report:table", args=[study.slug, "levels"]) in page
+    served = staff.get(latest)
+    assert served["Content-Type"].startswith("text/html")
+    assert "default-src 'none'" in served["Content-Security-Policy"]
+    assert study.name in served.text and "<script" not in served.text
+    csv = staff.get(reverse("report:table", args=[study.slug, "levels"]))
     assert csv["Content-Disposition"] == 'attachment; filename="levels.csv"'
     assert b"judgment,kind" in b"".join(csv.streaming_content)
-    assert staff.get(reverse("report:table", args=["nothing"])).status_code == 404
+    assert staff.get(reverse("report:table", args=[study.slug, "nothing"])).status_code == 404
     # Generating again replaces the report as a whole; no staging folders are left behind.
-    staff.post(reverse("report:generate"), {"study": study.slug})
-    assert sorted(p.name for p in report_dir.parent.iterdir()) == [
-        "report",
-        "report.status.json",
-    ]
+    staff.post(reverse("report:generate", args=[study.slug]), {"include_simulated": "on"})
+    assert sorted(p.name for p in report_dir.iterdir()) == [study.slug, f"{study.slug}.status.json"]
+    actions = [e.action for e in record.entries(study.slug)]
+    assert actions.count("report generated") == 2 and "report opened" in actions
 
 
-def test_figures_are_served_as_png_and_svg_only(report_dir, staff):
-    F.save(F.language_knowledge(pd.DataFrame({"participant": [1]})), report_dir / "figures", "f")
-    png = staff.get(reverse("report:figure", args=["f", "png"]))
-    assert png["Content-Type"] == "image/png"
-    svg = staff.get(reverse("report:figure", args=["f", "svg"]))
-    assert svg["Content-Type"] == "image/svg+xml"
-    assert staff.get(reverse("report:figure", args=["f", "html"])).status_code == 404
-
-
-def test_a_failed_run_is_reported_on_the_page(report_dir, staff, synchronous):
-    study = make_study(questionnaires=1, items=2)
-    staff.post(reverse("report:generate"), {"study": study.slug, "include_simulated": "on"})
-    status = report_views.read_status()
-    assert status["state"] == "failed" and "No ratings to analyse" in status["message"]
-    page = staff.get(reverse("report:index")).text
-    assert "failed" in page and "No ratings to analyse" in page
-    assert not (report_dir).exists()
-
-
-def test_one_run_at_a_time_and_post_only_with_csrf(report_dir, staff, synchronous):
-    study = make_study(questionnaires=1, items=2)
-    report_views._write_status(
-        state="running", study=study.slug, started="2999-01-01T00:00:00+00:00"
+def test_each_study_has_its_own_report(report_dir, staff, researcher, synchronous):
+    first = owned(rated_study(participants=2), researcher)
+    second = owned(make_study(questionnaires=1, items=2), researcher)
+    staff.post(reverse("report:generate", args=[first.slug]), {"include_simulated": "on"})
+    assert staff.get(reverse("report:latest", args=[first.slug])).status_code == 200
+    assert staff.get(reverse("report:latest", args=[second.slug])).status_code == 404
+    assert (
+        "No report has been generated yet"
+        in staff.get(reverse("report:index", args=[second.slug])).text
     )
-    response = staff.post(reverse("report:generate"), {"study": study.slug}, follow=True)
+
+
+def test_analyse_writes_the_studys_own_report_where_its_page_finds_it(
+    report_dir, staff, researcher
+):
+    study = owned(rated_study(participants=2), researcher)
+    out = StringIO()
+    call_command("analyse", "--study", study.slug, "--no-figures", "--bootstrap", "0", stdout=out)
+    assert str(report_dir / study.slug) in out.getvalue()
+    page = staff.get(reverse("report:index", args=[study.slug])).text
+    assert f"WOJ-DB analysis: {study.name}" in page and "by command" not in page
+    assert (
+        record.entries(study.slug)
+        .get(action="report generated")
+        .actor.endswith("run by " + getpass.getuser())
+    )
+
+
+def test_figures_are_served_as_png_and_svg_only(report_dir, staff, researcher):
+    study = owned(make_study(questionnaires=1, items=2), researcher)
+    folder = report_store.report_dir(study.slug) / "figures"
+    F.save(F.language_knowledge(pd.DataFrame({"participant": [1]})), folder, "f")
+    png = staff.get(reverse("report:figure", args=[study.slug, "f", "png"]))
+    assert png["Content-Type"] == "image/png"
+    svg = staff.get(reverse("report:figure", args=[study.slug, "f", "svg"]))
+    assert svg["Content-Type"] == "image/svg+xml"
+    assert staff.get(reverse("report:figure", args=[study.slug, "f", "html"])).status_code == 404
+
+
+def test_a_failed_run_is_reported_on_the_page(report_dir, staff, researcher, synchronous):
+    study = owned(make_study(questionnaires=1, items=2), researcher)
+    staff.post(reverse("report:generate", args=[study.slug]), {"include_simulated": "on"})
+    status = report_store.read_status(study.slug)
+    assert status["state"] == "failed" and "No ratings to analyse" in status["message"]
+    page = staff.get(reverse("report:index", args=[study.slug])).text
+    assert "failed" in page and "No ratings to analyse" in page
+    assert not report_store.report_dir(study.slug).exists()
+
+
+def test_one_run_at_a_time_and_post_only_with_csrf(report_dir, staff, researcher, synchronous):
+    study = owned(make_study(questionnaires=1, items=2), researcher)
+    generate = reverse("report:generate", args=[study.slug])
+    report_store.write_status(
+        study.slug, state="running", study=study.slug, started="2999-01-01T00:00:00+00:00", by="x"
+    )
+    response = staff.post(generate, {}, follow=True)
     assert "being generated already" in response.text
     assert 'http-equiv="refresh"' in response.text
-    assert staff.get(reverse("report:generate")).status_code == 405
+    assert staff.get(generate).status_code == 405
     strict = Client(enforce_csrf_checks=True)
-    strict.force_login(get_user_model().objects.get(username="r"))
-    assert strict.post(reverse("report:generate"), {"study": study.slug}).status_code == 403
+    strict.force_login(researcher)
+    assert strict.post(generate, {}).status_code == 403
 
 
 def test_a_start_claimed_by_another_app_server_waits_and_a_dead_claim_is_taken_over(
-    report_dir, staff, synchronous, monkeypatch
+    report_dir, staff, researcher, synchronous, monkeypatch
 ):
+    study = owned(make_study(questionnaires=1, items=2), researcher)
     # What another process holding the claim leaves in the shared media folder.
-    claim = report_dir.with_name("report.claim")
+    claim = report_dir / f"{study.slug}.claim"
     claim.parent.mkdir(parents=True, exist_ok=True)
     claim.touch()
-    monkeypatch.setattr(report_views.time, "sleep", lambda seconds: None)
-    study = make_study(questionnaires=1, items=2)
-    response = staff.post(reverse("report:generate"), {"study": study.slug}, follow=True)
+    monkeypatch.setattr(report_store.time, "sleep", lambda seconds: None)
+    generate = reverse("report:generate", args=[study.slug])
+    response = staff.post(generate, {}, follow=True)
     assert "being started already" in response.text
-    assert report_views.read_status() is None and claim.exists()
-    stale = time.time() - report_views.CLAIM_STALE_SECONDS - 1
+    assert report_store.read_status(study.slug) is None and claim.exists()
+    stale = time.time() - report_store.CLAIM_STALE_SECONDS - 1
     os.utime(claim, (stale, stale))
-    staff.post(reverse("report:generate"), {"study": study.slug})
-    assert report_views.read_status()["state"] == "failed"  # it ran: two items, no ratings
+    staff.post(generate, {})
+    assert report_store.read_status(study.slug)["state"] == "failed"  # it ran: no ratings
     assert not claim.exists()
 
 
 def test_the_page_runs_the_analysis_function_and_tells_of_newer_answers(
-    report_dir, staff, synchronous, monkeypatch
+    report_dir, staff, researcher, synchronous, monkeypatch
 ):
-    study = rated_study(participants=2)
+    study = owned(rated_study(participants=2), researcher)
+    index, generate = (reverse(f"report:{n}", args=[study.slug]) for n in ("index", "generate"))
     calls = []
     run = analysing.run_analysis
     monkeypatch.setattr(analysing, "run_analysis", lambda *a, **k: calls.append(k) or run(*a, **k))
-    staff.post(reverse("report:generate"), {"study": study.slug, "include_simulated": "on"})
+    staff.post(generate, {"include_simulated": "on"})
     assert [study] == [k["study"] for k in calls]
-    assert "newer than this report" not in staff.get(reverse("report:index")).text
+    assert "newer than this report" not in staff.get(index).text
     # Simulated answers are back-dated: new rows count as newer all the same.
     call_command(
         "simulate_responses", "--participants", "1", "--study", study.slug, stdout=StringIO()
     )
-    page = staff.get(reverse("report:index")).text
+    page = staff.get(index).text
     assert "newer than this report" in page and "Regenerate the report" in page
     assert '<input type="hidden" name="include_simulated" value="on">' in page
-    staff.post(reverse("report:generate"), {"study": study.slug, "include_simulated": "on"})
-    page = staff.get(reverse("report:index")).text
+    staff.post(generate, {"include_simulated": "on"})
+    page = staff.get(index).text
     assert "newer than this report" not in page
     assert '<th scope="row">Participants analysed: simulated</th><td>3</td>' in page

@@ -24,11 +24,11 @@ SYSTEMS = ("Facebook-AI", "NiuTrans", "Online-W")
 SEGMENTS = 250
 
 
-def published() -> pd.DataFrame:
+def published(systems=SYSTEMS) -> pd.DataFrame:
     frame = pd.read_csv(
         MQM, sep=r"\s+", skiprows=1, names=["system", "score", "segment"], na_values="None"
     )
-    return frame[frame["system"].isin(SYSTEMS)].dropna()
+    return frame[frame["system"].isin(systems)].dropna()
 
 
 @pytest.fixture
@@ -55,7 +55,9 @@ def test_mqm_file_imports_as_a_higher_is_better_score_source(zh_en):
     assert metric.higher_is_better
     expected = published()
     assert MetricScore.objects.filter(metric=metric).count() == len(expected) == 3 * 96
-    assert any("ref-A" in label for label in report.unmatched)  # a reference, not a system
+    # The human reference judged as a system has no sentences: its scores are kept apart.
+    assert not any("ref-A" in label for label in report.unmatched)
+    assert report.created["human reference scores"] == len(published(["ref-A"])) == 96
     stored = pd.DataFrame(
         MetricScore.objects.filter(metric=metric).values_list(
             "item__triple__corpus__system", "item__triple__segment__number", "score"
@@ -71,11 +73,17 @@ def test_system_scores_from_mqm(zh_en, tmp_path):
     out = tmp_path / "mqm.csv"
     call_command("system_scores", "--source", "mqm", "--out", str(out), verbosity=0)
     table = pd.read_csv(out).set_index("system")
-    means = published().groupby("system")["score"].mean()
-    assert set(table.index) == set(SYSTEMS) and set(table["lp"]) == {"zh-en"}
+    # Google's table: every system's mean segment score, reference A's (ref-A) among them.
+    means = published([*SYSTEMS, "ref-A"]).groupby("system")["score"].mean()
+    means = means.rename({"ref-A": "refA"})
+    assert set(table.index) == {*SYSTEMS, "refA"} and set(table["lp"]) == {"zh-en"}
     pd.testing.assert_series_equal(table["z"].reindex(means.index), means, check_names=False)
     assert (table["n"] == 96).all()
-    assert list(table["rank"]) == [1, 2, 3] and table["z"].is_monotonic_decreasing
+    assert list(table["rank"]) == [1, 2, 3, 4] and table["z"].is_monotonic_decreasing
+    assert list(table.index[table["reference"]]) == ["refA"]
+    # Imported again: the references' scores are not kept twice.
+    report = import_scores([MQM])
+    assert any("references' scores already kept" in note for note in report.notes)
 
 
 def test_corpus_analysis_takes_mqm_as_a_human_score(zh_en, tmp_path):

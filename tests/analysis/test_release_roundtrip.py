@@ -188,7 +188,7 @@ def test_the_demos_release_round_trips(tmp_path, monkeypatch, client):
     monkeypatch.setattr(
         analysis.demo_studies, "select", lambda: registry.select(["bleu", "kendall"])
     )
-    monkeypatch.setattr(analysis.demo_studies, "run_analysis", lambda *args, **kwargs: None)
+    monkeypatch.setattr(analysis.demo_studies, "write_report", lambda *args, **kwargs: None)
     study = build_demo(DEMOS["en"])
     assert study.platform == "prolific" and study.completion_code
     export(study.slug, tmp_path / "demo", "--zip")

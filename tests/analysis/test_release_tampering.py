@@ -113,7 +113,12 @@ def test_values_beyond_the_projects_own_limits_are_refused_whatever_the_descript
         ("items.csv", "wmt_score", "nan", "'nan' is not a number"),
         ("items.csv", "wmt_score", "inf", "'inf' is not a number"),
         ("items.csv", "wmt_score", "\u0663", "'\u0663' is not a number"),
+        ("items.csv", "wmt_score", "1e999", "'1e999' is not a number"),
+        ("items.csv", "wmt_score", "+0.5", "'+0.5' is not a number"),
         ("participants.csv", "age", "\u0663\u0663", "'\u0663\u0663' is not an integer"),
+        ("participants.csv", "age", "+30", "'+30' is not an integer"),
+        ("participants.csv", "age", "30.0", "'30.0' is not an integer"),
+        ("participants.csv", "age", "9" * 19, f"'{'9' * 19}' is not an integer"),
     ],
 )
 def test_a_number_python_reads_but_no_file_means_is_refused(copy, file, column, value, message):

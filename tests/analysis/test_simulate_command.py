@@ -153,7 +153,10 @@ def test_power_analysis_prints_power_per_number_of_participants():
         ),
         (["--difference", "0.2", "--r-a", "1.2"], r"--r-a: 1.2 is outside .* in \(-1, 1\)"),
         (["--difference", "0.8", "--r-a", "-0.5"], "minus --difference must be above -1"),
-        (["--difference", "0.1", "--participants", "ten"], "'ten' is not a whole number >= 2"),
+        (
+            ["--difference", "0.1", "--participants", "ten"],
+            "'ten' is not a number: expected a whole number >= 2",
+        ),
         (["--difference", "0.1", "--participants", "1"], "1 is outside .* whole number >= 2"),
         (["--difference", "0.1", "--shared-items", "30"], "fewer than"),
     ],

@@ -14,7 +14,7 @@ from survey.sources.testsets import import_wmt
 from tests.wmt22 import PAIRS, published
 from wojdb import bundled
 from wojdb.core.formats.wmt import canonical_system, read_judgments
-from wojdb.core.stats import system
+from wojdb.core.stats import protocols, system
 
 SLICE = Path(__file__).resolve().parents[2] / "fixtures/wmt21-slice"
 
@@ -30,9 +30,11 @@ def test_da_scores_are_wmts_means_of_the_imported_segment_scores(imported, tmp_p
     out = tmp_path / "systems.csv"
     call_command("system_scores", "--out", str(out), "--lp", "de-en", "ru-en", verbosity=0)
     written = pd.read_csv(out)
-    assert list(written.columns) == system.COLUMNS
+    assert list(written.columns) == protocols.COLUMNS
+    assert set(written["protocol"]) == {protocols.describe("wmt22")}
     assert set(written["lp"]) == {"de-en", "ru-en"}
     de_en = written[written["lp"] == "de-en"].set_index("system")
+    assert list(de_en.index[de_en["reference"]]) == ["refB"]  # a reference, marked
     # WMT's procedure (ad-sys-scores-LP.csv): means over the segment-score rows, every system's,
     # the second human reference (HUMAN.0, no sentences imported) included. Systems are named
     # as imported (UEdin.9 is UEdin), the human translation refB, as the study's items would.

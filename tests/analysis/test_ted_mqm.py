@@ -102,11 +102,12 @@ def test_system_scores_of_a_source_with_nothing_imported_is_an_error(en_de, tmp_
 def test_avg_seg_scores_named_without_a_year_import_into_the_named_test_set(en_de, tmp_path):
     # mqm_ted_ende.avg_seg_scores.tsv names no test set of the database ("ted").
     report = import_scores([score_file("en-de")])
-    assert any("ref-A" in label for label in report.unmatched)  # the reference, not a system
+    # The reference judged as a system has no sentences: its scores are kept apart, and rank.
+    assert not any("ref-A" in label for label in report.unmatched)
+    published = mqm.read_scores(score_file("en-de"))
+    assert report.created["human reference scores"] == sum(s.system == "ref-A" for s in published)
     scores = frames.mqm_scores_frame(TESTSET)
-    assert len(scores) == sum(
-        1 for s in mqm.read_scores(score_file("en-de")) if s.system != "ref-A"
-    )
+    assert len(scores) == len(published) and "refA" in set(scores["system"])
     with pytest.raises(InputError, match="unknown test set 'ted'"):
         import_scores([score_file("en-de")], testset="ted")
 

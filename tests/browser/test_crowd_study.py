@@ -294,7 +294,9 @@ def test_the_researcher_sees_the_code_flags_and_who_left(new_context, live_serve
     leaver = participation.enter(study, {})
     participation.withdraw(leaver)
     participation.decline(participation.enter(study, {}))
-    user = get_user_model().objects.create_user("r", password="a-long-password", is_staff=True)
+    user = get_user_model().objects.create_user(
+        "r", password="a-long-password", is_staff=True, is_superuser=True
+    )
     page = new_context(DESKTOP).new_page()
     log_in_as(page, live_server, user)
     page.goto(f"{live_server.url}/researcher/studies/{study.slug}/")

@@ -27,7 +27,7 @@ pytestmark = [
 @pytest.fixture
 def staff_user(db):
     return get_user_model().objects.create_user(
-        "researcher", password="a-long-password", is_staff=True
+        "researcher", password="a-long-password", is_staff=True, is_superuser=True
     )
 
 

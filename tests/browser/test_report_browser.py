@@ -13,7 +13,9 @@ from django.core.management import call_command
 from playwright.sync_api import expect
 
 from analysis import report_views
+from survey import access
 from tests.analysis.test_analyse_command import rated_study
+from wojdb.core.vocabulary import ANALYST
 
 pytestmark = [
     pytest.mark.browser,
@@ -38,7 +40,7 @@ def staff_user(db):
 
 @pytest.fixture
 def synchronous(monkeypatch, settings, tmp_path):
-    settings.WOJDB_REPORT_DIR = tmp_path / "report"
+    settings.WOJDB_REPORTS_DIR = tmp_path / "reports"
     # The run finishes within the request, so the page after it shows the new report.
     monkeypatch.setattr(report_views, "run_in_background", lambda job: job())
 
@@ -50,14 +52,16 @@ def test_the_report_fits_1280_px_and_tells_of_newer_answers(
     # One person among simulated participants: the report shows each group apart.
     first = study.participants.order_by("pk").first()
     study.participants.filter(pk=first.pk).update(simulated=False)
+    access.set_role(study, staff_user, ANALYST)  # an analyst of the study: reports are theirs
     log_in_as(page, live_server, staff_user)
-    page.goto(f"{live_server.url}/researcher/report/")
+    page.goto(f"{live_server.url}/researcher/studies/{study.slug}/")
+    page.get_by_role("link", name="Report", exact=True).first.click()
     page.get_by_role("button", name="Generate", exact=True).click(timeout=RUN_TIMEOUT)
     expect(page.get_by_role("link", name="Open the report")).to_be_visible()
     assert page.evaluate(NO_SIDEWAYS_SCROLL)
     expect(page.locator("#newer-answers")).to_have_count(0)
 
-    page.goto(f"{live_server.url}/researcher/report/latest/")
+    page.goto(f"{live_server.url}/researcher/report/{study.slug}/latest/")
     expect(page.get_by_role("heading", name=f"WOJ-DB analysis: {study.name}")).to_be_visible()
     for group in ("real", "simulated"):
         heading = page.get_by_role("heading", name=f"Response trends ({group} participants)")
@@ -68,7 +72,7 @@ def test_the_report_fits_1280_px_and_tells_of_newer_answers(
     call_command(
         "simulate_responses", "--participants", "1", "--study", study.slug, stdout=StringIO()
     )
-    page.goto(f"{live_server.url}/researcher/report/")
+    page.goto(f"{live_server.url}/researcher/report/{study.slug}/")
     notice = page.locator("#newer-answers")
     expect(notice).to_contain_text("newer than this report")
     screenshot(page, "report-index-newer")

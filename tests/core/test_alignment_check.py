@@ -7,6 +7,7 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from tests.ted import ted_texts
@@ -15,6 +16,7 @@ from wojdb.core import formats
 from wojdb.core.formats import segment_ids, wmt
 from wojdb.core.formats.judgments import read_mqm
 from wojdb.core.formats.segment_ids import DIRECT_ASSESSMENT, ERROR_ANNOTATION, check_alignment
+from wojdb.core.stats.system import RATER, RAW, standardise
 
 WMT22_DE_EN = Path(__file__).parents[1] / "survey" / "data" / "wmt22-de-en"
 SHIFTS = (-2, -1, 1, 2)
@@ -71,15 +73,12 @@ def test_ted_mqm(lp):
     texts = ted_texts(lp)
     judgments = read_mqm(bundled.ted_mqm() / f"mqm_ted_{lp.replace('-', '')}.tsv")
     # As the import checks them: each rater's scores standardised, averaged per output.
-    by_rater = defaultdict(list)
-    for j in judgments:
-        by_rater[j.rater].append(j.score)
-    moments = {r: (statistics.fmean(v), statistics.pstdev(v)) for r, v in by_rater.items()}
+    z = standardise(pd.DataFrame({RATER: [j.rater for j in judgments],
+                                  RAW: [j.score for j in judgments]}))  # fmt: skip
     outputs = defaultdict(list)
-    for j in judgments:
+    for j, zj in zip(judgments, z, strict=True):
         if j.system != "ref":  # the reference itself
-            mean, sd = moments[j.rater]
-            outputs[j.system, j.item_id].append((j.score - mean) / sd)
+            outputs[j.system, j.item_id].append(zj)
     scored = [(statistics.fmean(z), system, line) for (system, line), z in outputs.items()]
     true, shifted = checks(scored, texts.hypotheses, texts.references, ERROR_ANNOTATION)
     assert true.passed and true.n > 6800

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from wojdb.core import formats
-from wojdb.core.formats import appraise, mqm, pairwise, wmt
+from wojdb.core.formats import appraise, common, mqm, pairwise, plaintext, wmt
 from wojdb.core.formats.common import document_lines, language, ref_name
 from wojdb.core.formats.judgments import read_mqm
 from wojdb.core.io import InputError
@@ -411,15 +411,17 @@ def test_appraise_numbers_offsets_and_names_are_checked_by_line_and_field(
     assert message in str(error.value)
 
 
-def test_appraise_rows_of_one_rater_item_and_time_are_refused_as_duplicates(tmp_path):
+def test_appraise_rows_repeated_exactly_are_read_once_and_conflicts_refused(tmp_path):
     rows = csv_rows(ESA24)
     first = next(i for i, r in enumerate(rows) if r[3] == "TGT" and r[10] != r[11])
     again = list(rows[first])
-    with pytest.raises(InputError) as error:
-        appraise.read(esa_with(tmp_path, 0, {}, [",".join(again)]))
-    assert f"line {len(rows) + 1}, field score: repeats line {first + 1} exactly" in str(
-        error.value
-    )
+    # The same row again (WMT24's waves hold 95 and 87): read once, as the organisers read it,
+    # the repeat's line kept on the row read.
+    read = appraise.read(esa_with(tmp_path, 0, {}, [",".join(again)] * 2))
+    assert len(read) == len(rows)
+    assert read[first].line == first + 1
+    assert read[first].repeated_at == (len(rows) + 1, len(rows) + 2)
+    assert sum(bool(j.repeated_at) for j in read) == 1
     other = [*rows[first][:6], "3" if rows[first][6] != "3" else "67", *rows[first][7:]]
     with pytest.raises(InputError) as error:
         appraise.read(esa_with(tmp_path, 0, {}, [",".join(other)]))
@@ -473,3 +475,12 @@ def test_mqm_numbers_and_names_are_checked_by_line_and_field(tmp_path):
     path.write_text("\n".join([scores[0], scores[1].replace(scores[1].split()[1], "1_0")]) + "\n")
     with pytest.raises(InputError, match="line 2, field mqm_avg_score: '1_0' is not a number"):
         mqm.read_scores(path)
+
+
+def test_a_year_in_a_name_is_written_in_ascii_digits():
+    # Python's \d and int() take Arabic-Indic digits: "wmt٢٤" would be read as 2024.
+    with pytest.raises(InputError, match="cannot tell the test set's name and year"):
+        common.testset_of(Path("wmt\u0662\u0664"), formats.Selection.of())
+    assert common.testset_of(Path("wmt24"), formats.Selection.of()) == ("wmt24", 2024)
+    assert not plaintext.TEXT_FILE.match("newstest\u0662\u0660\u0661\u0669.de-en.src.de")
+    assert plaintext.TEXT_FILE.match("newstest2019.de-en.src.de")

@@ -121,6 +121,16 @@ def test_standardise_is_per_rater():
     np.testing.assert_allclose(z, [-1 / np.sqrt(2), 1 / np.sqrt(2)] * 2)
 
 
+def test_standardise_takes_the_sample_deviation_and_leaves_a_rater_without_spread_out():
+    # x: mean 20, sample SD 10 (population SD 8.16); y judged once, w alike twice: no z.
+    judgments = pd.DataFrame(
+        {"rater": ["x", "x", "x", "y", "w", "w"], "raw": [10.0, 20.0, 30.0, 50.0, 0.1, 0.1]}
+    )
+    z = system.standardise(judgments)
+    np.testing.assert_allclose(z[:3], [-1.0, 0.0, 1.0])
+    assert z[3:].isna().all()
+
+
 def test_missing_columns_are_named():
     with pytest.raises(ValueError, match="segment"):
         system.system_scores(pd.DataFrame({"system": ["a"], "score": [1.0]}))

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from wojdb.core import texts
 from wojdb.core.io import length_unit, length_units, text_length
+from wojdb.core.language.rules import rules_for
 from wojdb.core.texts import de, en, fr
 from wojdb.core.vocabulary import ORDER_CHANGING_TYPES, PERMUTATION_TYPES
 
@@ -116,3 +117,10 @@ def test_lengths_are_counted_and_named_in_one_unit_per_language():
     assert length_units(["zh"], "en")["source"] == "characters"
     assert length_units(["en"], "ja")["reference"] == "characters"
     assert length_units(["zh", "de", "ja"], "en")["source"] == "words; characters for ja, zh"
+
+
+def test_lengths_in_characters_are_those_of_the_languages_written_without_spaces():
+    # Lao ສະບາຍດີ ໂລກ ("hello world"): 7 + 3 characters, vowel signs included.
+    assert (text_length("ສະບາຍດີ ໂລກ", "lo"), length_unit("lo")) == (10, "characters")
+    for code in ("zh", "ja", "th", "lo", "km", "my", "en", "fr", "de", "vi", "ko"):
+        assert (length_unit(code) == "characters") == (not rules_for(code).spaced), code

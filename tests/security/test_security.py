@@ -234,7 +234,7 @@ def staff_pages(study) -> list[str]:
         reverse("dashboard:index"),
         reverse("dashboard:study", args=[study.slug]),
         reverse("dashboard:questionnaire", args=[study.slug, 1]),
-        reverse("report:index"),
+        reverse("report:index", args=[study.slug]),
         reverse("analysis:download_release", args=[study.slug]),
         "/admin/",
         "/admin/survey/participant/",

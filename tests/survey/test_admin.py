@@ -1,10 +1,12 @@
 import pytest
+from django import forms
 from django.apps import apps
 from django.contrib import admin
 from django.urls import reverse
 
-from survey.models import Participant
+from survey.models import Participant, Study
 from survey.participants.assignment import enrol
+from survey.participants.forms import DecimalNumber, WholeNumber
 from tests.factories import make_study
 
 
@@ -97,3 +99,26 @@ def test_a_consent_version_participants_accepted_is_never_deleted(staff_client):
     assert not bound.is_valid()
     assert "Consent version 1 is what participants accepted" in str(bound.non_form_errors())
     assert study.consent_texts.filter(pk=consent.pk).exists()
+
+
+@pytest.mark.django_db
+def test_every_number_typed_in_the_admin_is_read_by_the_one_rule(rf, admin_user):
+    """Django's own fields read "1_0" as 10 and "٣" as 3 (wojdb.core.numbers)."""
+    request = rf.get("/")
+    request.user = admin_user
+    checked = 0
+    for model, model_admin in admin.site._registry.items():
+        if model._meta.app_label not in ("survey", "analysis"):
+            continue
+        inlines = [i.get_formset(request).form for i in model_admin.get_inline_instances(request)]
+        for form in [model_admin.get_form(request), *inlines]:
+            for name, field in form.base_fields.items():
+                if isinstance(field, forms.IntegerField):  # FloatField is one too
+                    assert isinstance(field, WholeNumber | DecimalNumber), (model, name)
+                    checked += 1
+    assert checked > 20
+    study = make_study()
+    form = admin.site._registry[Study].get_form(request, study)
+    for typed in ("1_0", "\u0663", "3.0", "99999999999999999999"):
+        data = {**form(instance=study).initial, "items_per_questionnaire": typed}
+        assert "items_per_questionnaire" in form(data, instance=study).errors, typed

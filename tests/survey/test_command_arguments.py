@@ -59,7 +59,7 @@ def test_from_the_command_line_a_bad_value_is_one_line_not_a_traceback(capsys):
         command.run_from_argv(["manage.py", "sample_pool", "--per-corpus", "x"])
     assert exit.value.code != 0
     err = capsys.readouterr().err
-    assert "argument --per-corpus: 'x' is not a whole number >= 1" in err
+    assert "argument --per-corpus: 'x' is not a number: expected a whole number >= 1" in err
     assert "Traceback" not in err
 
 
@@ -70,7 +70,8 @@ def test_from_the_command_line_a_bad_value_is_one_line_not_a_traceback(capsys):
         (int_range(0, 9), "10", "outside the allowed range: whole number from 0 to 9"),
         (float_range(0, 1, high_open=True), "1", r"number in \[0, 1\)"),
         (float_range(0, 1, low_open=True), "0", r"number in \(0, 1\]"),
-        (float_range(0), "nan", "not a finite number"),
+        (float_range(0), "nan", "'nan' is not a number"),
+        (float_range(0), "1e999", "'1e999' is not a finite number"),
         (float_range(0), "-0.5", "number >= 0"),
         (IntList(int_range(2)), "3,1", "whole number >= 2"),
         (IntList(int_range(2)), ",", "names no number"),

@@ -24,7 +24,9 @@ pytestmark = pytest.mark.filterwarnings("ignore:No directory at:UserWarning")
 
 @pytest.fixture
 def staff(client, db):
-    user = get_user_model().objects.create_user("researcher", password="pw", is_staff=True)
+    user = get_user_model().objects.create_user(
+        "researcher", password="pw", is_staff=True, is_superuser=True
+    )  # every right: what each role may do is tests/test_permissions.py's
     client.force_login(user)
     return client
 
@@ -91,6 +93,10 @@ def test_a_build_that_cannot_be_done_says_why(staff, db):
         response.content.decode()
     )
     assert staff.get(study_url(study, "build")).status_code == 405
+    # Read by the program's one number rule: Django's IntegerField takes all three.
+    for typed in ("1_0", "\u0663", "2.0"):
+        response = staff.post(study_url(study, "build"), {"count": typed, "seed": 1}, follow=True)
+        assert "Questionnaires: Enter a whole number." in response.content.decode(), typed
 
 
 def test_the_study_page_names_the_target_language(staff, built):

@@ -54,7 +54,7 @@ def started(client, study, **params) -> Participant:
 @pytest.fixture
 def staff():
     client = Client()
-    client.force_login(User.objects.create_user("r", is_staff=True))
+    client.force_login(User.objects.create_user("r", is_staff=True, is_superuser=True))
     return client
 
 
@@ -373,7 +373,7 @@ def test_the_buttons_are_for_staff_only_and_posts_only(client, piloted, name):
     student.force_login(User.objects.create_user("s"))
     assert student.post(url, {"confirm": "on"}).status_code == 403
     staff = Client(enforce_csrf_checks=True)
-    staff.force_login(User.objects.create_user("r", is_staff=True))
+    staff.force_login(User.objects.create_user("r", is_staff=True, is_superuser=True))
     assert staff.post(url, {"confirm": "on"}).status_code == 403  # no CSRF token
     assert staff.get(url).status_code == 405
     piloted.refresh_from_db()

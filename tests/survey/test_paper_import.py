@@ -246,7 +246,7 @@ def test_review_page_stores_typed_answers(printed, tmp_path, client, django_user
     call_command("import_scans", *[str(tmp_path / f"{n}.png") for n in range(len(scans))])
     age = PaperAnswer.objects.get(field="about.age")
     assert client.get("/researcher/paper/").status_code == 302  # staff only
-    client.force_login(django_user_model.objects.create_user("r", is_staff=True))
+    client.force_login(django_user_model.objects.create_user("r", is_staff=True, is_superuser=True))
     page = client.get("/researcher/paper/")
     assert b"about.age" in page.content
     assert f'src="/researcher/paper/{age.pk}.png"'.encode() in page.content
@@ -306,7 +306,7 @@ def test_paper_consent_is_honoured_as_on_the_web(printed, tmp_path, client, djan
         )
     }
     assert consents == {layout.copies[0]["id"]: (True, 1), layout.copies[1]["id"]: (False, None)}
-    staff = django_user_model.objects.create_user("r", is_staff=True)
+    staff = django_user_model.objects.create_user("r", is_staff=True, is_superuser=True)
     client.force_login(staff)
     (row,) = client.get("/researcher/").context["studies"]
     assert (row.participant_count, row.web_count, row.paper_count) == (2, 0, 2)

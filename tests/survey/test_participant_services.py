@@ -465,27 +465,32 @@ def test_withdrawal_leaves_a_count_and_removes_the_person_from_stored_reports(
             Table("summary", "Summary", summary),
         ],
     )
-    write_report(Report("Report", "today", [], [section]), report_dir)
+    folder = report_dir / participant.study.slug  # the study's own report
+    elsewhere = report_dir / "another-study"  # another study's report names no one of this
+    write_report(Report("Report", "today", [], [section]), folder)
+    write_report(Report("Report", "today", [], [section]), elsewhere)
     participation.withdraw(participant)
-    tables = report_dir / "tables"
+    assert "34,Scot" in (elsewhere / "tables" / "participants.csv").read_text()
+    tables = folder / "tables"
     assert (tables / "participants.csv").read_text().splitlines() == [
         "participant,age,nationality",
         f"{other},51,Welsh",
     ]
     assert (tables / "flagged_participants.csv").read_text().splitlines()[1:] == [f"{other},degree"]
     assert (tables / "summary.csv").read_text() == "measure,value\nparticipants,2\n"
-    page = (report_dir / "report.html").read_text()
+    page = (folder / "report.html").read_text()
     assert ">degree<" in page and ">time<" not in page  # their row left the shown table too
     assert Withdrawal.objects.filter(study=participant.study, simulated=False).count() == 1
-    assert forget_participant(other, report_dir) == 2
-    assert ">degree<" not in (report_dir / "report.html").read_text()
+    assert forget_participant(other, folder) == 2
+    assert ">degree<" not in (folder / "report.html").read_text()
 
 
 @pytest.mark.django_db
 def test_a_report_file_that_cannot_be_rewritten_does_not_hold_a_withdrawal_back(
     participant, report_dir, caplog
 ):
-    (report_dir / "tables" / "participants.csv").mkdir(parents=True)  # unreadable as a file
+    # Unreadable as a file:
+    (report_dir / participant.study.slug / "tables" / "participants.csv").mkdir(parents=True)
     participation.withdraw(participant)
     assert not type(participant).objects.filter(pk=participant.pk).exists()
     assert Withdrawal.objects.count() == 1

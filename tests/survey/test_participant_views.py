@@ -494,7 +494,7 @@ def test_an_impossible_age_is_explained(client):
 @pytest.mark.parametrize("field", ["age", "target_years"])
 @pytest.mark.parametrize("typed", ["1_0", "٣٠", "²", "3 0"])
 def test_a_number_not_written_in_ascii_digits_is_refused_and_nothing_saved(client, field, typed):
-    """As every number WOJ-DB reads (wojdb.core.io.parse_number): Python's int() takes "1_0" as
+    """As every number WOJ-DB reads (wojdb.core.numbers): Python's int() takes "1_0" as
     10 and "٣٠" as 30."""
     study = make_study()
     participant = enter(client, study)

@@ -226,10 +226,10 @@ def test_the_design_changes_until_real_people_take_part(tmp_path):
 
 
 def readme_study(folder: Path) -> Path:
-    """The README's own study file ("Run your own study"), saved in a folder beside the clone's
+    """The README's own study file ("Your own study in brief"), saved in a folder beside the clone's
     fixtures, as the README has it saved in the clone's folder."""
     (folder / "fixtures").symlink_to(ROOT / "fixtures")
-    (text,) = re.findall(r"^```toml\n(.*?)^```", section("## Run your own study"), re.M | re.S)
+    (text,) = re.findall(r"^```toml\n(.*?)^```", section("## Your own study in brief"), re.M | re.S)
     (folder / "my-study.toml").write_text(text)
     return folder / "my-study.toml"
 

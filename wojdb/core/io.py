@@ -1,12 +1,11 @@
 """The input layer: every input file is opened, listed and read here, and every number in one is
-parsed here, so an unreadable path, bad bytes or a malformed value is one `InputError` naming
-file, line and field.
+parsed here (by the rule of wojdb.core.numbers), so an unreadable path, bad bytes or a malformed
+value is one `InputError` naming file, line and field.
 """
 
 from __future__ import annotations
 
 import gzip
-import math
 import os
 import re
 import stat
@@ -18,9 +17,9 @@ from typing import BinaryIO
 
 from wojdb.core import budgets
 from wojdb.core.language.codes import language
+from wojdb.core.language.rules import UNSPACED
+from wojdb.core.numbers import read_number
 
-# Languages written without spaces: lengths are counted in characters.
-UNSPACED = {"zh", "ja", "th", "km", "my"}
 WORD = re.compile(r"\w+|[^\w\s]")
 MAX_INT = 2**31 - 1
 MAX_ID = 2**63 - 1  # database keys are 64-bit (BigAutoField)
@@ -62,7 +61,8 @@ def check_language(code: str, path, field: str = "language pair", line: int | No
 
 
 def text_length(text: str, lang: str) -> int:
-    """A sentence's length in `length_unit(lang)`."""
+    """A sentence's length in `length_unit(lang)`: in a language written without spaces
+    (wojdb.core.language.rules), its characters."""
     if lang in UNSPACED:
         return sum(1 for ch in text if not ch.isspace())
     return len(WORD.findall(text))
@@ -194,34 +194,19 @@ def read_lines(path: Path) -> list[str]:
     return [line.rstrip("\r") for line in lines]
 
 
-# ASCII digits only: Python's int() and float() also take "1_0" (as 10), "٣" (as 3), "nan" and
-# "inf", none of which is a number in an input file.
-INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
-DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
-
-
 def parse_number(
     value, path, line: int | None = None, field: str | None = None, kind=float,
     minimum: float | None = None, maximum: float | None = None,
 ):  # fmt: skip
-    """`value` as an int or a finite float, or an InputError naming file, line and field.
-    Integers default to the range of the database's non-negative 32-bit columns."""
-    text = value if isinstance(value, str) else None
-    if text is None or not (INTEGER if kind is int else DECIMAL).fullmatch(text):
-        raise InputError(path, f"{value!r} is not a number", line=line, field=field)
-    number = kind(text)
-    if kind is float and not math.isfinite(number):
-        raise InputError(path, f"{value!r} is not a finite number", line=line, field=field)
+    """`value` as an int or a finite float, read by the one number rule
+    (wojdb.core.numbers), or an InputError naming file, line and field. Integers default to
+    the range of the database's non-negative 32-bit columns."""
     if kind is int and minimum is None and maximum is None:
         minimum, maximum = 0, MAX_INT
-    if (minimum is not None and number < minimum) or (maximum is not None and number > maximum):
-        bounds = (
-            f"at least {minimum:,}" if maximum is None
-            else f"at most {maximum:,}" if minimum is None
-            else f"{minimum:,} to {maximum:,}"
-        )  # fmt: skip
-        raise InputError(path, f"{value!r} is out of range ({bounds})", line=line, field=field)
-    return number
+    try:
+        return read_number(value, kind, minimum, maximum)
+    except ValueError as e:
+        raise InputError(path, str(e), line=line, field=field) from None
 
 
 #: A progress callback: called with the number of units just done.

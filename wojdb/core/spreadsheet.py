@@ -23,7 +23,8 @@ NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 _RISKY_START = "^[" + re.escape("".join(FORMULA_STARTS)) + "]"
 
 
-def _escape_cell(value):
+def escape_cell(value: str) -> str:
+    """One text cell as written to CSV."""
     risky = value.startswith(FORMULA_STARTS) and not re.fullmatch(NUMBER, value)
     return "'" + value if risky else value
 
@@ -33,7 +34,7 @@ def escape_text(values: pd.Series) -> pd.Series:
     try:  # a column of text: in Arrow's compiled kernels, a million cells in a fraction of a second
         text = pa.array(values, type=pa.string(), from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError):  # text mixed with other values: cell by cell
-        return values.map(lambda v: _escape_cell(v) if isinstance(v, str) else v)
+        return values.map(lambda v: escape_cell(v) if isinstance(v, str) else v)
     risky = pc.and_not(
         pc.match_substring_regex(text, _RISKY_START),
         pc.match_substring_regex(text, f"^(?:{NUMBER})$"),

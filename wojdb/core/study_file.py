@@ -2,8 +2,8 @@
 a number out of range, an unknown key or a repeated one, naming the key and its line.
 
 A study file (TOML) holds the study's settings by name — their types come from the study's
-model, passed in by the caller as `Key`s — and these tables (see the README, "Run your own
-study"):
+model, passed in by the caller as `Key`s — and these tables (see docs/running-a-study.md, "The
+study file"):
 
 - `[sources]`: `testsets` (test-set folders with their layout's options), `documents` (document
   id files), `judgments` (human-judgment files) and `parses` (CoNLL-U of an outside parser),
@@ -298,7 +298,7 @@ class Table(Key):
             return "this table holds " + ", ".join(self.keys)
         close = difflib.get_close_matches(key, self.keys, n=3)
         return (f"did you mean {' or '.join(map(repr, close))}? " if close else "") + (
-            'the README\'s "Run your own study" lists the keys'
+            'docs/running-a-study.md, "The study file", lists the keys'
         )
 
 

@@ -19,3 +19,7 @@ PARTICIPATION_MODES = (WEB, PAPER)
 #: About-you answers (their labels, translated where shown, are in wojdb.core.texts).
 GENDERS = ("male", "female", "other", "not_say")
 EDUCATION_LEVELS = ("school", "college", "undergraduate", "masters", "phd")
+
+#: A study team member's roles, from most rights to fewest (what each may do: survey/access.py).
+OWNER, MANAGER, ANALYST, VIEWER = "owner", "manager", "analyst", "viewer"
+ROLES = (OWNER, MANAGER, ANALYST, VIEWER)

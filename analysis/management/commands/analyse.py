@@ -6,8 +6,12 @@ import time
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
 
 from analysis.analysing import AnalysisError, run_analysis
+from analysis.report_store import report_dir, write_report
+from survey import record
+from survey.management.reporting import find_study
 from wojdb.arguments import SEED, int_range, output_folder
 from wojdb.core.stats import correlation
 from wojdb.core.stats.estimability import MIN_GROUPS
@@ -21,12 +25,16 @@ class Command(BaseCommand):
         "(Figs 6.4-6.7), response trends (Figs 7.1-7.2), the participant-effect mixed models "
         "and t-test, correlations with every score source (Figs 7.3-7.8, Table 7.1) and the "
         "Appendix B participant subsets. Files of the same name in DIR are overwritten. Reads "
-        "the database, or with --release an exported WOJ-DB release folder."
+        "the database, or with --release an exported WOJ-DB release folder. Without --out, a "
+        "study's report replaces its latest one, which its dashboard's Report page shows."
     )
 
     def add_arguments(self, parser):
         parser.add_argument(
-            "--out", type=output_folder, required=True, help="folder to write the report"
+            "--out",
+            type=output_folder,
+            help="folder to write the report (default for a study of the database: the study's "
+            "own report, shown on its dashboard; needed with --release and --corpus)",
         )
         parser.add_argument("--study", help="the study's slug (needed if there are several)")
         parser.add_argument(
@@ -88,24 +96,24 @@ class Command(BaseCommand):
             )
         started = time.monotonic()
         say = self.stdout.write if verbosity else (lambda _: None)
-        try:
-            done = run_analysis(
-                out,
-                study=options["study"],
-                release=options["release"],
-                allow_extra_files=options["allow_extra_files"],
-                pilot=options["pilot"],
-                no_simulated=options["no_simulated"],
-                no_figures=options["no_figures"],
-                no_subsets=options["no_subsets"],
-                bootstrap=options["bootstrap"],
-                seed=options["seed"],
-                min_groups=options["min_groups"],
-                corpus=options["corpus"],
-                lp=options["lp"],
-                testset=options["testset"],
-                progress=lambda step: say(f"- {step}"),
+        if out is None and (options["release"] is not None or options["corpus"]):
+            raise CommandError("--release and --corpus need --out DIR. Nothing was written.")
+        chosen = None if options["release"] or options["corpus"] else find_study(options["study"])
+        analysis = {
+            key: options[key]
+            for key in (
+                *("allow_extra_files", "pilot", "no_simulated", "no_figures", "no_subsets"),
+                *("bootstrap", "seed", "min_groups", "corpus", "lp", "testset"),
             )
+        }
+        analysis["progress"] = lambda step: say(f"- {step}")
+        try:
+            if out is None:  # the study's own report, where its dashboard finds it
+                now = timezone.now().isoformat()
+                done = write_report(chosen, now, record.operator(), **analysis)
+                out = report_dir(chosen.slug)
+            else:
+                done = run_analysis(out, study=chosen, release=options["release"], **analysis)
         except AnalysisError as e:
             raise CommandError(str(e)) from None
         for note in done.notes:

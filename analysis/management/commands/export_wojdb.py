@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from analysis import releases
+from survey import record
 from survey.management.reporting import find_study
 
 
@@ -48,5 +49,6 @@ class Command(BaseCommand):
                 )
             except releases.ExportError as e:
                 raise CommandError(str(e)) from None
+        record.note(chosen, "release written", version=release_version, to=str(path))
         if verbosity:
             self.stdout.write(f"Wrote release {release_version} of {chosen.slug!r} to {path}")

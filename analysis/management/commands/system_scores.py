@@ -1,4 +1,4 @@
-"""Per-system human scores with WMT's significance clusters, written as CSV."""
+"""Per-system human scores with significance clusters, by a WMT year's protocol, written as CSV."""
 
 from __future__ import annotations
 
@@ -8,29 +8,36 @@ from analysis import frames
 from survey.management.reporting import find_study
 from wojdb.arguments import output_file
 from wojdb.core.spreadsheet import escape_frame
-from wojdb.core.stats import system
+from wojdb.core.stats import protocols, system
 
 SOURCES = ("study", *frames.EXTERNAL_SOURCES)
 
 
 class Command(BaseCommand):
     help = (
-        "Write one row per system and language pair: system, lp, z (mean over segments of the "
-        "segment's score), raw (the same on 0-100, where known), n (segments), judgments, rank "
-        "and cluster (a cluster ends where every system above beats every system below by a "
-        "one-sided Wilcoxon rank-sum test on segment scores, p < 0.05, as WMT's findings). "
-        "--source da (default) uses the imported WMT direct-assessment segment scores as WMT "
-        "computes its tables (z and raw the means of Z.SCR and RAW.SCR, n the segments, "
-        "judgments the sum of N, human references included); a pair without them its per-rater "
-        "judgments (SYSTEM and REPEAT items count; no raw); a pair with neither WMT's published "
-        "system-level results (WMT21's clusters file: z, raw, annotations as judgments, no n, "
-        "WMT's own clusters). --source mqm and esa use the imported MQM error files and "
-        "Appraise ESA judgments as mt-metrics-eval scores them (a segment's score the mean over "
-        "its raters, z the mean over segments of that score on its own scale: MQM's minus "
-        "error weights, higher is better, or ESA's 0-100); mqm falls back to imported "
-        "avg_seg_scores (import_scores). --source study uses the study's own ratings of WMT "
-        "hypotheses (each participant's answers standardised). A source with nothing to "
-        "score is an error."
+        "Write one row per system and language pair, as a WMT year's findings computed it "
+        "(--protocol; by default the protocol of the judgments' test-set year, printed): "
+        "system, lp, z (the system's score), raw, n (segments), judgments, rank (position), "
+        "cluster, ranks (WMT24's rank range), reference (a human translation judged as a "
+        "system) and protocol. wmt22 (WMT19-23 years, and the study): a segment's score the "
+        "mean of its judgments, z the mean over segments, a cluster ending where every system "
+        "above beats every system below by a one-sided Wilcoxon rank-sum test on segment "
+        "scores, p < 0.05. --source da (default) uses the imported WMT direct-assessment "
+        "segment scores as WMT computes its tables (z and raw the means of Z.SCR and RAW.SCR, "
+        "n the segments, judgments the sum of N, human references included); a pair without "
+        "them its per-rater judgments (SYSTEM and REPEAT items count; no raw); a pair with "
+        "neither WMT's published system-level results (WMT21's clusters file). --source mqm "
+        "and esa use the imported MQM error files and Appraise ESA judgments as mt-metrics-eval "
+        "scores them (a segment's score the mean over its raters on its own scale: MQM's minus "
+        "error weights, or ESA's 0-100); mqm falls back to imported avg_seg_scores. wmt24 "
+        "(ESA and MQM ratings): tutorial, quality-control, #incomplete and #dup items and the "
+        "canary left out, of a rater's ratings of an output in one file the latest kept, a "
+        "pair ranked where its systems have 100 ratings on average; z the mean over domains of "
+        "the per-domain means; clusters and rank ranges from a two-sided Wilcoxon signed-rank "
+        "test per domain combined by Stouffer's method, p < 0.05 (with --micro: the mean over "
+        "ratings and one signed-rank test). --source study uses the study's own ratings of WMT "
+        "hypotheses (each participant's answers standardised). A source with nothing to score "
+        "is an error."
     )
 
     def add_arguments(self, parser):
@@ -38,6 +45,16 @@ class Command(BaseCommand):
         parser.add_argument("--source", choices=SOURCES, default="da", help="default: da")
         parser.add_argument("--testset", help="only judgments of this test set's segments")
         parser.add_argument("--lp", nargs="+", help="language pairs, e.g. de-en cs-en")
+        parser.add_argument(
+            "--protocol",
+            choices=protocols.PROTOCOLS,
+            help="the WMT year whose computation to follow (default: the test set's year)",
+        )
+        parser.add_argument(
+            "--micro",
+            action="store_true",
+            help="wmt24: the mean over all ratings instead of over domains (the per-item mean)",
+        )
         parser.add_argument("--study", help="the study's slug, for --source study")
         parser.add_argument(
             "--judgment",
@@ -46,15 +63,29 @@ class Command(BaseCommand):
             help="which answer of the study's ratings (default holistic)",
         )
 
-    def handle(self, out, source, testset, lp, study, judgment, **options):
+    def handle(self, out, source, testset, lp, protocol, micro, study, judgment, **options):
+        notes = []
         if source == "study":
+            if protocol not in (None, "wmt22"):
+                raise CommandError("--source study is ranked by the wmt22 protocol only")
+            protocol, why = "wmt22", "the study's ratings"
             ratings = frames.ratings_frame(find_study(study))
             judgments = frames.study_judgments_frame(ratings, testset, judgment)
             if lp:
                 judgments = judgments[judgments[system.LP].isin(lp)]
-            table = system.system_scores(judgments)
+            table = protocols.finish(system.system_scores(judgments), protocols.describe(protocol))
         else:
-            table = frames.external_system_table(source, testset, lp)
+            years = frames.judgment_years(source, testset, lp)
+            protocol, why = protocols.choose(protocol, set(years.values()))
+            try:
+                result = frames.protocol_table(source, protocol, testset, lp, micro)
+            except ValueError as error:
+                raise CommandError(f"{error}. Nothing was written.") from None
+            table, notes = result.rows, result.notes
+        self.stdout.write(f"protocol {table['protocol'].iat[0] if len(table) else protocol} "
+                          f"({why})")  # fmt: skip
+        for note in notes:
+            self.stdout.write(f"  {note}")
         if table.empty:
             raise CommandError(
                 f"No {source} judgments"

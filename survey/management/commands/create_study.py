@@ -5,10 +5,13 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from survey import access
 from survey.design.build import build_study
 from survey.design.plan import StudyFileError, read_study_file
+from survey.management.commands.study_team import _researcher
 from survey.management.reporting import print_report
 from wojdb.arguments import JOBS
+from wojdb.core.vocabulary import OWNER
 
 
 class Command(BaseCommand):
@@ -26,14 +29,21 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("file", type=Path, metavar="FILE", help="the study's TOML file")
         parser.add_argument(
+            "--owner",
+            metavar="USER",
+            help="the researcher account that owns the study (its team's first member); a new "
+            "study without one is seen by superusers alone until `study_team` adds someone",
+        )
+        parser.add_argument(
             "--jobs",
             type=JOBS,
             default=os.cpu_count() or 1,
             help="processes generating permutations (%(type)s; default: all cores)",
         )
 
-    def handle(self, file, jobs, verbosity, **_):
+    def handle(self, file, jobs, owner, verbosity, **_):
         step = self.stdout.write if verbosity >= 2 else (lambda _: None)
+        owner = _researcher(owner) if owner else None
         try:
             build = build_study(
                 read_study_file(file),
@@ -44,6 +54,8 @@ class Command(BaseCommand):
         except StudyFileError as e:
             raise CommandError(str(e)) from None
         slug = build.study.slug
+        if owner is not None:
+            access.set_role(build.study, owner, OWNER)
         self.stdout.write(f"{'Created' if build.created else 'Updated'} study {slug!r}.")
         for source, report in build.imports if verbosity >= 2 else ():
             self.stdout.write(f"{source}:")

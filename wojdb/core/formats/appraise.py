@@ -25,7 +25,8 @@ from __future__ import annotations
 import csv
 import json
 import re
-from dataclasses import dataclass
+from collections import defaultdict
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from wojdb.core.formats.common import check_text, language
@@ -60,6 +61,7 @@ class AppraiseJudgment:
     time_end: float | None
     line: int
     fields: int  # 9, 11 or 12: which export this row comes from
+    repeated_at: tuple[int, ...] = ()  # lines that repeat this row exactly, read once
 
     def test_set_line(self, document_lines: dict[tuple[str, int], int]) -> int | None:
         """The 1-based line of the test set this judgment is about, or None if unknown.
@@ -159,7 +161,9 @@ def _spans(value: str, path, line: int) -> tuple[ErrorSpan, ...]:
 
 
 def read(path: Path) -> list[AppraiseJudgment]:
-    judgments, seen = [], {}
+    """The rows of an Appraise export; a row repeated exactly (WMT24's waves 2 and 3 hold 95 and
+    87) is read once, as the organisers read it, the lines of its repeats kept on it."""
+    judgments, seen, repeats = [], {}, defaultdict(list)
     for line, row in _rows(path):
         if len(row) not in SHAPES:
             raise InputError(path, f"expected 9, 11 or 12 fields, found {len(row)}", line=line)
@@ -191,28 +195,36 @@ def read(path: Path) -> list[AppraiseJudgment]:
             time_start=_time(row[-2], path, line, "timeStart"),
             time_end=_time(row[-1], path, line, "timeEnd"), line=line,
         )  # fmt: skip
-        _refuse_repeat(judgment, row, seen, path)
-        judgments.append(judgment)
-    return judgments
+        if (first := _repeat_of(judgment, row, seen, len(judgments), path)) is not None:
+            repeats[first].append(line)
+        else:
+            judgments.append(judgment)
+    return [
+        replace(j, repeated_at=tuple(repeats[i])) if i in repeats else j
+        for i, j in enumerate(judgments)
+    ]
 
 
-def _refuse_repeat(judgment: AppraiseJudgment, row: list[str], seen: dict, path) -> None:
-    """One rater judges an item once in one stretch of time: a second row with the same rater,
-    system, item and times is a duplicate (the same row again) or a conflict (another score or
-    other spans), and either would count twice. Rows without times cannot be told apart."""
+def _repeat_of(
+    judgment: AppraiseJudgment, row: list[str], seen: dict, index: int, path
+) -> int | None:
+    """One rater judges an item once in one stretch of time: of two rows with the same rater,
+    system, item and times, the second is the first again, read once as WMT's organisers read
+    it (the first's index among the rows kept is returned; `index` is this row's), or a
+    conflict (another score or other spans), refused: which one stands cannot be told. Rows
+    without times cannot be told apart."""
     if judgment.time_start is None or judgment.time_end is None:
-        return
+        return None
     key = (*row[:6], *row[7:9], judgment.time_start, judgment.time_end)
-    first, first_row = seen.setdefault(key, (judgment, row))
+    first_index, first, first_row = seen.setdefault(key, (index, judgment, row))
     if first is judgment:
-        return
+        return None
     if first_row == row:
-        problem = f"repeats line {first.line} exactly"
-    else:
-        problem = (
-            f"has the rater, system, item and times of line {first.line} but another judgment ("
-            + (f"score {first.score:g} there, {judgment.score:g} here"
-               if first.score != judgment.score else "other spans")
-            + "): which one stands cannot be told"
-        )  # fmt: skip
+        return first_index
+    problem = (
+        f"has the rater, system, item and times of line {first.line} but another judgment ("
+        + (f"score {first.score:g} there, {judgment.score:g} here"
+           if first.score != judgment.score else "other spans")
+        + "): which one stands cannot be told"
+    )  # fmt: skip
     raise InputError(path, problem, line=judgment.line, field="score")

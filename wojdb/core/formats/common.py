@@ -155,9 +155,9 @@ def testset_of(folder: Path, selection: Selection) -> tuple[str, int]:
     """Test-set name and year from --testset/--year or the nearest folder named for its year:
     `wmt24`, `wmt24-news-systems` → (`wmt24`, 2024); `newstest2019` → (`newstest2019`, 2019)."""
     for name in [selection.testset or ""] + [p.name for p in (folder, *folder.parents)]:
-        if m := re.search(r"(?<![a-z\d])wmt(\d\d)(?!\d)", name, flags=re.IGNORECASE):
+        if m := re.search(r"(?<![a-z\d])wmt(\d\d)(?!\d)", name, flags=re.IGNORECASE | re.ASCII):
             return selection.testset or f"wmt{m[1]}", 2000 + int(m[1])
-        if m := re.search(r"(?<!\d)((?:19|20)\d\d)(?!\d)", name):
+        if m := re.search(r"(?<!\d)((?:19|20)\d\d)(?!\d)", name, flags=re.ASCII):
             return selection.testset or name, int(m[1])
     if selection.testset and selection.year:
         return selection.testset, selection.year

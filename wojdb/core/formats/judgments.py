@@ -57,6 +57,8 @@ class RaterJudgment:
     line: int
     doc_tag: str = ""  # Appraise's `#bad`, `#dup`, `#3-13` after the document id
     kind: str = DIRECT_ASSESSMENT  # or ERROR_ANNOTATION: MQM, and Appraise's ESA
+    time_end: float | None = None  # when the rater finished (seconds since 1970), where given
+    repeated_at: tuple[int, ...] = ()  # lines repeating this row exactly, read once
 
     @property
     def published_document(self) -> str:
@@ -85,6 +87,7 @@ def read_appraise(path: Path, lp: str | None = None) -> list[RaterJudgment]:
                 tuple(Annotation(s.category, s.severity, "target" if s.start is not None else "",
                                  s.start, s.end) for s in j.spans),
                 j.line, j.doc_tag, ERROR_ANNOTATION if j.fields == 12 else DIRECT_ASSESSMENT,
+                j.time_end, j.repeated_at,
             )
         )  # fmt: skip
     return rows

@@ -26,7 +26,8 @@ NAME = "WMT plain text"
 TEXT_FILE = re.compile(
     r"^(?P<testset>[a-z]+(?P<year>\d{4}))\.(?P<src>[a-z]{2,3})-(?P<tgt>[a-z]{2,3})\."
     r"(?:src\.(?P=src)|ref\.(?P<ref>[^.]+)\.(?P=tgt)|hyp\.(?P<system>.+)\.(?P=tgt)"
-    r"|(?P<docs>docids|docs))$"
+    r"|(?P<docs>docids|docs))$",
+    re.ASCII,  # a year in ASCII digits: \d also takes "٢"
 )
 
 

@@ -4,7 +4,8 @@ WMT's DA files number segments in the order the HITs were built from, not in the
 released text files: SID k is the k-th sentence after the test set's documents are sorted by
 document id (plain string order; test-suite documents `tsuite-*` left out), sentences kept in
 their order within each document. Verified on WMT21 de-en, ru-en, is-en, ja-en and WMT22
-cs-en, de-en, ja-en, ru-en (README, "Human judgments").
+cs-en, de-en, ja-en, ru-en (docs/data-and-formats.md, "Which sentence a WMT segment id
+means").
 
 Whatever mapping is used, `check_alignment` tests it by content: segment z-scores must
 correlate with a string similarity (sentence chrF) of hypothesis and reference, and hypotheses
@@ -31,9 +32,10 @@ TEST_SUITE_PREFIX = "tsuite-"
 # zero and so correlates less with any string similarity.
 DIRECT_ASSESSMENT, ERROR_ANNOTATION = "direct assessment", "error annotation"
 
-# Thresholds of the check. Measured (README, bench/tables_bench.py), r within systems: right
-# mappings of WMT21-22 DA give r = 0.21-0.35, Google's TED MQM 0.13 (zh-en) and 0.15 (en-de);
-# the same scores shifted by one to five lines give at most 0.08 (DA) and 0.07 (MQM).
+# Thresholds of the check. Measured (docs/data-and-formats.md, bench/tables_bench.py), r within
+# systems: right mappings of WMT21-22 DA give r = 0.21-0.35, Google's TED MQM 0.13 (zh-en) and
+# 0.15 (en-de); the same scores shifted by one to five lines give at most 0.08 (DA) and 0.07
+# (MQM).
 # Right mappings give a gap (mean z of identical hypotheses minus mean z of all) of +0.5 to
 # +1.2, wrong ones at most +0.27.
 MIN_SEGMENTS = 50  # fewer scored sentences than this cannot be checked

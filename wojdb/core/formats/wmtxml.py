@@ -52,7 +52,7 @@ def detect_sgml(root: Path) -> bool:
 
 
 def _year(testset: str, where) -> int:
-    if m := re.search(r"(?:19|20)\d\d", testset):
+    if m := re.search(r"(?:19|20)\d\d", testset, flags=re.ASCII):
         return int(m[0])
     raise InputError(where, f"test set {testset!r} names no year", field="id")
 

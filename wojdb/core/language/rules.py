@@ -129,6 +129,10 @@ TABLE: dict[str, LanguageRules] = {
     )
 }
 
+#: Languages written without spaces between words: a sentence's length is its characters
+#: (wojdb.core.io.text_length), a full stop ends a sentence without a space after it.
+UNSPACED = frozenset(code for code, rules in TABLE.items() if not rules.spaced)
+
 
 @lru_cache(maxsize=256)
 def rules_for(code: str, pipelines: tuple[tuple[str, str], ...] = ()) -> LanguageRules:

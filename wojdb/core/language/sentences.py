@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from wojdb.core.io import UNSPACED
+from wojdb.core.language.rules import UNSPACED
 
 ENDS = ".!?…。！？؟।።။។"
 CLOSERS = "\"'”’»)]}」』）›"

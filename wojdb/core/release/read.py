@@ -27,6 +27,7 @@ import wojdb
 from wojdb.core import budgets, scales
 from wojdb.core.budgets import Budgets
 from wojdb.core.io import InputError, input_files, open_input, read_input
+from wojdb.core.numbers import DECIMAL, INTEGER, read_number
 from wojdb.core.release import derived
 from wojdb.core.release.schema import (
     DA_SEGMENT,
@@ -142,12 +143,17 @@ class _Problems:
             raise ReleaseError(self.found, self.more)
 
 
-#: What the integer and datetime types accept (checked before converting whole columns).
-# ASCII digits only, as the one number parser (wojdb.core.io.parse_number) reads them: a regex's
-# \d also takes "٣", and float() also takes "1_0", "nan" and "inf".
-INTEGER_PATTERN = r"[+-]?[0-9]{1,18}"
-NOT_IN_A_NUMBER = r"[^0-9eE.+-]"
+#: What the datetime type accepts (checked before converting whole columns); numbers are read by
+#: the program's one rule (wojdb.core.numbers), its patterns over whole columns.
 DATETIME_PATTERN = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z"  # DATETIME_FORMAT
+
+
+def _whole(text: str) -> bool:
+    try:
+        read_number(text, int)
+    except ValueError:
+        return False
+    return True
 
 
 def _parse(raw: pd.Series, f: Field, file: str, problems: _Problems) -> pd.Series:
@@ -159,21 +165,20 @@ def _parse(raw: pd.Series, f: Field, file: str, problems: _Problems) -> pd.Serie
         values = raw.where(present, None).astype("str")
         ok = present
     elif f.type == "integer":
-        ok = raw.str.fullmatch(INTEGER_PATTERN) | ~present
+        ok = raw.str.fullmatch(INTEGER.pattern)
+        long = ok & (raw.str.len() > 18)  # 64-bit or not: told one by one
+        ok[long] = raw[long].map(_whole)
+        ok |= ~present
         problems.cells(file, f.name, ~ok, lambda i: f"{raw[i]!r} is not an integer")
         values = raw.where(present & ok).astype("Int64")
         if f.required and values.notna().all():
             values = values.astype("int64")
     elif f.type == "number":
-        plain = ~raw.str.contains(NOT_IN_A_NUMBER)
-        try:
-            # numpy's conversion is Python's float(): exact for the shortest text written
-            values = raw.where(present & plain, "nan").astype("float64")
-            ok = plain | ~present
-        except ValueError:
-            numbers = pd.to_numeric(raw.where(present & plain), errors="coerce")
-            ok = numbers.notna() | ~present
-            values = numbers.astype("float64")
+        shaped = raw.str.fullmatch(DECIMAL.pattern)
+        # numpy's conversion is Python's float(): exact for the shortest text written
+        values = raw.where(present & shaped, "nan").astype("float64")
+        ok = (shaped & np.isfinite(values)) | ~present
+        values = values.where(ok)
         problems.cells(file, f.name, ~ok, lambda i: f"{raw[i]!r} is not a number")
     elif f.type == "boolean":
         values = raw.map({**dict.fromkeys(TRUE_VALUES, True), **dict.fromkeys(FALSE_VALUES, False)})

@@ -49,9 +49,13 @@ COLUMNS = ["system", "lp", "z", "raw", "n", "judgments", "rank", "cluster"]
 
 
 def standardise(judgments: pd.DataFrame, value: str = RAW) -> pd.Series:
-    """Each rater's judgments as z scores over all that rater judged (WMT's standardisation)."""
+    """Each rater's judgments as z scores over all that rater judged: minus the rater's mean,
+    over the rater's sample standard deviation (n − 1), as WMT's direct assessment standardises
+    (R's sd(); the published Z.SCR are these, tests/core/test_wmt_z.py). A rater whose scores
+    do not vary (one judgment, or all alike) has no z: NaN."""
     by_rater = judgments.groupby(RATER)[value]
-    return (judgments[value] - by_rater.transform("mean")) / by_rater.transform("std")
+    sd = by_rater.transform("std", ddof=1)
+    return (judgments[value] - by_rater.transform("mean")) / sd.where(sd > 0)
 
 
 def _counted(judgments: pd.DataFrame) -> pd.DataFrame:

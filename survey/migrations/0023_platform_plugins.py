@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('survey', '0020_study_base_manager'),
+        ('survey', '0022_judgment_times_and_mqm_reference_scores'),
     ]
 
     operations = [

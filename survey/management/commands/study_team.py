@@ -1,0 +1,60 @@
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from survey import access
+from survey.management.reporting import find_study
+from wojdb.core.vocabulary import ROLES
+
+
+class Command(BaseCommand):
+    help = (
+        "List a study's team, or change it: --add USER ROLE adds a researcher (or changes their "
+        "role), --remove USER takes them out. Roles: owner (everything, and the team), manager "
+        "(builds, launches, clears pilot data, edits texts, reviews paper answers), analyst "
+        "(report, release, exports) and viewer (the dashboard's counts and figures). A study "
+        "keeps at least one owner. Each change is on the study's record."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug", metavar="SLUG", help="the study's slug")
+        change = parser.add_mutually_exclusive_group()
+        change.add_argument(
+            "--add", nargs=2, metavar=("USER", "ROLE"), help=f"ROLE one of {', '.join(ROLES)}"
+        )
+        change.add_argument("--remove", metavar="USER", help="the user to take out of the team")
+
+    def handle(self, slug, add, remove, verbosity, **_):
+        study = find_study(slug)
+        try:
+            if add:
+                name, role = add
+                access.set_role(study, _researcher(name), role)
+                self.stdout.write(f"{name} is {role} of {slug}.")
+            elif remove:
+                access.remove_member(study, _researcher(remove))
+                self.stdout.write(f"{remove} left the team of {slug}.")
+        except access.TeamError as e:
+            raise CommandError(f"{e}. Nothing was changed.", returncode=2) from None
+        if verbosity and not (add or remove):
+            members = study.members.select_related("user")
+            for member in members:
+                self.stdout.write(f"{member.user.get_username()}\t{member.role}")
+            if not members:
+                self.stdout.write(f"{slug} has no team: only superusers see it.")
+
+
+def _researcher(name: str):
+    user = get_user_model().objects.filter(username=name).first()
+    if user is None:
+        raise CommandError(
+            f"no user {name!r}: create the account first (`createsuperuser`, or the admin's "
+            "Users page). Nothing was changed.",
+            returncode=2,
+        )
+    if not user.is_staff:
+        raise CommandError(
+            f"{name!r} is not staff, so cannot sign in to the researcher pages: give the "
+            "account staff status first. Nothing was changed.",
+            returncode=2,
+        )
+    return user
