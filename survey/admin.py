@@ -2,6 +2,7 @@
 studies where their role allows it (survey/access.py); the WMT data every study shares is read
 by every researcher and changed by superusers alone; the studies' records by nobody."""
 
+from django import forms
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.db.models import BigIntegerField, FloatField, IntegerField, URLField
@@ -11,6 +12,7 @@ from django.utils.html import format_html, format_html_join
 
 from survey import access, models, platforms, record
 from survey.access import MANAGE, PEOPLE, RECORD, TEAM, VIEW
+from survey.design import shown
 from survey.design.questionnaires import is_frozen
 from survey.participants import participation
 from survey.participants.forms import DecimalNumber, WholeNumber
@@ -178,6 +180,15 @@ class SharedData(ModelAdmin):
         return request.user.is_superuser
 
 
+class ShownContent(SharedData):
+    """A sentence, translation, permutation or item stays as it is, shown read only, once a
+    study that holds it can no longer change what it shows (survey.design.shown)."""
+
+    def has_change_permission(self, request, obj=None):
+        allowed = super().has_change_permission(request, obj)
+        return allowed and not (obj is not None and shown.locked_content(obj))
+
+
 def only_theirs(field: str):
     """A list filter offering only the studies (or other objects) the listed rows name, never
     every study of the server."""
@@ -185,7 +196,7 @@ def only_theirs(field: str):
 
 
 @admin.register(models.Segment)
-class SegmentAdmin(SharedData):
+class SegmentAdmin(ShownContent):
     list_display = ["testset", "lp", "number", "reference", "reference_length", "parser"]
     list_filter = ["testset", "source_lang", "ref_name"]
     search_fields = ["reference", "source"]
@@ -200,7 +211,7 @@ class CorpusAdmin(SharedData):
 
 
 @admin.register(models.Triple)
-class TripleAdmin(SharedData):
+class TripleAdmin(ShownContent):
     def get_list_filter(self, request):
         """Filtered by study for superusers only: the list would name every study's pool."""
         return self.list_filter if request.user.is_superuser else self.list_filter[1:]
@@ -254,7 +265,7 @@ class SystemScoreAdmin(SharedData):
 
 
 @admin.register(models.Permutation)
-class PermutationAdmin(SharedData):
+class PermutationAdmin(ShownContent):
     list_display = ["triple", "perm_type", "degree", "text", "quality"]
     list_filter = ["perm_type", "degree"]
     search_fields = ["text"]
@@ -263,7 +274,7 @@ class PermutationAdmin(SharedData):
 
 
 @admin.register(models.Item)
-class ItemAdmin(SharedData):
+class ItemAdmin(ShownContent):
     list_display = ["pk", "kind", "triple", "permutation"]
     list_filter = [("permutation", admin.EmptyFieldListFilter), "permutation__perm_type"]
     raw_id_fields = ["triple", "permutation"]
@@ -315,8 +326,31 @@ def settings_help() -> str:
     return format_html("{}: {}.", lead, format_html_join("; ", "{}", ((k,) for k in keys)))
 
 
+class StudyForm(forms.ModelForm):
+    """Once real people have taken part, what they read before or while answering stays as it
+    was (survey.design.shown.FIXED), as a study file's build holds it."""
+
+    def clean(self):
+        cleaned = super().clean()
+        study = self.instance
+        reason = study.pk and shown.real_participation(study)
+        changed = shown.fixed_changes(study, cleaned) if reason else []
+        if changed:
+            for name in changed:
+                if name in self.fields:
+                    self.add_error(name, "Participants were shown this: it stays as it is.")
+            problem = shown.refusal(study, reason, changed, "this form")
+            raise ValidationError(
+                f"{problem[:1].upper()}{problem[1:]}. Nothing was saved. What participants read "
+                "only after answering (the debriefing) and the contacts and results date stay "
+                "editable."
+            )
+        return cleaned
+
+
 @admin.register(models.Study)
 class StudyAdmin(ScopedAdmin):
+    form = StudyForm
     list_display = ["name", "slug", "language", "items_per_questionnaire", "is_open", "launched_at"]
     prepopulated_fields = {"slug": ["name"]}
     raw_id_fields = ["sample_item", "shared_items"]
@@ -594,24 +628,6 @@ class PaperAnswerAdmin(PeopleAdmin):
     list_filter = ["status", "kind"]
     search_fields = ["copy__code", "field"]
     readonly_fields = ["copy", "page", "field", "kind", "reason"]
-
-
-@admin.register(models.StudyMember)
-class StudyMemberAdmin(ScopedAdmin):
-    """The study teams, read here; the study page's Team section and `study_team` change them."""
-
-    list_display = ["study", "user", "role", "added"]
-    list_filter = [only_theirs("study"), "role"]
-
-    # Changed on the study page or by `study_team`, which keep an owner and record the change.
-    def has_add_permission(self, request, *args):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(models.StudyEvent)

@@ -488,8 +488,7 @@ class Study(models.Model):
     )
     is_open = models.BooleanField(default=True)
     # Set by `launch` (survey/design/lifecycle.py), never by a form or a study file: before it,
-    # whoever
-    # arrives is a pilot participant and no questionnaire freezes.
+    # whoever arrives is a pilot participant and no questionnaire freezes.
     launched_at = models.DateTimeField(
         null=True,
         blank=True,
@@ -869,8 +868,7 @@ class Participant(models.Model):
 
     class Meta:
         # Everything a join counts of each questionnaire's participants
-        # (survey/participants/assignment.py),
-        # read from the index alone.
+        # (survey/participants/assignment.py), read from the index alone.
         indexes = [
             models.Index(
                 fields=["questionnaire", "pilot", "simulated", "status", "last_activity"],
@@ -959,8 +957,7 @@ class Withdrawal(models.Model):
 class EntryCount(models.Model):
     """Requests to study links from one client address in one window of the rate limit
     (survey/participants/middleware.py), counted in the database so that every app server counts
-    them
-    together."""
+    them together."""
 
     address = models.CharField(max_length=64)
     window = models.BigIntegerField(help_text="the window's start, in seconds since 1970")

@@ -79,3 +79,8 @@ def entries(slug: str):
     """The record of the study `slug`, oldest first, with the entries of a deleted study that
     bore the slug before it."""
     return StudyEvent.objects.filter(study_slug=slug).order_by("at", "id")
+
+
+def latest(slug: str, count: int) -> list[StudyEvent]:
+    """The `count` newest entries of the study's record, oldest first."""
+    return list(entries(slug).reverse()[:count])[::-1]

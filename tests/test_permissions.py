@@ -270,7 +270,6 @@ ADMIN = {
     "PaperCopy": (access.PEOPLE, MANAGE),
     "ScanPage": (access.PEOPLE, MANAGE),
     "PaperAnswer": (access.PEOPLE, MANAGE),
-    "StudyMember": (VIEW, None),
     "StudyEvent": (access.RECORD, None),
     "Segment": (None, "superuser"),
     "Corpus": (None, "superuser"),

@@ -19,7 +19,8 @@ def command_line(argv: list[str]) -> list[str]:
 def run(argv: list[str]) -> None:
     """Run a management command; settings that cannot be used (wojdb.environment) stop it with
     one line naming the variable. Every refusal exits with status 2, as a bad argument does:
-    Django exits a command's refusal (CommandError) with 1, which is left to a crash."""
+    WOJ-DB's commands refuse with 2 themselves (survey.management.reporting.refused), and a 1
+    from Django's own (migrate, an unknown command) is made a 2 here; 1 is left to a crash."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "wojdb.settings")
     from django.core.management import execute_from_command_line
 

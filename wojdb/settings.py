@@ -190,8 +190,7 @@ SESSION_COOKIE_HTTPONLY = True
 # Participant pages post a few small fields; the admin's largest forms stay far below this.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
 # Sent on every response by survey.participants.middleware: scripts and styles only from this
-# site's own
-# files, so HTML injected into a page could not run or restyle anything.
+# site's own files, so HTML injected into a page could not run or restyle anything.
 CONTENT_SECURITY_POLICY = {
     "default-src": "'self'",
     "script-src": "'self'",

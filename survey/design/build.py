@@ -6,11 +6,14 @@ half-way leaves the database as it was, with one message naming the file, line a
 Building the same file again changes only what the file changes: an unchanged file keeps the
 pool, permutations and questionnaires (and the simulated participants on them). A change to the
 pool or the design replaces the questionnaires, until real people have taken part
-(survey.design.sentence_pool.real_participation); then it is refused.
+(survey.design.shown.real_participation); then it is refused, as is a change to anything else
+they read before or while answering (survey.design.shown.FIXED).
 
-The build's digest is a SHA-256 of what participants are shown — the practice pair, the pool
-and every questionnaire's items, positions and texts — by content, never by database ids: the
-same file and the same sources give the same digest in any empty database.
+The build's digest is a SHA-256 of everything participants are shown (survey.design.shown.SHOWN)
+— the texts, questions and scale ends, the language, the consent statements, the practice pair,
+the shared items, the pool and every questionnaire's items, positions and texts — by content,
+never by database ids: the same file and the same sources give the same digest in any empty
+database, and a file that changes anything participants read gives another.
 """
 
 from __future__ import annotations
@@ -27,8 +30,9 @@ from django.db import transaction
 from django.db.models import QuerySet
 
 from survey import record
+from survey.design import shown
 from survey.design.generation import GenerationError, generate_permutations
-from survey.design.plan import QUESTIONNAIRE_FIELDS, record_plan
+from survey.design.plan import record_plan
 from survey.design.questionnaires import (
     HYPOTHESIS_FIELDS,
     ITEM_RELATIONS,
@@ -41,7 +45,6 @@ from survey.design.questionnaires import (
 from survey.design.sentence_pool import (
     PoolError,
     pool_triples,
-    real_participation,
     sample_pool,
     selected_corpora,
 )
@@ -50,6 +53,7 @@ from survey.sources.documents import import_documents
 from survey.sources.human_judgments import import_judgments
 from survey.sources.parses import Bars, import_parses, no_bars
 from survey.sources.testsets import prepare_wmt, write_wmt
+from wojdb.core import texts
 from wojdb.core.design.composition import CompositionError, ConfigurationError
 from wojdb.core.io import ImportReport, InputError
 from wojdb.core.language.rules import NoPipelineError
@@ -119,9 +123,9 @@ def build_study(
         plan = None if created else StudyPlan.objects.filter(study=study).first()
         changed = [] if created else _changes(study, plan, declared)
         before = None if created else study_digest(study)
-        locked = None if created else real_participation(study)
-        if locked and changed:
-            _refuse(declared, study, locked, changed)
+        locked = None if created else shown.real_participation(study)
+        if locked and (fixed := _fixed_changes(study, plan, declared)):
+            _refuse(declared, study, locked, fixed)
         _apply_fields(declared, study, created)
         if declared.pool is None:  # the practice pair and shared items among what is imported
             item = study.sample_item
@@ -213,28 +217,35 @@ def _study(declared: Declared) -> tuple[Study, bool]:
     return (study, False) if study else (Study(), True)
 
 
-def _changes(study: Study, plan: StudyPlan | None, declared: Declared) -> list[str]:
-    """The keys whose change would alter the study's questionnaires."""
-    fields = [
-        name
-        for name in QUESTIONNAIRE_FIELDS
-        if name in declared.fields and declared.fields[name] != getattr(study, name)
-    ]
-    tables = [
+def _table_changes(plan: StudyPlan | None, declared: Declared) -> list[str]:
+    return [
         name
         for name in (POOL, PERMUTATIONS, QUESTIONNAIRES)
         if getattr(declared, name) is not None
         and getattr(declared, name) != getattr(plan, name, None)
     ]
-    return fields + tables
+
+
+def _changes(study: Study, plan: StudyPlan | None, declared: Declared) -> list[str]:
+    """The keys whose change would alter the study's questionnaires: the layout, the questions
+    (simulated answers were given to the earlier ones) and the tables."""
+    fields = [
+        name
+        for name in shown.LAYOUT + shown.QUESTIONS
+        if name in declared.fields and declared.fields[name] != getattr(study, name)
+    ]
+    return fields + _table_changes(plan, declared)
+
+
+def _fixed_changes(study: Study, plan: StudyPlan | None, declared: Declared) -> list[str]:
+    """The keys that would change what participants read before or while answering (the
+    practice pair and shared items are compared once found: `_set_items`)."""
+    return shown.fixed_changes(study, declared.fields) + _table_changes(plan, declared)
 
 
 def _refuse(declared: Declared, study: Study, reason: str, changed: list[str]):
-    raise declared.error(
-        changed[0],
-        f"study {study.slug!r}: {reason}; the file changes {', '.join(changed)}, which would "
-        "alter what they are shown. Nothing was written.",
-    )
+    problem = shown.refusal(study, reason, changed, "the file")
+    raise declared.error(changed[0], f"{problem}. Nothing was written.")
 
 
 def _apply_fields(declared: Declared, study: Study, created: bool) -> None:
@@ -475,22 +486,36 @@ def describe(item: Item) -> str:
 
 
 def study_digest(study: Study) -> str:
-    """SHA-256 of what the study shows, by content: practice pair, pool, questionnaires."""
+    """SHA-256 of everything the study shows, by content: its texts, questions, scale ends,
+    language and settings participants read (survey.design.shown.SHOWN), the consent
+    statements, the practice pair, the shared items, the pool and the questionnaires."""
 
-    def shown(item: Item) -> list:
+    def item(item: Item) -> list:
         return [*item_key(item), item.text]
 
     practice = None
     if study.sample_item_id:
-        practice = shown(Item.objects.select_related(*ITEM_RELATIONS).get(pk=study.sample_item_id))
+        practice = item(Item.objects.select_related(*ITEM_RELATIONS).get(pk=study.sample_item_id))
+    shared = sorted(item(i) for i in study.shared_items.select_related(*ITEM_RELATIONS))
+    consent = [
+        [c.version, c.statements, c.optional, c.sharing]
+        for c in study.consent_texts.order_by("version")
+    ] or [[1, *texts.default_consent(study.language).values()]]  # as the first participant gets
     pool = sorted(list(row) for row in pool_triples(study).values_list(*HYPOTHESIS_FIELDS))
     questionnaires = [
         [q.number, q.version, [
-            [e.position, e.shared, *shown(e.item)]
+            [e.position, e.shared, *item(e.item)]
             for e in q.entries.select_related(*(f"item__{r}" for r in ITEM_RELATIONS))
         ]]
         for q in current_questionnaires(study)
     ]  # fmt: skip
-    content = {"practice": practice, "pool": pool, "questionnaires": questionnaires}
+    content = {
+        "study": shown.values(study),
+        "consent": consent,
+        "practice": practice,
+        "shared": shared,
+        "pool": pool,
+        "questionnaires": questionnaires,
+    }
     text = json.dumps(content, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()

@@ -40,22 +40,6 @@ from wojdb.core.vocabulary import PERMUTATION_TYPES
 
 __all__ = ["StudyFileError", "read_study_file", "study_config", "study_fields"]
 
-#: What a questionnaire is made of: its composition (Table 6.3, the items) and the questions
-#: and scale labels shown with every item.
-QUESTIONNAIRE_FIELDS = (
-    "items_per_questionnaire",
-    "permutation_share",
-    "shared_share",
-    "type_counts",
-    "pairs_share_hypothesis",
-    "max_degree",
-    "holistic_question",
-    "holistic_low",
-    "holistic_high",
-    "order_question",
-    "order_low",
-    "order_high",
-)
 #: The longest value of a platform's setting (a web address with its tokens, at most).
 SETTING_LENGTH = 2000
 #: The longest text a study's own text field takes from a file (an information sheet runs to

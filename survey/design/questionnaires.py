@@ -1,8 +1,8 @@
 """Questionnaires in the database: build, extend, revise.
 
 Loads the sentence pool as plain data, lets `wojdb.core.design.composition` compose by Table 6.3,
-and saves
-questionnaires with their seed and the composition's version in one transaction. A questionnaire
+and saves questionnaires with their seed and the composition's version in one transaction. A
+questionnaire
 a real participant has started (or the study's launch) freezes: an edit then makes a new version
 for new participants, and the answered version never changes. Pilot and simulated participants
 freeze nothing (survey/design/lifecycle.py).
@@ -238,9 +238,8 @@ def _span(saved: list[Questionnaire]) -> str:
 def discard_questionnaires(study: Study) -> tuple[int, Cleared]:
     """Delete the study's questionnaires with its pilot and simulated participants (their
     answers, declines and withdrawals too: survey.design.lifecycle.clear_pilot), for a pool or
-    design
-    replaced before real people took part (the caller checks that:
-    survey.design.sentence_pool.real_participation). Returns the questionnaires and participants
+    design replaced before real people took part (the caller checks that:
+    survey.design.shown.real_participation). Returns the questionnaires and participants
     deleted."""
     cleared = clear_pilot(study)
     questionnaires = study.questionnaires.count()

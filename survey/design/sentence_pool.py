@@ -8,11 +8,12 @@ from collections import Counter
 from collections.abc import Iterable
 
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 
 from survey.design.plan import record_plan
 from survey.design.questionnaires import discard_questionnaires
-from survey.models import Corpus, PoolEntry, Rating, Study, Triple
+from survey.design.shown import real_participation
+from survey.models import Corpus, PoolEntry, Study, Triple
 from survey.sources.testsets import BATCH
 from wojdb.core.design.pool import (
     Candidate,
@@ -36,27 +37,6 @@ class PoolError(ValueError):
 
 def pool_triples(study: Study) -> QuerySet[Triple]:
     return Triple.objects.filter(pool_entries__study=study)
-
-
-def real_participation(study: Study) -> str | None:
-    """Why the study's pool and design can no longer change — it was launched, or real people
-    have taken part — or None. Pilot and simulated participants never count: a dry run does not
-    lock the design (survey/design/lifecycle.py)."""
-    real = study.participants.real()
-    answers = (
-        Rating.objects.filter(participant__in=real)
-        .filter(Q(holistic__isnull=False) | Q(order__isnull=False))
-        .count()
-    )
-    if answers:
-        return f"it has {answers:,} real answer(s)"
-    if started := real.count():
-        return f"{started:,} real participant(s) have started it"
-    if study.launched:
-        return "it was launched"
-    if study.paper_layouts.exists():
-        return "its questionnaires were printed for paper participants"
-    return None
 
 
 def sample_pool(

@@ -11,13 +11,19 @@ from survey.models import Study
 from wojdb.core.io import InputError
 
 
+def refused(message: str) -> CommandError:
+    """A command's refusal of what it was given: exit status 2, as a bad argument or setting
+    gets (argparse, wojdb.environment); 1 is left to a crash. Every command refuses with it."""
+    return CommandError(message, returncode=2)
+
+
 @contextmanager
 def clear_errors():
-    """Turn input problems into a one-line error and a non-zero exit, with nothing written."""
+    """Turn input problems into a one-line error and exit status 2, with nothing written."""
     try:
         yield
     except (InputError, PoolError, FileNotFoundError, IsADirectoryError) as e:
-        raise CommandError(f"{e}\nNothing was written.") from None
+        raise refused(f"{e}\nNothing was written.") from None
 
 
 def print_report(command, report, verbosity: int = 1) -> None:
@@ -32,12 +38,12 @@ def find_study(slug: str | None) -> Study:
         try:
             return Study.objects.get(slug=slug)
         except Study.DoesNotExist:
-            raise CommandError(f"no study with slug {slug!r}") from None
+            raise refused(f"no study with slug {slug!r}") from None
     studies = list(Study.objects.order_by("slug"))
     if len(studies) == 1:
         return studies[0]
     if not studies:
-        raise CommandError("there is no study yet; create one with `create_study FILE` first")
-    raise CommandError(
+        raise refused("there is no study yet; create one with `create_study FILE` first")
+    raise refused(
         f"several studies exist; choose one with --study ({', '.join(s.slug for s in studies)})"
     )

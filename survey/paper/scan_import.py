@@ -21,6 +21,7 @@ from survey import scan_store
 from survey.models import (
     PaperAnswer,
     PaperCopy,
+    PaperLayout,
     Participant,
     ParticipantLanguage,
     Rating,
@@ -54,6 +55,7 @@ class Imported:
     flagged: int = 0
     texts: int = 0
     skipped: list[str] = field(default_factory=list)  # bad pages left out with --skip-bad
+    withdrawn: list[str] = field(default_factory=list)  # pages of withdrawn participants' copies
 
 
 class ScanRefused(PaperError):
@@ -65,29 +67,39 @@ class ScanRefused(PaperError):
         )
 
 
+class Withdrawn(scanning.ScanError):
+    """A page of a copy whose participant withdrew: left out, never stored again."""
+
+    def __init__(self, code: PageCode):
+        super().__init__(f"copy {code.copy} page {code.page}: its participant withdrew")
+
+
 class _Copies:
     """Copies by code, with their layouts, checked against the study asked for."""
 
     def __init__(self, study: Study | None):
         self.study = study
         self.cache: dict[str, tuple[PaperCopy, Layout]] = {}
+        self.withdrawn: set[str] = set()
 
     def layout_for(self, code: PageCode) -> Layout:
         if self.study and code.study != self.study.slug:
             raise scanning.ScanError(
                 f"a page of study {code.study!r} (copy {code.copy}), not of {self.study.slug!r}"
             )
+        if code.copy in self.withdrawn:
+            raise Withdrawn(code)
         if code.copy not in self.cache:
             copy = (
                 PaperCopy.objects.select_related("layout__study", "layout__questionnaire")
                 .filter(code=code.copy)
                 .first()
             )
+            if copy is None and _withdrawn(code):
+                self.withdrawn.add(code.copy)
+                raise Withdrawn(code)
             if copy is None:
-                raise scanning.ScanError(
-                    f"copy {code.copy} was never printed by this database, or its participant "
-                    "withdrew"
-                )
+                raise scanning.ScanError(f"copy {code.copy} was never printed by this database")
             self.cache[code.copy] = (copy, Layout.from_dict(copy.layout.layout))
         copy, layout = self.cache[code.copy]
         if (copy.layout.study.slug, copy.layout.questionnaire.number) != (
@@ -98,6 +110,15 @@ class _Copies:
         return layout
 
 
+def _withdrawn(code: PageCode) -> bool:
+    """A copy its print run lists but the database no longer holds: a withdrawal deletes the
+    copy with its pages (survey.participants.participation.withdraw), the print record stays."""
+    runs = PaperLayout.objects.filter(
+        study__slug=code.study, questionnaire__number=code.questionnaire
+    ).values_list("layout", flat=True)
+    return any(printed.get("id") == code.copy for run in runs for printed in run["copies"])
+
+
 def import_scans(
     paths: list[Path],
     study: Study | None = None,
@@ -106,11 +127,12 @@ def import_scans(
     skip_bad: bool = False,
     progress=lambda: None,
 ) -> Imported:
-    """Read every page first; refuse (writing nothing) if any is bad, unless `skip_bad`."""
+    """Read every page first; refuse (writing nothing) if any is bad, unless `skip_bad`. Pages
+    of a copy whose participant withdrew are left out and named, never stored again."""
     thresholds = thresholds or scanning.Thresholds()
     copies = _Copies(study)
     readings: list[tuple[str, scanning.PageReading, bytes, Path]] = []
-    problems = []
+    problems, withdrawn = [], []
     for path in paths:
         pages = scanning.iter_pages(path, dpi)
         while True:
@@ -123,6 +145,8 @@ def import_scans(
                 break
             try:
                 reading = scanning.read_page(grey, copies.layout_for, thresholds)
+            except Withdrawn as e:
+                withdrawn.append(f"{label}: {e}")
             except scanning.ScanError as e:
                 problems.append(f"{label}: {e}")
             else:
@@ -135,7 +159,7 @@ def import_scans(
     if problems and not skip_bad:
         raise ScanRefused(problems)
     readings = [r for r in readings if (r[1].code.copy, r[1].code.page) not in doubtful]
-    result = Imported(skipped=problems)
+    result = Imported(skipped=problems, withdrawn=withdrawn)
     kept, new_files = scan_store.keep({path for *_, path in readings})
     try:
         with transaction.atomic():

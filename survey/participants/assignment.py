@@ -6,12 +6,10 @@ random. Participants idle for longer than the study's `abandon_after_minutes` ar
 abandoned, which frees their slot; their answers stay.
 
 A join is a few statements, written as SQL for the reason survey/participants/participation.py
-gives: the
-study row is locked and its revision read (the caller's copy, from the process's cache, is
-used where it is current), then one query counts every questionnaire's participants. It counts
-idle participants as released whether or not they have been marked yet, so the marking, an
-update over the study's participants, runs at most once a minute per process and study.
-"""
+gives: the study row is locked and its revision read (the caller's copy, from the process's cache,
+is used where it is current), then one query counts every questionnaire's participants. It counts
+idle participants as released whether or not they have been marked yet, so the marking, an update
+over the study's participants, runs at most once a minute per process and study."""
 
 from __future__ import annotations
 

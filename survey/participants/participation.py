@@ -297,17 +297,9 @@ def current_consent(study: Study) -> ConsentText:
     consent = CONSENT.first([study.pk])
     if consent is None:
         consent, _ = ConsentText.objects.get_or_create(
-            study=study, version=1, defaults=default_consent(study.language)
+            study=study, version=1, defaults=texts.default_consent(study.language)
         )
     return consent
-
-
-def default_consent(language: str) -> dict:
-    return {
-        "statements": texts.consent_statements(language),
-        "optional": texts.CONSENT_OPTIONAL,
-        "sharing": texts.CONSENT_SHARING,
-    }
 
 
 def give_consent(

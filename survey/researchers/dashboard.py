@@ -1,6 +1,6 @@
-"""The researcher's dashboard (staff only): a study's status, progress and balance of its
-questionnaires, and the actions to build or extend them, to launch the study, to clear its pilot
-data and to release abandoned slots."""
+"""The researcher's dashboard, for each study's team as their roles allow: a study's status,
+progress and balance of its questionnaires, the actions to build or extend them, to launch the
+study, to clear its pilot data and to release abandoned slots, its team and its record."""
 
 from __future__ import annotations
 
@@ -156,7 +156,7 @@ def study(request, slug):
         "questionnaire_count": study.questionnaires.values("number").distinct().count(),
         "members": study.members.select_related("user"),
         "member_form": MemberForm() if TEAM in rights else None,
-        "entries": list(record.entries(study))[-50:] if RECORD in rights else None,
+        "entries": record.latest(study.slug, 50) if RECORD in rights else None,
         # Real participants only, as every other count on the page.
         "modes": dict(study.participants.real().values_list("mode").annotate(n=Count("pk"))),
     }

@@ -1,10 +1,12 @@
+import html
+
 import pytest
 from django import forms
 from django.apps import apps
 from django.contrib import admin
 from django.urls import reverse
 
-from survey.models import Participant, Study
+from survey.models import Participant, Study, StudyMember
 from survey.participants.assignment import enrol
 from survey.participants.forms import DecimalNumber, WholeNumber
 from tests.factories import make_study
@@ -24,6 +26,9 @@ def test_every_model_has_a_working_admin_list(staff_client):
         *apps.get_app_config("survey").get_models(),
         *apps.get_app_config("analysis").get_models(),
     ]:
+        if model is StudyMember:  # teams change on the study page and by `study_team` alone
+            assert not admin.site.is_registered(model)
+            continue
         assert admin.site.is_registered(model), model
         url = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
         assert staff_client.get(url).status_code == 200, url
@@ -99,6 +104,149 @@ def test_a_consent_version_participants_accepted_is_never_deleted(staff_client):
     assert not bound.is_valid()
     assert "Consent version 1 is what participants accepted" in str(bound.non_form_errors())
     assert study.consent_texts.filter(pk=consent.pk).exists()
+
+
+def study_form(study) -> dict:
+    """The study's change form as the admin page fills it, posted back as a browser does: text
+    boxes with "\\r\\n" line ends and no final line end, ticked boxes "on", unticked ones absent."""
+    from django.test import RequestFactory
+
+    from survey.models import Study
+
+    form = admin.site._registry[Study].get_form(RequestFactory().get("/"), study)(instance=study)
+    data = {}
+    for name in form.fields:
+        value = form[name].value()
+        if value is True:
+            data[name] = "on"
+        elif isinstance(value, str):
+            data[name] = value.strip().replace("\n", "\r\n")
+        elif isinstance(value, list):
+            data[name] = ",".join(map(str, value))  # a raw id field's ids
+        elif value is not None and value is not False:
+            data[name] = str(value)
+    return data | {"consent_texts-TOTAL_FORMS": "0", "consent_texts-INITIAL_FORMS": "0"}
+
+
+def answered_study():
+    """A launched study with a real participant's answer."""
+    from survey.models import Rating
+
+    study = make_study(questionnaires=1)
+    person = Participant.objects.create(
+        study=study, questionnaire=study.questionnaires.get(), status="in_progress"
+    )
+    entry = person.questionnaire.entries.first()
+    Rating.objects.create(participant=person, item=entry.item, position=1, holistic=3)
+    return study
+
+
+@pytest.mark.django_db
+def test_the_admin_refuses_to_change_what_participants_of_an_answered_study_were_shown(
+    staff_client,
+):
+    """After real answers, the admin's study form took a new question and a new practice pair:
+    the release then stated a question nobody was asked, and the study's own release no longer
+    imported."""
+    from survey.models import Study
+    from tests.factories import make_hypothesis_item
+
+    study = answered_study()
+    url = reverse("admin:survey_study_change", args=[study.pk])
+    data = study_form(study)
+    # Posted back unchanged (as a browser sends the text boxes), the form saves.
+    assert staff_client.post(url, data).status_code == 302
+    before = Study.objects.get(pk=study.pk)
+    other = make_hypothesis_item()
+    for change, named in (
+        ({"holistic_question": "How funny is this translation?"}, "holistic_question"),
+        ({"holistic_low": "Dull", "order_high": "Perfect"}, "holistic_low, order_high"),
+        ({"sample_item": str(other.pk)}, "sample_item"),
+        ({"shared_items": str(other.pk)}, "shared_items"),
+        ({"information_sheet": "Another sheet."}, "information_sheet"),
+        ({"language": "fr"}, "language"),
+        ({"project_title": "Another title"}, "project_title"),
+        ({"items_per_questionnaire": "20"}, "items_per_questionnaire"),
+    ):
+        response = staff_client.post(url, data | change)
+        page = html.unescape(response.content.decode())
+        assert response.status_code == 200
+        assert (
+            f"Study {study.slug!r}: it has 1 real answer(s); this form changes {named}, which "
+            "would alter what they are shown. Nothing was saved." in page
+        ), change
+        assert "Participants were shown this: it stays as it is." in page
+        after = Study.objects.get(pk=study.pk)
+        assert (after.revision, after.sample_item_id) == (before.revision, before.sample_item_id)
+        assert set(after.shared_items.all()) == set(before.shared_items.all())
+    # The study's name is the title participants read while it has no title of its own.
+    Study.objects.filter(pk=study.pk).update(project_title="")
+    data = study_form(Study.objects.get(pk=study.pk))
+    response = staff_client.post(url, data | {"name": "Renamed"})
+    assert "this form changes name, which would alter" in html.unescape(response.content.decode())
+    # What participants read after answering, and the contacts, stay editable.
+    Study.objects.filter(pk=study.pk).update(project_title="Its own title")
+    data = study_form(Study.objects.get(pk=study.pk))
+    later = {"debriefing": "Thank you.", "researcher_email": "new@example.org", "name": "Renamed"}
+    assert staff_client.post(url, data | later).status_code == 302
+    after = Study.objects.get(pk=study.pk)
+    assert (after.debriefing, after.researcher_email, after.name) == (
+        "Thank you.",
+        "new@example.org",
+        "Renamed",
+    )
+
+
+@pytest.mark.django_db
+def test_the_admin_changes_a_study_nobody_has_answered(staff_client):
+    from survey.models import Study
+
+    study = make_study(questionnaires=1, launched_at=None)
+    url = reverse("admin:survey_study_change", args=[study.pk])
+    data = study_form(study)
+    change = {"holistic_question": "How funny is this translation?", "language": "fr"}
+    assert staff_client.post(url, data | change).status_code == 302
+    after = Study.objects.get(pk=study.pk)
+    assert (after.holistic_question, after.language) == (change["holistic_question"], "fr")
+
+
+def test_every_study_field_is_either_shown_or_not():
+    """One list of what participants are shown: a new Study field must be placed in it."""
+    from survey.design import shown
+    from survey.design.plan import study_fields
+    from survey.models import Study
+
+    editable = {f.name for f in Study._meta.get_fields() if getattr(f, "editable", False)}
+    editable -= {"id"}
+    assert len(shown.SHOWN) == len(set(shown.SHOWN))
+    assert not set(shown.SHOWN) & set(shown.NOT_SHOWN)
+    assert set(shown.SHOWN) | set(shown.NOT_SHOWN) == editable
+    assert set(shown.ITEMS) == editable - {f.name for f in study_fields()}
+
+
+@pytest.mark.django_db
+def test_sentences_an_answered_study_shows_are_read_only_in_the_admin(staff_client):
+    """The texts of a pair participants answered changed under their answers in the admin's
+    pages of sentences, translations, permutations and items."""
+    study = answered_study()
+    entry = study.questionnaires.get().entries.filter(item__permutation__isnull=False).first()
+    item = entry.item
+    pages = {
+        "segment": (item.triple.segment, "reference"),
+        "triple": (item.triple, "hypothesis"),
+        "permutation": (item.permutation, "text"),
+        "item": (item, "triple"),
+    }
+    for model, (sentence, field) in pages.items():
+        url = reverse(f"admin:survey_{model}_change", args=[sentence.pk])
+        assert f'name="{field}"'.encode() not in staff_client.get(url).content, model
+        assert staff_client.post(url, {field: "Changed."}).status_code == 403, model
+    # Before the launch and without real answers, they can still be corrected.
+    study.participants.all().delete()
+    type(study).objects.filter(pk=study.pk).update(launched_at=None)
+    for model, (sentence, field) in pages.items():
+        url = reverse(f"admin:survey_{model}_change", args=[sentence.pk])
+        assert f'name="{field}"'.encode() in staff_client.get(url).content, model
 
 
 @pytest.mark.django_db

@@ -7,6 +7,7 @@ import html
 import json
 import random
 import re
+from io import StringIO
 
 import cv2
 import pytest
@@ -15,7 +16,15 @@ from django.core.management.base import CommandError
 from django.urls import reverse
 
 from survey import scan_store
-from survey.models import PaperAnswer, PaperCopy, Participant, Rating, ScanPage, Withdrawal
+from survey.models import (
+    PaperAnswer,
+    PaperCopy,
+    PaperLayout,
+    Participant,
+    Rating,
+    ScanPage,
+    Withdrawal,
+)
 from survey.paper import scan_import
 from survey.participants import participation
 from tests.factories import make_study
@@ -140,8 +149,8 @@ def test_bad_pages_refuse_the_import_and_write_nothing(printed, tmp_path):
     with pytest.raises(CommandError, match="blank.png page 1: no WOJ-DB page code"):
         call_command("import_scans", str(good), str(blank))
     assert ScanPage.objects.count() == 0
-    # A copy this database never printed.
-    PaperCopy.objects.filter(code=layout.copies[0]["id"]).update(code="ZZZZ9999")
+    # A copy this database never printed (another database's print run).
+    PaperLayout.objects.all().delete()
     with pytest.raises(CommandError, match=f"copy {layout.copies[0]['id']} was never printed"):
         call_command("import_scans", str(good))
     assert ScanPage.objects.count() == 0
@@ -526,10 +535,16 @@ def test_withdrawal_erases_a_paper_participant_and_their_scans_unless_shared(
     assert ScanPage.objects.filter(copy__code=codes[1]).count() == layout.pages
     assert Withdrawal.objects.filter(study=study).count() == 1
 
-    # Scanned again, the withdrawn copy is refused and nothing is written.
-    with pytest.raises(CommandError, match=f"copy {codes[0]} was never printed .* withdrew"):
-        call_command("import_scans", *map(str, own[codes[0]]), "--dpi", str(DPI))
+    # Scanned again, the withdrawn copy's pages are left out, and neither they nor the files
+    # only they come from are kept again.
+    out = StringIO()
+    call_command("import_scans", *map(str, files), "--dpi", str(DPI), stdout=out)
+    assert f"left out: batch.tif page 1: copy {codes[0]} page 1: its participant withdrew\n" in (
+        out.getvalue()
+    )
     assert not ScanPage.objects.filter(copy__code=codes[0]).exists()
+    assert not any(kept(path).exists() for path in own[codes[0]])
+    assert ScanPage.objects.filter(copy__code=codes[1]).count() == layout.pages
 
     # Deleting a participant in the admin is a withdrawal too.
     client.force_login(django_user_model.objects.create_superuser("boss", "b@example.org", "pw"))
@@ -539,6 +554,34 @@ def test_withdrawal_erases_a_paper_participant_and_their_scans_unless_shared(
     assert not PaperAnswer.objects.exists()
     assert Withdrawal.objects.filter(study=study).count() == 2
     assert not any((home / "scans").iterdir())
+
+
+def test_scans_read_again_after_a_withdrawal_import_everyone_else(printed, tmp_path):
+    """Re-importing a batch after a paper participant withdrew was refused whole ("15 page(s)
+    or file(s) cannot be imported; nothing was written"): the others' pages are imported, the
+    withdrawn person's left out and named."""
+    study, out, layout = printed
+    codes = [c["id"] for c in layout.copies]
+    files = {}
+    for n, copy in enumerate(layout.copies):
+        files[copy["id"]] = tmp_path / f"copy-{n}.tif"
+        cv2.imwritemulti(str(files[copy["id"]]), _scans(out, layout, copy, random.Random(n))[0])
+    call_command("import_scans", str(files[codes[0]]), "--dpi", str(DPI))
+    participation.withdraw(PaperCopy.objects.get(code=codes[0]).participant)
+    # The whole batch, read again with the second copy scanned since.
+    report = StringIO()
+    call_command("import_scans", str(files[codes[0]]), str(files[codes[1]]), "--dpi", str(DPI),
+                 stdout=report)  # fmt: skip
+    left_out = [
+        f"left out: copy-0.tif page {n}: copy {codes[0]} page {n}: its participant withdrew"
+        for n in range(1, layout.pages + 1)
+    ]
+    assert report.getvalue().splitlines()[: layout.pages] == left_out
+    assert f"Stored {layout.pages} page(s); 1 copy complete" in report.getvalue()
+    person = PaperCopy.objects.get(code=codes[1]).participant
+    assert person is not None and Participant.objects.get(mode="paper") == person
+    assert not ScanPage.objects.filter(copy__code=codes[0]).exists()
+    assert not PaperCopy.objects.filter(code=codes[0]).exists()
 
 
 def test_a_long_file_name_never_cuts_off_the_name_of_the_kept_scan():

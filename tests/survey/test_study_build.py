@@ -6,6 +6,7 @@ key, with nothing written, even when the build fails half-way."""
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from io import StringIO
@@ -18,7 +19,17 @@ from django.core.management import CommandError, call_command
 from analysis.demo_studies import DEMOS
 from survey.design.build import study_digest
 from survey.design.questionnaires import ITEM_RELATIONS, current_questionnaires, item_key
-from survey.models import Corpus, Item, JudgmentImport, Participant, Rating, Segment, Study
+from survey.models import (
+    Corpus,
+    Item,
+    JudgmentImport,
+    Participant,
+    Rating,
+    Segment,
+    Study,
+    StudyEvent,
+)
+from wojdb.core.texts.en import QUESTIONS
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 SLICE = DEMOS["en"].slice
@@ -59,7 +70,8 @@ def questionnaire_items(study: Study) -> list[tuple]:
 
 
 def empty_database() -> None:
-    """Delete every row the builds wrote, and check that nothing is left."""
+    """Delete every row the builds wrote, and check that nothing is left but the studies'
+    records, which outlive them (StudyEvent, append-only)."""
     Study.objects.all().delete()
     Item.objects.all().delete()
     Segment.objects.all().delete()
@@ -67,7 +79,7 @@ def empty_database() -> None:
     JudgmentImport.objects.all().delete()
     for config in ("survey", "analysis"):
         for model in apps.get_app_config(config).get_models():
-            assert not model.objects.exists(), model
+            assert model is StudyEvent or not model.objects.exists(), model
 
 
 def nothing_written() -> bool:
@@ -220,9 +232,30 @@ def test_the_design_changes_until_real_people_take_part(tmp_path):
         "would alter what they are shown. Nothing was written."
     )
     assert study_digest(study) == digest and study.pool_entries.count() == 84
-    # Settings that leave the questionnaires alone still change.
+    # Settings that leave the questionnaires alone still change: the contacts participants
+    # read in the texts (and so the digest of what they are shown), the questionnaires not.
+    items = questionnaire_items(study)
     create(small(tmp_path, 'researcher_name = "Ana"', pool="per_corpus = 21\nmax_length = 40\n"))
-    assert Study.objects.get().researcher_name == "Ana" and study_digest(study) == digest
+    study.refresh_from_db()
+    assert study.researcher_name == "Ana" and study_digest(study) != digest
+    assert questionnaire_items(study) == items
+
+
+def printed_digest(out: str) -> str:
+    return re.search(r"^  digest: (sha256:\w+)$", out, re.M)[1]
+
+
+def test_a_file_changing_only_the_first_question_gives_another_digest(tmp_path):
+    """The demo's file with only holistic_question, holistic_low and holistic_high changed
+    rebuilt the questionnaires and printed the unchanged file's digest."""
+    asked = "\n".join(f"{k} = {json.dumps(v)}" for k, v in QUESTIONS.items() if "holistic" in k)
+    first = create(small(tmp_path, asked))
+    funny = 'holistic_question = "How funny is this translation?"\nholistic_low = "Dull"\n'
+    out = create(small(tmp_path, funny + 'holistic_high = "Hilarious"'))
+    assert "(holistic_question, holistic_low, holistic_high changed)" in out
+    assert printed_digest(out) != printed_digest(first)
+    # The same questions again: the same questionnaires, the same digest.
+    assert printed_digest(create(small(tmp_path, asked))) == printed_digest(first)
 
 
 def readme_study(folder: Path) -> Path:

@@ -1,8 +1,7 @@
-"""A researcher's change to a study reaches the participant pages at once, though every app
-server process keeps the study in memory (survey/participants/study_cache.py): each request checks
-the
-copy against the study's revision, which every write of the study changes. Parts of pages kept
-rendered show each participant their own answers."""
+"""A researcher's change to a study reaches the participant pages at once, though every app server
+process keeps the study in memory (survey/participants/study_cache.py): each request checks the copy
+against the study's revision, which every write of the study changes. Parts of pages kept rendered
+show each participant their own answers."""
 
 from __future__ import annotations
 

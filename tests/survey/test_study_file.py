@@ -133,6 +133,66 @@ def test_an_update_elsewhere_is_applied_while_questionnaires_are_frozen(tmp_path
     assert Study.objects.get(pk=study.pk).researcher_name == "Ana"
 
 
+@pytest.mark.parametrize(
+    "old, new, named",
+    [
+        ('holistic_question = "', 'holistic_question = "How funny is this? ', "holistic_question"),
+        ('holistic_low = "', 'holistic_low = "Not at all ', "holistic_low"),
+        ('information_sheet = """', 'information_sheet = """Read.\n', "information_sheet"),
+        ('instructions = """', 'instructions = """Look closely.\n', "instructions"),
+        ('language = "en"', 'language = "fr"', "language"),
+        ('reward = "', 'reward = "Nothing. ', "reward"),
+        ("require_both_answers = true", "require_both_answers = false", "require_both_answers"),
+        ('sample_order_note = ""', 'sample_order_note = "Well done."', "sample_order_note"),
+    ],
+)
+def test_what_participants_read_before_or_while_answering_is_fixed_once_they_took_part(
+    tmp_path, old, new, named
+):
+    """A file changing the texts participants read was applied to a started study: only the
+    questionnaire's layout and questions were held."""
+    study, path = frozen_study(tmp_path)
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    with pytest.raises(CommandError) as error:
+        create(path)
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if row.startswith(old))
+    assert str(error.value) == (
+        f"{path}, line {line}, key {named}: study {study.slug!r}: 1 real participant(s) have "
+        f"started it; the file changes {named}, which would alter what they are shown. Nothing "
+        "was written."
+    )
+    assert config(study.slug) == text
+
+
+def test_a_new_name_is_refused_while_it_is_the_title_participants_read(tmp_path):
+    study, path = frozen_study(tmp_path)
+    Study.objects.filter(pk=study.pk).update(project_title="")
+    path.write_text(config(study.slug).replace(f'name = "{study.name}"', 'name = "Renamed"'))
+    with pytest.raises(CommandError, match="the file changes name, which would alter"):
+        create(path)
+    # With a title of its own, the name is the researcher's alone.
+    Study.objects.filter(pk=study.pk).update(project_title="Its own title")
+    path.write_text(config(study.slug).replace(f'name = "{study.name}"', 'name = "Renamed"'))
+    create(path)
+    assert Study.objects.get(pk=study.pk).name == "Renamed"
+
+
+def test_what_participants_read_after_answering_stays_editable(tmp_path):
+    study, path = frozen_study(tmp_path)
+    text = path.read_text()
+    path.write_text(
+        text.replace('debriefing = """', 'debriefing = """Thank you.\n', 1).replace(
+            'researcher_email = "ada@example.org"', 'researcher_email = "ada@example.com"'
+        )
+    )
+    create(path)
+    after = Study.objects.get(pk=study.pk)
+    assert after.debriefing.startswith("Thank you.\n")
+    assert after.researcher_email == "ada@example.com"
+
+
 def test_an_existing_consent_version_never_changes(tmp_path):
     study, path = frozen_study(tmp_path)
     path.write_text(path.read_text().replace('"I agree."', '"I agree to everything."'))

@@ -234,3 +234,19 @@ def test_existing_studies_are_owned_by_the_staff_of_the_server_after_the_upgrade
     members = apps.get_model("survey", "StudyMember").objects.all()
     assert [(m.study.slug, m.user.username, m.role) for m in members] == [("old", "staff", "owner")]
     MigrationExecutor(connection).migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+
+
+def test_the_owner_deletes_a_study_in_the_admin_after_seeing_what_goes_and_the_record_stays(ada):
+    study = make_study(launched_at=None)
+    access.set_role(study, ada, OWNER)
+    client = Client()
+    client.force_login(ada)
+    url = reverse("admin:survey_study_delete", args=[study.pk])
+    confirm = client.get(url).content.decode()  # a study with participants is protected
+    assert "Questionnaires: 2" in confirm and "Questionnaire entries: 8" in confirm
+    assert "permission to delete" not in confirm
+    assert client.post(url, {"post": "yes"}).status_code == 302
+    assert not Study.objects.filter(pk=study.pk).exists()
+    deleted = record.entries(study.slug).get(action="study deleted")
+    assert deleted.details == {"participants": 0, "questionnaires": 2, "ratings": 0}
+    assert deleted.actor == "ada"

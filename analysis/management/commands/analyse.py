@@ -5,13 +5,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from django.utils import timezone
 
 from analysis.analysing import AnalysisError, run_analysis
 from analysis.report_store import report_dir, write_report
 from survey import record
-from survey.management.reporting import find_study
+from survey.management.reporting import find_study, refused
 from wojdb.arguments import SEED, int_range, output_folder
 from wojdb.core.stats import correlation
 from wojdb.core.stats.estimability import MIN_GROUPS
@@ -90,14 +90,14 @@ class Command(BaseCommand):
     def handle(self, out, verbosity, **options):
         if options["release"] is not None and options["study"] is not None:
             # The release holds one study, its own: --study was ignored without a word.
-            raise CommandError(
+            raise refused(
                 "--study names a study of the database, --release a release's own study: "
                 "give one of them. Nothing was written."
             )
         started = time.monotonic()
         say = self.stdout.write if verbosity else (lambda _: None)
         if out is None and (options["release"] is not None or options["corpus"]):
-            raise CommandError("--release and --corpus need --out DIR. Nothing was written.")
+            raise refused("--release and --corpus need --out DIR. Nothing was written.")
         chosen = None if options["release"] or options["corpus"] else find_study(options["study"])
         analysis = {
             key: options[key]
@@ -115,7 +115,7 @@ class Command(BaseCommand):
             else:
                 done = run_analysis(out, study=chosen, release=options["release"], **analysis)
         except AnalysisError as e:
-            raise CommandError(str(e)) from None
+            raise refused(str(e)) from None
         for note in done.notes:
             say(self.style.WARNING(f"Note: {note}"))
         if verbosity:

@@ -1,10 +1,11 @@
 import os
 from functools import partial
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
 from analysis.scoring import ScoringError, score_rated_items
+from survey.management.reporting import refused
 from wojdb.arguments import JOBS
 from wojdb.core.metrics.registry import select
 
@@ -49,7 +50,7 @@ class Command(BaseCommand):
                 select(metrics), jobs, aligner, partial(tqdm, disable=verbosity < 1)
             )
         except (ValueError, ScoringError) as error:
-            raise CommandError(str(error)) from None
+            raise refused(str(error)) from None
         self.stdout.write(
             self.style.SUCCESS(
                 f"Stored {report.added} score(s) of {report.metrics} metric(s) for "

@@ -4,10 +4,10 @@ import sys
 from functools import partial
 
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from analysis.demo_studies import DEMO_ERRORS, DEMOS, build_demo, researcher_login
-from survey.management.reporting import print_report
+from survey.management.reporting import print_report, refused
 from wojdb.arguments import PORT, SEED
 
 
@@ -59,7 +59,7 @@ class Command(BaseCommand):
                 report=partial(print_report, self, verbosity=int(verbosity >= 2)),
             )
         except DEMO_ERRORS as e:
-            raise CommandError(str(e)) from None
+            raise refused(str(e)) from None
         password = researcher_login()
         self.stdout.write(self.style.SUCCESS(f"\n{demo.ready}"))
         self.stdout.write(f"  Participant link:  {url}/s/{study.slug}/")

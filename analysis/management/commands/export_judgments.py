@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pandas as pd
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from analysis import frames
+from survey.management.reporting import refused
 from wojdb.arguments import output_file
 from wojdb.core.spreadsheet import escape_text
 from wojdb.core.stats import system
@@ -46,7 +47,7 @@ class Command(BaseCommand):
             ]
             table = segment_table([p for p in parts if not p.empty])
         if table.empty:
-            raise CommandError(
+            raise refused(
                 "No imported judgments"
                 + (f" of {', '.join(source)}" if source else "")
                 + (f" of test set {testset!r}" if testset else "")

@@ -1,11 +1,11 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
 from analysis import releases
 from survey import record
-from survey.management.reporting import find_study
+from survey.management.reporting import find_study, refused
 
 
 class Command(BaseCommand):
@@ -48,7 +48,7 @@ class Command(BaseCommand):
                     progress=bar.update,
                 )
             except releases.ExportError as e:
-                raise CommandError(str(e)) from None
+                raise refused(str(e)) from None
         record.note(chosen, "release written", version=release_version, to=str(path))
         if verbosity:
             self.stdout.write(f"Wrote release {release_version} of {chosen.slug!r} to {path}")

@@ -1,12 +1,12 @@
 from functools import partial
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
 from analysis import alignments_import
 from analysis.alignments_import import check_aligner, import_alignments
-from survey.management.reporting import clear_errors, print_report
+from survey.management.reporting import clear_errors, print_report, refused
 from wojdb.core.io import read_lines
 
 
@@ -58,24 +58,24 @@ class Command(BaseCommand):
     def handle(self, alignments, pairs, aligner, write_pairs, verbosity, **options):
         if write_pairs is not None:
             if alignments or pairs or aligner:
-                raise CommandError("--write-pairs takes no other argument")
+                raise refused("--write-pairs takes no other argument")
             try:
                 written = alignments_import.write_pairs(
                     write_pairs, partial(tqdm, disable=verbosity < 1)
                 )
             except (ValueError, OSError) as error:
-                raise CommandError(str(error)) from None
+                raise refused(str(error)) from None
             if verbosity:
                 self.stdout.write(f"Wrote {written:,} pair(s) to {write_pairs}")
             return
         if alignments is None or pairs is None or aligner is None:
-            raise CommandError(
+            raise refused(
                 "give the alignment file, --pairs and --aligner (or --write-pairs to start)"
             )
         try:
             check_aligner(aligner)
         except ValueError as error:
-            raise CommandError(f"--aligner: {error}") from None
+            raise refused(f"--aligner: {error}") from None
         with clear_errors():
             total = len(read_lines(alignments))
             with tqdm(total=total, unit="line", disable=verbosity == 0) as bar:

@@ -1,10 +1,11 @@
 import tempfile
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
 from analysis import releases
+from survey.management.reporting import refused
 from wojdb.core.io import InputError
 from wojdb.core.release import read
 
@@ -54,8 +55,8 @@ class Command(BaseCommand):
                 with tqdm(total=total, unit="row", disable=verbosity == 0) as bar:
                     report = releases.import_release(loaded, progress=bar.update)
             except (read.ReleaseError, InputError, FileNotFoundError) as e:
-                raise CommandError(f"{e}\nNothing was written.") from None
+                raise refused(f"{e}\nNothing was written.") from None
             except releases.ImportRefused as e:
-                raise CommandError(str(e)) from None
+                raise refused(str(e)) from None
         for line in report.lines() if verbosity else ():
             self.stdout.write(line)

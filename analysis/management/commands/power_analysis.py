@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from survey.management.reporting import refused
 from wojdb.arguments import POSITIVE, SEED, SPREAD, IntList, float_range, int_range
 from wojdb.core.stats import columns as C
 from wojdb.core.stats import correlation, simulate
@@ -94,9 +95,9 @@ class Command(BaseCommand):
     def handle(self, difference, r_a, **options):
         r_b = r_a - difference
         if r_b <= -1:
-            raise CommandError("--r-a minus --difference must be above -1")
+            raise refused("--r-a minus --difference must be above -1")
         if not options["shared_items"] < options["items_per_participant"]:
-            raise CommandError("--shared-items must be fewer than --items-per-participant")
+            raise refused("--shared-items must be fewer than --items-per-participant")
         sizes = options["participants"]
         model = simulate.SimulationModel(
             participant_sd=options["participant_sd"],

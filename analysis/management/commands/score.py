@@ -1,7 +1,8 @@
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from survey.management.reporting import refused
 from survey.sources.parses import target_rules
 from wojdb.core.metrics.pair_report import pair_report, permutation_report, text
 
@@ -34,16 +35,16 @@ class Command(BaseCommand):
     def handle(self, hyp, ref, conllu, alignment, permutation, metrics, language, **options):
         pair = hyp is not None or ref is not None or conllu is not None
         if permutation is not None and (pair or alignment is not None):
-            raise CommandError("give --permutation or a sentence pair, not both")
+            raise refused("give --permutation or a sentence pair, not both")
         try:
             if permutation is not None:
                 report = permutation_report(permutation, metrics)
             elif pair:
                 report = pair_report(hyp, ref, conllu, alignment, metrics, target_rules(language))
             else:
-                raise CommandError("give --hyp and --ref, --conllu, or --permutation")
+                raise refused("give --hyp and --ref, --conllu, or --permutation")
         except (ValueError, OSError) as error:
-            raise CommandError(str(error)) from None
+            raise refused(str(error)) from None
         if options["json"]:
             self.stdout.write(json.dumps(report, ensure_ascii=False, indent=2))
         else:

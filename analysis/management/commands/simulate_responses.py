@@ -1,9 +1,9 @@
 """Simulated participants with answers from wojdb.core.stats.simulate's generative model."""
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from analysis.simulation import SimulationError, add_simulated_participants
-from survey.management.reporting import find_study
+from survey.management.reporting import find_study, refused
 from wojdb.arguments import SEED, SPREAD, float_range, int_range
 from wojdb.core.stats import simulate
 
@@ -78,7 +78,7 @@ class Command(BaseCommand):
         try:
             report = add_simulated_participants(study, participants, seed, model, replace=replace)
         except SimulationError as e:
-            raise CommandError(str(e)) from None
+            raise refused(str(e)) from None
         if report.removed:
             self.stdout.write(f"Removed {report.removed} earlier simulated participant(s).")
         self.stdout.write(

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from analysis import frames
-from survey.management.reporting import find_study
+from survey.management.reporting import find_study, refused
 from wojdb.arguments import output_file
 from wojdb.core.spreadsheet import escape_frame
 from wojdb.core.stats import protocols, system
@@ -67,7 +67,7 @@ class Command(BaseCommand):
         notes = []
         if source == "study":
             if protocol not in (None, "wmt22"):
-                raise CommandError("--source study is ranked by the wmt22 protocol only")
+                raise refused("--source study is ranked by the wmt22 protocol only")
             protocol, why = "wmt22", "the study's ratings"
             ratings = frames.ratings_frame(find_study(study))
             judgments = frames.study_judgments_frame(ratings, testset, judgment)
@@ -80,14 +80,14 @@ class Command(BaseCommand):
             try:
                 result = frames.protocol_table(source, protocol, testset, lp, micro)
             except ValueError as error:
-                raise CommandError(f"{error}. Nothing was written.") from None
+                raise refused(f"{error}. Nothing was written.") from None
             table, notes = result.rows, result.notes
         self.stdout.write(f"protocol {table['protocol'].iat[0] if len(table) else protocol} "
                           f"({why})")  # fmt: skip
         for note in notes:
             self.stdout.write(f"  {note}")
         if table.empty:
-            raise CommandError(
+            raise refused(
                 f"No {source} judgments"
                 + (f" of test set {testset!r}" if testset else "")
                 + (f" for {', '.join(lp)}" if lp else "")

@@ -1,4 +1,4 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
 from survey.design.plan import record_plan
@@ -7,7 +7,7 @@ from survey.design.questionnaires import (
     build_questionnaires,
     extend_questionnaires,
 )
-from survey.management.reporting import find_study
+from survey.management.reporting import find_study, refused
 from wojdb.arguments import SEED, int_range
 from wojdb.core.design.composition import (
     MAX_QUESTIONNAIRES,
@@ -47,7 +47,7 @@ class Command(BaseCommand):
             try:
                 saved = build(study, count, seed, progress=bar.update)
             except (CompositionError, ConfigurationError, QuestionnaireError) as e:
-                raise CommandError(f"{e}\nNothing was written.") from None
+                raise refused(f"{e}\nNothing was written.") from None
         if not extend:  # a study file re-creates a build, not a build and its extensions
             record_plan(study, questionnaires={"count": count, "seed": seed})
         self.stdout.write(

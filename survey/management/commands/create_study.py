@@ -2,14 +2,14 @@ import os
 from functools import partial
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
 from survey import access
 from survey.design.build import build_study
 from survey.design.plan import StudyFileError, read_study_file
 from survey.management.commands.study_team import _researcher
-from survey.management.reporting import print_report
+from survey.management.reporting import print_report, refused
 from wojdb.arguments import JOBS
 from wojdb.core.vocabulary import OWNER
 
@@ -52,7 +52,7 @@ class Command(BaseCommand):
                 step=lambda text: step(f"- {text} …"),
             )
         except StudyFileError as e:
-            raise CommandError(str(e)) from None
+            raise refused(str(e)) from None
         slug = build.study.slug
         if owner is not None:
             access.set_role(build.study, owner, OWNER)

@@ -1,13 +1,13 @@
 import os
 from functools import partial
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
 from survey.design.generation import GenerationError, generate_permutations
 from survey.design.plan import record_plan
 from survey.design.sentence_pool import pool_triples
-from survey.management.reporting import find_study
+from survey.management.reporting import find_study, refused
 from survey.models import HIGHEST_DEGREE
 from wojdb.arguments import JOBS, SEED, int_range
 from wojdb.core.permutations import MAX_DEGREE, VERSION
@@ -57,7 +57,7 @@ class Command(BaseCommand):
         try:
             report = generate_permutations(pool_triples(study), types, max_degree, seed, jobs, bars)
         except GenerationError as e:
-            raise CommandError(str(e)) from None
+            raise refused(str(e)) from None
         record_plan(study, permutations={"types": types, "seed": seed})
         self.stdout.write(
             self.style.SUCCESS(

@@ -1,8 +1,8 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
-from survey.management.reporting import clear_errors, print_report
+from survey.management.reporting import clear_errors, print_report, refused
 from survey.sources import parses
 
 
@@ -61,11 +61,11 @@ class Command(BaseCommand):
     ):
         if write_permutations is not None:
             if file or testset or system or permutations:
-                raise CommandError("--write-permutations takes no other argument but --lp")
+                raise refused("--write-permutations takes no other argument but --lp")
             try:
                 written = parses.write_permutations(write_permutations, lp)
             except (ValueError, OSError) as error:
-                raise CommandError(str(error)) from None
+                raise refused(str(error)) from None
             if verbosity:
                 self.stdout.write(
                     f"Wrote {written:,} permutation(s) to {write_permutations} and their ids "
@@ -73,15 +73,15 @@ class Command(BaseCommand):
                 )
             return
         if file is None:
-            raise CommandError("give FILE.conllu (or --write-permutations PERMS.txt to start)")
+            raise refused("give FILE.conllu (or --write-permutations PERMS.txt to start)")
         if permutations is not None:
             if testset or lp or system:
-                raise CommandError("--permutations takes no --testset, --lp or --system")
+                raise refused("--permutations takes no --testset, --lp or --system")
             with clear_errors():
                 report = parses.import_permutation_parses(file, permutations, parser)
         else:
             if not testset or not lp:
-                raise CommandError("give --testset and --lp (or --permutations PERMS.ids)")
+                raise refused("give --testset and --lp (or --permutations PERMS.ids)")
             with clear_errors():
                 report = parses.import_parses(
                     file, testset=testset, lp=lp, system=system, parser=parser

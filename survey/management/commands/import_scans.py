@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
-from survey.management.reporting import find_study
+from survey.management.reporting import find_study, refused
 from survey.paper import scan_import
 from wojdb.arguments import float_range, int_range
 from wojdb.core.paper.scanning import Thresholds
@@ -24,8 +24,9 @@ class Command(BaseCommand):
         "leaves it unanswered; several, or a box between the thresholds, is flagged for the "
         "review page. Pages are stored once (re-importing adds nothing; a page read again with "
         "other marks, in one run or against the stored page, is refused); a copy becomes a paper "
-        "participant when all its pages are in. Any unreadable page or file refuses the whole "
-        "import, writing nothing, unless --skip-bad."
+        "participant when all its pages are in. Pages of a copy whose participant withdrew are "
+        "left out and named. Any unreadable page or file refuses the whole import, writing "
+        "nothing, unless --skip-bad."
     )
 
     def add_arguments(self, parser):
@@ -90,7 +91,7 @@ class Command(BaseCommand):
                 filled_min=options["filled_min"],
             )
         except ValueError as e:
-            raise CommandError(str(e)) from None
+            raise refused(str(e)) from None
         study = find_study(study) if study else None
         bar = tqdm(desc="pages", unit="page", disable=verbosity < 1, file=self.stderr)
         try:
@@ -98,11 +99,13 @@ class Command(BaseCommand):
                 files, study, dpi, thresholds, skip_bad, progress=lambda: bar.update()
             )
         except scan_import.PaperError as e:
-            raise CommandError(str(e)) from None
+            raise refused(str(e)) from None
         finally:
             bar.close()
         for line in result.skipped:
             self.stderr.write(f"skipped: {line}")
+        for line in result.withdrawn:
+            self.stdout.write(f"left out: {line}")
         for line in result.duplicates:
             self.stdout.write(f"already stored: {line}")
         for code, missing in result.waiting.items():

@@ -1,7 +1,7 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from survey.design import lifecycle
-from survey.management.reporting import find_study
+from survey.management.reporting import find_study, refused
 from survey.models import Study
 
 
@@ -37,21 +37,21 @@ class Command(BaseCommand):
 
     def handle(self, study, clear_pilot, keep_piloting, interactive, verbosity, **_):
         if keep_piloting and not clear_pilot:
-            raise CommandError("--keep-piloting goes with --clear-pilot")
+            raise refused("--keep-piloting goes with --clear-pilot")
         study = find_study(study)
         # A launched study's pilot data can still be cleared.
         launching = not (keep_piloting or study.launched and clear_pilot)
         if launching and (problem := lifecycle.refusal(study)):
-            raise CommandError(f"{problem}. Nothing was changed.")
+            raise refused(f"{problem}. Nothing was changed.")
         pilot, simulated = lifecycle.pilot_counts(study)
         asking = clear_pilot and (pilot or simulated) and interactive
         if asking and not self.confirm(study, pilot, simulated):
-            raise CommandError("Nothing was deleted or launched.")
+            raise refused("Nothing was deleted or launched.")
         if launching:
             try:
                 cleared = lifecycle.launch(study, clear=clear_pilot)
             except lifecycle.LaunchError as e:
-                raise CommandError(str(e)) from None
+                raise refused(str(e)) from None
         else:
             cleared = lifecycle.clear_pilot(study)
         if not verbosity:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
-from survey.management.reporting import find_study
+from survey.management.reporting import find_study, refused
 from survey.paper import print_runs
 from wojdb.arguments import POSITIVE, int_range, output_folder
 
@@ -47,7 +47,7 @@ class Command(BaseCommand):
                 study, questionnaire, copies, paper, out, progress=bar.update
             )
         except print_runs.PaperError as e:
-            raise CommandError(str(e)) from None
+            raise refused(str(e)) from None
         finally:
             bar.close()
         for folder, layout in printed.layouts:

@@ -1,8 +1,8 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from survey import platforms
 from survey.design.plan import write_study_file
-from survey.management.reporting import find_study
+from survey.management.reporting import find_study, refused
 from wojdb.arguments import output_file
 
 
@@ -25,7 +25,7 @@ class Command(BaseCommand):
         # A file that create_study would refuse is not written: say what to correct first.
         for path, problem in platforms.setting_problems(study.platform_settings):
             key = ".".join(("platform_settings", *path))
-            raise CommandError(f"study {slug!r}: {key}: {problem}. Correct it in the admin first.")
+            raise refused(f"study {slug!r}: {key}: {problem}. Correct it in the admin first.")
         if out is None:
             self.stdout.write(write_study_file(study), ending="")
             return
@@ -33,4 +33,4 @@ class Command(BaseCommand):
         try:
             out.write_text(text, encoding="utf-8")
         except OSError as e:
-            raise CommandError(f"{out}: {e.strerror}") from None
+            raise refused(f"{out}: {e.strerror}") from None

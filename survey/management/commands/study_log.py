@@ -2,9 +2,10 @@ import csv
 import io
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from survey import record
+from survey.management.reporting import refused
 from wojdb.arguments import output_file
 
 COLUMNS = ("at", "study", "actor", "action", "details")
@@ -27,7 +28,7 @@ class Command(BaseCommand):
     def handle(self, slug, format, out, **_):
         entries = record.entries(slug)
         if not entries.exists():
-            raise CommandError(f"no record of a study {slug!r}", returncode=2)
+            raise refused(f"no record of a study {slug!r}")
         rows = (
             {
                 "at": e.at.isoformat(),
@@ -57,4 +58,4 @@ class Command(BaseCommand):
         try:
             out.write_text(text.getvalue(), encoding="utf-8")
         except OSError as e:
-            raise CommandError(f"{out}: {e.strerror}", returncode=2) from None
+            raise refused(f"{out}: {e.strerror}") from None

@@ -1,8 +1,8 @@
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from survey import access
-from survey.management.reporting import find_study
+from survey.management.reporting import find_study, refused
 from wojdb.core.vocabulary import ROLES
 
 
@@ -34,7 +34,7 @@ class Command(BaseCommand):
                 access.remove_member(study, _researcher(remove))
                 self.stdout.write(f"{remove} left the team of {slug}.")
         except access.TeamError as e:
-            raise CommandError(f"{e}. Nothing was changed.", returncode=2) from None
+            raise refused(f"{e}. Nothing was changed.") from None
         if verbosity and not (add or remove):
             members = study.members.select_related("user")
             for member in members:
@@ -46,15 +46,13 @@ class Command(BaseCommand):
 def _researcher(name: str):
     user = get_user_model().objects.filter(username=name).first()
     if user is None:
-        raise CommandError(
+        raise refused(
             f"no user {name!r}: create the account first (`createsuperuser`, or the admin's "
-            "Users page). Nothing was changed.",
-            returncode=2,
+            "Users page). Nothing was changed."
         )
     if not user.is_staff:
-        raise CommandError(
+        raise refused(
             f"{name!r} is not staff, so cannot sign in to the researcher pages: give the "
-            "account staff status first. Nothing was changed.",
-            returncode=2,
+            "account staff status first. Nothing was changed."
         )
     return user

@@ -3,8 +3,7 @@
 Each format is (name, recognise, read): `recognise(path) -> bool` looks at the file's content,
 `read(path, lp)` returns its rows — `wmt.SegmentScore`, `wmt.Judgment`, `RaterJudgment` or
 `wmt_clusters.SystemResult` records, which `survey.sources.human_judgments.import_judgments` knows
-how to
-store. A new format is one more line here.
+how to store. A new format is one more line here.
 """
 
 from __future__ import annotations

@@ -147,6 +147,15 @@ def consent_statements(language: str) -> list[str]:
     return list(_texts(language).CONSENT_STATEMENTS)
 
 
+def default_consent(language: str) -> dict:
+    """The consent statements of a study that has none of its own, in its language."""
+    return {
+        "statements": consent_statements(language),
+        "optional": CONSENT_OPTIONAL,
+        "sharing": CONSENT_SHARING,
+    }
+
+
 def data_use(language: str) -> str:
     """What happens to the data, in a language: a new study's `data_use`."""
     return _texts(language).DATA_USE
