@@ -19,7 +19,8 @@ from django.utils.translation import gettext
 #: fragment: survey/platforms/NAME/PART.html, else the common survey/platforms/PART.html.
 #: `stopping`: the footer's note before the end; `leaving`: after declining or withdrawing;
 #: `end`: the hand-in on the last page; `again`: to someone who has already taken part;
-#: `preview`: a preview's note, where the platform has previews.
+#: `preview`: a preview's note, which a platform with previews writes itself (there is no
+#: common one).
 PARTS = ("stopping", "leaving", "end", "again", "preview")
 #: What a platform's id may hold: a template left unfilled (`{{%PROLIFIC_PID%}}`) or anything
 #: that needs escaping is refused.
