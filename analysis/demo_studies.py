@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,17 +19,13 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from analysis import report_store
-from analysis.analysing import AnalysisError
 from analysis.report_store import write_report
-from analysis.scoring import ScoringError, score_rated_items
-from analysis.simulation import SimulationError, add_simulated_participants
 from survey import record
 from survey.design.build import build_study
 from survey.design.plan import StudyFileError, read_study_file
 from survey.models import Study
 from wojdb.core.io import ImportReport
-from wojdb.core.metrics.registry import select
-from wojdb.core.stats.simulate import SimulationModel
+from wojdb.core.stats.defaults import SimulationModel
 
 
 @dataclass(frozen=True)
@@ -57,8 +53,16 @@ DEMOS = {
 }  # fmt: skip
 PARTICIPANTS = 36
 
-# What the steps raise on bad input, as their commands report it: one line, not a traceback.
-DEMO_ERRORS = (StudyFileError, SimulationError, ScoringError, AnalysisError)
+
+def demo_errors() -> tuple[type[Exception], ...]:
+    """What the steps raise on bad input, as their commands report it: one line, not a
+    traceback. (The analysis's modules load here and in `build_demo`, not with the demos' list,
+    which `demo --help` reads.)"""
+    from analysis.analysing import AnalysisError
+    from analysis.scoring import ScoringError
+    from analysis.simulation import SimulationError
+
+    return (StudyFileError, SimulationError, ScoringError, AnalysisError)
 
 
 def _quiet(_: object) -> None:
@@ -69,18 +73,23 @@ def build_demo(
     demo: DemoData,
     seed: int = 1,
     *,
+    metrics: Sequence | None = None,
     step: Callable[[str], None] = _quiet,
     report: Callable[[ImportReport], None] = _quiet,
 ) -> Study:
     """Each step of the demo, `step` told what starts and `report` given each import's report;
-    returns the study."""
+    the items scored by `metrics` (default: every built-in metric). Returns the study."""
+    from analysis.scoring import score_rated_items
+    from analysis.simulation import add_simulated_participants
+    from wojdb.core.metrics.registry import select
+
     jobs = os.cpu_count() or 1
     study = demo_study(demo, step=step, report=report)
     if not study.participants.filter(simulated=True).exists():
         step(f"Simulating {PARTICIPANTS} participants")
         add_simulated_participants(study, PARTICIPANTS, seed, SimulationModel())
     step("Scoring the rated items with the built-in metrics")
-    score_rated_items(select(), jobs, aligner=None)
+    score_rated_items(select() if metrics is None else metrics, jobs, aligner=None)
     if report_store.manifest(study.slug) is None:
         step("Analysing the simulated answers")
         write_report(study, timezone.now().isoformat(), record.operator())

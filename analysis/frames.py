@@ -45,7 +45,7 @@ from wojdb.core.formats.segment_ids import DIRECT_ASSESSMENT, ERROR_ANNOTATION
 from wojdb.core.release import derived, load, schema
 from wojdb.core.stats import columns as col
 from wojdb.core.stats import protocols, system
-from wojdb.core.vocabulary import WITHDRAWN
+from wojdb.core.vocabulary import EXTERNAL_SOURCES, WITHDRAWN
 
 #: SQLite allows 999 variables in a statement on old builds; lists of ids go in chunks.
 ID_CHUNK = 900
@@ -582,10 +582,6 @@ def da_system_published(testset: str | None = None) -> pd.DataFrame:
     frame["n"] = float("nan")
     frame["rank"] = frame.groupby(system.LP).cumcount() + 1
     return frame[system.COLUMNS].reset_index(drop=True)
-
-
-#: Imported human judgments `external_segments` and `external_system_table` read.
-EXTERNAL_SOURCES = ("da", "mqm", "esa")
 
 
 def external_segments(

@@ -62,9 +62,8 @@ from wojdb.core.release.schema import (
 )
 from wojdb.core.release.write import Export, _no_progress, codebook, descriptor, save, write_zip
 from wojdb.core.stats import columns as col
-from wojdb.core.vocabulary import WITHDRAWN
+from wojdb.core.vocabulary import DEFAULT_RELEASE_VERSION, WITHDRAWN
 
-DEFAULT_RELEASE_VERSION = "1.0"
 #: Study fields (of a study file's, survey.design.plan) left out of a release: contact details
 #: and how the live study is run (whether it is open, and what each crowd platform has left
 #: out: its codes, return address, settings). The import creates the study closed, and says

@@ -28,7 +28,7 @@ django.setup()
 
 from survey.paper.print_runs import about_questions  # noqa: E402
 from wojdb.core.language.codes import LANGUAGE_NAMES  # noqa: E402
-from wojdb.core.paper import pen, printing, scanning  # noqa: E402
+from wojdb.core.paper import pen, printing, scanning, thresholds  # noqa: E402
 from wojdb.core.texts import en  # noqa: E402
 
 TXT = ROOT / "fixtures" / "wmt21-slice" / "txt"
@@ -122,7 +122,7 @@ def run(copies: int, seed: int, dpis: list[int]) -> None:
                     else:
                         wrong += 1
                 checked_cov += [b.coverage for b in readings if b.value == truth[b.field]]
-                filled_cov += [b.coverage for b in readings if b.state == scanning.FILLED]
+                filled_cov += [b.coverage for b in readings if b.state == thresholds.FILLED]
             total = correct + flagged + wrong
             checked_cov.sort()
             print(

@@ -63,6 +63,54 @@ def test_the_package_depends_on_what_requirements_in_names():
             assert req.specifier == wanted[name].specifier, name
 
 
+LOCKS = ("requirements.txt", "requirements-dev.txt")
+
+
+def _locked() -> dict[str, Requirement]:
+    """The pinned lines of the locks (`name[extras]==version`) by name; a package in both
+    locks is pinned alike and asked with the extras of either."""
+    locked: dict[str, Requirement] = {}
+    for lock in LOCKS:
+        for line in (ROOT / lock).read_text().splitlines():
+            if line[:1].isalnum():
+                req = Requirement(line.removesuffix("\\"))
+                name = canonicalize_name(req.name)
+                if name in locked:
+                    assert locked[name].specifier == req.specifier, (lock, line)
+                    req.extras |= locked[name].extras
+                locked[name] = req
+    return locked
+
+
+def test_the_locks_pin_every_requirement_of_the_locked_packages_with_its_extras():
+    """pip installs the locks with --require-hashes (bin/setup, where uv cannot) only if every
+    requirement of a locked package is locked, and locked with the extras asked for: pip takes
+    `smart-open[http]>=5.2.1` (weasel's) for a requirement of its own, unpinned, beside a bare
+    `smart-open==9.0.2`, and refuses. Read from the installed packages' metadata, which
+    bin/setup installed from the locks (.ci/run installs them with pip in a fresh venv)."""
+    locked = _locked()
+    problems = []
+    for name, req in locked.items():
+        (pin,) = req.specifier
+        installed = importlib.metadata.version(req.name)
+        if installed != pin.version:
+            problems.append(f"{req}: installed {installed}, not the locked version")
+            continue
+        for need in map(Requirement, importlib.metadata.requires(req.name) or []):
+            if need.marker and not any(
+                need.marker.evaluate({"extra": extra}) for extra in {"", *req.extras}
+            ):
+                continue
+            have = locked.get(canonicalize_name(need.name))
+            if have is None:
+                problems.append(f"{name} needs {need}, which is not locked")
+                continue
+            (have_pin,) = have.specifier
+            if not (need.extras <= have.extras and need.specifier.contains(have_pin.version, True)):
+                problems.append(f"{name} needs {need}; the lock pins {have}")
+    assert problems == []
+
+
 def test_wojdb_demo_serves_unless_told_not_to():
     assert command_line(["wojdb", "demo", "--port", "9000"]) == [
         "wojdb",

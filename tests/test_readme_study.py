@@ -138,5 +138,12 @@ def test_the_readme_runs_a_study_of_its_own_from_a_fresh_clone(tmp_path):
     (built,) = [out for step, out in printed.items() if "create_study" in step]
     assert built.startswith("Created study 'word-order-cs'.\n")
     assert "  pool: triples in the pool: 90\n" in built and "questionnaires: 4 built" in built
-    assert (clone / "var/report-word-order-cs/report.html").is_file()
+    assert (clone / "var/reports/word-order-cs/report.html").is_file()
+    # The study's record names each command and the account that ran it.
+    log = subprocess.run(
+        ["bash", "-c", ".venv/bin/python manage.py study_log word-order-cs"],
+        cwd=clone, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert ",command create_study run by " in log.stdout and ",launched," in log.stdout
+    assert ",member added," in log.stdout and ",report generated," in log.stdout
     assert (clone / "var/release-word-order-cs/datapackage.json").is_file()

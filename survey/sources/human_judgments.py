@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pandas as pd
 from django.db import transaction
 
 from survey.models import (
@@ -29,7 +28,6 @@ from wojdb.core.formats import segment_ids, wmt
 from wojdb.core.formats.common import document_lines
 from wojdb.core.formats.judgments import APPRAISE, CLUSTERS, MQM, read_judgment_file
 from wojdb.core.io import ImportReport, InputError, read_input
-from wojdb.core.stats.system import RATER, RAW, standardise
 
 
 @dataclass
@@ -436,6 +434,11 @@ def _plan_rater_judgments(
 ) -> _JudgmentPlan:  # fmt: skip
     """Appraise CSV and MQM: per-rater judgments located by test-set line or by (document,
     n-th segment), the latter through the stored document ids."""
+    # pandas and scipy load here, not with the commands that import this module.
+    import pandas as pd
+
+    from wojdb.core.stats.system import RATER, RAW, standardise
+
     src, tgt = rows[0].source_lang, rows[0].target_lang
     lp = f"{src}-{tgt}"
     names, matched = _match_systems(path, rows, sentences, testset, report)

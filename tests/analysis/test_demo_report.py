@@ -19,11 +19,9 @@ pytestmark = [pytest.mark.django_db, pytest.mark.engine_independent]
 def test_the_demo_with_one_participant_estimates_nothing_it_cannot(tmp_path, monkeypatch):
     # The demo as `demo` builds it with one simulated participant, scored by the study's own
     # tools and one baseline only.
-    tools = registry.select(["dted", "derp", "bleu"])
-    monkeypatch.setattr(analysis.demo_studies, "select", lambda: tools)
     monkeypatch.setattr(analysis.demo_studies, "write_report", lambda *args, **kwargs: None)
     monkeypatch.setattr(analysis.demo_studies, "PARTICIPANTS", 1)
-    study = build_demo(DEMOS["en"])
+    study = build_demo(DEMOS["en"], metrics=registry.select(["dted", "derp", "bleu"]))
     assert study.participants.filter(ratings__isnull=False).distinct().count() == 1
     done = run_analysis(tmp_path, study=study, no_figures=True, bootstrap=50)
     tables = tmp_path / "tables"

@@ -185,11 +185,8 @@ def test_a_paper_study_round_trips(tmp_path, settings):
 def test_the_demos_release_round_trips(tmp_path, monkeypatch, client):
     """The demo as `demo` builds it, but scored by two metrics rather than all, and without
     the analysis report: neither changes what a release is made of."""
-    monkeypatch.setattr(
-        analysis.demo_studies, "select", lambda: registry.select(["bleu", "kendall"])
-    )
     monkeypatch.setattr(analysis.demo_studies, "write_report", lambda *args, **kwargs: None)
-    study = build_demo(DEMOS["en"])
+    study = build_demo(DEMOS["en"], metrics=registry.select(["bleu", "kendall"]))
     assert study.platform == "prolific" and study.completion_code
     export(study.slug, tmp_path / "demo", "--zip")
     printed = import_into_empty_database(tmp_path / "demo.zip")

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from wojdb.core.paper import pen, printing, scanning
+from wojdb.core.paper import pen, printing, scanning, thresholds
 from wojdb.core.paper.layout import MM, Layout, LayoutError, PageCode
 
 DPI = 150
@@ -74,7 +74,9 @@ def test_registration_finds_each_box_on_rotated_and_scaled_pages(
     assert reading.code == PageCode("demo", 2, "TESTCOPY", 2)
     states = {(b.field, b.value): b.state for b in reading.boxes}
     for box in boxes:
-        expected = scanning.CHECKED if box.field in chosen and box.value == "4" else scanning.EMPTY
+        expected = (
+            thresholds.CHECKED if box.field in chosen and box.value == "4" else thresholds.EMPTY
+        )
         assert states[(box.field, box.value)] == expected, (box, reading.boxes)
 
 

@@ -19,6 +19,11 @@ PARTICIPATION_MODES = (WEB, PAPER)
 #: About-you answers (their labels, translated where shown, are in wojdb.core.texts).
 GENDERS = ("male", "female", "other", "not_say")
 EDUCATION_LEVELS = ("school", "college", "undergraduate", "masters", "phd")
+#: Human judgments imported from outside a study: WMT's direct assessment, MQM error files,
+#: Appraise's ESA.
+EXTERNAL_SOURCES = ("da", "mqm", "esa")
+#: A release's version where its export names none.
+DEFAULT_RELEASE_VERSION = "1.0"
 
 #: A study team member's roles, from most rights to fewest (what each may do: survey/access.py).
 OWNER, MANAGER, ANALYST, VIEWER = "owner", "manager", "analyst", "viewer"

@@ -8,13 +8,11 @@ from pathlib import Path
 from django.core.management.base import BaseCommand
 from django.utils import timezone
 
-from analysis.analysing import AnalysisError, run_analysis
 from analysis.report_store import report_dir, write_report
 from survey import record
 from survey.management.reporting import find_study, refused
 from wojdb.arguments import SEED, int_range, output_folder
-from wojdb.core.stats import correlation
-from wojdb.core.stats.estimability import MIN_GROUPS
+from wojdb.core.stats.defaults import MIN_GROUPS, N_BOOT
 
 
 class Command(BaseCommand):
@@ -62,7 +60,7 @@ class Command(BaseCommand):
             "--bootstrap",
             # Each resample's draws are held at once: 10**11 asked numpy for 54.6 TiB.
             type=int_range(0, 100_000),
-            default=correlation.N_BOOT,
+            default=N_BOOT,
             help="bootstrap resamples for the 95%% intervals, 0 for none (%(type)s; default "
             "%(default)s)",
         )
@@ -88,6 +86,8 @@ class Command(BaseCommand):
         parser.add_argument("--testset", help="with --corpus: this test set only")
 
     def handle(self, out, verbosity, **options):
+        from analysis.analysing import AnalysisError, run_analysis
+
         if options["release"] is not None and options["study"] is not None:
             # The release holds one study, its own: --study was ignored without a word.
             raise refused(

@@ -4,10 +4,8 @@ from functools import partial
 from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
-from analysis.scoring import ScoringError, score_rated_items
 from survey.management.reporting import refused
 from wojdb.arguments import JOBS
-from wojdb.core.metrics.registry import select
 
 
 class Command(BaseCommand):
@@ -45,6 +43,9 @@ class Command(BaseCommand):
         )
 
     def handle(self, metrics, jobs, aligner, verbosity, **options):
+        from analysis.scoring import ScoringError, score_rated_items
+        from wojdb.core.metrics.registry import select
+
         try:
             report = score_rated_items(
                 select(metrics), jobs, aligner, partial(tqdm, disable=verbosity < 1)

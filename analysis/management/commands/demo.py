@@ -6,7 +6,7 @@ from functools import partial
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from analysis.demo_studies import DEMO_ERRORS, DEMOS, build_demo, researcher_login
+from analysis.demo_studies import DEMOS, build_demo, demo_errors, researcher_login
 from survey.management.reporting import print_report, refused
 from wojdb.arguments import PORT, SEED
 
@@ -58,7 +58,7 @@ class Command(BaseCommand):
                 step=lambda text: self.stdout.write(f"- {text} …"),
                 report=partial(print_report, self, verbosity=int(verbosity >= 2)),
             )
-        except DEMO_ERRORS as e:
+        except demo_errors() as e:
             raise refused(str(e)) from None
         password = researcher_login()
         self.stdout.write(self.style.SUCCESS(f"\n{demo.ready}"))

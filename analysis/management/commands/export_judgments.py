@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
+
 from django.core.management.base import BaseCommand
 
-from analysis import frames
 from survey.management.reporting import refused
 from wojdb.arguments import output_file
-from wojdb.core.spreadsheet import escape_text
-from wojdb.core.stats import system
+from wojdb.core.vocabulary import EXTERNAL_SOURCES
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PER = ("rater", "segment")
 TEXT = {"source", "testset", "lp", "file", "format", "kind", "system", "document", "rater",
@@ -33,17 +35,20 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--out", type=output_file, required=True, help="CSV file to write")
         parser.add_argument("--per", choices=PER, default="rater", help="default: rater")
-        parser.add_argument("--source", nargs="+", choices=frames.EXTERNAL_SOURCES)
+        parser.add_argument("--source", nargs="+", choices=EXTERNAL_SOURCES)
         parser.add_argument("--testset", help="only judgments imported for this test set")
         parser.add_argument("--lp", nargs="+", help="language pairs, e.g. de-en cs-en")
 
     def handle(self, out, per, source, testset, lp, **options):
+        from analysis import frames
+        from wojdb.core.spreadsheet import escape_text
+
         if per == "rater":
             table = frames.judgments_export(source, testset, lp)
         else:
             parts = [
                 frames.external_segments(name, testset, lp).assign(source=name)
-                for name in source or frames.EXTERNAL_SOURCES
+                for name in source or EXTERNAL_SOURCES
             ]
             table = segment_table([p for p in parts if not p.empty])
         if table.empty:
@@ -62,15 +67,17 @@ class Command(BaseCommand):
             self.stdout.write(f"{len(table):,} rows written to {out}")
 
 
-SEGMENT_COLUMNS = [
-    "source", system.TESTSET, system.LP, system.SYSTEM, "segment_id", system.DOCUMENT,
-    system.SCORE, system.RAW, "judgments",
-]  # fmt: skip
-
-
 def segment_table(parts: list[pd.DataFrame]) -> pd.DataFrame:
     """The segment frames of the sources, in the export's columns."""
+    import pandas as pd
+
+    from wojdb.core.stats import system
+
+    columns = [
+        "source", system.TESTSET, system.LP, system.SYSTEM, "segment_id", system.DOCUMENT,
+        system.SCORE, system.RAW, "judgments",
+    ]  # fmt: skip
     if not parts:
-        return pd.DataFrame(columns=SEGMENT_COLUMNS)
+        return pd.DataFrame(columns=columns)
     table = pd.concat(parts, ignore_index=True).rename(columns={system.SEGMENT: "segment_id"})
-    return table.reindex(columns=SEGMENT_COLUMNS)
+    return table.reindex(columns=columns)

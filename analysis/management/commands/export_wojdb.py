@@ -3,9 +3,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
-from analysis import releases
 from survey import record
 from survey.management.reporting import find_study, refused
+from wojdb.core.vocabulary import DEFAULT_RELEASE_VERSION
 
 
 class Command(BaseCommand):
@@ -26,7 +26,7 @@ class Command(BaseCommand):
         parser.add_argument("--study", help="study slug (needed when there are several)")
         parser.add_argument(
             "--release-version",
-            default=releases.DEFAULT_RELEASE_VERSION,
+            default=DEFAULT_RELEASE_VERSION,
             help="version of this release (default: %(default)s)",
         )
         parser.add_argument("--license", help="licence of the data, e.g. CC-BY-4.0")
@@ -35,6 +35,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, out, zip, study, release_version, license, no_simulated, verbosity, **_):
+        from analysis import releases
+
         chosen = find_study(study)
         with tqdm(total=releases.EXPORT_STEPS, unit="step", disable=verbosity == 0) as bar:
             try:

@@ -4,8 +4,6 @@ from pathlib import Path
 from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
-from analysis import alignments_import
-from analysis.alignments_import import check_aligner, import_alignments
 from survey.management.reporting import clear_errors, print_report, refused
 from wojdb.core.io import read_lines
 
@@ -56,6 +54,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, alignments, pairs, aligner, write_pairs, verbosity, **options):
+        from analysis import alignments_import
+
         if write_pairs is not None:
             if alignments or pairs or aligner:
                 raise refused("--write-pairs takes no other argument")
@@ -73,11 +73,13 @@ class Command(BaseCommand):
                 "give the alignment file, --pairs and --aligner (or --write-pairs to start)"
             )
         try:
-            check_aligner(aligner)
+            alignments_import.check_aligner(aligner)
         except ValueError as error:
             raise refused(f"--aligner: {error}") from None
         with clear_errors():
             total = len(read_lines(alignments))
             with tqdm(total=total, unit="line", disable=verbosity == 0) as bar:
-                report = import_alignments(alignments, pairs, aligner, progress=bar.update)
+                report = alignments_import.import_alignments(
+                    alignments, pairs, aligner, progress=bar.update
+                )
         print_report(self, report, verbosity)

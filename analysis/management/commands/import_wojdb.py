@@ -4,10 +4,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
-from analysis import releases
 from survey.management.reporting import refused
 from wojdb.core.io import InputError
-from wojdb.core.release import read
 
 
 class Command(BaseCommand):
@@ -38,6 +36,9 @@ class Command(BaseCommand):
         )
 
     def handle(self, release, check, allow_extra_files, verbosity, **_):
+        from analysis import releases
+        from wojdb.core.release import read
+
         with tempfile.TemporaryDirectory() as unpacked:
             try:
                 if not check:

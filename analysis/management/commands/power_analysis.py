@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand
 from survey.management.reporting import refused
 from wojdb.arguments import POSITIVE, SEED, SPREAD, IntList, float_range, int_range
 from wojdb.core.stats import columns as C
-from wojdb.core.stats import correlation, simulate
+from wojdb.core.stats.defaults import METHODS, SimulationModel
 
 CORRELATION = float_range(-1, 1, low_open=True, high_open=True)
 
@@ -63,7 +63,7 @@ class Command(BaseCommand):
             "--judgment", choices=C.JUDGMENTS, default=C.ORDER, help="default %(default)s"
         )
         parser.add_argument(
-            "--method", choices=correlation.METHODS, default="spearman", help="default %(default)s"
+            "--method", choices=METHODS, default="spearman", help="default %(default)s"
         )
         parser.add_argument(
             "--items-per-participant",
@@ -78,7 +78,7 @@ class Command(BaseCommand):
             default=10,
             help="of which shared by everyone (%(type)s; default %(default)s: 40%% of 25)",
         )
-        defaults = simulate.SimulationModel()
+        defaults = SimulationModel()
         for name, what in (
             ("participant_sd", "judge leniency"),
             ("item_sd", "item effect"),
@@ -93,13 +93,15 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=SEED, default=0, help="%(type)s; default %(default)s")
 
     def handle(self, difference, r_a, **options):
+        from wojdb.core.stats import simulate
+
         r_b = r_a - difference
         if r_b <= -1:
             raise refused("--r-a minus --difference must be above -1")
         if not options["shared_items"] < options["items_per_participant"]:
             raise refused("--shared-items must be fewer than --items-per-participant")
         sizes = options["participants"]
-        model = simulate.SimulationModel(
+        model = SimulationModel(
             participant_sd=options["participant_sd"],
             item_sd=options["item_sd"],
             noise_sd=options["noise_sd"],

@@ -3,8 +3,6 @@ import json
 from django.core.management.base import BaseCommand
 
 from survey.management.reporting import refused
-from survey.sources.parses import target_rules
-from wojdb.core.metrics.pair_report import pair_report, permutation_report, text
 
 
 class Command(BaseCommand):
@@ -33,6 +31,9 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print JSON")
 
     def handle(self, hyp, ref, conllu, alignment, permutation, metrics, language, **options):
+        from survey.sources.parses import target_rules
+        from wojdb.core.metrics.pair_report import pair_report, permutation_report, text
+
         pair = hyp is not None or ref is not None or conllu is not None
         if permutation is not None and (pair or alignment is not None):
             raise refused("give --permutation or a sentence pair, not both")

@@ -2,10 +2,9 @@
 
 from django.core.management.base import BaseCommand
 
-from analysis.simulation import SimulationError, add_simulated_participants
 from survey.management.reporting import find_study, refused
 from wojdb.arguments import SEED, SPREAD, float_range, int_range
-from wojdb.core.stats import simulate
+from wojdb.core.stats.defaults import SimulationModel
 
 #: One run's participants and answers are held in memory until its one transaction commits:
 #: a run of billions was refused by nothing and ran until it was killed.
@@ -41,7 +40,7 @@ class Command(BaseCommand):
             action="store_true",
             help="delete the study's simulated participants first (real ones are kept)",
         )
-        defaults = simulate.SimulationModel()
+        defaults = SimulationModel()
         parser.add_argument(
             "--participant-sd",
             type=SPREAD,
@@ -68,7 +67,9 @@ class Command(BaseCommand):
         )
 
     def handle(self, participants, seed, study, replace, verbosity, **options):
-        model = simulate.SimulationModel(
+        from analysis.simulation import SimulationError, add_simulated_participants
+
+        model = SimulationModel(
             participant_sd=options["participant_sd"],
             item_sd=options["item_sd"],
             noise_sd=options["noise_sd"],

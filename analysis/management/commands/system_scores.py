@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from analysis import frames
 from survey.management.reporting import find_study, refused
 from wojdb.arguments import output_file
-from wojdb.core.spreadsheet import escape_frame
-from wojdb.core.stats import protocols, system
+from wojdb.core.stats.defaults import PROTOCOLS
+from wojdb.core.vocabulary import EXTERNAL_SOURCES
 
-SOURCES = ("study", *frames.EXTERNAL_SOURCES)
+SOURCES = ("study", *EXTERNAL_SOURCES)
 
 
 class Command(BaseCommand):
@@ -47,7 +46,7 @@ class Command(BaseCommand):
         parser.add_argument("--lp", nargs="+", help="language pairs, e.g. de-en cs-en")
         parser.add_argument(
             "--protocol",
-            choices=protocols.PROTOCOLS,
+            choices=PROTOCOLS,
             help="the WMT year whose computation to follow (default: the test set's year)",
         )
         parser.add_argument(
@@ -64,6 +63,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, out, source, testset, lp, protocol, micro, study, judgment, **options):
+        from analysis import frames
+        from wojdb.core.spreadsheet import escape_frame
+        from wojdb.core.stats import protocols, system
+
         notes = []
         if source == "study":
             if protocol not in (None, "wmt22"):

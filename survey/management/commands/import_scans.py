@@ -8,9 +8,8 @@ from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
 from survey.management.reporting import find_study, refused
-from survey.paper import scan_import
 from wojdb.arguments import float_range, int_range
-from wojdb.core.paper.scanning import Thresholds
+from wojdb.core.paper.thresholds import Thresholds
 
 SHARE = float_range(0, 1)
 
@@ -81,6 +80,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, files, study, dpi, skip_bad, verbosity, **options):
+        from survey.paper import scan_import
+
         try:
             thresholds = Thresholds(
                 ink=options["ink"],

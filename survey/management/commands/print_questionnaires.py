@@ -6,7 +6,6 @@ from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
 from survey.management.reporting import find_study, refused
-from survey.paper import print_runs
 from wojdb.arguments import POSITIVE, int_range, output_folder
 
 #: A print run is held in memory until its one transaction commits: 99,999,999 copies grew
@@ -40,6 +39,8 @@ class Command(BaseCommand):
         parser.add_argument("--out", type=output_folder, required=True, help="folder to write into")
 
     def handle(self, study, questionnaire, copies, paper, out, verbosity, **options):
+        from survey.paper import print_runs
+
         study = find_study(study)
         bar = tqdm(desc="copies", unit="copy", disable=verbosity < 1, file=self.stderr)
         try:

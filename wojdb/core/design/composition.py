@@ -28,8 +28,6 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import NamedTuple
 
-import numpy as np
-
 from wojdb.core.vocabulary import MAIN_TYPES
 
 VERSION = "composition-1"  # recorded with every questionnaire; bump when output changes
@@ -403,7 +401,8 @@ def _reserve(
     classes to the roles decides how many of each class fill each role; which members of a
     class do so is left to chance.
     """
-    # scipy loads here, not when the models import this module at start-up.
+    # numpy and scipy load here, not when the models import this module at start-up.
+    import numpy as np
     from scipy.sparse import csr_array
     from scipy.sparse.csgraph import maximum_flow
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from wojdb.core.metrics.chrf import sentence_chrf
+if TYPE_CHECKING:
+    import numpy as np
 
 TEST_SUITE_PREFIX = "tsuite-"
 
@@ -102,6 +102,8 @@ class AlignmentCheck:
 def within_r(values: np.ndarray, similarity: np.ndarray, groups: Sequence) -> float | None:
     """Pearson r of the two after centring each within its group; None where either is
     constant."""
+    import numpy as np
+
     codes = np.unique(np.asarray(groups, dtype=object), return_inverse=True)[1].ravel()
     count = np.bincount(codes)
 
@@ -123,6 +125,11 @@ def check_alignment(
 
     `cache` keeps sentence chrF by (hypothesis, reference) between calls.
     """
+    # numpy, and numba for chrF, load here: the readers that name these kinds load at start-up.
+    import numpy as np
+
+    from wojdb.core.metrics.chrf import sentence_chrf
+
     if kind not in MIN_R:
         raise ValueError(f"unknown kind of judgment {kind!r}")
     if not scored:

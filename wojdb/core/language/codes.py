@@ -3,8 +3,6 @@
 import re
 from functools import lru_cache
 
-import langcodes
-
 
 @lru_cache(maxsize=1024)  # every row of a judgment file names its pair
 def language(code: str) -> str | None:
@@ -15,6 +13,8 @@ def language(code: str) -> str | None:
     Always a bare language code, itself standard: the few deprecated codes whose standard tag
     adds a script or region (`sh` → sr-Latn, `prs` → fa-AF) become that tag's language (`sr`,
     `fa`), since pairs are written `src-tgt` and a study's language is a code alone."""
+    import langcodes  # its registry loads when a code is first read, not at start-up
+
     if not re.fullmatch(r"[A-Za-z]{2,3}", code) or not langcodes.tag_is_valid(code):
         return None
     return langcodes.Language.get(langcodes.standardize_tag(code)).language
@@ -33,6 +33,8 @@ RIGHT_TO_LEFT_SCRIPTS = frozenset({
 def right_to_left(code: str) -> bool:
     """Whether a language (a code or tag: `ps`, `yi`, `sd`, `az-Arab`) is written right to left,
     by its script: the one the tag names, else the language's most likely one (CLDR)."""
+    import langcodes
+
     try:
         return langcodes.Language.get(code).maximize().script in RIGHT_TO_LEFT_SCRIPTS
     except (langcodes.LanguageTagError, ValueError):

@@ -41,8 +41,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-import langcodes
-
 from wojdb.core.language.codes import language
 
 # §6.2.3: leading ( ' ` " – and trailing . ? ! : , ; ) ' ` " — with the typographic forms of the
@@ -148,6 +146,8 @@ def rules_for(code: str, pipelines: tuple[tuple[str, str], ...] = ()) -> Languag
 
 
 def _cased_script(code: str) -> bool:
+    import langcodes  # its registry loads with the first language outside the table
+
     return langcodes.Language.get(code).maximize().script in CASED_SCRIPTS
 
 

@@ -51,11 +51,13 @@ A *score source* is one (metric, variant, config) triple.
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from wojdb.core import vocabulary
 from wojdb.core.scales import LIKERT_MAX, LIKERT_MIN
+
+if TYPE_CHECKING:  # the names alone are read by every command's options, without pandas
+    import pandas as pd
 
 PARTICIPANT = "participant"
 ITEM = "item"
@@ -157,6 +159,9 @@ def check_scores(scores: pd.DataFrame) -> None:
 
 def sentence_group(ratings: pd.DataFrame) -> pd.Series:
     """``hypothesis`` for WMT hypotheses, else the permutation type."""
+    import numpy as np
+    import pandas as pd
+
     is_hypothesis = ratings[KIND] == HYPOTHESIS
     return pd.Series(
         np.where(is_hypothesis, HYPOTHESIS, ratings[PERM_TYPE].astype(object)),

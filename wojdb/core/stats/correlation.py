@@ -20,13 +20,12 @@ import pandas as pd
 from scipy import special, stats
 
 from wojdb.core.stats import columns as col
+from wojdb.core.stats.defaults import METHODS, N_BOOT
 
-METHODS = ("spearman", "pearson", "kendall")
 UNITS = ("item", "rating")
 SOURCE = (col.METRIC, col.VARIANT, col.CONFIG)
 #: The thesis left out WMT metrics with fewer than 15 scored sentences (§7.3.1).
 MIN_ITEMS = 15
-N_BOOT = 1000
 
 #: Appendix B's participant subsets as DataFrame.query expressions on the ratings frame.
 THESIS_SUBSETS = {

@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-#: Fewest levels (groups) a random factor needs for its variance to be estimated.
-MIN_GROUPS = 5
+from wojdb.core.stats.defaults import MIN_GROUPS
+
 #: Largest standard error on the logit scale that data can give: an odds ratio interval of
 #: e^(+-20) holds no information, and even a cell of three answers gives less than 2.
 MAX_LOGIT_SE = 10.0

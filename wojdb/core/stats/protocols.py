@@ -43,7 +43,6 @@ from scipy import stats
 from wojdb.core.formats import wmt
 from wojdb.core.stats import system
 
-PROTOCOLS = ("wmt22", "wmt24")
 #: The protocol of a test set's year: WMT24's from 2024, the segment mean and rank-sum test of
 #: WMT's DA (WMT19-22) before; WMT23's own (Appraise's win counts) is not implemented.
 FIRST_YEAR = {"wmt24": 2024}

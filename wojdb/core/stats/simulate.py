@@ -28,16 +28,7 @@ import pandas as pd
 from wojdb.core import scales
 from wojdb.core.stats import columns as col
 from wojdb.core.stats.correlation import statistic, williams_test
-
-
-@dataclass(frozen=True)
-class SimulationModel:
-    participant_sd: float = 0.5
-    item_sd: float = 0.5
-    noise_sd: float = 0.8
-    blank_rate: float = 0.0
-    median_seconds: float = 20.0
-    seconds_sigma: float = 0.5
+from wojdb.core.stats.defaults import SimulationModel
 
 
 def _item_qualities(items: pd.DataFrame, rng: np.random.Generator) -> dict[str, np.ndarray]:
