@@ -22,6 +22,7 @@ from django.db.models import CharField, TextField
 
 from analysis import frames
 from analysis.models import Metric, MetricScore
+from survey import platforms
 from survey.design.plan import study_fields
 from survey.models import (
     ConsentText,
@@ -63,15 +64,14 @@ from wojdb.core.stats import columns as col
 from wojdb.core.vocabulary import DEFAULT_RELEASE_VERSION, WITHDRAWN
 
 #: Study fields (of a study file's, survey.design.plan) left out of a release: contact details
-#: and how the live study is run (whether it is open, the crowd platform's codes and return
-#: address). The import creates the study closed, and says what it needs before opening.
+#: and how the live study is run (whether it is open, and what each crowd platform has left
+#: out: its codes, return address, settings). The import creates the study closed, and says
+#: what it needs before opening.
 LEFT_OUT_STUDY_FIELDS = (
     "researcher_email",
     "supervisor_email",
     "ethics_contact",
-    "platform_return_url",
-    "completion_code",
-    "decline_code",
+    *platforms.left_out(),
     "is_open",
 )
 #: Models that must be empty before an import, in the order their rows are counted.
@@ -617,5 +617,6 @@ def closed_note(study: Study) -> str:
     wanted = f"Set {', '.join(missing)}" if missing else "Set those it needs"
     return (
         f"Study {study.slug!r} was imported closed (is_open off): releases leave out contact "
-        f"details and the crowd platform's codes and return address. {wanted} before opening it."
+        f"details and the crowd platform's codes, return address and settings. {wanted} before "
+        "opening it."
     )

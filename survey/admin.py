@@ -10,7 +10,7 @@ from django.forms.models import BaseInlineFormSet
 from django.template.loader import render_to_string
 from django.utils.html import format_html, format_html_join
 
-from survey import access, models, record
+from survey import access, models, platforms, record
 from survey.access import MANAGE, PEOPLE, RECORD, TEAM, VIEW
 from survey.design import shown
 from survey.design.questionnaires import is_frozen
@@ -313,6 +313,19 @@ PREVIEWED = (
 )
 
 
+def settings_help() -> str:
+    """Each platform's settings, as the platform describes them."""
+    keys = [
+        format_html("<code>{}</code>: {}", f'"{platform.name}": {{"{key}": …}}', setting.help)
+        for platform in platforms.PLATFORMS.values()
+        for key, setting in platform.settings.items()
+    ]
+    lead = "The crowd platforms' own settings, a table for each platform by its name"
+    if not keys:
+        return lead + "."
+    return format_html("{}: {}.", lead, format_html_join("; ", "{}", ((k,) for k in keys)))
+
+
 class StudyForm(forms.ModelForm):
     """Once real people have taken part, what they read before or while answering stays as it
     was (survey.design.shown.FIXED), as a study file's build holds it."""
@@ -379,6 +392,12 @@ class StudyAdmin(ScopedAdmin):
     def has_add_permission(self, request):
         """Any researcher may start a study, of which they are then the owner."""
         return request.user.is_active and request.user.is_staff
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change, **kwargs)
+        if "platform_settings" in form.base_fields:
+            form.base_fields["platform_settings"].help_text = settings_help()
+        return form
 
     def save_model(self, request, obj, form, change):
         if not change:  # the texts left as the form offered them follow the study's language
@@ -575,8 +594,10 @@ class ParticipantLanguageAdmin(PeopleAdmin):
 class PlatformIdentityAdmin(PeopleAdmin):
     """Crowd-platform ids, for paying participants; never part of an export."""
 
-    list_display = ["participant", "prolific_pid", "study_id", "session_id", "pid"]
-    search_fields = ["prolific_pid", "pid"]
+    list_display = [
+        "participant", "prolific_pid", "session_id", "worker_id", "assignment_id", "pid",
+    ]  # fmt: skip
+    search_fields = ["prolific_pid", "worker_id", "pid"]
     raw_id_fields = ["participant"]
 
 

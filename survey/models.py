@@ -16,6 +16,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from survey import platforms
 from wojdb.core import scales, texts
 from wojdb.core.design import composition
 from wojdb.core.language import codes
@@ -546,13 +547,16 @@ class Study(models.Model):
     instructions = models.TextField(
         default=texts.instructions, help_text="shown before the practice pair"
     )
-    PLATFORMS = [
-        ("none", "None (people come by the study link)"),
-        ("prolific", "Prolific"),
-        ("mturk", "Amazon Mechanical Turk (external question)"),
-        ("generic", "Other platform (return address with the code)"),
-    ]
-    platform = models.CharField(max_length=8, choices=PLATFORMS, default="none")
+    # The crowd platforms are plug-ins (survey/platforms/): their registry gives the choices,
+    # read when asked, and checks each platform's settings.
+    platform = models.CharField(max_length=8, choices=platforms.choices, default="none")
+    platform_settings = models.JSONField(
+        default=dict,
+        blank=True,
+        validators=[platforms.check_settings],
+        help_text="the crowd platforms' own settings, a table for each platform by its name "
+        "(docs/crowd-platforms.md)",
+    )
     completion_code = models.CharField(
         max_length=32,
         blank=True,
@@ -564,6 +568,11 @@ class Study(models.Model):
         blank=True,
         help_text="Prolific: a completion code for people who decline or withdraw (set on "
         "Prolific to return the submission); empty tells them to return the study themselves",
+    )
+    allow_repeats = models.BooleanField(
+        default=False,
+        help_text="a person whose platform id has taken part may take part again, as a new "
+        "participant (for a design that wants repeats); off, one person takes part once",
     )
     min_answered_pairs = models.PositiveSmallIntegerField(
         default=0, help_text="participants who answered fewer pairs get no completion code"
@@ -634,14 +643,13 @@ class Study(models.Model):
     def unfilled(self) -> list[str]:
         """What keeps the study link closed to newcomers whatever `is_open` says: settings its
         texts name that are empty (see texts.unfilled), a missing practice pair (everyone
-        has one before pair 1), and on Prolific a missing completion code (Prolific accepts
-        only its own; releases leave it out). Not a validation error: a study is set up before
-        these are, and an imported release holds none of the codes."""
+        has one before pair 1), and what its crowd platform still needs (on Prolific its completion
+        code, which releases leave out). Not a validation error: a study is set up before these
+        are, and an imported release holds none of the codes."""
         missing = texts.unfilled(self)
         if not self.sample_item_id:
             missing.append("sample_item (the practice pair)")
-        if self.platform == "prolific" and not self.completion_code:
-            missing.append("completion_code (set on Prolific)")
+        missing.extend(platforms.of(self).missing(self))
         return missing
 
     def layout(self) -> composition.Layout:

@@ -32,6 +32,7 @@ SHOWN = [
     "WOJDB_ENTRY_RATE",
     "MEDIA_ROOT",
     "WOJDB_REPORTS_DIR",
+    "WOJDB_MTURK_HOSTS",
 ]
 
 
@@ -104,9 +105,17 @@ def test_plain_http_defaults_keep_cookies_usable_and_frames_denied(tmp_path):
     assert settings_under({"WOJDB_ENTRY_RATE": "off"}, tmp_path)["WOJDB_ENTRY_RATE"] is None
 
 
+def test_mturk_hosts_are_mturks_own_and_those_the_environment_adds(tmp_path):
+    mturk = ["https://www.mturk.com", "https://workersandbox.mturk.com"]
+    assert settings_under({}, tmp_path)["WOJDB_MTURK_HOSTS"] == mturk
+    trial = settings_under({"WOJDB_MTURK_HOSTS": "http://localhost:8001/"}, tmp_path)
+    assert trial["WOJDB_MTURK_HOSTS"] == [*mturk, "http://localhost:8001"]
+
+
 @pytest.mark.parametrize(
     "variable, value",
     [
+        ("WOJDB_MTURK_HOSTS", "localhost:8001"),
         ("WOJDB_ENTRY_RATE", "5/0"),
         ("WOJDB_PROXIES", "two"),
         ("DEBUG", "maybe"),

@@ -100,13 +100,23 @@ class Environment:
         return hosts
 
     def origins(self, name: str) -> list[str]:
+        """Comma-separated origins, each a scheme and a host (and port), a trailing slash
+        dropped: an address with a path, a query or a user name matches no origin a browser
+        sends, so it is refused here rather than silently never matching."""
         value = self.variables.get(name, "")
         origins = [o.strip() for o in value.split(",") if o.strip()]
         for origin in origins:
             parts = urlsplit(origin)
-            if parts.scheme not in {"http", "https"} or not parts.netloc:
+            if (
+                parts.scheme not in {"http", "https"}
+                or not parts.netloc
+                or "@" in parts.netloc
+                or parts.path not in {"", "/"}
+                or parts.query
+                or parts.fragment
+            ):
                 raise _bad(name, value, "comma-separated origins such as https://example.org")
-        return origins
+        return [origin.rstrip("/") for origin in origins]
 
     def pipelines(self, name: str) -> tuple[tuple[str, str], ...]:
         """``LANGUAGE=PIPELINE,…`` (e.g. ``fr=fr_core_news_md``) as (code, pipeline) pairs."""

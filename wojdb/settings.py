@@ -204,8 +204,13 @@ CONTENT_SECURITY_POLICY = {
 
 # MTurk shows a study's pages in a frame on these origins, and its workers hand the HIT in to
 # one of them (turkSubmitTo): the pages of an MTurk study allow them as frame ancestors and
-# form targets (survey.participants.middleware), and no other turkSubmitTo is taken.
-WOJDB_MTURK_HOSTS = ("https://www.mturk.com", "https://workersandbox.mturk.com")
+# form targets (survey.participants.middleware), and no other turkSubmitTo is taken. The
+# environment variable adds origins to MTurk's own: a sandbox's, or a local trial page's.
+WOJDB_MTURK_HOSTS = (
+    "https://www.mturk.com",
+    "https://workersandbox.mturk.com",
+    *ENV.origins("WOJDB_MTURK_HOSTS"),
+)
 
 WOJDB_PROXIES = ENV.integer("WOJDB_PROXIES", 0)
 if WOJDB_PROXIES:

@@ -17,6 +17,7 @@ import tomli_w
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from survey import platforms
 from survey.design.questionnaires import ITEM_RELATIONS
 from survey.models import Item, Study, StudyPlan
 from wojdb.core import study_file as core
@@ -39,6 +40,8 @@ from wojdb.core.vocabulary import PERMUTATION_TYPES
 
 __all__ = ["StudyFileError", "read_study_file", "study_config", "study_fields"]
 
+#: The longest value of a platform's setting (a web address with its tokens, at most).
+SETTING_LENGTH = 2000
 #: The longest text a study's own text field takes from a file (an information sheet runs to
 #: a few thousand characters).
 MAX_TEXT = 100_000
@@ -73,6 +76,24 @@ class _ModelField(Key):
         return value
 
 
+class PlatformSettings(Key):
+    """`platform_settings`: a table for each platform by its name, of the settings it has, each
+    checked by the platform (survey/platforms/); a problem names its key and line."""
+
+    expected = "a table of platforms' settings"
+
+    def check(self, value, where):
+        if not isinstance(value, dict):
+            raise self.wrong(value, where)
+        for path, problem in platforms.setting_problems(value):
+            raise where.at(*path).error(problem)
+        text = core.Text(SETTING_LENGTH)
+        return {
+            name: {key: text.check(v, where.at(name, key)) for key, v in table.items()}
+            for name, table in value.items()
+        }
+
+
 def _bounds(f: models.Field, low: int, high: int) -> tuple[int, int]:
     for v in f.validators:
         if getattr(v, "code", "") == "min_value":
@@ -95,6 +116,8 @@ def _key_of(f: models.Field) -> Key:
         return core.Number(*_bounds(f, -1e300, 1e300))
     if isinstance(f, models.JSONField) and f.name == "type_counts":
         return TYPE_COUNTS
+    if isinstance(f, models.JSONField) and f.name == "platform_settings":
+        return PlatformSettings()
     if isinstance(f, models.CharField | models.TextField):
         return core.Text(f.max_length or MAX_TEXT, blank=f.blank)
     return core.Scalar()  # any other field: its own checks (to_python, validators) decide

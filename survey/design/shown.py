@@ -84,6 +84,8 @@ NOT_SHOWN = (
     "is_open",
     "abandon_after_minutes",
     "platform",
+    "platform_settings",
+    "allow_repeats",
     "completion_code",
     "decline_code",
     "min_answered_pairs",

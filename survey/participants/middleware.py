@@ -50,7 +50,7 @@ class RefuseNulMiddleware:
 
 
 def content_security_policy(framed_by: tuple[str, ...] = ()) -> str:
-    """The site's policy; a page `framed_by` some origins (an MTurk study's, see
+    """The site's policy; a page `framed_by` some origins (those of its study's platform, see
     survey.participants.participation.framed_by) may be shown in their frames and post forms to
     them."""
     rules = dict(settings.CONTENT_SECURITY_POLICY)

@@ -8,20 +8,18 @@ final check before finishing.
 from __future__ import annotations
 
 import posixpath
-import re
 import secrets
 from dataclasses import dataclass, field
 from datetime import timedelta
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import unquote, urlsplit
 
-from django.conf import settings
 from django.db import connection, transaction
 from django.dispatch import Signal
 from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
-from survey import record, scan_store
+from survey import platforms, record, scan_store
 from survey.models import (
     ConsentText,
     DeclinedConsent,
@@ -56,22 +54,6 @@ ANSWER_STATE = (*SCALES, "client_ms", "revisions", "flagged", "comment")
 ACTIVITY_RESOLUTION = timedelta(minutes=1)
 #: How long a browser remembers the participation it holds in a study (see `held_by_browser`).
 BROWSER_MEMORY = timedelta(days=180)
-
-# Query parameter -> PlatformIdentity field. Prolific sends the first three, MTurk the next
-# four (turkSubmitTo is checked apart, as an address); `pid` is generic.
-PLATFORM_PARAMETERS = {
-    "PROLIFIC_PID": "prolific_pid",
-    "STUDY_ID": "study_id",
-    "SESSION_ID": "session_id",
-    "workerId": "worker_id",
-    "assignmentId": "assignment_id",
-    "hitId": "hit_id",
-    "turkSubmitTo": "submit_to",
-    "pid": "pid",
-}
-PLATFORM_VALUE = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
-MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
-PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc="
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 
@@ -124,8 +106,13 @@ class Refused(Exception):
 
 
 class StartedElsewhere(Exception):
-    """The platform ids belong to a participation this browser does not hold: only the
-    personal link resumes it, so that knowing someone's ids does not open their answers."""
+    """The platform ids belong to a participation (`participant`) the caller may not hand out:
+    only its personal link resumes it, so that knowing someone's ids does not open their
+    answers."""
+
+    def __init__(self, participant: Participant):
+        super().__init__(participant.pk)
+        self.participant = participant
 
 
 @dataclass(frozen=True)
@@ -154,24 +141,10 @@ class Progress:
     unanswered: list[tuple[int, list[str]]]  # (position, scales not answered)
 
 
-def platform_fields(params) -> dict[str, str]:
-    """The crowd-platform ids among request parameters; ValueError on a malformed one."""
-    fields = {}
-    for parameter, name in PLATFORM_PARAMETERS.items():
-        values = params.getlist(parameter)
-        if len(values) > 1:  # which one the platform meant is not for us to guess
-            raise ValueError(gettext("%(parameter)s is given twice") % {"parameter": parameter})
-        value = values[0] if values else ""
-        if not value:
-            continue
-        if parameter == "turkSubmitTo":
-            if value.rstrip("/") not in settings.WOJDB_MTURK_HOSTS:
-                message = gettext("%(parameter)s is not an MTurk address")
-                raise ValueError(message % {"parameter": parameter})
-        elif not PLATFORM_VALUE.fullmatch(value):
-            raise ValueError(gettext("%(parameter)s is not a valid id") % {"parameter": parameter})
-        fields[name] = value
-    return fields
+def link_ids(study: Study, params) -> dict[str, str]:
+    """The ids the study's platform sent with its link, as PlatformIdentity fields; ValueError,
+    naming the parameter, on a malformed one."""
+    return platforms.of(study).read(study, params)
 
 
 def browser_cookie(study: Study) -> str:
@@ -189,34 +162,69 @@ def held_by_browser(study: Study, cookies) -> Participant | None:
 
 def enter(
     study: Study,
-    platform: dict[str, str],
+    ids: dict[str, str],
     reading_mode: bool = False,
     leaving: Participant | None = None,
 ) -> Participant:
-    """A new participant on the study's least-used questionnaire (raises StudyClosed).
+    """A new participant on the study's least-used questionnaire (raises StudyClosed), keeping
+    the platform `ids` (`link_ids`) apart from the answers.
 
-    A crowd worker who opens the study link again within the same platform session (or MTurk
-    assignment) is not given a second questionnaire: StartedElsewhere is raised, as the browser
-    that holds the participation resumes it before this is called. `leaving` is a participation
-    the browser held and chose to start afresh from: unless finished, it is marked abandoned,
-    which releases its slot as an idle participant's is (its answers stay).
+    A person the ids name who has taken part already (`earlier`) is not given a second
+    questionnaire: StartedElsewhere is raised, as the browser that holds the participation
+    resumes it before this is called. `leaving` is a participation the browser held and chose
+    to start afresh from: unless finished, it is marked abandoned, which releases its slot as an
+    idle participant's is (its answers stay).
     """
+    platform = platforms.of(study)
     with transaction.atomic():
         if leaving is not None:
             Participant.objects.filter(pk=leaving.pk, status__in=(ASSIGNED, IN_PROGRESS)).update(
                 status=ABANDONED
             )
-        for ids in (("prolific_pid", "session_id"), ("worker_id", "assignment_id")):
-            if all(platform.get(name) for name in ids):
-                match = {f"platform__{name}": platform[name] for name in ids}
-                if Participant.objects.filter(study=study, **match).exists():
-                    raise StartedElsewhere
         participant = enrol(study, reading_mode=reading_mode)
-        if platform:
-            PlatformIdentity.objects.create(
-                participant=participant, return_url=study.platform_return_url, **platform
-            )
+        # After the study row is locked (enrol): the same person arriving twice at once
+        # is one participation.
+        if (taken := earlier(study, ids, pilot=participant.pilot)) is not None:
+            raise StartedElsewhere(taken)
+        if ids:
+            PlatformIdentity.objects.create(participant=participant, **ids, **platform.kept(study))
     return participant
+
+
+def earlier(study: Study, ids: dict[str, str], pilot: bool | None = None) -> Participant | None:
+    """The participation the person these ids name already has in the study, among its real
+    participants (`pilot`: its pilot ones; by default those of the study's phase): the person's,
+    whatever their assignment, session or browser, where the platform names a person and the
+    study does not allow repeats; else the same session's (an MTurk assignment, a Prolific
+    session). None for ids that name no one."""
+    platform = platforms.of(study)
+    names = platform.session if study.allow_repeats else (platform.person,)
+    if not names or not all(ids.get(name) for name in names):
+        return None
+    match = {f"platform__{name}": ids[name] for name in names}
+    pilot = not study.launched if pilot is None else pilot
+    found = Participant.objects.filter(study=study, pilot=pilot, simulated=False, **match)
+    return found.order_by("pk").first()
+
+
+def may_start_afresh(study: Study, held: Participant, ids: dict[str, str]) -> bool:
+    """Whether the browser holding `held` may start a new participation with these ids: not
+    where they name its own person and the study wants each person once."""
+    person = platforms.of(study).person
+    if study.allow_repeats or not person or not ids.get(person):
+        return True
+    return identity(held).get(person) != ids[person]
+
+
+def identity(participant: Participant) -> dict[str, str]:
+    """The participant's platform ids, as PlatformIdentity fields (those they came without
+    left out)."""
+    values = PlatformIdentity.objects.filter(participant=participant).values().first() or {}
+    return {
+        name: value
+        for name, value in values.items()
+        if name not in ("id", "participant_id") and value
+    }
 
 
 def find(token: str, item_id: int | None = None) -> Participant | None:
@@ -364,6 +372,13 @@ def practice_notes(study: Study, item: Item) -> tuple[str, str]:
     else written from the item (texts.practice_notes)."""
     holistic, order = texts.practice_notes(item, gettext, ngettext)
     return study.sample_holistic_note or holistic, study.sample_order_note or order
+
+
+def sample_item(study: Study) -> Item:
+    """The study's practice pair, with the sentences its page shows."""
+    return Item.objects.select_related("triple__segment", "permutation").get(
+        pk=study.sample_item_id
+    )
 
 
 def first_position(participant: Participant) -> int:
@@ -534,77 +549,25 @@ def new_completion_code() -> str:
     return f"{code[:5]}-{code[5:]}"
 
 
-def return_url(participant: Participant) -> str:
-    """Where a finished participant hands back to their crowd platform: Prolific's completion
-    address (for those who came with Prolific's ids), or the generic platform's return address
-    with the code; "" for none (MTurk posts a form instead, see `mturk_submit`), or when they
-    earned no code."""
+def hand_in(participant: Participant) -> platforms.HandIn | None:
+    """What a finished participant who earned a code hands in to the platform they came by (a
+    link to follow or a form to post); None when there is nothing to hand in, or no code."""
     if participant.status != COMPLETED or not participant.completion_code:
-        return ""
-    platform = participant.study.platform
-    identity = PlatformIdentity.objects.filter(participant=participant).first()
-    if platform == "prolific":
-        # Only people who came from Prolific are sent there; others just see their code.
-        came = identity is not None and identity.prolific_pid
-        return PROLIFIC_COMPLETE + quote(participant.completion_code) if came else ""
-    if platform != "generic" or identity is None or not identity.return_url:
-        return ""
-    url = identity.return_url.replace("{code}", quote(participant.completion_code))
-    parts = urlsplit(url)
-    return url if parts.scheme in ("http", "https") and parts.netloc else ""
-
-
-def mturk_submit(participant: Participant) -> tuple[str, str] | None:
-    """MTurk's external-question submit (address, assignment id) for a finished worker who
-    earned a code; None otherwise, or in a HIT preview."""
-    if participant.study.platform != "mturk" or not participant.completion_code:
         return None
-    identity = PlatformIdentity.objects.filter(participant=participant).first()
-    if identity is None or not identity.submit_to or not identity.assignment_id:
-        return None
-    host = identity.submit_to.rstrip("/")
-    if identity.assignment_id == MTURK_PREVIEW or host not in settings.WOJDB_MTURK_HOSTS:
-        return None
-    return host + "/mturk/externalSubmit", identity.assignment_id
+    platform = platforms.serving(participant)
+    return platform.hand_in(participant.study, identity(participant), participant.completion_code)
 
 
 def framed_by(study: Study) -> tuple[str, ...]:
-    """The origins that may show the study's pages in a frame: MTurk's, for an MTurk study
-    (its HITs show an external question in a frame); none for any other."""
-    return tuple(settings.WOJDB_MTURK_HOSTS) if study.platform == "mturk" else ()
-
-
-def take_up_assignment(participant: Participant, platform: dict[str, str]) -> None:
-    """A worker who previewed the HIT, started, and then accepted it comes back with the
-    accepted assignment's ids: they replace the preview's (or are added to a participation
-    started without any), so the finished work can be handed in. A participation already
-    holding an accepted assignment, or one of these ids held by another, is left as it is."""
-    assignment = platform.get("assignment_id", "")
-    if participant.study.platform != "mturk" or assignment in ("", MTURK_PREVIEW):
-        return
-    identity = PlatformIdentity.objects.filter(participant=participant).first()
-    if identity is not None and identity.assignment_id not in ("", MTURK_PREVIEW):
-        return
-    taken = Participant.objects.filter(
-        study=participant.study, platform__assignment_id=assignment
-    ).exclude(pk=participant.pk)
-    if taken.exists():
-        return
-    if identity is None:
-        identity = PlatformIdentity(
-            participant=participant, return_url=participant.study.platform_return_url
-        )
-    for name, value in platform.items():
-        setattr(identity, name, value)
-    identity.save()
+    """The origins that may show the study's pages in a frame and receive their forms: its
+    platform's (MTurk shows an external question in a frame); none for most."""
+    return platforms.of(study).framed_by()
 
 
 def leaving_url(study: Study) -> str:
-    """Where someone who declines or withdraws goes back to: Prolific with the study's code
-    for it, where one is set; "" otherwise."""
-    if study.platform == "prolific" and study.decline_code:
-        return PROLIFIC_COMPLETE + quote(study.decline_code)
-    return ""
+    """Where someone who declines or withdraws goes back to on the study's platform; "" for
+    nowhere."""
+    return platforms.of(study).leaving_url(study)
 
 
 def resume_url(participant: Participant) -> str:

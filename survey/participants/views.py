@@ -23,7 +23,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
-from survey import record
+from survey import platforms, record
 from survey.design.lifecycle import study_status
 from survey.models import Study
 from survey.participants import participation, study_cache
@@ -85,8 +85,8 @@ def same_origin_in_frame(request, study: Study) -> bool:
 
 
 def allow_frames(response, study: Study | None):
-    """Let the crowd platform of an MTurk study show this page in its frame and receive the
-    hand-in form (the headers are written by survey.participants.middleware)."""
+    """Let the study's crowd platform show this page in its frame and receive its forms, where
+    it does (MTurk); the headers are written by survey.participants.middleware."""
     if study is not None and (origins := participation.framed_by(study)):
         response.framed_by = origins
         response.xframe_options_exempt = True
@@ -118,9 +118,11 @@ def document(text: str, study: Study) -> list[tuple[str, str]]:
 
 
 def page(request, template: str, participant=None, status: int = 200, **context):
-    """Render a participant page with what every page shows (study, reading mode, links)."""
+    """Render a participant page with what every page shows (study, its platform, reading mode,
+    links)."""
     if participant is not None:
         context.setdefault("study", participant.study)
+        context["platform"] = platforms.serving(participant)
         context["participant"] = participant
         context["reading"] = participant.reading_mode
         context["personal_link"] = request.build_absolute_uri(
@@ -148,8 +150,8 @@ def refuse(request, participant, message: str, status: int = 400, back: str = ""
 
 
 def same_site(study: Study) -> str:
-    """The cookie's SameSite: "None" for a study in MTurk's frame, where a "Lax" cookie is
-    withheld, when served over HTTPS (browsers take "None" only with Secure)."""
+    """The cookie's SameSite: "None" for a study its platform frames (MTurk), where a "Lax"
+    cookie is withheld, when served over HTTPS (browsers take "None" only with Secure)."""
     framed = participation.framed_by(study) and settings.SESSION_COOKIE_SECURE
     return "None" if framed else "Lax"
 
@@ -238,38 +240,48 @@ def study_entry(request, study):
     """The study link: the information sheet, then a new participant on "Continue".
 
     A browser that holds a participation of the study resumes it; starting afresh is the
-    participant's explicit choice (`afresh` posted), which releases the one held."""
+    participant's explicit choice (`afresh` posted), which releases the one held. A platform's
+    preview (MTurk's) shows what taking part is like and stores nothing."""
     if request.method == "POST" and not same_origin_in_frame(request, study):
         refused = CsrfViewMiddleware(lambda request: None).process_view(
             request, study_entry, (), {}
         )
         if refused is not None:
             return refused
+    platform = platforms.of(study)
     params = request.POST if request.method == "POST" else request.GET
     try:
-        platform = participation.platform_fields(params)
+        ids = participation.link_ids(study, params)
     except ValueError as error:
-        context = {"study": study, "problem": error}
+        context = {"study": study, "platform": platform, "problem": error}
         return render(request, "survey/bad_link.html", context, status=400)
     reading = params.get("reading") == "1"
     held = participation.held_by_browser(study, request.COOKIES)
-    if held is not None:
-        participation.take_up_assignment(held, platform)
-    context = {"study": study, "reading": reading, "held": held}
+    context = {"study": study, "platform": platform, "reading": reading, "held": held}
     if request.method == "POST" and held is not None and "afresh" not in request.POST:
         return redirect(participation.resume_url(held))
     # A closed study, or one not ready (a setting its texts need, say), takes no one new.
     if held is None and not study_status(study, study.has_active).takes_newcomers:
         return render(request, "survey/closed.html", context, status=200)
+    if platform.previewing(ids):
+        return preview(request, study, context)
     if request.method == "POST":
         try:
-            participant = participation.enter(study, platform, reading_mode=reading, leaving=held)
+            participant = participation.enter(study, ids, reading_mode=reading, leaving=held)
         except StudyClosed:
             return render(request, "survey/closed.html", context, status=409)
-        except StartedElsewhere:
+        except StartedElsewhere as started:
+            if held is not None and started.participant.pk == held.pk:
+                return redirect(participation.resume_url(held))
+            context["earlier"] = started.participant
             return render(request, "survey/started_elsewhere.html", context, status=409)
         return remember(redirect(participation.resume_url(participant)), participant)
-    hidden = {p: request.GET[p] for p in participation.PLATFORM_PARAMETERS if request.GET.get(p)}
+    if held is None and (taken := participation.earlier(study, ids)) is not None:
+        # Said before the information sheet is read, not after.
+        context["earlier"] = taken
+        return render(request, "survey/started_elsewhere.html", context)
+    given = [p.name for p in platform.parameters(study)]
+    hidden = {name: request.GET[name] for name in given if request.GET.get(name)}
     toggle = urlencode(hidden | {"reading": "0" if reading else "1"})
     return render(
         request,
@@ -279,7 +291,28 @@ def study_entry(request, study):
             "sheet": document(study.information_sheet, study),
             "hidden": hidden,
             "reading_link": f"?{toggle}",
+            "afresh": held is not None and participation.may_start_afresh(study, held, ids),
         },
+    )
+
+
+def preview(request, study, context):
+    """What taking part is like, before the platform lets the person take part: the
+    information sheet and the practice pair, read-only. Nothing is stored, so an accepted
+    preview leaves no participation behind."""
+    item = participation.sample_item(study)
+    unanswered = dict.fromkeys(participation.SCALES)
+    return render(
+        request,
+        "survey/preview.html",
+        context
+        | {
+            "sheet": document(study.information_sheet, study),
+            "item": item,
+            "language": language_name(item.triple.segment.source_lang),
+            "scales": scales(study, unanswered, unanswered, None),
+        },
+        status=409 if request.method == "POST" else 200,
     )
 
 
@@ -345,7 +378,11 @@ def consent(request, participant):
 def left_study(request, template):
     """After declining or withdrawing: the way back to the crowd platform, if it has one."""
     study = Study.objects.filter(slug=request.GET.get("study", "")).first()
-    context = {"study": study, "leaving_url": participation.leaving_url(study) if study else ""}
+    context = {
+        "study": study,
+        "platform": platforms.of(study) if study else platforms.PLATFORMS["none"],
+        "leaving_url": participation.leaving_url(study) if study else "",
+    }
     with in_language(study):
         return allow_frames(render(request, template, context), study)
 
@@ -592,17 +629,12 @@ def done(request, participant):
     if participant.status != COMPLETED:
         return redirect(participation.resume_url(participant))
     study = participant.study
-    return_url = participation.return_url(participant)
-    mturk = participation.mturk_submit(participant)
     return page(
         request,
         "survey/done.html",
         participant,
         debriefing=document(study.debriefing, study),
-        return_url=return_url,
-        mturk=mturk,
-        hand_back=bool(return_url or mturk),
-        prolific=study.platform == "prolific",
+        hand_in=participation.hand_in(participant),
     )
 
 

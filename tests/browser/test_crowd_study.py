@@ -135,9 +135,9 @@ def test_a_whole_prolific_participation(new_context, live_server, size):
     personal_link = page.locator("a.personal-link").get_attribute("href")
 
     # The same Prolific ids from another browser resume nothing: the personal link is needed.
+    # The same person in another session is told so too, before reading the sheet again.
     elsewhere = new_context(viewport).new_page()
-    elsewhere.goto(f"{live_server.url}/s/{study.slug}/?{ids}")
-    elsewhere.get_by_role("button", name="Continue to the consent form").click()
+    elsewhere.goto(f"{live_server.url}/s/{study.slug}/?{ids.replace('se1', 'se2')}")
     expect(heading(elsewhere)).to_have_text("You have already started this study")
     assert "/p/" not in elsewhere.url
     shot(elsewhere, f"{size}-07-started-elsewhere")

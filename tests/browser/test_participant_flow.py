@@ -155,7 +155,7 @@ def test_the_whole_flow_with_the_mouse(new_context, live_server, study):
     shot = Camera("mouse")
     context = new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID=60aa11&STUDY_ID=st1&SESSION_ID=se1")
+    page.goto(f"{live_server.url}/s/{study.slug}/?pid=60aa11")
     expect(heading(page)).to_have_text("Participant Information Sheet")
     expect(page.get_by_text("Researcher: R. Searcher Contact Details:")).to_be_visible()
     shot(page, "information")
@@ -271,7 +271,7 @@ def test_the_whole_flow_with_the_mouse(new_context, live_server, study):
         ("Polish", 7, ""),
         ("German", 1, "GCSE"),
     ]
-    assert PlatformIdentity.objects.get(participant=participant).prolific_pid == "60aa11"
+    assert PlatformIdentity.objects.get(participant=participant).pid == "60aa11"
 
     # The platform's return link is followed only now that everything is saved.
     page.get_by_role("link", name="Return to the study platform").click()

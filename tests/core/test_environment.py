@@ -57,6 +57,16 @@ def test_hosts_and_origins_refuse_empty_or_schemeless_entries():
     assert origins == ["https://a.org", "https://b.org"]
 
 
+@pytest.mark.parametrize(
+    "value", ["https://a.org/mturk", "https://a.org?x=1", "https://a.org#x", "https://u@a.org"]
+)
+def test_an_origin_is_a_scheme_and_a_host_only(value):
+    with pytest.raises(SettingsError, match="WOJDB_MTURK_HOSTS"):
+        env(WOJDB_MTURK_HOSTS=value).origins("WOJDB_MTURK_HOSTS")
+    trial = env(WOJDB_MTURK_HOSTS="http://localhost:8001/").origins("WOJDB_MTURK_HOSTS")
+    assert trial == ["http://localhost:8001"]
+
+
 def test_text_refuses_an_empty_value():
     with pytest.raises(SettingsError, match="WOJDB_SPACY_PIPELINE"):
         env(WOJDB_SPACY_PIPELINE=" ").text("WOJDB_SPACY_PIPELINE", "en_core_web_sm")

@@ -151,7 +151,10 @@ class EndpointFuzz(TestCase):
 
     @classmethod
     def setUpTestData(cls):
-        cls.study = make_study(questionnaires=2, items=4)
+        # On Prolific, so that the link's ids are read and kept.
+        cls.study = make_study(
+            questionnaires=2, items=4, platform="prolific", completion_code="C1PROLIFIC"
+        )
         # Each its own browser: one browser entering again resumes its participation.
         cls.newcomer = enter(Client(), cls.study)
         cls.alice = started(Client(), cls.study)
@@ -258,8 +261,8 @@ class EndpointFuzz(TestCase):
         count = Participant.objects.count()
         response = self.post(f"/s/{self.study.slug}/", data, json)
         try:
-            platform = participation.platform_fields(
-                MultiValueDict({name: [value] for name, value in data.items()})
+            platform = participation.link_ids(
+                self.study, MultiValueDict({name: [value] for name, value in data.items()})
             )
         except ValueError:
             assert response.status_code == 400

@@ -17,19 +17,26 @@ import pytest
 from django.utils.translation.template import templatize
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-TEMPLATES = sorted((ROOT / "survey/templates/survey").glob("*.html"))  # not dashboard/
+# The participant pages and the crowd platforms' parts of them; not dashboard/.
+TEMPLATES = [
+    *sorted((ROOT / "survey/templates/survey").glob("*.html")),
+    *sorted((ROOT / "survey/templates/survey/platforms").rglob("*.html")),
+]
 MODULES = [
-    ROOT / name
-    for name in (
-        "survey/participants/forms.py",
-        "survey/participants/views.py",
-        "survey/models.py",
-        "survey/participants/participation.py",
-        "survey/paper/print_runs.py",
-        "survey/paper/scan_import.py",
-        "wojdb/core/texts/en.py",
-        "wojdb/core/paper/printing.py",
-    )
+    *(
+        ROOT / name
+        for name in (
+            "survey/participants/forms.py",
+            "survey/participants/views.py",
+            "survey/models.py",
+            "survey/participants/participation.py",
+            "survey/paper/print_runs.py",
+            "survey/paper/scan_import.py",
+            "wojdb/core/texts/en.py",
+            "wojdb/core/paper/printing.py",
+        )
+    ),
+    *sorted((ROOT / "survey/platforms").glob("*.py")),
 ]
 LANGUAGES = ("fr", "de")
 SINGULAR = {"gettext", "gettext_lazy", "_", "N_"}
@@ -86,6 +93,8 @@ def test_the_sources_are_read():
     assert any(plural and "%(minutes)s minutes" in plural for _, plural in messages)
     assert ("Please name the language.", None) in messages
     assert ("Is %(language)s your first language?", None) in messages
+    assert ("Submit the HIT on MTurk", None) in messages  # a platform's part of a page
+    assert ("%(parameter)s is not an MTurk address", None) in messages  # a platform's message
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

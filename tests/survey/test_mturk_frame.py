@@ -1,9 +1,12 @@
-"""An MTurk study in MTurk's frame: its pages allow MTurk's origins as frame ancestors and form
-targets (no other study's do), the hand-in goes only to an MTurk host, a post from the page's
-own origin is taken without the CSRF cookie browsers withhold in a cross-site frame, and a
-worker who previews the HIT, starts, then accepts it in the same browser can hand it in."""
+"""An MTurk study in MTurk's frame: no other study's pages allow frames (those of every
+platform are in tests/survey/test_platforms.py), the hand-in goes only to an MTurk host, a
+preview shows what taking part is like and stores nothing, a post from the page's own origin is
+taken without the CSRF cookie browsers withhold in a cross-site frame, and over HTTPS the
+participation cookie is kept in the frame."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from django.test import Client
@@ -11,7 +14,7 @@ from django.test import Client
 from survey.models import Participant, PlatformIdentity
 from survey.participants import participation
 from tests.factories import make_study
-from tests.survey.test_participant_views import consent, enter, finish_all
+from tests.survey.test_participant_views import consent, enter, finish_all, text_of
 
 MTURK = ("https://www.mturk.com", "https://workersandbox.mturk.com")
 SANDBOX = "https://workersandbox.mturk.com"
@@ -28,25 +31,6 @@ def policy(response) -> dict[str, str]:
     return dict(rules)
 
 
-def test_an_mturk_studys_pages_may_be_framed_by_mturk_only(client):
-    study = make_study(items=2, platform="mturk")
-    participant = enter(client, study, **ACCEPTED)
-    consent(client, participant)
-    finish_all(client, participant, 2)
-    pages = [
-        client.get(f"/s/{study.slug}/", ACCEPTED),
-        client.get(f"/p/{participant.token}/done/"),
-        client.get(f"/p/{participant.token}/withdraw/"),
-        client.get(f"/withdrawn/?study={study.slug}"),
-    ]
-    for page in pages:
-        assert page.status_code == 200
-        assert "X-Frame-Options" not in page
-        assert policy(page)["frame-ancestors"] == " ".join(MTURK)
-        assert policy(page)["form-action"] == "'self' " + " ".join(MTURK)
-    assert f'action="{SANDBOX}/mturk/externalSubmit"' in pages[1].content.decode()
-
-
 def test_other_studies_and_pages_are_never_framed(client):
     study = make_study(items=2, platform="prolific", completion_code="C1PROLIFIC")
     for page in (client.get(f"/s/{study.slug}/"), client.get("/"), client.get("/admin/login/")):
@@ -60,42 +44,45 @@ def test_the_hand_in_goes_only_to_an_mturk_host(client, settings):
     participant = enter(client, study, **ACCEPTED)
     consent(client, participant)
     finish_all(client, participant, 2)
-    assert participation.mturk_submit(participant) == (f"{SANDBOX}/mturk/externalSubmit", "A7")
+    assert participation.hand_in(participant).action == f"{SANDBOX}/mturk/externalSubmit"
     settings.WOJDB_MTURK_HOSTS = ("https://www.mturk.com",)  # the sandbox no longer allowed
-    assert participation.mturk_submit(participant) is None
+    assert participation.hand_in(participant) is None
     assert "externalSubmit" not in client.get(f"/p/{participant.token}/done/").content.decode()
 
 
-def test_preview_then_accept_in_one_browser_ends_in_a_hit_that_can_be_handed_in(client):
+def test_a_preview_shows_the_sheet_and_a_pair_read_only_and_stores_nothing(client):
     study = make_study(items=2, platform="mturk")
-    previewing = enter(client, study, **PREVIEW)  # started while previewing
-    consent(client, previewing)
-    assert participation.mturk_submit(previewing) is None
-    # Accepted: MTurk opens the study link again, with the assignment's ids.
+    page = client.get(f"/s/{study.slug}/", PREVIEW)
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert "Accept the HIT to begin" in text_of(page)
+    assert "Participant Information Sheet" in text_of(page)
+    sample = study.sample_item
+    assert sample.triple.hypothesis in html and sample.triple.segment.reference in html
+    assert re.search(r'<fieldset class="sample" disabled>', html)
+    assert html.count('type="radio"') == 10  # two five-point scales, in the disabled fieldset
+    assert "Continue to the consent form" not in html and 'name="afresh"' not in html
+    assert policy(page)["frame-ancestors"] == " ".join(MTURK)
+    # Posting the preview's link, as its page never does, takes part no more than reading it.
+    assert client.post(f"/s/{study.slug}/", PREVIEW).status_code == 409
+    assert not Participant.objects.exists() and not PlatformIdentity.objects.exists()
+    assert participation.browser_cookie(study) not in client.cookies
+
+
+def test_accepting_after_a_preview_starts_the_one_participation(client):
+    study = make_study(items=2, platform="mturk")
+    client.get(f"/s/{study.slug}/", PREVIEW)
     page = client.get(f"/s/{study.slug}/", ACCEPTED)
-    assert "You have already started this study" in page.content.decode()
-    assert Participant.objects.count() == 1
-    identity = PlatformIdentity.objects.get(participant=previewing)
-    assert (identity.assignment_id, identity.worker_id, identity.submit_to) == ("A7", "W1", SANDBOX)
-    finish_all(client, previewing, 2)
-    html = client.get(f"/p/{previewing.token}/done/").content.decode()
+    assert "Continue to the consent form" in text_of(page)
+    worker = enter(client, study, **ACCEPTED)
+    consent(client, worker)
+    finish_all(client, worker, 2)
+    html = client.get(f"/p/{worker.token}/done/").content.decode()
     assert f'action="{SANDBOX}/mturk/externalSubmit"' in html
     assert 'name="assignmentId" value="A7"' in html
-
-
-def test_an_accepted_assignment_is_not_replaced_or_taken_twice(client):
-    study = make_study(items=2, platform="mturk")
-    other = enter(Client(), study, **ACCEPTED)
-    previewing = enter(client, study, **PREVIEW)
-    client.get(f"/s/{study.slug}/", ACCEPTED)  # A7 is the other browser's participation's
-    assert (
-        PlatformIdentity.objects.get(participant=previewing).assignment_id
-        == PREVIEW["assignmentId"]
-    )
-    client.get(f"/s/{study.slug}/", ACCEPTED | {"assignmentId": "A8"})
-    client.get(f"/s/{study.slug}/", ACCEPTED | {"assignmentId": "A9"})
-    assert PlatformIdentity.objects.get(participant=previewing).assignment_id == "A8"
-    assert PlatformIdentity.objects.get(participant=other).assignment_id == "A7"
+    # Nothing was held for the preview: no second participant, none abandoned, and the
+    # questionnaires' counts hold the worker alone.
+    assert list(Participant.objects.values_list("status", flat=True)) == ["completed"]
 
 
 def csrf_checked() -> Client:
@@ -113,7 +100,8 @@ def test_in_a_frame_a_post_from_the_pages_own_origin_needs_no_csrf_cookie():
     assert browser.post(f"/p/{token}/consent/", statements, **same).status_code == 302
     assert Participant.objects.get(token=token).consent_version is not None
     by_origin = {"HTTP_ORIGIN": "http://testserver"}
-    assert browser.post(f"/s/{study.slug}/", PREVIEW, **by_origin).status_code == 302
+    other = ACCEPTED | {"workerId": "W2", "assignmentId": "A8"}
+    assert csrf_checked().post(f"/s/{study.slug}/", other, **by_origin).status_code == 302
 
 
 @pytest.mark.parametrize(

@@ -15,13 +15,20 @@ from hypothesis import strategies as st
 from analysis.report import write_report
 from analysis.report_files import forget_participant
 from survey.checks import unfilled_study_texts
-from survey.models import ConsentText, Participant, PlatformIdentity, Rating, Withdrawal
+from survey.models import ConsentText, PlatformIdentity, Rating, Study, Withdrawal
 from survey.participants import participation
 from survey.participants.participation import Answer, Refused
+from survey.platforms import HandIn, mturk
 from tests.factories import make_study
 from wojdb.core import texts
 from wojdb.core.report.model import Report, Section, Table
 from wojdb.core.texts import en
+
+
+def query(params: dict[str, str]) -> MultiValueDict:
+    """Parameters as a request holds them."""
+    return MultiValueDict({name: [value] for name, value in params.items()})
+
 
 answers = st.lists(
     st.tuples(st.none() | st.integers(1, 5), st.none() | st.integers(1, 5)), max_size=12
@@ -212,59 +219,27 @@ def test_completion_codes_are_random():
     assert len(codes) == 200
 
 
-@pytest.mark.django_db
 def test_the_return_address_gets_the_code_and_only_web_addresses_pass(participant):
     study = make_study(
         platform="generic", platform_return_url="https://example.org/done?cc={code}&x=1"
     )
-    crowd = participation.enter(study, {"prolific_pid": "abc"})
-    assert participation.return_url(crowd) == ""  # not finished yet
+    crowd = participation.enter(study, {"pid": "abc"})
+    assert participation.hand_in(crowd) is None  # not finished yet
     participation.finish(crowd)
-    assert participation.return_url(crowd) == (
-        f"https://example.org/done?cc={crowd.completion_code}&x=1"
+    assert participation.hand_in(crowd) == HandIn(
+        link=f"https://example.org/done?cc={crowd.completion_code}&x=1"
     )
     participation.finish(participant)
-    assert participation.return_url(participant) == ""  # came without a platform
+    assert participation.hand_in(participant) is None  # came without a platform
 
 
-def query(params: dict[str, str]) -> MultiValueDict:
-    """Parameters as a request holds them."""
-    return MultiValueDict({name: [value] for name, value in params.items()})
-
-
-@pytest.mark.parametrize(
-    "params, fields",
-    [
-        ({}, {}),
-        ({"PROLIFIC_PID": "5f", "STUDY_ID": "s", "SESSION_ID": "x"}, None),
-        ({"pid": "a.b:c-d_e"}, {"pid": "a.b:c-d_e"}),
-        ({"PROLIFIC_PID": ""}, {}),
-        ({"other": "ignored"}, {}),
-    ],
-)
-def test_platform_parameters_become_identity_fields(params, fields):
-    expected = (
-        {"prolific_pid": "5f", "study_id": "s", "session_id": "x"} if fields is None else fields
-    )
-    assert participation.platform_fields(query(params)) == expected
-
-
-@pytest.mark.django_db
-@pytest.mark.parametrize("parameter", ["PROLIFIC_PID", "workerId", "assignmentId", "turkSubmitTo"])
-def test_a_platform_id_given_twice_is_refused_and_nothing_is_written(client, parameter):
-    study = make_study()
-    second = "https://workersandbox.mturk.com" if parameter == "turkSubmitTo" else "B2"
-    first = "https://www.mturk.com" if parameter == "turkSubmitTo" else "A1"
-    response = client.get(f"/s/{study.slug}/", {parameter: [first, second]})
-    assert response.status_code == 400
-    assert f"{parameter} is given twice" in response.content.decode()
-    assert not Participant.objects.exists() and not PlatformIdentity.objects.exists()
-
-
-@pytest.mark.parametrize("value", ["a b", "x" * 65, "<b>", "é"])
+@pytest.mark.parametrize("value", ["a b", "x" * 65, "<b>", "é", "{{%PROLIFIC_PID%}}"])
 def test_malformed_platform_parameters_are_refused(value):
-    with pytest.raises(ValueError, match="pid is not a valid id"):
-        participation.platform_fields(query({"pid": value}))
+    study = Study(platform="prolific")
+    with pytest.raises(ValueError, match="PROLIFIC_PID is not a valid id"):
+        participation.link_ids(study, query({"PROLIFIC_PID": value}))
+    ids = participation.link_ids(study, query({"PROLIFIC_PID": "a.b:c-d_E9", "other": value}))
+    assert ids == {"prolific_pid": "a.b:c-d_E9"}
 
 
 @pytest.mark.django_db
@@ -370,22 +345,21 @@ def test_prolific_gets_the_studys_fixed_code_and_its_completion_address():
     study = make_study(platform="prolific", completion_code="C1ABCDEF")
     crowd = finished(study, 1, {"prolific_pid": "p", "session_id": "s"})
     assert crowd.completion_code == "C1ABCDEF"
-    assert participation.return_url(crowd) == (
-        "https://app.prolific.com/submissions/complete?cc=C1ABCDEF"
+    assert participation.hand_in(crowd) == HandIn(
+        link="https://app.prolific.com/submissions/complete?cc=C1ABCDEF"
     )
-    assert participation.mturk_submit(crowd) is None
     # Someone who came by the plain study link sees the code but is not sent to Prolific.
     walk_in = finished(study, 1)
-    assert walk_in.completion_code == "C1ABCDEF" and participation.return_url(walk_in) == ""
+    assert walk_in.completion_code == "C1ABCDEF" and participation.hand_in(walk_in) is None
 
 
 @pytest.mark.django_db
 def test_fewer_answered_pairs_than_the_minimum_earn_no_code():
     study = make_study(platform="prolific", completion_code="C1ABCDEF", min_answered_pairs=2)
-    short = finished(study, 1)
+    short = finished(study, 1, {"prolific_pid": "p1"})
     assert short.status == "completed" and short.completion_code == ""
-    assert participation.return_url(short) == ""
-    assert finished(study, 2).completion_code == "C1ABCDEF"
+    assert participation.hand_in(short) is None
+    assert finished(study, 2, {"prolific_pid": "p2"}).completion_code == "C1ABCDEF"
 
 
 @pytest.mark.django_db
@@ -415,18 +389,21 @@ def test_mturk_submits_the_assignment_to_the_address_mturk_gave():
     ids = {"worker_id": "W1", "assignment_id": "A1", "hit_id": "H1"}
     ids["submit_to"] = "https://workersandbox.mturk.com"
     crowd = finished(study, 1, ids)
-    assert participation.mturk_submit(crowd) == (
-        "https://workersandbox.mturk.com/mturk/externalSubmit",
-        "A1",
+    assert participation.hand_in(crowd) == HandIn(
+        action="https://workersandbox.mturk.com/mturk/externalSubmit",
+        fields=(("assignmentId", "A1"), ("completion_code", crowd.completion_code)),
     )
-    preview = finished(study, 1, ids | {"assignment_id": participation.MTURK_PREVIEW})
-    assert participation.mturk_submit(preview) is None
+    preview = finished(study, 1, ids | {"worker_id": "W2", "assignment_id": mturk.PREVIEW})
+    assert participation.hand_in(preview) is None
 
 
 @pytest.mark.parametrize("address", ["https://evil.example", "http://www.mturk.com", "x"])
 def test_only_mturks_own_addresses_are_taken_as_turk_submit_to(address):
+    study = Study(platform="mturk")
     with pytest.raises(ValueError, match="turkSubmitTo is not an MTurk address"):
-        participation.platform_fields(query({"turkSubmitTo": address}))
+        participation.link_ids(study, query({"turkSubmitTo": address}))
+    ids = participation.link_ids(study, query({"turkSubmitTo": "https://www.mturk.com/"}))
+    assert ids == {"submit_to": "https://www.mturk.com/"}
 
 
 @pytest.mark.django_db

@@ -130,26 +130,8 @@ def test_study_contacts_fill_the_documents(client):
 
 
 @pytest.mark.django_db
-def test_crowd_platform_ids_are_carried_through_and_stored_apart(client):
-    study = make_study(platform_return_url="https://app.prolific.com/submissions/complete?cc=X")
-    params = "PROLIFIC_PID=5f1a2b&STUDY_ID=st9&SESSION_ID=se7"
-    page = client.get(f"/s/{study.slug}/?{params}").content.decode()
-    assert 'name="PROLIFIC_PID" value="5f1a2b"' in page
-    participant = enter(client, study, PROLIFIC_PID="5f1a2b", STUDY_ID="st9", SESSION_ID="se7")
-    identity = PlatformIdentity.objects.get(participant=participant)
-    assert (identity.prolific_pid, identity.study_id, identity.session_id) == (
-        "5f1a2b",
-        "st9",
-        "se7",
-    )
-    assert identity.return_url == study.platform_return_url
-    generic = enter(Client(), study, pid="volunteer-42")
-    assert PlatformIdentity.objects.get(participant=generic).pid == "volunteer-42"
-
-
-@pytest.mark.django_db
 def test_the_same_platform_session_resumes_only_in_the_browser_that_started_it(client):
-    study = make_study()
+    study = make_study(platform="prolific", completion_code="C1")
     ids = {"PROLIFIC_PID": "abc", "STUDY_ID": "s", "SESSION_ID": "one"}
     first = enter(client, study, **ids)
     # The same browser, with the same ids, is taken back to its participation.
@@ -159,9 +141,36 @@ def test_the_same_platform_session_resumes_only_in_the_browser_that_started_it(c
     assert elsewhere.status_code == 409
     assert "personal link" in text_of(elsewhere)
     assert first.token not in elsewhere.content.decode()
-    other_session = enter(Client(), study, PROLIFIC_PID="abc", STUDY_ID="s", SESSION_ID="two")
-    assert other_session != first
-    assert Participant.objects.count() == 2
+    assert Participant.objects.count() == 1
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("session", [{"SESSION_ID": "two"}, {}], ids=["another", "none"])
+def test_a_prolific_pid_takes_part_once_whatever_its_session(client, session):
+    study = make_study(platform="prolific", completion_code="C1")
+    first = enter(client, study, PROLIFIC_PID="abc", STUDY_ID="s", SESSION_ID="one")
+    elsewhere = Client().post(f"/s/{study.slug}/", {"PROLIFIC_PID": "abc"} | session)
+    assert elsewhere.status_code == 409
+    assert "You have already started this study" in text_of(elsewhere)
+    assert list(Participant.objects.all()) == [first]
+
+
+@pytest.mark.django_db
+def test_an_mturk_worker_takes_part_once_whatever_the_hit_or_assignment(client):
+    study = make_study(platform="mturk")
+    first = enter(client, study, workerId="W1", assignmentId="A1", hitId="H1")
+    consent(client, first)
+    client.post(f"/p/{first.token}/review/")
+    second_hit = {"workerId": "W1", "assignmentId": "A2", "hitId": "H2"}
+    page = Client().post(f"/s/{study.slug}/", second_hit)
+    assert page.status_code == 409
+    assert "You have already taken part in this study" in text_of(page)
+    assert "please return that HIT" in text_of(page)
+    assert list(Participant.objects.all()) == [first]
+    # In the browser that took part, the study link shows the finished participation.
+    held = text_of(client.get(f"/s/{study.slug}/", second_hit))
+    assert "You have already taken part in this study" in held
+    assert "Start afresh" not in held and "please return that HIT" in held
 
 
 @pytest.mark.django_db
@@ -243,9 +252,9 @@ def test_a_withdrawn_or_declined_participation_is_forgotten_by_the_browser(clien
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("value", ["{{%PROLIFIC_PID%}}", "a b", "x" * 65, "<script>"])
+@pytest.mark.parametrize("value", ["{{%PROLIFIC_PID%}}", "a b", "x" * 65, "<script>", "é"])
 def test_a_malformed_platform_id_is_refused(client, value):
-    study = make_study()
+    study = make_study(platform="prolific", completion_code="C1")
     response = client.post(f"/s/{study.slug}/", {"PROLIFIC_PID": value})
     assert response.status_code == 400
     assert "This link is not valid" in text_of(response)
@@ -327,8 +336,9 @@ def test_consenting_starts_the_participant_and_freezes_the_questionnaire(client)
 
 @pytest.mark.django_db
 def test_declining_ends_politely_and_keeps_only_a_count(client):
-    study = make_study()
+    study = make_study(platform="prolific", completion_code="C1")
     participant = enter(client, study, PROLIFIC_PID="abc", SESSION_ID="s1")
+    assert PlatformIdentity.objects.filter(participant=participant).exists()
     response = client.post(f"/p/{participant.token}/consent/", {"decline": "1"}, follow=True)
     assert "Thank you for considering taking part" in text_of(response)
     assert not Participant.objects.exists()
@@ -901,7 +911,7 @@ def test_the_platform_return_link_appears_only_once_finished(client):
         platform="generic",
         platform_return_url="https://app.prolific.com/submissions/complete?cc={code}",
     )
-    participant = enter(client, study, PROLIFIC_PID="p1", STUDY_ID="s1", SESSION_ID="x1")
+    participant = enter(client, study, pid="p1")
     consent(client, participant)
     client.post(f"/p/{participant.token}/about/", languages())
     answer(client, participant, 2, holistic=2, order=2)
@@ -931,8 +941,9 @@ def test_a_return_address_that_is_not_a_web_address_is_never_linked(client):
 
 @pytest.mark.django_db
 def test_withdrawal_deletes_answers_and_details_and_confirms(client):
-    study = make_study()
+    study = make_study(platform="prolific", completion_code="C1")
     participant = enter(client, study, PROLIFIC_PID="p1", SESSION_ID="x")
+    assert PlatformIdentity.objects.filter(participant=participant).exists()
     consent(client, participant)
     client.post(f"/p/{participant.token}/about/", {"age": "30", **languages(("Irish", 5, ""))})
     answer(client, participant, 0, holistic=3)
@@ -1138,57 +1149,6 @@ def finish_all(client, participant, answered: int):
         answer(client, participant, position, holistic=3, order=3)
     client.post(f"/p/{participant.token}/review/")
     participant.refresh_from_db()
-
-
-@pytest.mark.django_db
-def test_prolific_hands_back_with_the_studys_code_when_the_participant_presses(client):
-    study = make_study(items=2, platform="prolific", completion_code="CABC1234")
-    participant = enter(client, study, PROLIFIC_PID="p1", STUDY_ID="s1", SESSION_ID="x1")
-    consent(client, participant)
-    stopping = "Stopping before the end? Please also return the study on Prolific"
-    assert stopping in text_of(client.get(f"/p/{participant.token}/about/"))
-    finish_all(client, participant, 2)
-    html = client.get(f"/p/{participant.token}/done/").content.decode()
-    assert stopping not in html
-    complete = "https://app.prolific.com/submissions/complete?cc=CABC1234"
-    assert "http-equiv" not in html and "<script>" not in html  # nothing moves on by itself
-    # The hand-back is a button after the debriefing.
-    assert html.index("Participant Debriefing Form") < html.index(f'href="{complete}"')
-    assert "Complete the study on Prolific" in html
-    assert "CABC1234" in html
-
-
-@pytest.mark.django_db
-def test_too_few_answered_pairs_get_no_code_and_no_hand_back(client):
-    study = make_study(
-        items=4, platform="prolific", completion_code="CABC1234", min_answered_pairs=3
-    )
-    participant = enter(client, study, PROLIFIC_PID="p1", STUDY_ID="s1", SESSION_ID="x1")
-    consent(client, participant)
-    finish_all(client, participant, 1)
-    page = client.get(f"/p/{participant.token}/done/")
-    assert "CABC1234" not in page.content.decode()
-    assert "prolific.com" not in page.content.decode()
-    assert "fewer pairs than this study asks for (3)" in text_of(page)
-
-
-@pytest.mark.django_db
-def test_mturk_workers_submit_the_hit_from_the_last_page(client):
-    study = make_study(items=2, platform="mturk")
-    participant = enter(
-        client,
-        study,
-        workerId="W1",
-        assignmentId="A7",
-        hitId="H1",
-        turkSubmitTo="https://workersandbox.mturk.com",
-    )
-    consent(client, participant)
-    finish_all(client, participant, 2)
-    html = client.get(f"/p/{participant.token}/done/").content.decode()
-    assert 'action="https://workersandbox.mturk.com/mturk/externalSubmit"' in html
-    assert 'name="assignmentId" value="A7"' in html
-    assert f'name="completion_code" value="{participant.completion_code}"' in html
 
 
 @pytest.mark.django_db

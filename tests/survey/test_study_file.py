@@ -288,6 +288,11 @@ HEAD = 'slug = "x"\nname = "X"\n'
             "1,000",
         ),
         (HEAD + 'platform = "carrier-pigeon"\n', r"key platform: must be one of 'none'"),
+        (HEAD + 'platform_settings = "x"\n', r"line 3, key platform_settings: must be a table"),
+        (
+            HEAD + '[platform_settings.mturk]\nhosts = "x"\n',
+            r"line 3, key platform_settings\.mturk: no platform 'mturk' has settings",
+        ),
         (HEAD + 'researcher_email = "not an address"\n', "key researcher_email: Enter a valid"),
         (HEAD + 'type_counts = {shared = {order = "2"}}\n', r"key type_counts\.shared\.order"),
         # The build's tables.

@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand
 
+from survey import platforms
 from survey.design.plan import write_study_file
 from survey.management.reporting import find_study, refused
 from wojdb.arguments import add_output, output_file
@@ -21,6 +22,10 @@ class Command(BaseCommand):
         if out is not None:
             out.claim(force)
         study = find_study(slug)
+        # A file that create_study would refuse is not written: say what to correct first.
+        for path, problem in platforms.setting_problems(study.platform_settings):
+            key = ".".join(("platform_settings", *path))
+            raise refused(f"study {slug!r}: {key}: {problem}. Correct it in the admin first.")
         if out is None:
             self.stdout.write(write_study_file(study), ending="")
             return
