@@ -142,15 +142,22 @@ def output_file(text: str) -> Output:
 
 
 def add_output(
-    parser, kind, help: str, *, option: str = "--out", required: bool = True, **options
+    parser,
+    kind,
+    help: str,
+    *,
+    option: str = "--out",
+    required: bool = True,
+    holds: str = "",
+    **options,
 ) -> None:
     """The option `option` (`--out`) of type `kind` (output_file, output_folder or
-    output_path), and `--force`."""
+    output_path), and `--force`; a folder `holds` the file every output of the command has."""
 
     def typed(text: str):
         value = kind(text)
         if isinstance(value, Output):
-            value.option = option
+            value.option, value.holds = option, holds
         return value
 
     typed.__name__ = kind.__name__
@@ -184,8 +191,11 @@ class Output:
     CommandError of one line with exit status 2.
     """
 
-    def __init__(self, path: Path, *, folder: bool, option: str = "--out"):
+    def __init__(self, path: Path, *, folder: bool, option: str = "--out", holds: str = ""):
         self.path, self.folder, self.option = Path(path), folder, option
+        #: The file an earlier output folder of the command holds: a folder without it is not
+        #: one, and --force never replaces it (`--out ~/Desktop --force` must not empty it).
+        self.holds = holds
 
     def __str__(self) -> str:
         return str(self.path)
@@ -202,9 +212,17 @@ class Output:
             return None
         if self.folder != path.is_dir():
             return f"{path} exists and is {'not ' * self.folder}a folder"
-        if force or (self.folder and not any(path.iterdir())):
+        if self.folder and not any(path.iterdir()):
             return None  # an empty folder: nothing in it is replaced
-        return f"{path} exists; --force replaces it"
+        if not force:
+            return f"{path} exists; --force replaces it"
+        if self.folder and not (self.holds and (path / self.holds).is_file()):
+            return (
+                f"{path} is a folder this command did not write (it holds no "
+                f"{self.holds or 'earlier output'}), which --force does not replace: name a new "
+                "or empty folder"
+            )
+        return None
 
     def claim(self, force: bool) -> None:
         if problem := self.problem(force):

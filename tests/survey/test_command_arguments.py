@@ -275,7 +275,7 @@ def test_a_refusal_from_the_command_line_is_one_line_and_exit_status_2(tmp_path,
 @pytest.mark.parametrize("folder", [False, True])
 def test_an_output_is_renamed_into_place_only_when_whole(folder, tmp_path):
     path = tmp_path / "out"
-    output = Output(path, folder=folder)
+    output = Output(path, folder=folder, holds="a")  # a folder this "command" wrote holds `a`
     with pytest.raises(RuntimeError), output.writing(force=False) as temporary:
         assert temporary.parent == tmp_path and temporary.name.startswith(".out.")
         (temporary / "a" if folder else temporary).write_text("half")
@@ -283,15 +283,19 @@ def test_an_output_is_renamed_into_place_only_when_whole(folder, tmp_path):
     assert list(tmp_path.iterdir()) == []  # nothing in place, nothing left beside it
     with output.writing(force=False) as temporary:
         (temporary / "a" if folder else temporary).write_text("first")
+        if folder:
+            (temporary / "old").write_text("gone once replaced")
     with pytest.raises(RuntimeError), output.writing(force=True) as temporary:
         (temporary / "a" if folder else temporary).write_text("second")
         raise RuntimeError("interrupted")
     written = path / "a" if folder else path
     assert written.read_text() == "first" and list(tmp_path.iterdir()) == [path]
     with output.writing(force=True) as temporary:
-        (temporary / "b" if folder else temporary).write_text("second")
-    assert (path / "b" if folder else path).read_text() == "second"
-    assert not folder or [p.name for p in path.iterdir()] == ["b"]  # replaced whole
+        (temporary / "a" if folder else temporary).write_text("second")
+        if folder:
+            (temporary / "b").write_text("new")
+    assert (path / "a" if folder else path).read_text() == "second"
+    assert not folder or sorted(p.name for p in path.iterdir()) == ["a", "b"]  # replaced whole
     assert list(tmp_path.iterdir()) == [path]
 
 
@@ -312,3 +316,18 @@ def test_an_empty_folder_is_written_into_without_force(tmp_path):
     with Output(tmp_path / "report", folder=True).writing(force=False) as temporary:
         (temporary / "report.html").write_text("done")
     assert (tmp_path / "report" / "report.html").read_text() == "done"
+
+
+@pytest.mark.parametrize("name, option, given, folder", [w for w in WRITERS if w[3]])
+def test_force_never_replaces_a_folder_the_command_did_not_write(
+    name, option, given, folder, tmp_path, db
+):
+    """`analyse --out ~/Desktop --force` must not empty the desktop: a folder is replaced only
+    when it holds what the command writes."""
+    desktop = tmp_path / "Desktop"
+    desktop.mkdir()
+    (desktop / "thesis.tex").write_text("kept")
+    error = refusal(name, *given, option, str(desktop), "--force")
+    assert "this command did not write" in str(error) and "--force does not replace" in str(error)
+    assert (desktop / "thesis.tex").read_text() == "kept"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["Desktop"]

@@ -34,6 +34,7 @@ class Command(BaseCommand):
             "folder to write the report (default for a study of the database: the study's "
             "own report, shown on its dashboard; needed with --release and --corpus)",
             required=False,
+            holds="report.json",
         )
         parser.add_argument("--study", help="the study's slug (needed if there are several)")
         parser.add_argument(

@@ -39,7 +39,7 @@ class Command(BaseCommand):
             "--copies", type=COPIES, default=1, help="copies of each, a %(type)s (default 1)"
         )
         parser.add_argument("--paper", choices=["a4", "letter"], default="a4")
-        add_output(parser, output_folder, "folder to write")
+        add_output(parser, output_folder, "folder to write", holds="information.pdf")
 
     def handle(self, study, questionnaire, copies, paper, out, force, verbosity, **options):
         from survey.paper import print_runs
