@@ -68,7 +68,7 @@ class Command(BaseCommand):
             f"&SESSION_ID=demo-session  (completion code {study.completion_code})"
         )
         self.stdout.write(f"  Researcher pages:  {url}/researcher/  (admin: {url}/admin/)")
-        self.stdout.write(f"  Analysis report:   {url}/researcher/report/")
+        self.stdout.write(f"  Analysis report:   {url}/researcher/report/{study.slug}/")
         # Every participant of a demo is simulated: its release is theirs, marked as such.
         self.stdout.write(
             f"  Release:           {url}/researcher/data/{study.slug}/release.zip?simulated=include"
