@@ -5,6 +5,7 @@ from functools import partial
 
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
+from django.urls import reverse
 
 from analysis.demo_studies import DEMOS, build_demo, demo_errors, researcher_login
 from survey.management.reporting import print_report, refused
@@ -62,16 +63,20 @@ class Command(BaseCommand):
             raise refused(str(e)) from None
         password = researcher_login()
         self.stdout.write(self.style.SUCCESS(f"\n{demo.ready}"))
-        self.stdout.write(f"  Participant link:  {url}/s/{study.slug}/")
+        link = url + reverse("survey:entry", args=[study.slug])
+        self.stdout.write(f"  Participant link:  {link}")
         self.stdout.write(
-            f"  As from Prolific:  {url}/s/{study.slug}/?PROLIFIC_PID=demo-pid&STUDY_ID=demo"
+            f"  As from Prolific:  {link}?PROLIFIC_PID=demo-pid&STUDY_ID=demo"
             f"&SESSION_ID=demo-session  (completion code {study.completion_code})"
         )
-        self.stdout.write(f"  Researcher pages:  {url}/researcher/  (admin: {url}/admin/)")
-        self.stdout.write(f"  Analysis report:   {url}/researcher/report/{study.slug}/")
+        researcher, admin = url + reverse("dashboard:index"), url + reverse("admin:index")
+        self.stdout.write(f"  Researcher pages:  {researcher}  (admin: {admin})")
+        report = url + reverse("report:index", args=[study.slug])
+        self.stdout.write(f"  Analysis report:   {report}")
         # Every participant of a demo is simulated: its release is theirs, marked as such.
         self.stdout.write(
-            f"  Release:           {url}/researcher/data/{study.slug}/release.zip?simulated=include"
+            f"  Release:           {url}{reverse('analysis:download_release', args=[study.slug])}"
+            "?simulated=include"
         )
         self.stdout.write(f"  Researcher login:  user 'researcher', password '{password}'")
         if serve:
