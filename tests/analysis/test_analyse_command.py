@@ -257,7 +257,7 @@ def test_generating_from_the_dashboard_writes_and_serves_the_report(
     assert status["state"] == "done" and status["by"] == "r"
     page = staff.get(index).text
     assert f"WOJ-DB analysis: {study.name}" in page and latest in page
-    assert " by r · " in page  # who made the report, beside when
+    assert " · made by r · " in page  # who made the report, beside when
     assert reverse("report:table", args=[study.slug, "levels"]) in page
     served = staff.get(latest)
     assert served["Content-Type"].startswith("text/html")
