@@ -209,16 +209,46 @@ def _unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ranked[new], inverse
 
 
+def _same_rows(n: sparse.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's pattern, numbered 0, 1, ..., shared by rows of the same stored entries in the
+    same order, and each pattern's first row.
+
+    Rows are grouped by two random projections, then every row is compared entry by entry with
+    its group's first: a row that differs (projections that collide) gets a pattern of its own,
+    so the grouping is exact. In a questionnaire design the items of one questionnaire are rated
+    by the same participants, so their rows are one pattern.
+    """
+    rows = n.shape[0]
+    lengths = np.diff(n.indptr)
+    projections = n @ np.random.default_rng(0).uniform(1.0, 2.0, (n.shape[1], 2))
+    keys = np.column_stack([lengths, projections])
+    _, first, pattern = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    pattern = pattern.ravel()
+    row_of = np.repeat(np.arange(rows), lengths)
+    mirror = n.indptr[first[pattern]][row_of] + np.arange(n.nnz) - n.indptr[row_of]
+    differs = (n.indices != n.indices[mirror]) | (n.data != n.data[mirror])
+    if differs.any():
+        apart = np.unique(row_of[differs])
+        pattern[apart] = len(first) + np.arange(len(apart))
+        first = np.append(first, apart)
+    return pattern, first
+
+
 class _WeightedGram:
     """N' diag(w) N for a fixed sparse N and varying w, as one sparse mat-vec.
 
-    Entry (j, l) is the sum over rows i of w_i N_ij N_il, so a map from w to the entries of
-    the result is precomputed once; it has sum_i nnz(row i)^2 terms.
+    Entry (j, l) is the sum over rows i of w_i N_ij N_il. Rows of the same stored entries
+    (`_same_rows`) contribute alike, so w is first summed per pattern; a map from those sums
+    to the entries of the result is precomputed once. It has sum nnz(row)^2 terms over one row
+    per pattern.
     """
 
     def __init__(self, n: sparse.csr_matrix):
         self.n = n
         self.size = n.shape[1]
+        self.pattern, first = _same_rows(n)
+        self.patterns = len(first)
+        n = n[first]
         lengths = np.diff(n.indptr)
         terms = int((lengths.astype(np.int64) ** 2).sum())
         self.map = None
@@ -241,13 +271,13 @@ class _WeightedGram:
 
     def values(self, w: np.ndarray) -> np.ndarray:
         """The entries at `cells` (row-major flat indices) of N' diag(w) N."""
-        return self.map @ w
+        return self.map @ np.bincount(self.pattern, w, minlength=self.patterns)
 
     def __call__(self, w: np.ndarray) -> np.ndarray:
         if self.map is None:
             return (self.n.T @ sparse.diags(w) @ self.n).toarray()
         out = np.zeros(self.size * self.size)
-        out[self.cells] = self.map @ w
+        out[self.cells] = self.values(w)
         return out.reshape(self.size, self.size)
 
 
