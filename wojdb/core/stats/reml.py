@@ -454,12 +454,18 @@ def _schur_solver(cross: sparse.csr_matrix) -> _DenseSchur | _BlockSchur:
     return _DenseSchur(cross) if best is None else _BlockSchur(cross, *best)
 
 
+#: Solutions `_Problem.deviance` keeps, the latest: the optimiser's last evaluations hold the
+#: estimate, whose solution gives the fit's tables and the centre of its intervals.
+KEPT_SOLUTIONS = 8
+
+
 class _Problem:
     """Cross-products of one model, computed once; `solve` evaluates one theta."""
 
     def __init__(self, y: np.ndarray, x: np.ndarray, codes: Sequence[np.ndarray]):
         if not 1 <= len(codes) <= 2:
             raise ValueError("one or two random-intercept factors are supported")
+        self.kept: dict[bytes, _Solution] = {}
         self.n, self.p = x.shape
         w = np.column_stack([x, y])
         self.wtw = w.T @ w
@@ -506,9 +512,18 @@ class _Problem:
 
     def deviance(self, theta: np.ndarray) -> float:
         try:
-            return self.solve(theta).deviance
+            solution = self.solve(theta)
         except (linalg.LinAlgError, FloatingPointError, ValueError):
             return np.inf
+        self.kept[theta.tobytes()] = solution
+        if len(self.kept) > KEPT_SOLUTIONS:
+            del self.kept[next(iter(self.kept))]
+        return solution.deviance
+
+    def solution(self, theta: np.ndarray) -> _Solution:
+        """`solve`, or the solution `deviance` kept for this theta."""
+        kept = self.kept.get(theta.tobytes())
+        return self.solve(theta) if kept is None else kept
 
 
 def factor_codes(factors) -> tuple[list[str], list[np.ndarray], list[pd.Index], list[int]]:
@@ -642,11 +657,17 @@ def _optimise(f, k: int, start: np.ndarray | None = None) -> tuple[np.ndarray, F
     BOBYQA) and polished again; the best run is kept and its state reported as it is.
     """
     evaluations = 0
+    # Newton's last step and the check of the optimum often ask for the same points.
+    known: dict[bytes, float] = {}
 
     def counted(theta):
         nonlocal evaluations
-        evaluations += 1
-        return f(np.asarray(theta, dtype=float))
+        theta = np.asarray(theta, dtype=float)
+        key = theta.tobytes()
+        if key not in known:
+            evaluations += 1
+            known[key] = f(theta)
+        return known[key]
 
     bounds = [(0.0, None)] * k
     runs = []
@@ -718,43 +739,51 @@ LOG_SD_STEP = 1e-3
 def _log_sd_se(problem: _Problem, theta: np.ndarray, sigma2: float) -> np.ndarray:
     """Standard errors of log sd_k (factors as `problem` orders them, then the residual).
 
-    The REML criterion with sigma not profiled out, -2 l_R = log|A| + log|X'V^-1 X| +
-    (n - p) log(2 pi sigma^2) + r^2(theta) / sigma^2 with theta_k = sd_k / sigma, is
-    differentiated twice in the logs of the free standard deviations (a factor on its boundary,
-    zero, stays there and gets NaN); the inverse of half its Hessian is their covariance.
+    The REML criterion with sigma not profiled out, -2 l_R = D(theta) + (n - p) log(2 pi
+    sigma^2) + r^2(theta) / sigma^2 with D = log|A| + log|X'V^-1 X| and theta_k = sd_k / sigma,
+    is differentiated twice in the logs of the free standard deviations (a factor on its
+    boundary, zero, stays there and gets NaN); the inverse of half its Hessian is their
+    covariance. In phi = log theta and s = log sigma the derivatives in s are exact and those
+    in phi are differences of step LOG_SD_STEP, which need 1 + k^2 + k solutions for k free
+    factors (one, the estimate's, already there); log sd = (phi + s, s) is linear.
     """
-    free = np.append(theta > SINGULAR_TOL, True)
+    free = theta > SINGULAR_TOL
+    k, h = int(free.sum()), LOG_SD_STEP
     df = problem.n - problem.p
 
-    def criterion(log_sd: np.ndarray) -> float:
-        sd = np.zeros(len(free))
-        sd[free] = np.exp(log_sd)
-        sigma = sd[-1]
-        sol = problem.solve(sd[:-1] / sigma)
-        profiled = df * (1 + np.log(2 * np.pi * sol.r2 / df))
-        return sol.deviance - profiled + df * np.log(2 * np.pi * sigma**2) + sol.r2 / sigma**2
+    def parts(step: np.ndarray) -> np.ndarray:
+        """D and r^2 at log theta moved by `step` (free factors)."""
+        moved = theta.copy()
+        moved[free] = np.exp(np.log(theta[free]) + step)
+        sol = problem.solution(moved)
+        return np.array([sol.deviance - df * (1 + np.log(2 * np.pi * sol.r2 / df)), sol.r2])
 
-    centre = np.log(np.append(theta * np.sqrt(sigma2), np.sqrt(sigma2))[free])
-    m, h = len(centre), LOG_SD_STEP
-    eye = np.eye(m) * h
-    f0 = criterion(centre)
-    hessian = np.empty((m, m))
-    for i in range(m):
-        hessian[i, i] = (criterion(centre + eye[i]) - 2 * f0 + criterion(centre - eye[i])) / h**2
+    eye = np.eye(k) * h
+    centre = parts(np.zeros(k))
+    up = [parts(eye[i]) for i in range(k)]
+    down = [parts(-eye[i]) for i in range(k)]
+    weights = np.array([1.0, 1.0 / sigma2])  # D + r^2 / sigma^2 at the estimate's sigma
+    hessian = np.empty((k + 1, k + 1))
+    for i in range(k):
+        hessian[i, i] = (up[i] - 2 * centre + down[i]) @ weights / h**2
         for j in range(i):
-            corners = [
-                criterion(centre + si * eye[i] + sj * eye[j]) * si * sj
-                for si in (1, -1)
-                for sj in (1, -1)
-            ]
-            hessian[i, j] = hessian[j, i] = sum(corners) / (4 * h * h)
-    out = np.full(len(free), np.nan)
+            # f(+i+j) + f(-i-j) - f(+i) - f(-i) - f(+j) - f(-j) + 2 f = 2 h^2 f_ij + O(h^4)
+            both = parts(eye[i] + eye[j]) + parts(-eye[i] - eye[j])
+            cross = both - up[i] - down[i] - up[j] - down[j] + 2 * centre
+            hessian[i, j] = hessian[j, i] = cross @ weights / (2 * h * h)
+        hessian[i, k] = hessian[k, i] = -(up[i][1] - down[i][1]) / (h * sigma2)
+    hessian[k, k] = 4 * centre[1] / sigma2
+    # From (phi, s) to log sd = (phi + s, s): phi = log sd_k - log sigma.
+    change = np.eye(k + 1)
+    change[:k, k] = -1.0
+    hessian = change.T @ hessian @ change
+    out = np.full(len(theta) + 1, np.nan)
     try:
         cov = linalg.inv(hessian / 2)
     except (linalg.LinAlgError, ValueError):
         return out
     with np.errstate(invalid="ignore"):
-        out[free] = np.sqrt(np.diag(cov))
+        out[np.append(free, True)] = np.sqrt(np.diag(cov))
     return out
 
 
@@ -780,7 +809,7 @@ def fit_reml(
     problem = _Problem(y, xm, ordered)
     start = _moment_start(y, xm, ordered)
     theta_internal, state = _optimise(problem.deviance, len(names), start)
-    sol = problem.solve(theta_internal)
+    sol = problem.solution(theta_internal)
     theta = np.empty(len(names))
     theta[order] = theta_internal
     n, p = xm.shape
