@@ -219,22 +219,32 @@ def _same_rows(n: sparse.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
     """Each row's pattern, numbered 0, 1, ..., shared by rows of the same stored entries in the
     same order, and each pattern's first row.
 
-    Rows are grouped by two random projections, then every row is compared entry by entry with
-    its group's first: a row that differs (projections that collide) gets a pattern of its own,
+    Rows are grouped by a random projection, then every row is compared entry by entry with its
+    group's first: a row that differs (a projection that collides) gets a pattern of its own,
     so the grouping is exact. In a questionnaire design the items of one questionnaire are rated
     by the same participants, so their rows are one pattern.
     """
     rows = n.shape[0]
     lengths = np.diff(n.indptr)
-    projections = n @ np.random.default_rng(0).uniform(1.0, 2.0, (n.shape[1], 2))
-    keys = np.column_stack([lengths, projections])
-    _, first, pattern = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-    pattern = pattern.ravel()
+    projection = n @ np.random.default_rng(0).uniform(1.0, 2.0, n.shape[1])
+    order = np.argsort(projection, kind="stable")
+    ranked = projection[order]
+    new = np.empty(rows, dtype=bool)
+    new[:1] = True
+    new[1:] = ranked[1:] != ranked[:-1]
+    pattern = np.empty(rows, dtype=np.int64)
+    pattern[order] = np.cumsum(new) - 1
+    first = order[new]
+    mine = first[pattern]
+    apart = lengths != lengths[mine]
     row_of = np.repeat(np.arange(rows), lengths)
-    mirror = n.indptr[first[pattern]][row_of] + np.arange(n.nnz) - n.indptr[row_of]
-    differs = (n.indices != n.indices[mirror]) | (n.data != n.data[mirror])
-    if differs.any():
-        apart = np.unique(row_of[differs])
+    same = ~apart[row_of]
+    entries = np.flatnonzero(same)
+    mirror = n.indptr[mine[row_of[same]]] + entries - n.indptr[row_of[same]]
+    differs = (n.indices[entries] != n.indices[mirror]) | (n.data[entries] != n.data[mirror])
+    apart[row_of[entries[differs]]] = True
+    if apart.any():
+        apart = np.flatnonzero(apart)
         pattern[apart] = len(first) + np.arange(len(apart))
         first = np.append(first, apart)
     return pattern, first
