@@ -378,16 +378,13 @@ def da_segments_frame(testset: str | None = None) -> pd.DataFrame:
 RATER_SOURCES = {"mqm": (MQM, ERROR_ANNOTATION), "esa": (APPRAISE, ERROR_ANNOTATION)}
 
 
-def rater_judgments_frame(source: str, testset: str | None = None) -> pd.DataFrame:
-    """Imported MQM (error files) or ESA (Appraise) judgments as a judgments frame: one row per
-    rater, system and segment, ``score`` the rater's (MQM: minus the error weights; ESA:
-    0-100). Document-level scores and Appraise's quality controls (BAD) are left out."""
+def _rater_rows(source: str, testset: str | None, lookups: dict, **only) -> pd.DataFrame:
+    """The segment-level judgments of a `RATER_SOURCES` source (document scores left out), one
+    row each in import order, with the system, segment, document, rater, score, test set and
+    language pair, and the columns of `lookups` besides."""
     file_format, kind = RATER_SOURCES[source]
     rows = ExternalJudgment.objects.filter(
-        source__file_format=file_format,
-        source__kind=kind,
-        document_score=False,
-        item_type__in=("TGT", "MQM"),
+        source__file_format=file_format, source__kind=kind, document_score=False, **only
     )
     if testset:
         rows = rows.filter(source__testset=testset)
@@ -400,10 +397,18 @@ def rater_judgments_frame(source: str, testset: str | None = None) -> pd.DataFra
         system.TESTSET: "source__testset",
         "source_lang": "source_lang",
         "target_lang": "target_lang",
+        **lookups,
     }
     frame = _frame(rows.order_by("pk"), lookups).astype({system.SCORE: float})
     frame[system.LP] = frame.pop("source_lang") + "-" + frame.pop("target_lang")
-    return _as_imported(frame)
+    return frame
+
+
+def rater_judgments_frame(source: str, testset: str | None = None) -> pd.DataFrame:
+    """Imported MQM (error files) or ESA (Appraise) judgments as a judgments frame: one row per
+    rater, system and segment, ``score`` the rater's (MQM: minus the error weights; ESA:
+    0-100). Document-level scores and Appraise's quality controls (BAD) are left out."""
+    return _as_imported(_rater_rows(source, testset, {}, item_type__in=("TGT", "MQM")))
 
 
 def protocol_ratings_frame(source: str, testset: str | None = None, lps=None) -> pd.DataFrame:
@@ -413,30 +418,13 @@ def protocol_ratings_frame(source: str, testset: str | None = None, lps=None) ->
     time, its file (``wave``: the import it came from) and its segment's domain: the linked
     line's, else that of the document in the stored test set (a human reference judged as a
     system has no sentences of its own)."""
-    file_format, kind = RATER_SOURCES[source]
-    rows = ExternalJudgment.objects.filter(
-        source__file_format=file_format, source__kind=kind, document_score=False
-    )
-    if testset:
-        rows = rows.filter(source__testset=testset)
-    lookups = {
-        system.SYSTEM: "system",
-        system.SEGMENT: "segment_id",
-        system.DOCUMENT: "document",
-        system.RATER: "rater",
-        system.SCORE: "score",
+    extra = {
         system.TYPE: "item_type",
         protocols.TIME_END: "time_end",
         protocols.WAVE: "source_id",
         protocols.DOMAIN: "triple__segment__domain",
-        system.TESTSET: "source__testset",
-        "source_lang": "source_lang",
-        "target_lang": "target_lang",
     }
-    frame = _frame(rows.order_by("pk"), lookups).astype(
-        {system.SCORE: float, protocols.TIME_END: float}
-    )
-    frame[system.LP] = frame.pop("source_lang") + "-" + frame.pop("target_lang")
+    frame = _rater_rows(source, testset, extra).astype({protocols.TIME_END: float})
     if lps:
         frame = frame[frame[system.LP].isin(set(lps))]
     if frame.empty:

@@ -191,7 +191,7 @@ def build(
 def release_output(out: Path, as_zip: bool) -> Output:
     """Where a release named `out` is written: the folder, or the archive `out`.zip."""
     target = out if not as_zip or out.suffix == ".zip" else out.with_name(out.name + ".zip")
-    return Output(target, folder=not as_zip)
+    return Output(target, folder=not as_zip, holds="datapackage.json")
 
 
 def export_release(

@@ -212,14 +212,21 @@ def test_an_empty_export_fails_and_writes_nothing(tmp_path):
 def test_export_refuses_an_existing_target_unless_forced_and_then_replaces_it_whole(tmp_path):
     rated = build_rated_study()
     taken = tmp_path / "taken"
-    taken.mkdir()
-    (taken / "notes.txt").write_text("kept")
+    _export(rated.study, taken)
+    (taken / "notes.txt").write_text("left in the earlier release")
     with pytest.raises(CommandError, match="taken exists; --force replaces it"):
         _export(rated.study, taken)
-    assert [p.name for p in taken.iterdir()] == ["notes.txt"]
+    assert (taken / "notes.txt").exists()
     _export(rated.study, taken, "--force")
     assert not (taken / "notes.txt").exists() and len(read.read_release(taken).tables["ratings"])
     assert list(tmp_path.iterdir()) == [taken]
+    # A folder that holds no release is never replaced, --force or not.
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("kept")
+    with pytest.raises(CommandError, match="this command did not write"):
+        _export(rated.study, other, "--force")
+    assert [p.name for p in other.iterdir()] == ["notes.txt"]
 
 
 def test_import_refuses_a_database_with_data(tmp_path):

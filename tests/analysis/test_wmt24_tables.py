@@ -71,10 +71,14 @@ def test_the_protocol_is_said_and_micro_and_wmt22_are_other_tables(imported, tmp
     assert "protocol wmt24: mean over domains" in said.getvalue()
     assert "the judgments' test set year 2024" in said.getvalue()
     for extra in (["--micro"], ["--protocol", "wmt22"]):
-        call_command("system_scores", "--source", "esa", "--out", str(out), *extra, verbosity=0)
+        call_command(
+            "system_scores", "--source", "esa", "--out", str(out), "--force", *extra, verbosity=0
+        )
         other = pd.read_csv(out)
         assert other["protocol"].iat[0] != protocols.describe("wmt24")
         cs = other[other["lp"] == "en-cs"]["system"].tolist()
         assert cs != ORGANISERS[ORGANISERS["lp"] == "en-cs"]["system"].tolist()
     with pytest.raises(CommandError, match="WMT24's protocol ranks per-rater ESA or MQM"):
-        call_command("system_scores", "--out", str(out), "--protocol", "wmt24", verbosity=0)
+        call_command(
+            "system_scores", "--out", str(out), "--force", "--protocol", "wmt24", verbosity=0
+        )

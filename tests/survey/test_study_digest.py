@@ -132,6 +132,15 @@ def test_a_file_changing_nothing_participants_are_shown_keeps_the_digest(base, d
         "decline_code": st.from_regex(r"[A-Z0-9]{4,12}", fullmatch=True),
         "min_answered_pairs": st.integers(0, 50),
         "platform_return_url": st.just("https://example.org/done?code={code}"),
+        "allow_repeats": st.booleans(),
+        "platform_settings": st.just(
+            {
+                "sona": {
+                    "credit_url": "https://uni.sona-systems.com/webstudy_credit.aspx?"
+                    "experiment_id=1&credit_token=abc&survey_code=XXXX"
+                }
+            }
+        ),
     }
     with_title = whole | {"project_title": "A title of its own"}
     digest = build(tomli_w.dumps(with_title))

@@ -20,12 +20,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        add_output(
-            parser,
-            output_path,
-            "release folder to create (with --zip, OUT.zip)",
-            holds="datapackage.json",
-        )
+        add_output(parser, output_path, "release folder to create (with --zip, OUT.zip)")
         parser.add_argument(
             "--zip", action="store_true", help="write the archive OUT.zip instead of a folder"
         )
