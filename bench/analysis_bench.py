@@ -18,6 +18,14 @@
 6. The demo's report, timed by bench/report_bench.py (which see).
 
 Run: .venv/bin/python bench/analysis_bench.py [full crossed ordinal scale wmt demo] (default: all)
+
+A/B against a git revision: .venv/bin/python bench/analysis_bench.py --against REV [crossed scale]
+fits the data of 2 and 4 (default: both) with REV's code (exported by `git archive` into a
+temporary folder) and with the working tree's, each fit in a fresh process, alternating A B, B A
+for --runs rounds (default 5), and prints both medians of CPU seconds and their ratio. Only the
+fit is timed, after a small fit that warms the process. On a machine that sets
+OPENBLAS_CORETYPE, unset it (and OPENBLAS_L2_SIZE) in the command alone: `env -u
+OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/analysis_bench.py --against REV`.
 """
 
 import os
@@ -28,6 +36,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import pickle  # noqa: E402
 import shutil  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -516,6 +525,88 @@ def demo_report() -> None:
     subprocess.run([sys.executable, str(Path(__file__).with_name("report_bench.py"))], check=True)
 
 
+#: One timed crossed fit in a fresh process, with the code of the tree given: argv is the tree,
+#: the pickled ratings and the judgment. Prints its CPU and wall seconds and variances as JSON.
+FIT_WORKER = """
+import json, pickle, sys, time
+sys.path.insert(0, sys.argv[1])
+try:
+    from wojdb.core.stats.mixed import crossed_model
+except ImportError:  # trees from before the pure core's move
+    from analysis.stats.mixed import crossed_model
+with open(sys.argv[2], "rb") as f:
+    data = pickle.load(f)
+judgment = sys.argv[3]
+crossed_model(data.iloc[: len(data) // 50], judgment)  # warm-up: first calls' imports, caches
+started, cpu = time.perf_counter(), time.process_time()
+fit = crossed_model(data, judgment)
+print(json.dumps({"cpu": time.process_time() - cpu, "wall": time.perf_counter() - started,
+                  "variances": {k: float(v) for k, v in fit.variances.items()}}))
+"""
+
+#: The data of each A/B section: the crossed and the at-scale fits.
+AB_DATA = {
+    "crossed": lambda: crossed_data(np.random.default_rng(5)),
+    "scale": lambda: scale_data(np.random.default_rng(11)),
+}
+
+
+def _timed_fit(tree: Path, ratings: Path) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-c", FIT_WORKER, str(tree), str(ratings), col.ORDER],
+        capture_output=True,
+        text=True,
+        cwd=tree,
+    )
+    if done.returncode != 0:
+        sys.exit(f"the fit in {tree} failed:\n{done.stderr.strip()}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def against(revision: str, sections: list[str], runs: int) -> None:
+    """Medians of CPU seconds of each section's fit: REV's code (A) against the working tree's
+    (B), alternating A B, B A."""
+    here = Path(__file__).resolve().parent.parent
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", f"{revision}^{{commit}}"],
+        cwd=here,
+        capture_output=True,
+        text=True,
+    )
+    if commit.returncode != 0:
+        sys.exit(f"--against: {revision!r} is not a revision of this repository")
+    commit = commit.stdout.strip()
+    with tempfile.TemporaryDirectory() as folder:
+        tree = Path(folder, "tree")
+        tree.mkdir()
+        archive = subprocess.run(
+            ["git", "archive", "--format=tar", commit], cwd=here, capture_output=True, check=True
+        )
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+        for number, name in enumerate(sections):
+            data = AB_DATA[name]()
+            ratings = Path(folder, f"{name}.pkl")
+            ratings.write_bytes(pickle.dumps(data))
+            if number:
+                print()
+            print(
+                f"A/B {name}: crossed fit of {len(data):,} ratings, A = {commit}, B = working "
+                f"tree; CPU seconds, {runs} rounds alternating A B, B A"
+            )
+            times = {"A": [], "B": []}
+            last = {}
+            for round_ in range(runs):
+                for side in ("A", "B") if round_ % 2 == 0 else ("B", "A"):
+                    result = _timed_fit(tree if side == "A" else here, ratings)
+                    times[side].append(result["cpu"])
+                    last[side] = result["variances"]
+                print(f"  round {round_ + 1}: A {times['A'][-1]:.2f} s, B {times['B'][-1]:.2f} s")
+            a, b = float(np.median(times["A"])), float(np.median(times["B"]))
+            gap = max(abs(last["A"][k] - last["B"][k]) for k in last["B"])
+            print(f"  median CPU: A {a:.2f} s, B {b:.2f} s; B / A = {b / a:.2f}")
+            print(f"  largest difference between A's and B's variances: {gap:.1e}")
+
+
 SECTIONS = {
     "full": full_analysis,
     "crossed": crossed_benchmark,
@@ -529,7 +620,21 @@ SECTIONS = {
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="Timings of the analysis statistics.")
     parser.add_argument("sections", nargs="*", metavar="section", help=", ".join(SECTIONS))
-    chosen = parser.parse_args().sections or list(SECTIONS)
+    parser.add_argument(
+        "--against",
+        metavar="REV",
+        help="A/B: the crossed and scale fits with REV's code against the working tree's",
+    )
+    parser.add_argument("--runs", type=int, default=5, help="A/B rounds (default 5)")
+    args = parser.parse_args()
+    if args.against:
+        chosen = args.sections or list(AB_DATA)
+        for name in chosen:
+            if name not in AB_DATA:
+                parser.error(f"--against times {', '.join(AB_DATA)}, not {name!r}")
+        against(args.against, chosen, args.runs)
+        sys.exit()
+    chosen = args.sections or list(SECTIONS)
     for name in chosen:
         if name not in SECTIONS:
             parser.error(f"unknown section {name!r}: choose from {', '.join(SECTIONS)}")

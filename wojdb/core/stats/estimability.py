@@ -94,9 +94,28 @@ def separated_cells(response: pd.Series, cells: Mapping[str, pd.Series]) -> list
     return reasons
 
 
+#: Smallest eigenvalue of X'X, relative to its largest, that decides full rank without the
+#: singular values of X: sigma_min / sigma_max above 1e-3, far above matrix_rank's tolerance.
+CLEAR_RANK = 1e-6
+
+
+def full_rank(x: np.ndarray) -> bool:
+    """Whether the columns of ``x`` are linearly independent, as np.linalg.matrix_rank decides.
+
+    Its singular value decomposition of a tall ``x`` costs several times the p x p product
+    X'X, whose eigenvalues, squared singular values within n p eps of the largest, decide every
+    well-conditioned design; only an ill-conditioned one is decomposed."""
+    n, p = x.shape
+    if p and n * p * np.finfo(float).eps < CLEAR_RANK / 100:
+        eigenvalues = np.linalg.eigvalsh(x.T @ x)
+        if eigenvalues[0] > CLEAR_RANK * eigenvalues[-1]:
+            return True
+    return bool(np.linalg.matrix_rank(x) == p)
+
+
 def rank_deficiency(x: pd.DataFrame) -> list[str]:
     """A reason when the fixed-effects columns are linearly dependent."""
-    if np.linalg.matrix_rank(x.to_numpy(dtype=float)) < x.shape[1]:
+    if not full_rank(x.to_numpy(dtype=float)):
         return [
             "the fixed effects cannot all be estimated: the columns "
             f"{', '.join(map(str, x.columns))} are linearly dependent"

@@ -30,7 +30,7 @@ import pandas as pd
 from scipy import linalg, optimize, sparse
 from scipy.sparse import csgraph
 
-from wojdb.core.stats.estimability import wald_interval
+from wojdb.core.stats.estimability import full_rank, wald_interval
 
 #: lme4's isSingular() tolerance on theta.
 SINGULAR_TOL = 1e-4
@@ -196,9 +196,15 @@ class _Solution:
 GRAM_MAP_LIMIT = 20_000_000
 
 
-def _unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """np.unique(values, return_inverse=True) by one sort: several times faster than numpy's
-    own (hash-based since numpy 2.3) on the millions of values here."""
+def _unique_inverse(values: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(values, return_inverse=True) for values in 0 .. bound - 1: by marking them in
+    an array of `bound` flags when that is not much longer than `values`, else by one sort;
+    either is several times faster than numpy's own (hash-based since numpy 2.3) on the
+    millions of values here."""
+    if bound <= 4 * len(values):
+        present = np.zeros(bound, dtype=bool)
+        present[values] = True
+        return np.flatnonzero(present), (np.cumsum(present) - 1)[values]
     order = np.argsort(values, kind="stable")
     ranked = values[order]
     new = np.empty(len(ranked), dtype=bool)
@@ -209,16 +215,56 @@ def _unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ranked[new], inverse
 
 
+def _same_rows(n: sparse.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's pattern, numbered 0, 1, ..., shared by rows of the same stored entries in the
+    same order, and each pattern's first row.
+
+    Rows are grouped by a random projection, then every row is compared entry by entry with its
+    group's first: a row that differs (a projection that collides) gets a pattern of its own,
+    so the grouping is exact. In a questionnaire design the items of one questionnaire are rated
+    by the same participants, so their rows are one pattern.
+    """
+    rows = n.shape[0]
+    lengths = np.diff(n.indptr)
+    projection = n @ np.random.default_rng(0).uniform(1.0, 2.0, n.shape[1])
+    order = np.argsort(projection, kind="stable")
+    ranked = projection[order]
+    new = np.empty(rows, dtype=bool)
+    new[:1] = True
+    new[1:] = ranked[1:] != ranked[:-1]
+    pattern = np.empty(rows, dtype=np.int64)
+    pattern[order] = np.cumsum(new) - 1
+    first = order[new]
+    mine = first[pattern]
+    apart = lengths != lengths[mine]
+    row_of = np.repeat(np.arange(rows), lengths)
+    same = ~apart[row_of]
+    entries = np.flatnonzero(same)
+    mirror = n.indptr[mine[row_of[same]]] + entries - n.indptr[row_of[same]]
+    differs = (n.indices[entries] != n.indices[mirror]) | (n.data[entries] != n.data[mirror])
+    apart[row_of[entries[differs]]] = True
+    if apart.any():
+        apart = np.flatnonzero(apart)
+        pattern[apart] = len(first) + np.arange(len(apart))
+        first = np.append(first, apart)
+    return pattern, first
+
+
 class _WeightedGram:
     """N' diag(w) N for a fixed sparse N and varying w, as one sparse mat-vec.
 
-    Entry (j, l) is the sum over rows i of w_i N_ij N_il, so a map from w to the entries of
-    the result is precomputed once; it has sum_i nnz(row i)^2 terms.
+    Entry (j, l) is the sum over rows i of w_i N_ij N_il. Rows of the same stored entries
+    (`_same_rows`) contribute alike, so w is first summed per pattern; a map from those sums
+    to the entries of the result is precomputed once. It has sum nnz(row)^2 terms over one row
+    per pattern.
     """
 
     def __init__(self, n: sparse.csr_matrix):
         self.n = n
         self.size = n.shape[1]
+        self.pattern, first = _same_rows(n)
+        self.patterns = len(first)
+        n = n[first]
         lengths = np.diff(n.indptr)
         terms = int((lengths.astype(np.int64) ** 2).sum())
         self.map = None
@@ -233,7 +279,7 @@ class _WeightedGram:
         )
         second = n.indptr[row_of[first]] + offsets
         flat = n.indices[first].astype(np.int64) * self.size + n.indices[second]
-        self.cells, cell = _unique_inverse(flat)
+        self.cells, cell = _unique_inverse(flat, self.size * self.size)
         self.map = sparse.csr_matrix(
             (n.data[first] * n.data[second], (cell, row_of[first])),
             shape=(len(self.cells), n.shape[0]),
@@ -241,13 +287,13 @@ class _WeightedGram:
 
     def values(self, w: np.ndarray) -> np.ndarray:
         """The entries at `cells` (row-major flat indices) of N' diag(w) N."""
-        return self.map @ w
+        return self.map @ np.bincount(self.pattern, w, minlength=self.patterns)
 
     def __call__(self, w: np.ndarray) -> np.ndarray:
         if self.map is None:
             return (self.n.T @ sparse.diags(w) @ self.n).toarray()
         out = np.zeros(self.size * self.size)
-        out[self.cells] = self.map @ w
+        out[self.cells] = self.values(w)
         return out.reshape(self.size, self.size)
 
 
@@ -424,12 +470,18 @@ def _schur_solver(cross: sparse.csr_matrix) -> _DenseSchur | _BlockSchur:
     return _DenseSchur(cross) if best is None else _BlockSchur(cross, *best)
 
 
+#: Solutions `_Problem.deviance` keeps, the latest: the optimiser's last evaluations hold the
+#: estimate, whose solution gives the fit's tables and the centre of its intervals.
+KEPT_SOLUTIONS = 8
+
+
 class _Problem:
     """Cross-products of one model, computed once; `solve` evaluates one theta."""
 
     def __init__(self, y: np.ndarray, x: np.ndarray, codes: Sequence[np.ndarray]):
         if not 1 <= len(codes) <= 2:
             raise ValueError("one or two random-intercept factors are supported")
+        self.kept: dict[bytes, _Solution] = {}
         self.n, self.p = x.shape
         w = np.column_stack([x, y])
         self.wtw = w.T @ w
@@ -476,9 +528,18 @@ class _Problem:
 
     def deviance(self, theta: np.ndarray) -> float:
         try:
-            return self.solve(theta).deviance
+            solution = self.solve(theta)
         except (linalg.LinAlgError, FloatingPointError, ValueError):
             return np.inf
+        self.kept[theta.tobytes()] = solution
+        if len(self.kept) > KEPT_SOLUTIONS:
+            del self.kept[next(iter(self.kept))]
+        return solution.deviance
+
+    def solution(self, theta: np.ndarray) -> _Solution:
+        """`solve`, or the solution `deviance` kept for this theta."""
+        kept = self.kept.get(theta.tobytes())
+        return self.solve(theta) if kept is None else kept
 
 
 def factor_codes(factors) -> tuple[list[str], list[np.ndarray], list[pd.Index], list[int]]:
@@ -612,11 +673,17 @@ def _optimise(f, k: int, start: np.ndarray | None = None) -> tuple[np.ndarray, F
     BOBYQA) and polished again; the best run is kept and its state reported as it is.
     """
     evaluations = 0
+    # Newton's last step and the check of the optimum often ask for the same points.
+    known: dict[bytes, float] = {}
 
     def counted(theta):
         nonlocal evaluations
-        evaluations += 1
-        return f(np.asarray(theta, dtype=float))
+        theta = np.asarray(theta, dtype=float)
+        key = theta.tobytes()
+        if key not in known:
+            evaluations += 1
+            known[key] = f(theta)
+        return known[key]
 
     bounds = [(0.0, None)] * k
     runs = []
@@ -688,43 +755,51 @@ LOG_SD_STEP = 1e-3
 def _log_sd_se(problem: _Problem, theta: np.ndarray, sigma2: float) -> np.ndarray:
     """Standard errors of log sd_k (factors as `problem` orders them, then the residual).
 
-    The REML criterion with sigma not profiled out, -2 l_R = log|A| + log|X'V^-1 X| +
-    (n - p) log(2 pi sigma^2) + r^2(theta) / sigma^2 with theta_k = sd_k / sigma, is
-    differentiated twice in the logs of the free standard deviations (a factor on its boundary,
-    zero, stays there and gets NaN); the inverse of half its Hessian is their covariance.
+    The REML criterion with sigma not profiled out, -2 l_R = D(theta) + (n - p) log(2 pi
+    sigma^2) + r^2(theta) / sigma^2 with D = log|A| + log|X'V^-1 X| and theta_k = sd_k / sigma,
+    is differentiated twice in the logs of the free standard deviations (a factor on its
+    boundary, zero, stays there and gets NaN); the inverse of half its Hessian is their
+    covariance. In phi = log theta and s = log sigma the derivatives in s are exact and those
+    in phi are differences of step LOG_SD_STEP, which need 1 + k^2 + k solutions for k free
+    factors (one, the estimate's, already there); log sd = (phi + s, s) is linear.
     """
-    free = np.append(theta > SINGULAR_TOL, True)
+    free = theta > SINGULAR_TOL
+    k, h = int(free.sum()), LOG_SD_STEP
     df = problem.n - problem.p
 
-    def criterion(log_sd: np.ndarray) -> float:
-        sd = np.zeros(len(free))
-        sd[free] = np.exp(log_sd)
-        sigma = sd[-1]
-        sol = problem.solve(sd[:-1] / sigma)
-        profiled = df * (1 + np.log(2 * np.pi * sol.r2 / df))
-        return sol.deviance - profiled + df * np.log(2 * np.pi * sigma**2) + sol.r2 / sigma**2
+    def parts(step: np.ndarray) -> np.ndarray:
+        """D and r^2 at log theta moved by `step` (free factors)."""
+        moved = theta.copy()
+        moved[free] = np.exp(np.log(theta[free]) + step)
+        sol = problem.solution(moved)
+        return np.array([sol.deviance - df * (1 + np.log(2 * np.pi * sol.r2 / df)), sol.r2])
 
-    centre = np.log(np.append(theta * np.sqrt(sigma2), np.sqrt(sigma2))[free])
-    m, h = len(centre), LOG_SD_STEP
-    eye = np.eye(m) * h
-    f0 = criterion(centre)
-    hessian = np.empty((m, m))
-    for i in range(m):
-        hessian[i, i] = (criterion(centre + eye[i]) - 2 * f0 + criterion(centre - eye[i])) / h**2
+    eye = np.eye(k) * h
+    centre = parts(np.zeros(k))
+    up = [parts(eye[i]) for i in range(k)]
+    down = [parts(-eye[i]) for i in range(k)]
+    weights = np.array([1.0, 1.0 / sigma2])  # D + r^2 / sigma^2 at the estimate's sigma
+    hessian = np.empty((k + 1, k + 1))
+    for i in range(k):
+        hessian[i, i] = (up[i] - 2 * centre + down[i]) @ weights / h**2
         for j in range(i):
-            corners = [
-                criterion(centre + si * eye[i] + sj * eye[j]) * si * sj
-                for si in (1, -1)
-                for sj in (1, -1)
-            ]
-            hessian[i, j] = hessian[j, i] = sum(corners) / (4 * h * h)
-    out = np.full(len(free), np.nan)
+            # f(+i+j) + f(-i-j) - f(+i) - f(-i) - f(+j) - f(-j) + 2 f = 2 h^2 f_ij + O(h^4)
+            both = parts(eye[i] + eye[j]) + parts(-eye[i] - eye[j])
+            cross = both - up[i] - down[i] - up[j] - down[j] + 2 * centre
+            hessian[i, j] = hessian[j, i] = cross @ weights / (2 * h * h)
+        hessian[i, k] = hessian[k, i] = -(up[i][1] - down[i][1]) / (h * sigma2)
+    hessian[k, k] = 4 * centre[1] / sigma2
+    # From (phi, s) to log sd = (phi + s, s): phi = log sd_k - log sigma.
+    change = np.eye(k + 1)
+    change[:k, k] = -1.0
+    hessian = change.T @ hessian @ change
+    out = np.full(len(theta) + 1, np.nan)
     try:
         cov = linalg.inv(hessian / 2)
     except (linalg.LinAlgError, ValueError):
         return out
     with np.errstate(invalid="ignore"):
-        out[free] = np.sqrt(np.diag(cov))
+        out[np.append(free, True)] = np.sqrt(np.diag(cov))
     return out
 
 
@@ -743,14 +818,14 @@ def fit_reml(
     """
     y = np.asarray(y, dtype=float)
     xm = np.asarray(x, dtype=float)
-    if np.linalg.matrix_rank(xm) < xm.shape[1]:
+    if not full_rank(xm):
         raise ValueError("fixed-effects design is rank deficient")
     names, codes, levels, order = factor_codes(factors)
     ordered = [codes[i] for i in order]
     problem = _Problem(y, xm, ordered)
     start = _moment_start(y, xm, ordered)
     theta_internal, state = _optimise(problem.deviance, len(names), start)
-    sol = problem.solve(theta_internal)
+    sol = problem.solution(theta_internal)
     theta = np.empty(len(names))
     theta[order] = theta_internal
     n, p = xm.shape
