@@ -6,7 +6,6 @@ from contextlib import contextmanager
 
 from django.core.management.base import CommandError
 
-from survey.design.sentence_pool import PoolError
 from survey.models import Study
 from wojdb.core.io import InputError
 
@@ -20,6 +19,8 @@ def refused(message: str) -> CommandError:
 @contextmanager
 def clear_errors():
     """Turn input problems into a one-line error and exit status 2, with nothing written."""
+    from survey.design.sentence_pool import PoolError  # loaded by the commands that run
+
     try:
         yield
     except (InputError, PoolError, FileNotFoundError, IsADirectoryError) as e:

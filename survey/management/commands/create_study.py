@@ -3,11 +3,8 @@ from functools import partial
 from pathlib import Path
 
 from django.core.management.base import BaseCommand
-from tqdm import tqdm
 
 from survey import access
-from survey.design.build import build_study
-from survey.design.plan import StudyFileError, read_study_file
 from survey.management.commands.study_team import _researcher
 from survey.management.reporting import print_report, refused
 from wojdb.arguments import JOBS
@@ -42,6 +39,12 @@ class Command(BaseCommand):
         )
 
     def handle(self, file, jobs, owner, verbosity, **_):
+        # The build's modules load when it runs, not for --help.
+        from tqdm import tqdm
+
+        from survey.design.build import build_study
+        from survey.design.plan import StudyFileError, read_study_file
+
         step = self.stdout.write if verbosity >= 2 else (lambda _: None)
         owner = _researcher(owner) if owner else None
         try:

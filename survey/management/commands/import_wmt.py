@@ -1,10 +1,8 @@
 from pathlib import Path
 
 from django.core.management.base import BaseCommand
-from tqdm import tqdm
 
 from survey.management.reporting import clear_errors, print_report
-from survey.sources.testsets import prepare_wmt, write_wmt
 from wojdb.arguments import YEAR
 
 
@@ -36,6 +34,11 @@ class Command(BaseCommand):
         )
 
     def handle(self, dir, year, lp, ref, systems, testset, verbosity, **options):
+        # The import's modules load when it runs, not for --help.
+        from tqdm import tqdm
+
+        from survey.sources.testsets import prepare_wmt, write_wmt
+
         with clear_errors():
             plan = prepare_wmt(dir, year=year, lps=lp, refs=ref, systems=systems, testset=testset)
             with tqdm(total=plan.triples, unit="line", disable=verbosity == 0) as bar:

@@ -1,7 +1,6 @@
 from django.core.management.base import BaseCommand
 
 from survey import platforms
-from survey.design.plan import write_study_file
 from survey.management.reporting import find_study, refused
 from wojdb.arguments import add_output, output_file
 
@@ -19,6 +18,8 @@ class Command(BaseCommand):
         add_output(parser, output_file, "file to write (default: standard output)", required=False)
 
     def handle(self, slug, out, force, **_):
+        from survey.design.plan import write_study_file  # loaded when it runs, not for --help
+
         if out is not None:
             out.claim(force)
         study = find_study(slug)
