@@ -13,7 +13,6 @@ from django.utils.html import format_html, format_html_join
 from survey import access, models, platforms, record
 from survey.access import MANAGE, PEOPLE, RECORD, TEAM, VIEW
 from survey.design import shown
-from survey.design.questionnaires import is_frozen
 from survey.participants import participation
 from survey.participants.forms import DecimalNumber, WholeNumber
 from wojdb.core import texts
@@ -487,6 +486,8 @@ class QuestionnaireEntryInline(StudyScopedInline, TabularInline):
     extra = 0
 
     def has_change_permission(self, request, obj=None):
+        from survey.design.questionnaires import is_frozen  # composing loads on use
+
         return super().has_change_permission(request, obj) and (obj is None or not is_frozen(obj))
 
     def has_add_permission(self, request, obj=None):
@@ -575,6 +576,8 @@ class QuestionnaireEntryAdmin(ScopedAdmin):
     raw_id_fields = ["questionnaire", "item"]
 
     def has_change_permission(self, request, obj=None):
+        from survey.design.questionnaires import is_frozen  # composing loads on use
+
         frozen = obj is not None and is_frozen(obj.questionnaire)
         return super().has_change_permission(request, obj) and not frozen
 

@@ -8,6 +8,7 @@ what a participant rates — a WMT hypothesis or a permutation of its reference.
 from __future__ import annotations
 
 import secrets
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -18,7 +19,6 @@ from django.utils.translation import gettext_lazy as _
 
 from survey import platforms
 from wojdb.core import scales, texts
-from wojdb.core.design import composition
 from wojdb.core.language import codes
 from wojdb.core.language.codes import LANGUAGE_NAMES
 from wojdb.core.texts import en
@@ -32,6 +32,9 @@ from wojdb.core.vocabulary import (
     ROLES,
     WEB,
 )
+
+if TYPE_CHECKING:
+    from wojdb.core.design.composition import Layout
 
 
 class Segment(models.Model):
@@ -622,9 +625,11 @@ class Study(models.Model):
     def clean(self):
         if found := texts.problems(self):
             raise ValidationError(found)
+        from wojdb.core.design.composition import ConfigurationError
+
         try:
             self.layout()
-        except composition.ConfigurationError as e:
+        except ConfigurationError as e:
             raise ValidationError(f"These numbers cannot describe a questionnaire: {e}") from None
 
     def take_language_defaults(self, given=()) -> None:
@@ -652,9 +657,12 @@ class Study(models.Model):
         missing.extend(platforms.of(self).missing(self))
         return missing
 
-    def layout(self) -> composition.Layout:
+    def layout(self) -> Layout:
         """Table 6.3 for this study's numbers; raises composition.ConfigurationError."""
-        return composition.make_layout(
+        # Composing loads with the commands and pages that compose, not with the models.
+        from wojdb.core.design.composition import make_layout
+
+        return make_layout(
             self.items_per_questionnaire,
             self.permutation_share,
             self.shared_share,
