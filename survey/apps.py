@@ -4,14 +4,23 @@ from django.apps import AppConfig
 
 
 class SurveyConfig(AppConfig):
+    """Django's start-up loads the apps' models and admin modules between this config's
+    creation and its ready() (the admin's ready() comes first): some 60,000 objects that live
+    as long as the process. The garbage collector is paused meanwhile, as its passes would find
+    nothing to free, and then they are frozen out of its full passes, the three at exit among
+    them. Those passes were a quarter of a command's start-up (bench/startup_bench.py)."""
+
     name = "survey"
     verbose_name = "Survey: sentence pool, questionnaires and participants"
+
+    def __init__(self, app_name, app_module):
+        super().__init__(app_name, app_module)
+        self.collecting = gc.isenabled()
+        gc.disable()
 
     def ready(self):
         from survey import checks  # noqa: F401  (registers the checks)
 
-        # By now the apps' models and admin modules are loaded (the admin's ready() comes
-        # first): some 60,000 objects that live as long as the process. Frozen, the collector's
-        # full passes skip them, the three at exit among them, which cost a command as much as
-        # Django's own start-up (bench/startup_bench.py).
         gc.freeze()
+        if self.collecting:
+            gc.enable()
