@@ -354,6 +354,17 @@ class Permutation(models.Model):
     tokens = models.JSONField()
     moved = models.JSONField(help_text="0-based reference indices moved or replaced")
     mapping = models.JSONField(help_text="reference position of each output token, -1 if new")
+    displaced = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="0-based positions of the output words the algorithm moved or replaced",
+    )
+    minimal_moves = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="0-based positions of a smallest set of output words whose moving restores "
+        "the reference",
+    )
     quality = models.FloatField(help_text="eq. 6.2")
     software_version = models.CharField(max_length=32)
     parse = models.JSONField(

@@ -13,7 +13,7 @@ from django.db.models import Q, QuerySet
 
 from survey.models import Permutation, Segment, Triple
 from survey.sources.parses import Bars, no_bars, stored_parses, target_rules
-from wojdb.core.language.rules import NoPipelineError
+from wojdb.core.language.rules import LanguageRules, NoPipelineError
 from wojdb.core.permutations import (
     PERMUTATION_TYPES,
     VERSION,
@@ -22,6 +22,7 @@ from wojdb.core.permutations import (
     generate_many,
     quality,
 )
+from wojdb.core.permutations.truth import displaced, fixed_words, minimal_moves
 
 SAVE_BATCH = 2000
 #: Types built on the hypothesis as well as the reference.
@@ -132,11 +133,15 @@ def _generate_language(triples, references, hypotheses, code, types, max_degree,
 def _save_missing(triples, results, existing, bars: Bars) -> int:
     """Insert the permutations not yet stored, a batch at a time, as results arrive."""
     added, batch = 0, []
+    rules = {}
     with bars(total=len(triples), desc="permuting", unit=" triples") as bar:
         try:
             for triple, permutations in zip(triples, results, strict=True):
+                code = triple.segment.target_lang
+                if code not in rules:
+                    rules[code] = target_rules(code)
                 batch += [
-                    _row(triple, p)
+                    _row(triple, p, rules[code])
                     for p in permutations
                     if (triple.pk, p.perm_type, p.degree) not in existing
                 ]
@@ -152,7 +157,8 @@ def _save_missing(triples, results, existing, bars: Bars) -> int:
     return added + _insert(batch)
 
 
-def _row(triple: Triple, permutation) -> Permutation:
+def _row(triple: Triple, permutation, rules: LanguageRules) -> Permutation:
+    fixed = fixed_words(permutation.tokens, rules)
     return Permutation(
         triple=triple,
         perm_type=permutation.perm_type,
@@ -162,6 +168,8 @@ def _row(triple: Triple, permutation) -> Permutation:
         tokens=list(permutation.tokens),
         moved=list(permutation.moved),
         mapping=list(permutation.mapping),
+        displaced=list(displaced(permutation.mapping, permutation.moved)),
+        minimal_moves=list(minimal_moves(permutation.mapping, fixed)),
         quality=permutation.quality,
         software_version=VERSION,
     )

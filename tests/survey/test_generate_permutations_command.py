@@ -8,6 +8,7 @@ from django.core.management import CommandError, call_command
 from survey.models import Corpus, Permutation, PoolEntry, Segment, Study, Triple
 from wojdb.core.language.nlp import Parse
 from wojdb.core.permutations import VERSION, Sentence, Truecaser, generate_all
+from wojdb.core.permutations.truth import fixed_words, restore
 
 SENTENCES = [
     (
@@ -87,6 +88,24 @@ def test_generates_every_possible_degree_of_the_pool_triples(pool):
     assert len(example.moved) == 5 and sorted(example.mapping) == list(range(16))
     assert example.quality == pytest.approx(1 - 4 / 17)
     assert (example.seed, example.software_version) == (4, VERSION)
+
+
+def test_stores_the_words_out_of_place(pool):
+    run(seed=4)
+    stored = Permutation.objects.filter(triple__in=pool[:2])
+    assert stored.filter(displaced__isnull=True).count() == 0
+    for p in stored:
+        fixed = fixed_words(p.tokens)
+        reference = list(range(len(p.tokens)))
+        assert restore(p.mapping, p.displaced, fixed) == reference, (p.perm_type, p.degree)
+        assert restore(p.mapping, p.minimal_moves, fixed) == reference, (p.perm_type, p.degree)
+        assert len(p.minimal_moves) <= len(p.displaced)
+        if p.perm_type in ("order", "swap", "choice"):
+            assert len(p.displaced) == p.degree
+    # Table 6.1's reference: at degree 1, 'order' moves a single word, which is out of place.
+    first = stored.get(triple=pool[0], perm_type="order", degree=1)
+    assert len(first.displaced) == len(first.minimal_moves) == 1
+    assert first.mapping[first.displaced[0]] == first.moved[0]
 
 
 def test_matches_the_pure_generator(pool):
