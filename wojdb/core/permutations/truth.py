@@ -23,10 +23,13 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Collection, Sequence
 from itertools import pairwise
+from typing import TYPE_CHECKING
 
 from wojdb.core.language.rules import LanguageRules
-from wojdb.core.metrics.alignment import WordAlignment
 from wojdb.core.permutations.sentence import ENGLISH, is_content
+
+if TYPE_CHECKING:  # the metrics load numpy, scipy and nltk: not with permutation generation
+    from wojdb.core.metrics.alignment import WordAlignment
 
 REPLACED = -1  # a mapping's mark for a word that is not the reference's
 
