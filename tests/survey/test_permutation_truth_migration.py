@@ -1,25 +1,11 @@
 """Permutations stored before the truth fields existed get them from their own stored words."""
 
-import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+from tests.migrations import at_migration, migrate
 
 BEFORE = [("survey", "0023_platform_plugins")]
 AFTER = [("survey", "0024_permutation_truth")]
 
-
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
-
-
-@pytest.fixture
-def at_the_previous_migration(transactional_db):
-    apps = migrate(BEFORE)
-    yield apps
-    migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+at_the_previous_migration = at_migration(BEFORE)
 
 
 def test_stored_permutations_are_filled(at_the_previous_migration):

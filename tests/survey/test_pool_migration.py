@@ -1,26 +1,12 @@
 """The move from one global pool (Triple.in_pool) to a pool per study keeps every study's
 sentences and questionnaires exactly."""
 
-import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+from tests.migrations import at_migration, migrate
 
 BEFORE = [("survey", "0014_segment_scores")]
 AFTER = [("survey", "0015_study_pools")]
 
-
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
-
-
-@pytest.fixture
-def at_the_previous_migration(transactional_db):
-    apps = migrate(BEFORE)
-    yield apps
-    migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+at_the_previous_migration = at_migration(BEFORE)
 
 
 def old_database(apps):

@@ -11,8 +11,6 @@ import json
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 from django.urls import reverse
 
@@ -21,6 +19,7 @@ from survey.design import lifecycle
 from survey.models import Participant, Study, StudyEvent, StudyMember
 from survey.participants import participation
 from tests.factories import make_study
+from tests.migrations import at_migration, migrate
 from wojdb.core.vocabulary import ANALYST, MANAGER, OWNER, VIEWER
 
 pytestmark = pytest.mark.django_db
@@ -215,25 +214,18 @@ def test_the_admin_records_who_changed_which_settings_and_makes_the_creator_owne
     assert actions(study).count("settings changed") == 1
 
 
-@pytest.mark.django_db(transaction=True)
-def test_existing_studies_are_owned_by_the_staff_of_the_server_after_the_upgrade():
-    executor = MigrationExecutor(connection)
-    before = [("survey", "0020_study_base_manager")]
-    after = [("survey", "0021_study_teams_and_record")]
-    executor.migrate(before)
-    apps = executor.loader.project_state(before).apps
-    OldStudy = apps.get_model("survey", "Study")
-    OldStudy.objects.create(name="Old", slug="old")
+before_teams = at_migration([("survey", "0020_study_base_manager")])
+
+
+def test_existing_studies_are_owned_by_the_staff_of_the_server_after_the_upgrade(before_teams):
+    before_teams.get_model("survey", "Study").objects.create(name="Old", slug="old")
     User = get_user_model()  # auth's tables stay as they are
     User.objects.create(username="staff", is_staff=True)
     User.objects.create(username="gone", is_staff=True, is_active=False)
     User.objects.create(username="participant-ish")
-    executor = MigrationExecutor(connection)
-    executor.migrate(after)
-    apps = executor.loader.project_state(after).apps
+    apps = migrate([("survey", "0021_study_teams_and_record")])
     members = apps.get_model("survey", "StudyMember").objects.all()
     assert [(m.study.slug, m.user.username, m.role) for m in members] == [("old", "staff", "owner")]
-    MigrationExecutor(connection).migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
 
 
 def test_the_owner_deletes_a_study_in_the_admin_after_seeing_what_goes_and_the_record_stays(ada):
