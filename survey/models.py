@@ -514,6 +514,11 @@ class Study(models.Model):
         help_text="a participant moves on from a pair only once both questions are answered "
         "(as in the thesis)",
     )
+    word_marks = models.BooleanField(
+        default=False,
+        help_text="each pair also asks which words of the first sentence are out of place "
+        "(or that none are)",
+    )
     project_title = models.CharField(
         max_length=300,
         blank=True,
@@ -1006,6 +1011,11 @@ class Rating(models.Model):
     answered_at = models.DateTimeField(null=True, blank=True)
     client_ms = models.PositiveIntegerField(null=True, blank=True)
     revisions = models.PositiveSmallIntegerField(default=0)
+    # Studies with `word_marks`: null until answered; [] when the participant said no word is
+    # out of place; else one [word index from 0, the word as shown, ISO time it was marked] a word.
+    marks = models.JSONField(
+        null=True, blank=True, help_text="the words marked out of place: [index, word, time]"
+    )
     flagged = models.BooleanField(default=False, help_text="the participant flagged the pair")
     comment = models.CharField(max_length=500, blank=True, help_text="the participant's note")
 

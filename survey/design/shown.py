@@ -58,6 +58,7 @@ BEFORE = (
     "sample_holistic_note",
     "sample_order_note",
     "require_both_answers",
+    "word_marks",
 )
 #: The practice pair and the items every questionnaire shares.
 ITEMS = ("sample_item", "shared_items")
