@@ -7,7 +7,9 @@ participant moves from server to server at every step of the questionnaire.
 Each participant, a task of one event loop, reads the study link's page, the consent form, the
 about-you page (answering some questions or none) and the instructions, --read seconds each on
 average, then for the sample and every pair loads the page and saves its answers as the page's
-script does: a JSON post as each answer is given and one more on "Next".
+script does: a JSON post as the first answer is given; the second, which completes the pair,
+waits SETTLE seconds, and "Next" pressed meanwhile sends it with the move on (one post), while
+"Next" pressed later goes straight to the page the waiting save's reply named.
 Some saves are sent twice, as after a lost reply. Only answer saves are timed, from sending
 the request to reading the reply; a save sent again after a failed connection is timed from
 its last sending.
@@ -82,7 +84,8 @@ STATEMENT = re.compile(r'name="(statement_\d+)"')
 START = re.compile(r'<a class="button primary" href="(/p/[^"]+/item/\d+/)"')
 STATIC = re.compile(r'(?:href|src)="(/static/[^"]+)"')
 SCALES = ("holistic", "order")
-SAVES_PER_ITEM = 3  # each answer when given, then both with "Next"
+SAVES_PER_ITEM = 2  # the first answer when given, the second with "Next" (or alone, see SETTLE)
+SETTLE = 1.5  # seconds an answer completing a pair waits for "Next" (participant.js SETTLE_MS)
 RETRY_AFTER_FAILURE = 0.5  # seconds; the page's script retries an unsent save likewise
 CONNECTION_ERRORS = (OSError, http.client.HTTPException)  # refused, reset, timed out, cut
 
@@ -395,13 +398,23 @@ class Participant:
                 path = (await self.save(path, token, item, {"go": "start"}))["next"]
                 continue
             holistic, order = self.rng.randint(1, 5), self.rng.randint(1, 5)
-            # As the page's script: each answer is saved when given, then "Next" saves the
-            # form once more and moves on. `was_*` are the values the page last had saved.
+            # As the page's script: the first answer is saved when given; the second waits
+            # SETTLE s for "Next", which then sends it and moves on; pressed later, it finds
+            # the pair saved and goes where the save's reply said. `was_*` are the values the
+            # page last had saved.
             await self.pause(self.think)
             first = {"holistic": holistic, "was_holistic": "", "was_order": "", "go": "stay"}
             await self.save(path, token, item, first)
             await self.pause(self.think)
+            # Pressing Enter or "Next": mostly at once, sometimes after the save went alone.
+            quick = self.rng.random() < 0.8
+            pressing = self.rng.uniform(0.2, 0.8) if quick else self.rng.uniform(1.6, 3)
             second = first | {"order": order, "was_holistic": holistic}
+            if pressing < SETTLE:
+                await asyncio.sleep(pressing)
+                second["go"] = "next"
+            else:
+                await asyncio.sleep(SETTLE)
             reply = await self.save(path, token, item, second)
             if self.rng.random() < 0.05:  # the reply was "lost": the same save again
                 again = await self.save(path, token, item, second)
@@ -409,9 +422,11 @@ class Participant:
                     raise AssertionError(f"{path}: a repeated save counted as a revision")
                 with self.results.lock:
                     self.results.repeats += 1
-            await asyncio.sleep(self.rng.uniform(0.2, 0.8))  # pressing Enter or "Next"
-            last = second | {"was_order": order, "go": "next"}
-            path = (await self.save(path, token, item, last))["next"]
+            if second["go"] == "next":
+                path = reply["next"]
+            else:
+                await asyncio.sleep(pressing - SETTLE)
+                path = reply["moves"]["next"]
         await self.page(path)  # the final check
         done = await self.page(path, {"csrfmiddlewaretoken": self.csrf}, expect=(302,))
         await self.page(done.header("Location"))

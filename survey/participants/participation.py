@@ -611,6 +611,19 @@ def own_page(participant: Participant, address: str) -> str | None:
     return path
 
 
+def moves(participant: Participant, position: int, rating: Rating) -> dict[str, str]:
+    """Where each of the page's buttons leads from a pair whose answers are all saved as
+    `rating` holds them, for those that may move on now (`unanswered_to_move_on`): the page's
+    script then goes there without posting the same answers again."""
+    buttons = ("next", "back", "start") if position == 0 else ("next", "back")
+    study = participant.study
+    return {
+        go: neighbour_url(participant, position, go)
+        for go in buttons
+        if not unanswered_to_move_on(study, rating, go)
+    }
+
+
 def neighbour_url(participant: Participant, position: int, go: str) -> str:
     """The page after (go="next") or before (go="back") a position; else the position itself.
     After the practice pair, "next" shows its feedback and "start" the first pair."""

@@ -578,15 +578,16 @@ def save_item(request, participant, position):
         return item_page(request, participant, position, item, rating, 409, notice=CONFLICT)
     next_url = participation.neighbour_url(participant, position, go)
     if wants_json(request):
-        return JsonResponse(
-            {
-                "saved": True,
-                "revisions": rating.revisions,
-                "holistic": rating.holistic,
-                "order": rating.order,
-                "next": next_url,
-            }
-        )
+        body = {
+            "saved": True,
+            "revisions": rating.revisions,
+            "holistic": rating.holistic,
+            "order": rating.order,
+            "next": next_url,
+        }
+        if go == "stay":  # a background save: the page may move on later without posting
+            body["moves"] = participation.moves(participant, position, rating)
+        return JsonResponse(body)
     return redirect(next_url)
 
 

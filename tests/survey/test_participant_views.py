@@ -633,6 +633,7 @@ def test_background_saves_answer_json_and_count_revisions(client):
         "holistic": 3,
         "order": None,
         "next": item_url(participant, 1),
+        "moves": {"back": item_url(participant, 0)},  # see test_moving_on.py
     }
     assert answer(client, participant, 1, json=True, order=1).json()["revisions"] == 0
     assert answer(client, participant, 1, json=True, holistic=5).json()["revisions"] == 1

@@ -1,6 +1,9 @@
 // Participant pages, as an enhancement: every page also works as plain HTML forms.
 // Item pages save answers in the background and only move on once the server confirms;
-// keys 1-5 answer the first question, then the second, and Enter moves on.
+// keys 1-5 answer the first question, then the second, and Enter moves on. An answer that
+// completes the pair waits a moment before it is saved, so that "Next" pressed meanwhile sends
+// it with the move on: one request instead of two. "Next" on a pair saved as it stands goes
+// straight to the page the last save's reply named, posting nothing.
 // The about-you page adds language rows without a reload.
 (function () {
   "use strict";
@@ -45,6 +48,10 @@
     var dirty = false;
     var leaving = false;
     var retryTimer = null;
+    var settleTimer = null; // an answer completing the pair, waiting for "Next" (SETTLE_MS)
+    var SETTLE_MS = 1500;
+    var savedAnswers = null; // the answers as the last save sent them (answers())
+    var moves = null; // where each button leads from them, as that save's reply said
 
     if (hint) hint.hidden = false;
 
@@ -146,10 +153,20 @@
       if (first) focusScale(first);
     }
 
+    // What the participant has given: the form without its token, timing and basis.
+    function answers() {
+      var given = new URLSearchParams();
+      new FormData(form).forEach(function (value, name) {
+        if (!/^(csrfmiddlewaretoken|client_ms|go|was_.*)$/.test(name)) given.append(name, value);
+      });
+      return given.toString();
+    }
+
     function post(go) {
       clientMs.value = String(elapsed());
       var data = new FormData(form);
       data.set("go", go);
+      var sent = answers();
       return fetch(form.action, {
         method: "POST",
         // URL-encoded, as the form itself posts: Django reads that several times faster than
@@ -157,13 +174,15 @@
         body: new URLSearchParams(data),
         credentials: "same-origin",
         headers: { Accept: "application/json" },
+        // Sent to the end even if the page is closed meanwhile.
+        keepalive: true,
       }).then(function (response) {
         return response.json().then(
           function (body) {
-            return { status: response.status, body: body };
+            return { status: response.status, body: body, sent: sent };
           },
           function () {
-            return { status: response.status, body: null };
+            return { status: response.status, body: null, sent: sent };
           }
         );
       });
@@ -172,6 +191,7 @@
     // One save at a time, in order; each sends the form as it is when its turn comes.
     function attempt(go, renewed) {
       show(message.messageSaving, "busy");
+      moves = null;
       return post(go).then(
         function (reply) {
           var body = reply.body;
@@ -193,6 +213,8 @@
               markMissing(body.missing);
               throw new Error("incomplete");
             }
+            savedAnswers = reply.sent;
+            moves = body.moves || null;
             show(message.messageSaved, "");
             return body;
           }
@@ -229,9 +251,26 @@
     function saveInBackground() {
       dirty = true;
       clearTimeout(retryTimer);
+      clearTimeout(settleTimer);
+      settleTimer = null;
       save("stay").catch(function (error) {
         if (error.message === "offline") retryTimer = setTimeout(saveInBackground, 3000);
       });
+    }
+
+    function everyQuestionAnswered() {
+      return scales.every(function (fieldset) {
+        return fieldset.querySelector("input:checked") !== null;
+      });
+    }
+
+    // Saved after SETTLE_MS, unless "Next" sends it first or the page is hidden or left.
+    function saveSoon() {
+      dirty = true;
+      clearTimeout(retryTimer);
+      clearTimeout(settleTimer);
+      show(message.messageSaving, "busy");
+      settleTimer = setTimeout(saveInBackground, SETTLE_MS);
     }
 
     form.addEventListener("change", function (event) {
@@ -239,9 +278,35 @@
       if (answered && event.target.type === "radio") setMissing(answered, false);
       var type = event.target.type;
       if (type === "radio" || type === "checkbox" || event.target.name === "comment") {
-        saveInBackground();
+        if (everyQuestionAnswered()) saveSoon();
+        else saveInBackground();
       }
     });
+
+    // A tab put aside may be discarded without notice; a page being left sends what waits
+    // itself, as the queue's next turn would never come (keepalive carries it to the end).
+    document.addEventListener("visibilitychange", function () {
+      if (document.visibilityState === "hidden" && settleTimer !== null) saveInBackground();
+    });
+    window.addEventListener("pagehide", function () {
+      if (settleTimer === null) return;
+      clearTimeout(settleTimer);
+      settleTimer = null;
+      post("stay").catch(function () {});
+    });
+
+    // "Next" (or "Back"): where nothing changed since the last save, the page its reply named;
+    // else the answers are posted with the move, as the page would be without this script.
+    function moveOn(go) {
+      clearTimeout(settleTimer);
+      settleTimer = null;
+      var result = queue.then(function () {
+        var known = moves && answers() === savedAnswers ? moves[go] : undefined;
+        return known ? { next: known } : attempt(go, false);
+      });
+      queue = result.catch(function () {});
+      return result;
+    }
 
     var moving = false;
     form.addEventListener("submit", function (event) {
@@ -250,7 +315,7 @@
       moving = true;
       var go = (event.submitter || nextButton).value;
       clearTimeout(retryTimer);
-      save(go).then(
+      moveOn(go).then(
         function (body) {
           leaving = true;
           window.location.assign(body.next);
@@ -264,8 +329,9 @@
       );
     });
 
+    // Not for an answer still waiting to be saved: leaving sends it (pagehide).
     window.addEventListener("beforeunload", function (event) {
-      if (dirty && !leaving) {
+      if (dirty && !leaving && settleTimer === null) {
         event.preventDefault();
         event.returnValue = "";
       }

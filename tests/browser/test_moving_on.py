@@ -1,0 +1,138 @@
+"""The item page's script spares requests without losing an answer, in Debian's chromium: the
+answer that completes a pair waits a moment, so that "Next" pressed meanwhile sends it with the
+move on; "Next" on a pair already saved opens the next page without posting; an answer given
+just before the tab is closed or put aside is saved all the same."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from playwright.sync_api import expect
+
+from survey.models import Participant, Rating
+from survey.participants import participation
+from tests.factories import make_study
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.filterwarnings("ignore:No directory at:UserWarning"),
+]
+
+
+@pytest.fixture
+def person(live_server):
+    study = make_study(questionnaires=1, items=3)
+    person = participation.enter(study, {})
+    participation.give_consent(person, participation.current_consent(study))
+    Participant.objects.filter(pk=person.pk).update(about_done=True)
+    return person
+
+
+@pytest.fixture
+def posts(page):
+    """The answers each post of the page sent (its `go` included), in order."""
+    sent = []
+
+    def record(request):
+        if request.method == "POST":
+            sent.append(dict(pair.split("=", 1) for pair in request.post_data.split("&")))
+
+    page.on("request", record)
+    return sent
+
+
+def open_pair(page, live_server, person, position: int) -> None:
+    page.goto(f"{live_server.url}/p/{person.token}/item/{position}/")
+    expect(page.get_by_role("heading", level=1)).to_have_text(f"Pair {position} of 3")
+
+
+def choose(page, name: str, value: int) -> None:
+    page.locator(f"label[for='{name}-{value}']").click()
+
+
+def stored(person, position: int) -> tuple:
+    rating = Rating.objects.filter(participant=person, position=position).first()
+    return (rating.holistic, rating.order) if rating else (None, None)
+
+
+def eventually_stored(person, position: int, expected: tuple, seconds: float = 15) -> None:
+    deadline = time.monotonic() + seconds
+    while stored(person, position) != expected and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert stored(person, position) == expected
+
+
+def test_next_right_after_the_last_answer_sends_it_with_the_move(page, live_server, person, posts):
+    open_pair(page, live_server, person, 1)
+    choose(page, "holistic", 4)
+    expect(page.locator("[data-save-state]")).to_have_text("Saved.")
+    choose(page, "order", 2)
+    page.get_by_role("button", name="Next").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Pair 2 of 3")
+    assert [(post["holistic"], post.get("order"), post["go"]) for post in posts] == [
+        ("4", None, "stay"),
+        ("4", "2", "next"),
+    ]
+    assert stored(person, 1) == (4, 2)
+
+
+def test_next_on_a_pair_already_saved_moves_on_without_posting(page, live_server, person, posts):
+    open_pair(page, live_server, person, 1)
+    choose(page, "holistic", 3)
+    expect(page.locator("[data-save-state]")).to_have_text("Saved.")
+    choose(page, "order", 5)
+    expect(page.locator("[data-save-state]")).to_have_text("Saved.")  # saved alone, later
+    assert [post["go"] for post in posts] == ["stay", "stay"]
+    page.get_by_role("button", name="Next").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Pair 2 of 3")
+    assert len(posts) == 2  # nothing posted again
+    assert stored(person, 1) == (3, 5)
+    person.refresh_from_db()
+    assert person.furthest == 2
+    # Back, unchanged, is a plain move too; a changed answer is posted with it.
+    page.get_by_role("button", name="Back").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Pair 1 of 3")
+    assert [post["go"] for post in posts] == ["stay", "stay", "back"]  # pair 2 had no save
+    choose(page, "holistic", 1)
+    page.get_by_role("button", name="Next").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Pair 2 of 3")
+    assert posts[-1]["go"] == "next" and stored(person, 1) == (1, 5)
+
+
+def test_next_with_a_question_unanswered_still_asks_for_it(page, live_server, person, posts):
+    open_pair(page, live_server, person, 1)
+    choose(page, "holistic", 3)
+    expect(page.locator("[data-save-state]")).to_have_text("Saved.")
+    page.get_by_role("button", name="Next").click()
+    expect(page.locator("[data-save-state]")).to_have_text(
+        "Please answer both questions about this pair before moving on."
+    )
+    expect(page.get_by_role("heading", level=1)).to_have_text("Pair 1 of 3")
+    assert [post["go"] for post in posts] == ["stay", "next"]
+
+
+def test_an_answer_given_and_the_tab_closed_is_saved(page, live_server, person):
+    open_pair(page, live_server, person, 1)
+    choose(page, "holistic", 2)
+    expect(page.locator("[data-save-state]")).to_have_text("Saved.")
+    choose(page, "order", 4)
+    page.close(run_before_unload=True)  # before the answer's save would have gone by itself
+    eventually_stored(person, 1, (2, 4))
+
+
+def test_an_answer_given_and_the_tab_put_aside_is_saved_at_once(page, live_server, person):
+    open_pair(page, live_server, person, 1)
+    choose(page, "holistic", 5)
+    expect(page.locator("[data-save-state]")).to_have_text("Saved.")
+    choose(page, "order", 1)
+    # Sent at once, not when the wait would have ended (1.5 s).
+    with page.expect_request(lambda r: r.method == "POST", timeout=1000):
+        page.evaluate(
+            """() => {
+              Object.defineProperty(document, "visibilityState", {value: "hidden"});
+              document.dispatchEvent(new Event("visibilitychange"));
+            }"""
+        )
+    eventually_stored(person, 1, (5, 1))
