@@ -22,6 +22,7 @@ def prepare() -> None:
     from django.urls import get_resolver
 
     get_resolver().url_patterns  # noqa: B018 - imports the views now rather than on a request
+    gc.unfreeze()  # with the start-up's garbage, frozen unexamined (survey/apps.py)
     gc.collect()
     gc.freeze()
     gc.set_threshold(*COLLECTOR_THRESHOLDS)

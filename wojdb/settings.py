@@ -29,6 +29,7 @@ WOJDB_MEDIA_ROOT      the files every app server reads and writes: the analysis 
                       a folder they all mount
 """
 
+import gc
 import os
 import secrets
 import sys
@@ -39,6 +40,12 @@ import dj_database_url
 
 from wojdb.core import budgets
 from wojdb.environment import Environment, SettingsError
+
+# Django loads every app's modules once these settings are read: objects that live as long as
+# the process, in which the garbage collector's passes find next to nothing to free. It is
+# paused from here until the apps are ready (survey/apps.py), which turns it back on if it was.
+COLLECTING_AT_START = gc.isenabled()
+gc.disable()
 
 ENV = Environment()
 
