@@ -20,23 +20,11 @@ from survey import access, record
 from survey.access import DATA, MANAGE, RECORD, TEAM, VIEW, staff_only
 from survey.checks import catalogue_problem
 from survey.design import lifecycle as launching
-from survey.design.questionnaires import (
-    QuestionnaireError,
-    build_questionnaires,
-    entries_frame,
-    extend_questionnaires,
-    is_frozen,
-)
 from survey.models import Participant, Rating, Study, StudyMember, real_participants
 from survey.participants.assignment import release_abandoned
 from survey.participants.forms import WholeNumber
 from wojdb.core import scales
-from wojdb.core.design.composition import (
-    MAX_QUESTIONNAIRES,
-    CompositionError,
-    ConfigurationError,
-    Layout,
-)
+from wojdb.core.design import MAX_QUESTIONNAIRES
 from wojdb.core.io import length_units
 from wojdb.core.vocabulary import ASSIGNED, COMPLETED, PAPER, WEB
 
@@ -48,8 +36,10 @@ FIGURES = {
     "languages": "Figure 6.3",
 }
 
-if TYPE_CHECKING:  # pandas and the balance checks load on use, not at start-up
+if TYPE_CHECKING:  # pandas, the balance checks and composing load on use, not at start-up
     import pandas as pd
+
+    from wojdb.core.design.composition import Layout
 
 
 class BuildForm(forms.Form):
@@ -117,7 +107,9 @@ def index(request):
 def study(request, slug):
     import pandas as pd
 
+    from survey.design.questionnaires import entries_frame
     from wojdb.core.design import balance
+    from wojdb.core.design.composition import ConfigurationError
 
     study = access.study_for(request, slug, VIEW)
     rights = access.RIGHTS[access.role_of(request.user, study)]
@@ -165,6 +157,8 @@ def study(request, slug):
 
 @staff_only
 def questionnaire(request, slug, number):
+    from survey.design.questionnaires import is_frozen
+
     study = access.study_for(request, slug, VIEW)
     versions = list(study.questionnaires.filter(number=number).order_by("-version"))
     if not versions:
@@ -203,6 +197,7 @@ def questionnaire(request, slug, number):
 @staff_only
 def figure(request, slug, name, fmt):
     # matplotlib takes seconds to import: only figure requests pay for it.
+    from survey.design.questionnaires import entries_frame
     from wojdb.core.design import balance_figures
 
     study = access.study_for(request, slug, VIEW)
@@ -223,6 +218,13 @@ def figure(request, slug, name, fmt):
 @staff_only
 @require_POST
 def build(request, slug):
+    from survey.design.questionnaires import (
+        QuestionnaireError,
+        build_questionnaires,
+        extend_questionnaires,
+    )
+    from wojdb.core.design.composition import CompositionError, ConfigurationError
+
     study = access.study_for(request, slug, MANAGE)
     form = BuildForm(request.POST)
     if not form.is_valid():

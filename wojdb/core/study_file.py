@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from wojdb.core import budgets
-from wojdb.core.design.composition import MAX_QUESTIONNAIRES
+from wojdb.core.design import MAX_QUESTIONNAIRES
 from wojdb.core.design.pool import DEFAULT_PER_CORPUS, Exclusion, PoolRule
 from wojdb.core.io import MAX_INT, InputError, read_input
 from wojdb.core.texts import normalise_line_ends

@@ -9,11 +9,8 @@ from survey.design.questionnaires import (
 )
 from survey.management.reporting import find_study, refused
 from wojdb.arguments import SEED, int_range
-from wojdb.core.design.composition import (
-    MAX_QUESTIONNAIRES,
-    CompositionError,
-    ConfigurationError,
-)
+from wojdb.core.design import MAX_QUESTIONNAIRES
+from wojdb.core.design.composition import CompositionError, ConfigurationError
 
 
 class Command(BaseCommand):

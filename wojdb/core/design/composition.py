@@ -33,8 +33,6 @@ from wojdb.core.vocabulary import MAIN_TYPES
 VERSION = "composition-1"  # recorded with every questionnaire; bump when output changes
 RANDOM = "random"
 PARTS = ("shared", "unique")
-#: The most questionnaires one build makes, from a study file, the command or the dashboard.
-MAX_QUESTIONNAIRES = 1_000
 
 
 class ConfigurationError(ValueError):
