@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import posixpath
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from urllib.parse import unquote, urlsplit
 
@@ -393,8 +393,12 @@ def practice_marks(study: Study, item: Item) -> str:
     permutation = item.permutation
     if permutation is None:
         return gettext(texts.en.PRACTICE_MARKS_UNKNOWN)
-    rules = language_rules(study.language)
-    out = word_marks.in_units(permutation.displaced, permutation.tokens, rules)
+    moved = permutation.displaced
+    if moved is None:  # made before the truth was stored
+        from wojdb.core.permutations import truth  # the generator's modules, needed this once
+
+        moved = truth.displaced(permutation.mapping, permutation.moved)
+    out = word_marks.in_units(set(moved), permutation.tokens, language_rules(study.language))
     if not out:
         return gettext(texts.en.PRACTICE_MARKS_NONE)
     shown = units_of(study, item.text)
@@ -484,6 +488,8 @@ def save_answer(
         raise Refused(gettext("the study is already finished"))
     if item_id_at(participant, position) != item_id:
         raise Refused(gettext("this item is not in your questionnaire at this position"))
+    if answer.marked and not participant.study.word_marks:
+        answer = replace(answer, marks=None, marked=False)  # not asked: ignored
     now = now or timezone.now()
     shown = first_shown(position, now)
     rating = rating_of(participant, item_id, **shown)
