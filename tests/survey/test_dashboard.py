@@ -107,6 +107,18 @@ def test_the_study_page_names_the_target_language(staff, built):
     assert "<span data-language>French (fr)</span>" in page
 
 
+def test_the_study_page_says_what_each_pair_asks(staff, built):
+    page = staff.get(study_url(built)).content.decode()
+    assert "<p data-questions>Each pair asks the two questions (both needed to move on).</p>" in page
+    Study.objects.filter(pk=built.pk).update(word_marks=True, require_both_answers=False)
+    page = staff.get(study_url(built)).content.decode()
+    assert (
+        "<p data-questions>Each pair asks the two questions (either may be left unanswered), "
+        "and which words of the first sentence are out of place, or that none is (needed to "
+        "move on; asked on the web only, so the study is not printed).</p>"
+    ) in page
+
+
 def test_the_study_page_counts_participants_answers_and_time(staff, built):
     q1 = built.questionnaires.get(number=1)
     now = timezone.now()
