@@ -109,7 +109,9 @@ def test_the_study_page_names_the_target_language(staff, built):
 
 def test_the_study_page_says_what_each_pair_asks(staff, built):
     page = staff.get(study_url(built)).content.decode()
-    assert "<p data-questions>Each pair asks the two questions (both needed to move on).</p>" in page
+    assert (
+        "<p data-questions>Each pair asks the two questions (both needed to move on).</p>" in page
+    )
     Study.objects.filter(pk=built.pk).update(word_marks=True, require_both_answers=False)
     page = staff.get(study_url(built)).content.decode()
     assert (

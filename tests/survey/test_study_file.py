@@ -289,7 +289,10 @@ HEAD = 'slug = "x"\nname = "X"\n'
             "1,000",
         ),
         (HEAD + 'platform = "carrier-pigeon"\n', r"key platform: must be one of 'none'"),
-        (HEAD + 'word_marks = "yes"\n', r"line 3, key word_marks: must be true or false, not a text"),
+        (
+            HEAD + 'word_marks = "yes"\n',
+            r"line 3, key word_marks: must be true or false, not a text",
+        ),
         (HEAD + 'platform_settings = "x"\n', r"line 3, key platform_settings: must be a table"),
         (
             HEAD + '[platform_settings.mturk]\nhosts = "x"\n',

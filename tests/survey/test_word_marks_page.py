@@ -206,7 +206,9 @@ def test_a_stale_page_cannot_overwrite_newer_marks_silently(client):
     # Another window, showing word 1, marks 2 instead.
     answer(client, person, 1, marks_asked="1", marks="2", was_marks="1")
     # The first window, still showing only word 1 marked, adds word 3.
-    response = answer(client, person, 1, json=True, marks_asked="1", marks=["1", "3"], was_marks="1")
+    response = answer(
+        client, person, 1, json=True, marks_asked="1", marks=["1", "3"], was_marks="1"
+    )
     assert response.status_code == 409
     assert response.json()["marks"] == [2]
     assert [p for p, _, _ in marks_of(person, 1)] == [2]
@@ -307,5 +309,5 @@ def test_the_marks_times_are_iso_times_of_the_server(client):
     study = marks_study()
     person = started(client, study)
     answer(client, person, 1, marks_asked="1", marks="0")
-    (_, _, when), = marks_of(person, 1)
+    ((_, _, when),) = marks_of(person, 1)
     assert abs(timezone.datetime.fromisoformat(when) - timezone.now()) < timedelta(minutes=1)
