@@ -18,6 +18,8 @@ from django.middleware.csrf import CsrfViewMiddleware, get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import translation
+from django.utils.html import format_html_join
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
@@ -452,14 +454,24 @@ def marks_question(study: Study, item, positions, missing=(), practice=False) ->
     `practice`: with the feedback naming the units out of place."""
     if not study.word_marks:
         return None
-    units = participation.units_of(study, item.text)
+    spaced = participation.language_rules(study.language).spaced
     chosen = set(positions or ())
+    # Written here, not by a template loop: a tenth of the page's time for a long sentence.
+    words = format_html_join(
+        " " if spaced else "",
+        '<label class="mark"><input type="checkbox" name="marks" value="{}"{}><span>{}</span>'
+        "</label>",
+        (
+            (position, mark_safe(" checked") if position in chosen else "", unit)
+            for position, unit in enumerate(participation.units_of(study, item.text))
+        ),
+    )
     note = participation.practice_marks(study, item) if practice else ""
     return {
-        "units": [(position, unit, position in chosen) for position, unit in enumerate(units)],
+        "words": words,
         "none": positions == (),
         "basis": marks_basis(positions),
-        "spaced": participation.language_rules(study.language).spaced,
+        "spaced": spaced,
         "dir": "rtl" if right_to_left(study.language) else "ltr",
         "missing": MISSING if participation.MARKS in missing else "",
         "note": note,

@@ -340,7 +340,7 @@
         note.id = "marks-missing";
         note.setAttribute("data-missing", "");
         note.textContent = form.dataset.messageMissing;
-        fieldset.querySelector("legend").insertAdjacentElement("afterend", note);
+        fieldset.querySelector("[data-marks-tap]").insertAdjacentElement("afterend", note);
         fieldset.setAttribute("aria-describedby", note.id);
       } else if (!missing && note) {
         note.remove();
