@@ -531,9 +531,8 @@ def marked_units(study: Study, item_id: int, answer: Answer, rating: Rating) -> 
         return None
     with connection.cursor() as cursor:
         cursor.execute(ITEM, [item_id])
-        row = cursor.fetchone()
-    hypothesis, text = row[4], row[7]
-    units = units_of(study, hypothesis if row[2] is None else text)
+        _, _, permutation_id, _, hypothesis, _, _, text = cursor.fetchone()
+    units = units_of(study, hypothesis if permutation_id is None else text)
     if outside := [p for p in answer.marks if p >= len(units)]:
         message = gettext("word %(position)s is not in the first sentence, which has %(count)s")
         raise Refused(message % {"position": outside[0], "count": len(units)})
@@ -543,12 +542,13 @@ def marked_units(study: Study, item_id: int, answer: Answer, rating: Rating) -> 
 def new_marks(
     positions: tuple[int, ...] | None, stored: list | None, units: list[str] | None, now
 ) -> list | None:
-    """`Rating.marks` for the positions given: a word still marked keeps the time it was first
-    marked, a new one is marked now (`units`: the sentence's, needed for a new one)."""
+    """`Rating.marks` for the positions given (in order, each once): a word still marked keeps
+    the time it was first marked, a new one is marked now (`units`: the sentence's, needed for
+    a new one)."""
     if positions is None:
         return None
     earlier = {mark[0]: mark for mark in stored or ()}
-    return [earlier.get(p) or [p, units[p], now.isoformat()] for p in sorted(set(positions))]
+    return [earlier.get(p) or [p, units[p], now.isoformat()] for p in positions]
 
 
 def answered(rating: Rating, answer: Answer, now, units=None) -> tuple[Saved, dict]:
