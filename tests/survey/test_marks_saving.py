@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from survey.models import Rating
 from survey.participants.participation import Answer, answered
 
-WORDS = "Yesterday he went to the market .".split()
+WORDS = ["Yesterday", "he", "went", "to", "the", "market", "."]
 START = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
 # An answer: positions ticked (sorted, each once), () for "none", None for nothing ticked.
 ANSWERS = st.one_of(
@@ -43,9 +43,7 @@ def test_the_marks_follow_the_answers_and_keep_when_each_word_was_marked(answers
         if given_marks is None:
             assert rating.marks is None
         else:
-            assert rating.marks == [
-                [p, WORDS[p], first_marked[p].isoformat()] for p in given_marks
-            ]
+            assert rating.marks == [[p, WORDS[p], first_marked[p].isoformat()] for p in given_marks]
         assert rating.revisions == revisions
 
 
