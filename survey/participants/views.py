@@ -315,6 +315,7 @@ def preview(request, study, context):
             "item": item,
             "language": language_name(item.triple.segment.source_lang),
             "scales": scales(study, unanswered, unanswered, None),
+            "marks": marks_question(study, item, None),
         },
         status=409 if request.method == "POST" else 200,
     )

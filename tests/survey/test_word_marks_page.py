@@ -311,3 +311,19 @@ def test_the_marks_times_are_iso_times_of_the_server(client):
     answer(client, person, 1, marks_asked="1", marks="0")
     ((_, _, when),) = marks_of(person, 1)
     assert abs(timezone.datetime.fromisoformat(when) - timezone.now()) < timedelta(minutes=1)
+
+
+def test_a_preview_shows_the_words_question_read_only(client):
+    study = make_study(items=2, platform="mturk", word_marks=True)
+    page = client.get(f"/s/{study.slug}/", {"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE"})
+    html = page.content.decode()
+    assert QUESTION in text_of(page)
+    words = study.sample_item.text.split()
+    assert boxes(html) == [(str(n), word, False) for n, word in enumerate(words)]
+    # Within the disabled questions, as the scales are: their fieldset closes after the words.
+    sample = html.index('<fieldset class="sample" disabled>')
+    assert sample < html.index("data-marks-words") < html.rindex("</fieldset>\n\n  </fieldset>")
+    # Without the setting, nothing of it.
+    plain = make_study(items=2, platform="mturk")
+    page = client.get(f"/s/{plain.slug}/", {"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE"})
+    assert QUESTION not in text_of(page)
