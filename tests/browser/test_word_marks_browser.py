@@ -337,3 +337,22 @@ def test_right_to_left_and_unspaced_sentences_read_as_written(
         assert units == ([sentence.split()[1]] if language == "ar" else list(sentence[2:4]))
     finally:
         context.close()
+
+
+def test_larger_text_keeps_the_words_on_a_phone_screen(browser, live_server, study):
+    context = browser.new_context(
+        viewport={"width": PHONE[0], "height": PHONE[1]}, locale="en-GB", has_touch=True
+    )
+    page = context.new_page()
+    token = started(study)
+    try:
+        page.goto(f"{live_server.url}/p/{token}/item/1/")
+        page.get_by_role("button", name="Larger text").click()
+        expect(page.locator("body")).to_have_class("reading")
+        expect(page.locator(".marks-words.inline")).to_be_visible()
+        word(page, 1).tap()
+        expect_saved(page)
+        assert overflowing(page) == []
+        shot(page, "larger-text-phone")
+    finally:
+        context.close()
