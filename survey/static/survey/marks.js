@@ -77,9 +77,13 @@
       if (body.reason === "incomplete") {
         var missing = body.missing.indexOf("marks") !== -1;
         setMissing(missing);
-        if (missing && body.missing.length === 1) (boxes.filter(function (box) {
-          return box.tabIndex === 0;
-        })[0] || none).focus();
+        // The scales' own script focuses a scale still to answer; else the sentence's words.
+        if (missing && body.missing.length === 1) {
+          var stop = boxes.filter(function (box) {
+            return box.tabIndex === 0;
+          })[0];
+          (stop || none).focus();
+        }
       }
     });
 
