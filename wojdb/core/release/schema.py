@@ -393,9 +393,7 @@ MARKS = TableSchema(
     (
         Field("participant", "integer", "Participant id (participants.csv).", True),
         Field("item", "integer", "Item id (items.csv).", True),
-        Field(
-            "unit", "integer", "Position of the unit in the sentence, from 0.", True, minimum=0
-        ),
+        Field("unit", "integer", "Position of the unit in the sentence, from 0.", True, minimum=0),
         Field("shown", "string", "The unit as shown to the participant.", True),
         Field("marked_at", "datetime", "When the unit was first marked (UTC)."),
     ),

@@ -301,6 +301,7 @@ def strip_pairs(
             {
                 "item": int(item),
                 "answers": int(n),
+                "kind": row[C.KIND],
                 "shown": row[SHOWN],
                 "shares": shares,
                 "truth": known,
