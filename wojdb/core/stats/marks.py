@@ -28,8 +28,7 @@ import pandas as pd
 from scipy import stats
 
 from wojdb.core.language.rules import rules_for
-from wojdb.core.marks import in_units, units
-from wojdb.core.permutations import truth
+from wojdb.core.marks import permutation_truths, units
 from wojdb.core.stats import columns as C
 from wojdb.core.stats.correlation import percentile_interval
 
@@ -88,13 +87,8 @@ def item_truths(items: pd.DataFrame, crossing: Mapping[int, Sequence[int] | None
             CROSSING: None,
         }
         if item.kind == C.PERMUTATION:
-            tokens, mapping = list(item.tokens), list(item.mapping)
-            fixed = truth.fixed_words(tokens, language)
-            moved = truth.displaced(mapping, item.moved)
-            row[DISPLACED] = tuple(in_units(moved, tokens, language))
-            row[MINIMAL_MOVES] = tuple(
-                in_units(truth.minimal_moves(mapping, fixed), tokens, language)
-            )
+            truths = permutation_truths(item.tokens, item.mapping, item.moved, language)
+            row[DISPLACED], row[MINIMAL_MOVES] = map(tuple, truths)
         elif crossing.get(item.item) is not None:
             row[CROSSING] = tuple(crossing[item.item])
         rows.append(row)
