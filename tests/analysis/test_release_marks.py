@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from django.core.management import call_command
 
+from analysis.analysing import run_analysis
 from survey.models import Participant, Rating
 from survey.participants.participation import withdraw
 from tests.analysis.release_files import add_marks, restamp
@@ -51,6 +52,10 @@ def test_marks_are_released_valid_and_round_trip(tmp_path):
         [(ratings[0].item_id, (0, 2)), (ratings[1].item_id, ())]
     )
     assert set(truths["item"]) == set(answers["item"])
+    # Analysed from the release: two marked pairs are too few to estimate anything.
+    run_analysis(tmp_path / "report", release=first, bootstrap=20, no_figures=True)
+    html = (tmp_path / "report" / "report.html").read_text()
+    assert "Where participants see the disorder" in html and "not estimable" in html
 
 
 def test_a_study_that_never_asked_has_no_marks_file(tmp_path):
