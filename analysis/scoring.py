@@ -234,6 +234,7 @@ def _stored_alignment(item, hyp, ref, stored, aligner: str | None) -> WordAlignm
     return WordAlignment(links, len(hyp), len(ref), aligner)
 
 
+@transaction.atomic
 def _store_crossing(items, references, hypotheses, stored, aligner, label: str) -> None:
     """Triple.crossing_words of the rated hypotheses not yet aligned by `label`, from the
     alignment the metrics use. A hypothesis whose parse's tokens do not spell its words (an

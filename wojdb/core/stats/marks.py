@@ -5,8 +5,9 @@ Two frames, from the database (`analysis.frames`) or a release (`load_release(ma
 - the **answers**: one row per pair whose marks question was answered, practice left out:
   ``participant``, ``item`` and ``marked``, a tuple of the unit positions marked (empty: the
   participant said no word is out of place);
-- the **truths** (:func:`item_truths`): one row per item, with its ``units`` (how many a
-  participant could mark, `wojdb.core.marks.units`), and the unit positions of each truth:
+- the **truths** (:func:`item_truths`): one row per item, with the units a participant could
+  mark (``shown``, `wojdb.core.marks.units`; ``units``, how many), and the unit positions of
+  each truth:
   ``displaced`` and ``minimal_moves`` for permutations (`wojdb.core.permutations.truth`),
   ``crossing`` for hypotheses (stored by compute_metrics; None where never aligned).
 
@@ -43,7 +44,6 @@ MIN_MARKED_PAIRS = 10
 #: How many pairs the heat strips show: the ones most participants marked.
 STRIP_PAIRS = 4
 
-ANSWER_COLUMNS = (C.PARTICIPANT, C.ITEM, MARKED)
 SHOWN = "shown"
 TRUTH_COLUMNS = (
     C.ITEM, C.KIND, C.PERM_TYPE, C.DEGREE, "system", SHOWN, UNITS, *PERMUTATION_TRUTHS, CROSSING
