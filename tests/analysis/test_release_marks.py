@@ -28,6 +28,7 @@ def test_marks_are_released_valid_and_round_trip(tmp_path):
     rated, ratings = marked_study()
     first, again, _ = round_trip(rated.study.slug, tmp_path)
     assert_same_release(first, again)
+    assert "The study did not ask which words" not in (first / "README.md").read_text()
     report = frictionless.validate(str(first / "datapackage.json"))
     assert report.valid, report.flatten(["title", "message"])
 
@@ -62,7 +63,8 @@ def test_a_study_that_never_asked_has_no_marks_file(tmp_path):
     rated = build_rated_study()
     export(rated.study.slug, tmp_path / "release")
     assert not (tmp_path / "release" / "marks.csv").exists()
-    assert "marks.csv" in (tmp_path / "release" / "README.md").read_text()
+    readme = (tmp_path / "release" / "README.md").read_text()
+    assert "The study did not ask which words are out of place (`word_marks`)" in readme
     assert read.read_release(tmp_path / "release").tables["ratings"]["marked"].isna().all()
 
 
