@@ -103,13 +103,13 @@ def read(path: Path, lp: str | None = None) -> list[SystemResult]:
 def _check_summary(path, lines: list[str], start: int, results: list[SystemResult]) -> None:
     """WMT23's trailer from index `start`: LaTeX tables, then per pair a header `pair system
     rank ave` and its rows, each system of each block once, `ave` its raw score to one place."""
-    no = next((i for i in range(start, len(lines)) if lines[i].split("\t") == SUMMARY_HEADER),
-              None)  # fmt: skip
-    if no is None:
+    first = next((i for i in range(start, len(lines)) if lines[i].split("\t") == SUMMARY_HEADER),
+                 None)  # fmt: skip
+    if first is None:
         raise InputError(path, "after the LaTeX tables, expected the summary header "
                          "'pair system rank ave'", line=start + 1)  # fmt: skip
     raw = {(f"{r.source_lang}-{r.target_lang}", r.system): r.raw for r in results}
-    for no in range(no + 1, len(lines)):
+    for no in range(first + 1, len(lines)):
         fields = lines[no].split("\t")
         if not lines[no].strip() or fields == SUMMARY_HEADER:
             continue
