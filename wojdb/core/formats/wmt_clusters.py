@@ -37,7 +37,7 @@ from pathlib import Path
 
 from wojdb.core.io import MAX_INT, InputError, check_language, parse_number, read_lines
 
-NAME = "WMT system-level clusters"
+NAME = "WMT21 system-level clusters"  # stored with each import; WMT23's results share it
 FIRST_LINE = "Processing annotations in file "
 BLOCK = re.compile(r"\[([a-z]{2,3})-->([a-z]{2,3})\]")
 COUNT = re.compile(r"(.+?)(: |-->)([^\s)]+)")  # the count checked by parse_number
