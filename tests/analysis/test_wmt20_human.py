@@ -13,9 +13,11 @@ import pytest
 from django.core.management import call_command
 
 from analysis import frames
+from analysis.models import MetricScore
 from analysis.scores_import import import_scores
 from survey.sources.human_judgments import import_judgments
 from survey.sources.testsets import import_wmt
+from tests.ted import ted_texts, write_test_set
 from wojdb import bundled
 from wojdb.core.formats.wmt import canonical_system
 
@@ -95,7 +97,9 @@ def test_wmt20_mqm_segment_scores_give_the_readmes_mqm_table(lp, segments, tmp_p
     placeholder_test_set(tmp_path / "txt", lp, machine, segments)
     import_wmt(tmp_path / "txt")
     report = import_scores([path])
-    assert report.created["human reference scores"] == segments  # Human-A/-B.0: references
+    # Human-A.0 and Human-B.0 are references judged as systems, kept with every segment.
+    references = len(systems) - len(machine)
+    assert report.created["human reference scores"] == segments * references
     out = tmp_path / "mqm.csv"
     call_command("system_scores", "--source", "mqm", "--out", str(out), verbosity=0)
     table = pd.read_csv(out).set_index("system")
@@ -107,3 +111,18 @@ def test_wmt20_mqm_segment_scores_give_the_readmes_mqm_table(lp, segments, tmp_p
         assert round(-z, 2) == published[names.get(system, system)]
     assert (table["n"] == segments).all()
     assert list(table.index[table["reference"]]) == [s for s in table.index if s in names]
+
+
+@pytest.mark.django_db
+def test_a_reference_of_one_test_set_is_not_another_test_sets_system(tmp_path):
+    """WMT21's TED talks (zh-en) have a system named refB on lines 1-529; newstest2020's
+    Human-B.0 is its own reference B, scored on all 2,000 lines and on no TED triple."""
+    import_wmt(write_test_set(ted_texts("zh-en"), tmp_path / "ted"))
+    path = bundled.wmt20_human() / "mqm" / "mqm_newstest2020_zhen.avg_seg_scores.tsv"
+    placeholder_test_set(tmp_path / "txt", "zh-en", ["Online-B"], 2000)
+    import_wmt(tmp_path / "txt")
+    report = import_scores([path])
+    assert report.created["human reference scores"] == 2 * 2000
+    assert not MetricScore.objects.filter(item__triple__segment__testset="tedtalks2021").exists()
+    table = frames.external_system_table("mqm", TESTSET, ["zh-en"]).set_index("system")
+    assert table.loc["refB", "n"] == 2000 and round(-table.loc["refB", "z"], 2) == 3.62
