@@ -532,8 +532,9 @@ def wmt23(tmp: Path) -> tuple[bool, tuple]:
     for r in results:
         by_lp[f"{r.source_lang}-{r.target_lang}"].append(r)
     for lp, rows in by_lp.items():
-        placeholder_texts(txt, "generaltest2023", lp, [wmt.canonical_system(r.system)
-                                                        for r in rows[:1]])  # fmt: skip
+        placeholder_texts(
+            txt, "generaltest2023", lp, [wmt.canonical_system(r.system) for r in rows]
+        )
     import_wmt(txt)
     _, seconds = timed(f"import_judgments {path.name} ({len(results)} systems)",
                        import_judgments, [path], testset="generaltest2023")  # fmt: skip
@@ -577,7 +578,7 @@ def wmt24(release: Release | None, tmp: Path) -> tuple[bool, tuple, tuple]:
     timed(f"import_wmt {len(WMT24_PAIRS)} pairs", import_wmt, txt, lps=list(WMT24_PAIRS))
     rows = sum(len(w.read_text(encoding="utf-8").splitlines()) for w in waves)
     report, imported = timed(f"import_judgments: {len(waves)} ESA waves ({rows:,} rows)",
-                             import_judgments, waves)  # fmt: skip
+                             import_judgments, waves, testset="wmt24")  # fmt: skip
     print(f"    {', '.join(f'{k} {v:,}' for k, v in report.created.items())}")
     out = tmp / "esa.csv"
     _, scored = timed("system_scores --source esa", call_command, "system_scores", "--out",

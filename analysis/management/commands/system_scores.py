@@ -87,8 +87,12 @@ class Command(BaseCommand):
             except ValueError as error:
                 raise refused(f"{error}. Nothing was written.") from None
             table, notes = result.rows, result.notes
-        self.stdout.write(f"protocol {table['protocol'].iat[0] if len(table) else protocol} "
-                          f"({why})")  # fmt: skip
+        published = sorted(set(table.loc[table["protocol"] == frames.PUBLISHED, "lp"]))
+        computed = table.loc[table["protocol"] != frames.PUBLISHED, "protocol"]
+        if len(computed) or not published:
+            self.stdout.write(f"protocol {computed.iat[0] if len(computed) else protocol} ({why})")
+        if published:  # pairs with neither segment scores nor judgments: not computed here
+            self.stdout.write(f"{frames.PUBLISHED}, as imported: {', '.join(published)}")
         for note in notes:
             self.stdout.write(f"  {note}")
         if table.empty:
