@@ -594,10 +594,11 @@ def mqm_scores_frame(testset: str | None = None) -> pd.DataFrame:
 
 
 def da_system_published(testset: str | None = None) -> pd.DataFrame:
-    """WMT's system-level results imported as published (WMT21's clusters file), in the columns
-    of `wojdb.core.stats.system.system_scores`: z, raw, the annotation count as ``judgments``,
-    ``n`` (segments) unknown, ``rank`` by z and WMT's own ``cluster``."""
-    rows = SystemScore.objects.all()
+    """WMT's system-level results imported as published (WMT21's clusters file, WMT23's
+    results), in the columns of `wojdb.core.stats.system.system_scores`: z, raw, the annotation
+    count as ``judgments``, ``n`` (segments) unknown, WMT's own ``cluster``, and ``rank`` the
+    published order (WMT21 ranked by z, WMT23 by raw)."""
+    rows = SystemScore.objects.order_by("source_id", "pk")  # as the file lists them
     if testset:
         rows = rows.filter(testset=testset)
     frame = pd.DataFrame.from_records(
@@ -608,7 +609,7 @@ def da_system_published(testset: str | None = None) -> pd.DataFrame:
                  "cluster"],
     )  # fmt: skip
     frame.insert(0, system.LP, frame.pop("source_lang") + "-" + frame.pop("target_lang"))
-    frame = frame.sort_values([system.LP, "z"], ascending=[True, False], kind="stable")
+    frame = frame.sort_values(system.LP, kind="stable")
     frame["n"] = float("nan")
     frame["rank"] = frame.groupby(system.LP).cumcount() + 1
     return frame[system.COLUMNS].reset_index(drop=True)
