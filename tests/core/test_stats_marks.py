@@ -150,3 +150,25 @@ def test_marked_counts_follow_the_answers():
     assert table.loc[("all", "order"), "rho"] == pytest.approx(-1.0)
     assert table.loc[("all", "order"), "pairs"] == 4
     assert np.isnan(table.loc[("hypothesis", "order"), "rho"])
+
+
+def test_heat_strips_show_permutations_and_hypotheses_alike():
+    # Hypotheses 1-3 have the most answers; permutations 4-6 fewer: two of each are shown, the
+    # most answered of each kind; with no permutation marked, hypotheses fill every strip.
+    counts = {1: 9, 2: 8, 3: 7, 4: 3, 5: 5, 6: 2}
+    kinds = {i: "hypothesis" if i <= 3 else "permutation" for i in counts}
+    answered = pd.DataFrame(
+        [(i, (0,)) for i, n in counts.items() for _ in range(n)], columns=["item", M.MARKED]
+    )
+    truths = pd.DataFrame(
+        [
+            {"item": i, "kind": kinds[i], M.UNITS: 2, M.SHOWN: ("a", "b"),
+             M.DISPLACED: (1,), M.CROSSING: (0,)}
+            for i in counts
+        ]
+    )  # fmt: skip
+    assert [pair["item"] for pair in M.strip_pairs(answered, truths)] == [5, 4, 1, 2]
+    hypotheses = answered[answered["item"] <= 3]
+    assert [pair["item"] for pair in M.strip_pairs(hypotheses, truths)] == [1, 2, 3]
+    shares = M.strip_pairs(answered, truths)[0]["shares"]
+    assert shares.tolist() == [1.0, 0.0]

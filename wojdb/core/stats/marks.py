@@ -281,10 +281,16 @@ def unit_shares(answered: pd.DataFrame, item: int, size: int) -> np.ndarray:
 def strip_pairs(
     answered: pd.DataFrame, truths: pd.DataFrame, count: int = STRIP_PAIRS
 ) -> list[dict]:
-    """The `count` items with the most answers: their units as shown, the share of answers
-    marking each, and the truth (displaced for a permutation, crossing for a hypothesis)."""
-    answers_per_item = answered[C.ITEM].value_counts(sort=False)
-    chosen = answers_per_item.sort_index().sort_values(ascending=False, kind="stable").head(count)
+    """The most answered items, half of them permutations and half hypotheses where both were
+    marked (their truths differ in kind): their units as shown, the share of answers marking
+    each, and the truth (displaced for a permutation, crossing for a hypothesis)."""
+    answers_per_item = answered[C.ITEM].value_counts(sort=False).sort_index()
+    answers_per_item = answers_per_item.sort_values(ascending=False, kind="stable")
+    kinds = answers_per_item.index.map(truths.set_index(C.ITEM)[C.KIND])
+    permutations = answers_per_item[kinds == C.PERMUTATION]
+    hypotheses = answers_per_item[kinds == C.HYPOTHESIS]
+    taken = min(len(permutations), max(count // 2, count - len(hypotheses)))
+    chosen = pd.concat([permutations.head(taken), hypotheses.head(count - taken)])
     by_item = truths.set_index(C.ITEM)
     out = []
     for item, n in chosen.items():
