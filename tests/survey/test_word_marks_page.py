@@ -8,6 +8,7 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.test import Client
 from django.utils import timezone
 
 from survey.models import Permutation, Rating, Study
@@ -278,12 +279,16 @@ def test_a_machine_translated_practice_pair_gives_no_words_as_the_truth(client):
     assert "out of place in the first sentence are" not in page
 
 
-def test_the_instructions_mention_the_words_only_where_asked(client):
+@pytest.mark.parametrize("page", ["instructions/", "information/", None])
+def test_the_task_mentions_the_words_only_where_asked(client, page):
+    """The instructions and the information sheet (on the study link and from every page)."""
     sentence = "you will also mark the words of the first sentence that are out of place"
-    with_marks = started(client, marks_study())
-    assert sentence in text_of(client.get(f"/p/{with_marks.token}/instructions/"))
-    without = started(client, make_study(items=2))
-    assert sentence not in text_of(client.get(f"/p/{without.token}/instructions/"))
+    for study, shown in ((marks_study(), True), (make_study(items=2), False)):
+        if page is None:
+            address = f"/s/{study.slug}/"
+        else:
+            address = f"/p/{started(client, study).token}/{page}"
+        assert (sentence in text_of(Client().get(address))) is shown
 
 
 def test_an_expired_page_shows_the_words_that_were_sent(client):
