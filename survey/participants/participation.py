@@ -386,13 +386,14 @@ def practice_notes(study: Study, item: Item) -> tuple[str, str]:
     return study.sample_holistic_note or holistic, study.sample_order_note or order
 
 
-def practice_marks(study: Study, item: Item) -> str:
-    """Feedback on the words marked on the practice pair, in the active language: which units
-    of its first sentence are out of place (those its permutation moved or replaced); of a
-    machine translation, where there is no such truth to give, how to mark."""
+def practice_marks(study: Study, item: Item) -> tuple[str, frozenset[int]]:
+    """Feedback on the words marked on the practice pair, in the active language, and the
+    positions of its first sentence's units out of place (those its permutation moved or
+    replaced, shown on the sentence too); of a machine translation, where there is no such
+    truth to give, how to mark."""
     permutation = item.permutation
     if permutation is None:
-        return gettext(texts.en.PRACTICE_MARKS_UNKNOWN)
+        return gettext(texts.en.PRACTICE_MARKS_UNKNOWN), frozenset()
     moved = permutation.displaced
     if moved is None:  # made before the truth was stored
         from wojdb.core.permutations import truth  # the generator's modules, needed this once
@@ -400,10 +401,10 @@ def practice_marks(study: Study, item: Item) -> str:
         moved = truth.displaced(permutation.mapping, permutation.moved)
     out = word_marks.in_units(set(moved), permutation.tokens, language_rules(study.language))
     if not out:
-        return gettext(texts.en.PRACTICE_MARKS_NONE)
+        return gettext(texts.en.PRACTICE_MARKS_NONE), frozenset()
     shown = units_of(study, item.text)
-    words = " · ".join(shown[p] for p in out)
-    return gettext(texts.en.PRACTICE_MARKS) % {"words": words}
+    words = ", ".join(gettext(texts.en.PRACTICE_MARKS_WORD) % {"word": shown[p]} for p in out)
+    return gettext(texts.en.PRACTICE_MARKS) % {"words": words}, frozenset(out)
 
 
 def sample_item(study: Study) -> Item:

@@ -457,17 +457,22 @@ def marks_question(study: Study, item, positions, missing=(), practice=False) ->
         return None
     spaced = participation.language_rules(study.language).spaced
     chosen = set(positions or ())
+    note, truth = participation.practice_marks(study, item) if practice else ("", frozenset())
     # Written here, not by a template loop: a tenth of the page's time for a long sentence.
     words = format_html_join(
         " " if spaced else "",
-        '<label class="mark"><input type="checkbox" name="marks" value="{}"{}><span>{}</span>'
+        '<label class="mark{}"><input type="checkbox" name="marks" value="{}"{}><span>{}</span>'
         "</label>",
         (
-            (position, mark_safe(" checked") if position in chosen else "", unit)
+            (
+                " truth" if position in truth else "",
+                position,
+                mark_safe(" checked") if position in chosen else "",
+                unit,
+            )
             for position, unit in enumerate(participation.units_of(study, item.text))
         ),
     )
-    note = participation.practice_marks(study, item) if practice else ""
     return {
         "words": words,
         "none": positions == (),

@@ -35,10 +35,18 @@ def marks_study(**fields) -> Study:
     return make_study(items=2, word_marks=True, **fields)
 
 
+def underlined(html: str) -> list[str]:
+    """The values of the word boxes shown as the practice pair's truth."""
+    return re.findall(
+        r'<label class="mark truth"><input type="checkbox" name="marks" value="(\d+)"', html
+    )
+
+
 def boxes(html: str) -> list[tuple[str, str, bool]]:
     """The word boxes of a page: (value, the word labelling it, ticked)."""
     found = re.findall(
-        r'<label class="mark"><input type="checkbox" name="marks" value="(\d+)"( checked)?>'
+        r'<label class="mark(?: truth)?"><input type="checkbox" name="marks" '
+        r'value="(\d+)"( checked)?>'
         r"<span>([^<]*)</span></label>",
         html,
     )
@@ -261,9 +269,12 @@ def test_the_practice_feedback_names_the_words_its_permutation_moved(client):
     assert response["Location"] == item_url(person, 0) + "?unanswered=1"  # the words first
     response = answer(client, person, 0, marks_asked="1", marks="4", go="next")
     assert response["Location"] == item_url(person, 0) + "?feedback=1"
-    page = text_of(client.get(response["Location"]))
+    page = client.get(response["Location"])
     first, second = permuted.permutation.tokens[:2]
-    assert f"The words out of place in the first sentence are: {first} · {second}." in page
+    assert f"The words out of place in the first sentence are: “{first}”, “{second}”." in (
+        text_of(page)
+    )
+    assert underlined(page.content.decode()) == ["0", "1"]  # on the sentence itself too
     # A real pair says nothing of the kind.
     answer(client, person, 0, go="start")
     answer(client, person, 1, holistic=3, order=3, marks_asked="1", marks="0", go="stay")
