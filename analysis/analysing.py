@@ -81,7 +81,9 @@ def run_analysis(
     include_simulated = not no_simulated
     if release is not None:
         title, scale_ends = f"WOJ-DB analysis of the release in {release.name}", None
-        ratings, scores, languages = _from_release(release, include_simulated, allow_extra_files)
+        ratings, scores, languages, marks = _from_release(
+            release, include_simulated, allow_extra_files
+        )
         systems = None  # a release's items do not name their systems
     else:
         chosen = study if isinstance(study, Study) else find_study(study)
@@ -89,7 +91,7 @@ def run_analysis(
         # Taken before reading, so an answer given while the data is read counts as newer.
         as_of = timezone.now()
         last = Rating.objects.filter(participant__study=chosen).aggregate(last=Max("pk"))["last"]
-        ratings, scores, languages = _from_database(chosen, include_simulated)
+        ratings, scores, languages, marks = _from_database(chosen, include_simulated)
         systems = study_systems
     if ratings.empty:
         raise AnalysisError(
@@ -120,6 +122,7 @@ def run_analysis(
             systems=systems,
             departures=None if release is not None else departures(chosen),
             min_groups=min_groups,
+            marks=marks,
             progress=lambda step: progress(f"{step} …"),
         )
     except ValueError as e:
@@ -194,7 +197,8 @@ def _from_database(study: Study, include_simulated: bool):
     ratings = frames.ratings_frame(study, include_simulated=include_simulated)
     scores = frames.scores_frame(ratings["item"].unique())
     people = frames.select_participants(study, include_simulated=include_simulated)
-    return ratings, scores, frames.participant_languages_table(people)
+    marks = frames.marks_frames(people) if study.word_marks else None
+    return ratings, scores, frames.participant_languages_table(people), marks
 
 
 def _corpus(out: Path, lps, testset, no_figures: bool) -> Analysis:
@@ -238,12 +242,15 @@ def study_systems(ratings: pd.DataFrame) -> pd.DataFrame | None:
 
 def _from_release(folder: Path, include_simulated: bool, allow_extra_files: bool):
     try:
-        ratings, scores = dataset.load_release(
-            folder, include_simulated=include_simulated, allow_extra_files=allow_extra_files
+        ratings, scores, answers, truths = dataset.load_release(
+            folder,
+            include_simulated=include_simulated,
+            allow_extra_files=allow_extra_files,
+            marks=True,
         )
         languages = dataset.read_release(folder, allow_extra_files=allow_extra_files).tables[
             "participant_languages"
         ]
     except (dataset.ReleaseError, OSError) as e:
         raise AnalysisError(f"cannot read the release in {folder}: {e}") from None
-    return ratings, scores, languages
+    return ratings, scores, languages, None if answers.empty else (answers, truths)

@@ -44,6 +44,7 @@ from wojdb.core.formats.judgments import APPRAISE, CLUSTERS, MQM
 from wojdb.core.formats.segment_ids import DIRECT_ASSESSMENT, ERROR_ANNOTATION
 from wojdb.core.release import derived, load, schema
 from wojdb.core.stats import columns as col
+from wojdb.core.stats import marks as word_marks
 from wojdb.core.stats import protocols, system
 from wojdb.core.vocabulary import EXTERNAL_SOURCES, WITHDRAWN
 
@@ -252,7 +253,48 @@ def ratings_table(participants: QuerySet, *, include_practice: bool = True) -> p
     typed[col.SECONDS] = derived.rating_seconds(
         typed["client_ms"], typed["shown_at"], typed["answered_at"]
     )
+    marked = _rating_marks(participants).set_index(["participant", "item"])["marks"].map(len)
+    at = pd.MultiIndex.from_frame(typed[["participant", "item"]])
+    typed["marked"] = pd.array(marked.reindex(at).to_numpy(), dtype="Int64")
     return typed
+
+
+def _rating_marks(participants: QuerySet) -> pd.DataFrame:
+    """participant, item and Rating.marks of the ratings whose marks were answered."""
+    answered = Rating.objects.filter(participant__in=participants, marks__isnull=False)
+    return _frame(
+        answered.order_by("participant_id", "item_id"),
+        {"participant": "participant_id", "item": "item_id", "marks": "marks"},
+    )
+
+
+def marks_table(participants: QuerySet) -> pd.DataFrame:
+    """marks.csv: one row per unit the participants marked."""
+    rows = [
+        (participant, item, unit, shown, at)
+        for participant, item, marks in _rating_marks(participants).itertuples(index=False)
+        for unit, shown, at in marks
+    ]
+    frame = pd.DataFrame(rows, columns=schema.MARKS.names)
+    return schema.typed(frame.sort_values(["participant", "item", "unit"]), schema.MARKS)
+
+
+def crossing_units(items: Iterable[int]) -> dict[int, list | None]:
+    """The stored crossing words of the hypothesis items among `items` (None: never aligned)."""
+    hypotheses = Item.objects.filter(permutation__isnull=True)
+    frame = _chunked(hypotheses, items, {"item": "pk", "crossing": "triple__crossing_words"})
+    return dict(zip(frame["item"], frame["crossing"], strict=True))
+
+
+def truths_frame(items: pd.DataFrame) -> pd.DataFrame:
+    """wojdb.core.stats.marks's truths frame of an items frame's items."""
+    return word_marks.item_truths(items, crossing_units(items["item"]))
+
+
+def marks_frames(participants: QuerySet) -> tuple[pd.DataFrame, ...]:
+    """wojdb.core.stats.marks's answers and truths frames of these ratings' participants."""
+    answered = word_marks.answers(ratings_table(participants), marks_table(participants))
+    return answered, truths_frame(items_frame(answered["item"].unique()))
 
 
 def questionnaires_table(study: Study | str | None = None) -> pd.DataFrame:
@@ -552,10 +594,11 @@ def mqm_scores_frame(testset: str | None = None) -> pd.DataFrame:
 
 
 def da_system_published(testset: str | None = None) -> pd.DataFrame:
-    """WMT's system-level results imported as published (WMT21's clusters file), in the columns
-    of `wojdb.core.stats.system.system_scores`: z, raw, the annotation count as ``judgments``,
-    ``n`` (segments) unknown, ``rank`` by z and WMT's own ``cluster``."""
-    rows = SystemScore.objects.all()
+    """WMT's system-level results imported as published (WMT21's clusters file, WMT23's
+    results), in the columns of `wojdb.core.stats.system.system_scores`: z, raw, the annotation
+    count as ``judgments``, ``n`` (segments) unknown, WMT's own ``cluster``, and ``rank`` the
+    published order (WMT21 ranked by z, WMT23 by raw)."""
+    rows = SystemScore.objects.order_by("source_id", "pk")  # as the file lists them
     if testset:
         rows = rows.filter(testset=testset)
     frame = pd.DataFrame.from_records(
@@ -566,7 +609,7 @@ def da_system_published(testset: str | None = None) -> pd.DataFrame:
                  "cluster"],
     )  # fmt: skip
     frame.insert(0, system.LP, frame.pop("source_lang") + "-" + frame.pop("target_lang"))
-    frame = frame.sort_values([system.LP, "z"], ascending=[True, False], kind="stable")
+    frame = frame.sort_values(system.LP, kind="stable")
     frame["n"] = float("nan")
     frame["rank"] = frame.groupby(system.LP).cumcount() + 1
     return frame[system.COLUMNS].reset_index(drop=True)

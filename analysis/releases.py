@@ -151,6 +151,7 @@ def gather(study: Study, *, include_simulated: bool = False, progress=_no_progre
         "participants": participants,
         "participant_languages": frames.participant_languages_table(people),
         "ratings": ratings,
+        "marks": frames.marks_table(people),
         "metrics": frames.metrics_table(scores["metric_id"].unique()),
         "metric_scores": scores,
         "judgments": frames.released_judgments_table(item_ids),
@@ -419,6 +420,7 @@ RATING_COLUMNS = {
             "revisions",
             "flagged",
             "comment",
+            "marks",
         )
     },
 }
@@ -524,6 +526,26 @@ def _import_judgments(judgments: pd.DataFrame, progress) -> None:
     )
 
 
+def with_marks(ratings: pd.DataFrame, marks: pd.DataFrame) -> pd.DataFrame:
+    """ratings.csv with each rating's Rating.marks from marks.csv: None where ratings.marked is
+    empty, else its units as [unit, shown, time first marked] ([] when none was marked)."""
+    key = ["participant", "item"]
+    marks = marks.sort_values([*key, "unit"])
+    times = [None if pd.isna(at) else at.isoformat() for at in marks["marked_at"]]
+    units: dict[tuple, list] = {}
+    for p, i, u, shown, at in zip(
+        marks["participant"], marks["item"], marks["unit"], marks["shown"], times, strict=True
+    ):
+        units.setdefault((p, i), []).append([int(u), shown, at])
+    answered = ratings["marked"].notna()
+    return ratings.assign(
+        marks=[
+            units.get((p, i), []) if a else None
+            for p, i, a in zip(ratings["participant"], ratings["item"], answered, strict=True)
+        ]
+    )
+
+
 def _reset_sequences() -> None:
     """Rows were written with their ids; let new rows continue after them (PostgreSQL)."""
     with connection.cursor() as cursor:
@@ -592,7 +614,7 @@ def import_release(release: Release, progress=_no_progress) -> ImportReport:
             Participant, people, PARTICIPANT_COLUMNS, progress, study_id=study.pk, share_data=True
         )
         _create(ParticipantLanguage, t["participant_languages"], frames.LANGUAGE_LOOKUPS, progress)
-        _create(Rating, t["ratings"], RATING_COLUMNS, progress)
+        _create(Rating, with_marks(t["ratings"], t["marks"]), RATING_COLUMNS, progress)
         _create(Metric, t["metrics"], frames.METRIC_LOOKUPS, progress)
         _create(MetricScore, t["metric_scores"], SCORE_COLUMNS, progress)
         _import_judgments(t["judgments"], progress)

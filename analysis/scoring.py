@@ -7,6 +7,9 @@ are never stored, or analysed, under one identity. Each item is parsed and token
 rules of its target language (`wojdb.core.language.rules`). A permuted reference is parsed afresh
 by its language's pipeline, as the thesis parsed them with the parser of the references, unless
 an outside parser's parse is stored with it (`import_parses --permutations`).
+
+Each rated hypothesis also keeps the units whose alignment links cross (Triple.crossing_words),
+from the alignment its metrics use: the truth participants' word marks are compared with.
 """
 
 from __future__ import annotations
@@ -16,18 +19,22 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from analysis.models import Alignment, Metric, MetricScore
-from survey.models import Item
+from survey.models import Item, Triple
 from survey.sources.parses import Bars, no_bars, stored_parses, target_pipeline, target_rules
 from wojdb.core.language.nlp import Parse, load_pipeline, parse_texts, parse_tokenised, parser_name
 from wojdb.core.language.rules import NoPipelineError, metric_tokens
+from wojdb.core.marks import in_units
 from wojdb.core.metrics.alignment import (
     DEFAULT_STAGES,
     WordAlignment,
+    align,
     aligner_name,
     alignment_from_word_mapping,
 )
 from wojdb.core.metrics.compute import PairInput, compute_many
 from wojdb.core.metrics.registry import BY_KEY, BuiltinMetric, combined_parser
+from wojdb.core.permutations.sentence import align_words
+from wojdb.core.permutations.truth import crossing_words
 
 
 class ScoringError(ValueError):
@@ -93,6 +100,7 @@ def score_rated_items(
     with bars(total=len(pairs), desc="scoring", unit=" items") as bar:
         rows = compute_many(pairs, names, jobs=jobs, progress=bar.update)
     added = _save(rows, configs, done, label)
+    _store_crossing(items, references, hypotheses, stored, aligner, label)
     return ScoringReport(added, len(chosen), len(pending), len(items))
 
 
@@ -210,15 +218,48 @@ def _pairs(
             else:
                 hyp = hypotheses[item.triple_id]
                 hyp_text = item.triple.hypothesis
-                alignment = None
-                if aligner is not None:
-                    links = tuple(tuple(link) for link in stored[item.triple_id])
-                    alignment = WordAlignment(links, len(hyp), len(ref), aligner)
+                alignment = _stored_alignment(item, hyp, ref, stored, aligner)
         except ValueError as error:
             raise ScoringError(f"item {item.pk}: {error}; nothing was computed.") from None
         words = (metric_tokens(hyp_text, rules), metric_tokens(reference, rules))
         pairs.append(PairInput(item.pk, hyp, ref, alignment, words))
     return pairs
+
+
+def _stored_alignment(item, hyp, ref, stored, aligner: str | None) -> WordAlignment | None:
+    """The hypothesis's stored `aligner` alignment; None for the built-in aligner."""
+    if aligner is None:
+        return None
+    links = tuple(tuple(link) for link in stored[item.triple_id])
+    return WordAlignment(links, len(hyp), len(ref), aligner)
+
+
+@transaction.atomic
+def _store_crossing(items, references, hypotheses, stored, aligner, label: str) -> None:
+    """Triple.crossing_words of the rated hypotheses not yet aligned by `label`, from the
+    alignment the metrics use. A hypothesis whose parse's tokens do not spell its words (an
+    outside parse) keeps none: its units cannot be told from the alignment's."""
+    changed = []
+    for item in items:
+        triple = item.triple
+        if item.permutation_id is not None or triple.crossing_aligner == label:
+            continue
+        hyp, ref = hypotheses[item.triple_id], references[triple.segment_id]
+        alignment = _stored_alignment(item, hyp, ref, stored, aligner) or align(
+            hyp.tokens, ref.tokens
+        )
+        rules = target_rules(_language(item))
+        try:
+            if rules.spaced:
+                spans = align_words(triple.hypothesis.split(), hyp.tokens)
+                units = crossing_words(alignment, spans)
+            else:
+                units = tuple(in_units(crossing_words(alignment), hyp.tokens, rules))
+        except ValueError:
+            continue
+        triple.crossing_words, triple.crossing_aligner = list(units), label
+        changed.append(triple)
+    Triple.objects.bulk_update(changed, ["crossing_words", "crossing_aligner"], batch_size=500)
 
 
 @transaction.atomic

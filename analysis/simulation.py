@@ -1,5 +1,10 @@
 """Simulated participants with answers from wojdb.core.stats.simulate's generative model, added to
-a study as real arrivals would be (`simulate_responses`)."""
+a study as real arrivals would be (`simulate_responses`).
+
+In a study with word marks each pair also gets marks from `wojdb.core.stats.marks.draw_marks`:
+a permutation's displaced units are its truth, a hypothesis's its crossing words where
+compute_metrics stored them (else it gets only false marks).
+"""
 
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ from survey.models import (
 from survey.participants import assignment, participation
 from wojdb.core.release.derived import item_quality
 from wojdb.core.stats import columns as C
+from wojdb.core.stats import marks as word_marks
 from wojdb.core.stats import simulate
 from wojdb.core.vocabulary import COMPLETED
 
@@ -168,13 +174,18 @@ def _assignments(study: Study, people: list[Participant]) -> pd.DataFrame:
     items = items.assign(**{C.QUALITY: item_quality(items)})
     attributes = items[[C.ITEM, C.KIND, C.PERM_TYPE, C.DEGREE, C.QUALITY, C.WMT_SCORE]]
     rows = rows.merge(attributes, on=C.ITEM, how="left")
+    if study.word_marks:
+        truths = frames.truths_frame(items)
+        rows = rows.merge(truths[[C.ITEM, word_marks.SHOWN, word_marks.DISPLACED,
+                                  word_marks.CROSSING]], on=C.ITEM, how="left")  # fmt: skip
     return rows.sort_values([C.PARTICIPANT, C.POSITION], ignore_index=True)
 
 
 def _answer_all(
     study: Study, people: list[Participant], model: simulate.SimulationModel, seed: int
 ) -> int:
-    answers = simulate.simulate_responses(_assignments(study, people), model, seed=seed)
+    assigned = _assignments(study, people)
+    answers = simulate.simulate_responses(assigned, model, seed=seed)
     start = timezone.now().replace(microsecond=0) - timedelta(hours=1)
     milliseconds = (answers[C.SECONDS] * 1000).round().astype("int64")
     # Each participant works through their items in order, from the same starting time.
@@ -192,9 +203,15 @@ def _answer_all(
             shown_at=shown.to_pydatetime(),
             answered_at=done.to_pydatetime(),
             client_ms=int(ms),
+            marks=_stamped(marked, done.to_pydatetime()),
         )
-        for row, ms, shown, done in zip(
-            answers.to_dict("records"), milliseconds, shown_at, answered_at, strict=True
+        for row, ms, shown, done, marked in zip(
+            answers.to_dict("records"),
+            milliseconds,
+            shown_at,
+            answered_at,
+            _marks(study, assigned, model, seed),
+            strict=True,
         )
     ]
     Rating.objects.bulk_create(ratings, batch_size=2000)
@@ -203,6 +220,36 @@ def _answer_all(
         person.position = int(last[person.pk]) + 1
     Participant.objects.bulk_update(people, ["position"])
     return len(ratings)
+
+
+#: The marks draw from their own stream of the seed, so a study's ratings are the same with
+#: word marks on or off.
+MARKS_STREAM = 1
+
+
+def _marks(study: Study, assigned: pd.DataFrame, model: simulate.SimulationModel, seed: int):
+    """Per assigned pair, its units marked as (position, unit as shown); None for a study
+    without word marks."""
+    if not study.word_marks:
+        return [None] * len(assigned)
+    rng = np.random.default_rng([seed, MARKS_STREAM])
+    out = []
+    for shown, displaced, crossing, kind in zip(
+        assigned[word_marks.SHOWN],
+        assigned[word_marks.DISPLACED],
+        assigned[word_marks.CROSSING],
+        assigned[C.KIND],
+        strict=True,
+    ):
+        truth = displaced if kind == C.PERMUTATION else crossing
+        chosen = word_marks.draw_marks(len(shown), truth, model.mark_recall, model.mark_false, rng)
+        out.append([(u, shown[u]) for u in chosen])
+    return out
+
+
+def _stamped(marked: list | None, at) -> list | None:
+    """Rating.marks: each unit with the time it was marked (here, when the pair was answered)."""
+    return None if marked is None else [[u, unit, at.isoformat()] for u, unit in marked]
 
 
 def _answer(value: float) -> int | None:

@@ -17,6 +17,10 @@ weight with its assets (target: under 60 KB).
 
     .venv/bin/python bench/survey_page_bench.py [--rounds 3] [--entrants 60] [--profile KIND]
     .venv/bin/python bench/survey_page_bench.py --database postgres
+    .venv/bin/python bench/survey_page_bench.py --word-marks
+
+With --word-marks the studies ask for the words out of place too, and every save marks a word
+other than the last save's (the costlier case: the item's sentence is read to check it).
 """
 
 from __future__ import annotations
@@ -43,6 +47,8 @@ TARGETS = {
     "save": ("save an answer", 2.0, "2.6", "6.6"),
 }
 ABOUT = {"languages-TOTAL_FORMS": "0", "languages-INITIAL_FORMS": "0"}
+#: Whether the studies ask for the words out of place (--word-marks).
+WORD_MARKS = False
 # The entry path in order: kind -> (name, the request), each held to an item page's target.
 # `path` holds the study link, and from joining on the personal link and the practice item.
 ENTRY_TARGET = 3.0
@@ -149,9 +155,8 @@ def participant(client, study=None):
     """A participant of a (new) 50-pair study past consent and about-you: (token, position ->
     item id)."""
     from survey.models import Participant, QuestionnaireEntry
-    from tests.factories import make_study
 
-    study = study or make_study(questionnaires=1, items=50)
+    study = study or new_study(questionnaires=1, items=50)
     start = client.post(f"/s/{study.slug}/")
     token = start["Location"].split("/")[2]
     client.post(f"/p/{token}/consent/", {"statement_1": "yes", "statement_2": "yes"})
@@ -163,9 +168,18 @@ def participant(client, study=None):
     return token, dict(entries.values_list("position", "item_id"))
 
 
+def new_study(**fields):
+    from tests.factories import make_study
+
+    return make_study(word_marks=WORD_MARKS, **fields)
+
+
 def save(client, token: str, position: int, item: int, value: str, go: str = "stay"):
-    # Posted as the page's script posts it (URL-encoded), asking for JSON.
+    # Posted as the page's script posts it (URL-encoded), asking for JSON; the word marked is
+    # the value's, a position every sentence of the factories has.
     data = {"item": item, "holistic": value, "order": value, "client_ms": "1500", "go": go}
+    if WORD_MARKS:
+        data |= {"marks_asked": "1", "marks": str(int(value) - 1)}
     return client.post(
         f"/p/{token}/item/{position}/",
         urlencode(data),
@@ -225,9 +239,7 @@ def enter(client, study, measure=lambda kind, call: call()) -> None:
 
 def run_entry(entrants: int, profiled: str) -> tuple[dict[str, list[tuple[float, ...]]], object]:
     """`entrants` new participants of a launched study with 4 questionnaires of 50 pairs."""
-    from tests.factories import make_study
-
-    study = make_study(questionnaires=4, items=50)
+    study = new_study(questionnaires=4, items=50)
     enter(entrant(0), study)  # the process has served the study before
     profile = cProfile.Profile()
     times: dict[str, list[tuple[float, ...]]] = {kind: [] for kind in ENTRY}
@@ -249,9 +261,7 @@ def queries_made() -> dict[str, list[str]]:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from tests.factories import make_study
-
-    study = make_study(questionnaires=1, items=50)
+    study = new_study(questionnaires=1, items=50)
     client = Client()
     token, items = participant(client, study)
     client.get(f"/p/{token}/item/1/")  # the study and its questionnaire are kept from here on
@@ -287,7 +297,7 @@ def page_weight() -> tuple[int, int]:
 
 
 def main() -> None:
-    global DATABASE
+    global DATABASE, WORD_MARKS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database", choices=["sqlite", "postgres"], default="sqlite")
     parser.add_argument("--rounds", type=int, default=3, help="passes over the 50 pairs")
@@ -298,7 +308,11 @@ def main() -> None:
         help="profile one kind of request and print where",
     )
     parser.add_argument("--queries", action="store_true", help="print each request's SQL")
+    parser.add_argument(
+        "--word-marks", action="store_true", help="studies asking for the words out of place"
+    )
     args = parser.parse_args()
+    WORD_MARKS = args.word_marks
     server = pg_name = None
     if args.database == "postgres":
         from load_test import POSTGRES, postgres_command

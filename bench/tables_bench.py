@@ -2,6 +2,7 @@
 alignment check against shifted alignments, and import times.
 
 Usage: .venv/bin/python bench/tables_bench.py [--wmt22 DIR] [--mqm DIR] [--wmt24 DIR]
+       [--wmt20 DIR]
 
 --wmt22: wmt-conference/wmt22-news-systems, --mqm: google/wmt-mqm-human-evaluation, each a
 checkout or a bare git directory (a mirror; its files are read with `git show`). Without
@@ -23,6 +24,12 @@ the texts of the pairs the waves rate, then every ESA wave the release holds who
 `system_scores --source esa` (protocol wmt24, from the test set's year) with the organisers'
 figures (tests/core/data/wmt24_esa_organisers.csv): order, score (6 digits), rank ranges,
 clusters.
+WMT20 (--wmt20: WMT-Metrics-task/wmt20-metrics; without it, the bundled de-en and en-de slices):
+every `manual-evaluation/DA/ad-seg-scores-LP.csv` imported into placeholder test sets, each
+pair's system table compared with the release's `ad-sys-scores-LP.csv` (order, z and raw to
+1e-12, segments, judgments); Google's newstest2020 MQM segment scores (from --mqm, else the
+bundled slices) compared with the README's MQM table (2 places, order); WMT23's published
+results (bundled, whole) imported for its eight pairs and written in the published order.
 Targets: the twelve DA files import in ≤ 20 s and one ~8,000-row MQM file in ≤ 5 s; the WMT24
 ESA waves present in ≤ 10 s CPU and their system_scores in ≤ 5 s CPU, on a quiet 2-core
 machine; every table equal to the release's, or the organisers'.
@@ -341,6 +348,209 @@ def bundled_mqm(tmp: Path) -> Path:
     return root
 
 
+WMT20_DA = "manual-evaluation/DA"
+WMT20_MQM = {"en-de": "newstest2020/ende/mqm_newstest2020_ende",
+             "zh-en": "newstest2020/zhen/mqm_newstest2020_zhen"}  # fmt: skip
+
+
+def placeholder_texts(folder: Path, testset: str, lp: str, systems, lines: int = 1) -> None:
+    """A test set of placeholder lines whose outputs are the `systems` that are no human
+    reference: system tables need no texts."""
+    from wojdb.core.formats import wmt
+
+    src, tgt = lp.split("-")
+    folder.mkdir(exist_ok=True)
+    outputs = sorted(f"hyp.{s}.{tgt}" for s in systems if not wmt.human_reference(s))
+    for name in (f"src.{src}", f"ref.A.{tgt}", *outputs):
+        (folder / f"{testset}.{lp}.{name}").write_text("a line\n" * lines, encoding="utf-8")
+
+
+def wmt20_files(release: Release | None) -> list[Path]:
+    """WMT20's DA segment-score files: every pair's, or the bundled de-en and en-de slices."""
+    from wojdb import bundled
+
+    if release is None:
+        print("  the bundled slices of de-en and en-de (give --wmt20 DIR for every pair)")
+        return sorted((bundled.wmt20_human() / "da").glob("ad-seg-scores-*.csv"))
+    return release.glob(WMT20_DA, "ad-seg-scores-*.csv")
+
+
+def newstest2020_mqm_files(release: Release | None) -> tuple[dict[str, Path], Path]:
+    """Google's newstest2020 MQM segment scores by pair (the repository's, or the bundled
+    slices) and the README that tabulates them."""
+    from wojdb import bundled
+
+    if release is None or not release.get(f"{WMT20_MQM['en-de']}.avg_seg_scores.tsv"):
+        folder = bundled.wmt20_human() / "mqm"
+        print("  newstest2020 MQM: the bundled slices, two systems a pair (give --mqm DIR)")
+        files = {lp: folder / f"{Path(stem).name}.avg_seg_scores.tsv"
+                 for lp, stem in WMT20_MQM.items()}  # fmt: skip
+        return files, folder / "README.md"
+    files = {lp: release.get(f"{stem}.avg_seg_scores.tsv") for lp, stem in WMT20_MQM.items()}
+    return files, release.get("README.md")
+
+
+def as_imported(raw_names) -> dict[str, str]:
+    """Each system name of a file → its name in a test set holding them all: the canonical
+    name, or the name as written where two submissions of a team share one (WMT20 en-pl's
+    Tilde.1425 and Tilde.1430)."""
+    from collections import Counter
+
+    from wojdb.core.formats import wmt
+
+    canonical = {name: wmt.canonical_system(name) for name in raw_names}
+    shared = {c for c, n in Counter(canonical.values()).items() if n > 1}
+    return {raw: raw if c in shared else c for raw, c in canonical.items()}
+
+
+def newstest2020_texts(tmp: Path, da: list[Path], mqm: dict[str, Path]) -> None:
+    """One placeholder test set newstest2020 for both sources: every system either scores, as
+    many lines as the MQM files' segments (they are matched by line; the DA scores, without
+    document ids, are kept unlinked)."""
+    from survey.sources.testsets import import_wmt
+    from wojdb.core.formats import wmt
+
+    systems, lines = defaultdict(set), defaultdict(lambda: 1)
+    for path in da:
+        lp = "-".join(wmt.lp_from_name(path))
+        raw = {r.split()[0] for r in path.read_text().splitlines()[1:]}
+        systems[lp] |= set(as_imported(raw).values())
+    for lp, path in mqm.items():
+        rows = path.read_text().splitlines()[1:]
+        systems[lp] |= set(as_imported({r.split()[0] for r in rows}).values())
+        lines[lp] = max(int(r.split()[2]) for r in rows)
+    for lp, names in systems.items():
+        placeholder_texts(tmp / "newstest2020", "newstest2020", lp, names, lines[lp])
+    import_wmt(tmp / "newstest2020")
+
+
+def wmt20(files: list[Path], release: Release | None) -> tuple[bool, tuple, tuple]:
+    """WMT20's DA segment scores against the release's ad-sys-scores-LP.csv."""
+    import pandas as pd
+
+    from analysis import frames
+    from survey.sources.human_judgments import import_judgments
+    from wojdb.core.formats import wmt
+
+    rows = sum(len(p.read_text().splitlines()) - 1 for p in files)
+    report, seconds = timed(f"import_judgments: {len(files)} segment-score files ({rows:,} rows)",
+                            import_judgments, files, testset="newstest2020")  # fmt: skip
+    print(f"    {', '.join(f'{k} {v:,}' for k, v in report.created.items())}")
+    table, scored = timed("the system tables (wmt22: mean over segments)",
+                          frames.external_system_table, "da", "newstest2020")  # fmt: skip
+    print("\nWMT20 system tables against the release's ad-sys-scores-LP.csv (order by z, z, raw, "
+          "segments, judgments)")  # fmt: skip
+    all_equal = True
+    for path in files:
+        lp = "-".join(wmt.lp_from_name(path))
+        published = pd.read_csv(path.with_name(f"ad-sys-scores-{lp}.csv") if release is None
+                                else release.get(f"{WMT20_DA}/ad-sys-scores-{lp}.csv"),
+                                sep=r"\s+")  # fmt: skip
+        published = published.assign(system=published["SYS"].map(as_imported(published["SYS"])))
+        published = published.sort_values("Z.SCR", ascending=False).set_index("system")
+        mine = table[table["lp"] == lp].set_index("system")
+        extra = sorted(set(mine.index) - set(published.index))
+        mine = mine.drop(extra)
+        theirs = published.reindex(mine.index)
+        checks = {
+            "order": list(mine.index) == list(published.index),
+            "z": bool((mine["z"] - theirs["Z.SCR"]).abs().max() < 1e-12),
+            "raw": bool((mine["raw"] - theirs["RAW.SCR"]).abs().max() < 1e-11),
+            "n": list(mine["n"]) == list(theirs["N"]),
+            "judgments": list(mine["judgments"]) == list(theirs["N.ALL"]),
+        }
+        equal = all(checks.values())
+        all_equal &= equal
+        left_out = f"  (segment scores of {', '.join(extra)}, not in the table)" if extra else ""
+        print(f"  {lp}: {len(mine):>2} systems  "
+              + " ".join(f"{k} {'=' if v else 'DIFFERS'}" for k, v in checks.items())
+              + f"  → {'equal' if equal else 'NOT EQUAL'}{left_out}")  # fmt: skip
+    return all_equal, seconds, scored
+
+
+def readme_mqm(readme: Path, lp: str) -> dict[str, float]:
+    """The MQM column of the repository README's newstest2020 table of `lp`."""
+    import re
+
+    section = readme.read_text(encoding="utf-8").split("\n## newstest2020 ##")[1].split("\n## ")[0]
+    heading = {"en-de": "### English to German ###", "zh-en": "### Chinese to English ###"}[lp]
+    table = section.split(heading)[1].split("###")[0]
+    return {m[1]: float(m[2]) for m in re.finditer(r"^\| (\S+) \| ([\d.]+)\(\d+\)", table, re.M)}
+
+
+def newstest2020_mqm(files: dict[str, Path], readme: Path, tmp: Path) -> bool:
+    """Google's newstest2020 MQM segment scores through import_scores and system_scores,
+    against the README's MQM table."""
+    import pandas as pd
+    from django.core.management import call_command
+
+    from analysis.scores_import import import_scores
+
+    all_equal = True
+    for lp, path in files.items():
+        rows = path.read_text().splitlines()[1:]
+        timed(f"import_scores {path.name} ({len(rows):,} rows)", import_scores, [path])
+        out = tmp / f"mqm2020-{lp}.csv"
+        call_command("system_scores", "--out", str(out), "--source", "mqm", "--lp", lp,
+                     "--testset", "newstest2020", verbosity=0)  # fmt: skip
+        ours = pd.read_csv(out).set_index("system")["z"]
+        published = readme_mqm(readme, lp)
+        # The README prints MQM as a cost, the references as Human-A/-B/-P; Huoshan_Translate
+        # in zh-en as VolcTrans.
+        named = {
+            "refA": "Human-A",
+            "refB": "Human-B",
+            "refP": "Human-P",
+            "Huoshan_Translate": "VolcTrans" if lp == "zh-en" else "Huoshan_Translate",
+        }
+        theirs = [published[named.get(s, s)] for s in ours.index]
+        equal = [round(-z, 2) for z in ours] == theirs and theirs == sorted(theirs)
+        all_equal &= equal
+        print(f"    {lp}: {len(ours)} systems, MQM (2 places) and order against the README → "
+              f"{'equal' if equal else 'NOT EQUAL'}")  # fmt: skip
+        if not equal:
+            for system, z, cost in zip(ours.index, ours, theirs, strict=True):
+                print(f"      {system:<24} {-z:.4f}  README {cost:.2f}")
+    return all_equal
+
+
+def wmt23(tmp: Path) -> tuple[bool, tuple]:
+    """WMT23's published results (the bundled WMT23.results.txt) imported for its eight pairs
+    and written by system_scores in the published order."""
+    import pandas as pd
+    from django.core.management import call_command
+
+    from survey.sources.human_judgments import import_judgments
+    from survey.sources.testsets import import_wmt
+    from wojdb import bundled
+    from wojdb.core.formats import wmt, wmt_clusters
+
+    path = bundled.REPO / "fixtures" / "wmt23-results" / "WMT23.results.txt"
+    results = wmt_clusters.read(path)
+    txt = tmp / "wmt23-txt"
+    by_lp = defaultdict(list)
+    for r in results:
+        by_lp[f"{r.source_lang}-{r.target_lang}"].append(r)
+    for lp, rows in by_lp.items():
+        placeholder_texts(
+            txt, "generaltest2023", lp, [wmt.canonical_system(r.system) for r in rows]
+        )
+    import_wmt(txt)
+    _, seconds = timed(f"import_judgments {path.name} ({len(results)} systems)",
+                       import_judgments, [path], testset="generaltest2023")  # fmt: skip
+    out = tmp / "wmt23.csv"
+    call_command("system_scores", "--out", str(out), "--testset", "generaltest2023", verbosity=0)
+    ours = pd.read_csv(out)
+    equal = all(
+        list(ours[ours["lp"] == lp]["system"]) == [wmt.canonical_system(r.system) for r in rows]
+        and list(ours[ours["lp"] == lp]["cluster"]) == [r.cluster for r in rows]
+        for lp, rows in by_lp.items()
+    )
+    print(f"    {len(by_lp)} pairs, {len(ours)} systems: order (by raw) and clusters as printed "
+          f"→ {'equal' if equal else 'NOT EQUAL'}")  # fmt: skip
+    return equal, seconds
+
+
 WMT24_PAIRS = ("en-cs", "en-hi", "en-ja", "en-zh")
 
 
@@ -368,7 +578,7 @@ def wmt24(release: Release | None, tmp: Path) -> tuple[bool, tuple, tuple]:
     timed(f"import_wmt {len(WMT24_PAIRS)} pairs", import_wmt, txt, lps=list(WMT24_PAIRS))
     rows = sum(len(w.read_text(encoding="utf-8").splitlines()) for w in waves)
     report, imported = timed(f"import_judgments: {len(waves)} ESA waves ({rows:,} rows)",
-                             import_judgments, waves)  # fmt: skip
+                             import_judgments, waves, testset="wmt24")  # fmt: skip
     print(f"    {', '.join(f'{k} {v:,}' for k, v in report.created.items())}")
     out = tmp / "esa.csv"
     _, scored = timed("system_scores --source esa", call_command, "system_scores", "--out",
@@ -403,6 +613,12 @@ def main():
         "--mqm", type=Path, metavar="DIR", help="wmt-mqm-human-evaluation (default: bundled)"
     )
     parser.add_argument("--wmt24", type=Path, metavar="DIR", help="wmt24-news-systems")
+    parser.add_argument(
+        "--wmt20",
+        type=Path,
+        metavar="DIR",
+        help="WMT-Metrics-task/wmt20-metrics (default: bundled)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as var:
         os.environ["WOJDB_HOME"] = var
@@ -421,6 +637,17 @@ def main():
             da_ok, da_seconds = wmt22(Release(args.wmt22, tmp / "wmt22"), tmp)
         print("\nGoogle MQM, TED (wmt-mqm-human-evaluation)")
         mqm_ok, mqm_seconds = ted_mqm(Release(args.mqm or bundled_mqm(tmp), tmp / "mqm"), tmp)
+        print("\nWMT20 DA (wmt20-metrics) and Google MQM, newstest2020 (wmt-mqm-human-evaluation)")
+        release = Release(args.wmt20, tmp / "wmt20") if args.wmt20 else None
+        da_files = wmt20_files(release)
+        mqm_files, readme = newstest2020_mqm_files(
+            Release(args.mqm, tmp / "mqm") if args.mqm else None
+        )
+        newstest2020_texts(tmp, da_files, mqm_files)
+        wmt20_ok, wmt20_import, wmt20_tables = wmt20(da_files, release)
+        mqm20_ok = newstest2020_mqm(mqm_files, readme, tmp)
+        print("\nWMT23 DA+SQM, the published results (wmt23-news-systems)")
+        wmt23_ok, wmt23_import = wmt23(tmp)
         print("\nWMT24 ESA (wmt24-news-systems)")
         release = Release(args.wmt24, tmp / "wmt24") if args.wmt24 else None
         esa_ok, esa_import, esa_scores = wmt24(release, tmp)
@@ -438,7 +665,10 @@ def main():
           "(target ≤ 10 s CPU)")  # fmt: skip
     print(f"  WMT24 system_scores --source esa: {esa_scores[0]:.1f} s wall, {esa_scores[1]:.1f} s "
           "CPU (target ≤ 5 s CPU)")  # fmt: skip
-    ok = da_ok and mqm_ok and esa_ok
+    print(f"  WMT20 DA segment scores: {wmt20_import[0]:.1f} s wall, {wmt20_import[1]:.1f} s CPU; "
+          f"their tables {wmt20_tables[0]:.1f} s wall")  # fmt: skip
+    print(f"  WMT23 results: {wmt23_import[0]:.1f} s wall")
+    ok = da_ok and mqm_ok and esa_ok and wmt20_ok and mqm20_ok and wmt23_ok
     print(f"  tables and checks: {'all as published' if ok else 'DIFFERENCES'}")
 
 

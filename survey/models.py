@@ -116,6 +116,17 @@ class Triple(models.Model):
     parse = models.JSONField(null=True, blank=True, help_text="dependency parse of the hypothesis")
     parser = models.CharField(max_length=128, blank=True)
     aligned_share = models.FloatField(null=True, blank=True)
+    # The truth word marks are compared with (wojdb.core.permutations.truth.crossing_words), set
+    # by compute_metrics from the alignment its metrics use; null until then.
+    crossing_words = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="0-based positions of the hypothesis's mark units (whitespace words; "
+        "characters where the script has no spaces) whose alignment links cross another link",
+    )
+    crossing_aligner = models.CharField(
+        max_length=100, blank=True, help_text="the aligner behind crossing_words"
+    )
     # WMT relative ranking turned absolute by eq. 6.1; missing is normal (29.1% in the thesis).
     rank_score = models.FloatField(null=True, blank=True)
     rank_count = models.PositiveIntegerField(default=0)

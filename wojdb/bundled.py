@@ -8,7 +8,8 @@ into-English DA judgments (the columns a crossed fit needs) are one xz-compresse
 `fixtures/wmt22-toen-da.tsv.xz`, read as it is. WMT22's into-English DA system tables with a
 slice of their segment scores (`fixtures/wmt22-toen-tables.tar.xz`) and Google's TED MQM files
 (`fixtures/ted-mqm.tar.xz`) are unpacked as the WMT21 slice is, and so are WMT24's ESA waves 2
-and 3 with their pairs' domains (`fixtures/wmt24-esa.tar.xz`).
+and 3 with their pairs' domains (`fixtures/wmt24-esa.tar.xz`) and WMT20's DA and MQM slices
+(`fixtures/wmt20-human.tar.xz`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ WMT22_TOEN_DA = REPO / "fixtures" / "wmt22-toen-da.tsv.xz"
 WMT22_TOEN_TABLES = REPO / "fixtures" / "wmt22-toen-tables.tar.xz"
 TED_MQM = REPO / "fixtures" / "ted-mqm.tar.xz"
 WMT24_ESA = REPO / "fixtures" / "wmt24-esa.tar.xz"
+WMT20_HUMAN = REPO / "fixtures" / "wmt20-human.tar.xz"
 
 
 def wmt21_toen() -> Path:
@@ -63,6 +65,13 @@ def ted_mqm() -> Path:
     """The unpacked `ted-mqm` folder: Google's MQM error files and segment scores of WMT21's TED
     talks, en-de and zh-en (fixtures/README.md)."""
     return unpack(TED_MQM) / "ted-mqm"
+
+
+def wmt20_human() -> Path:
+    """The unpacked `wmt20-human` folder: WMT20's DA system scores with the segment scores of
+    some systems (`da/`) and Google's newstest2020 MQM segment scores of some systems with the
+    repository's README (`mqm/`) (fixtures/README.md)."""
+    return unpack(WMT20_HUMAN) / "wmt20-human"
 
 
 def wmt24_esa() -> Path:

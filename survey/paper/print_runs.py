@@ -152,6 +152,11 @@ def print_questionnaires(
 
 
 def _print_questionnaires(study, numbers, copies, paper, out, progress) -> Printed:
+    if study.word_marks:  # a paper form has no boxes for a sentence's words
+        raise PaperError(
+            f"study {study.slug!r}: word marks are asked on the web only: turn word_marks off "
+            "for a paper run"
+        )
     if copies < 1:
         raise PaperError("--copies must be at least 1")
     if paper not in PAPER_SIZES:

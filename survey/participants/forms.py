@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from django import forms
-from django.core.exceptions import ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import connection, transaction
 from django.utils import translation
 from django.utils.translation import gettext, gettext_lazy
 
 from survey.models import Participant, ParticipantLanguage
 from survey.participants import rows
-from survey.participants.participation import SCALES, Answer
+from survey.participants.participation import MARKS, SCALES, Answer
 from wojdb.core.language.codes import LANGUAGE_NAMES
 from wojdb.core.numbers import read_number
 from wojdb.core.texts import en
@@ -307,6 +307,45 @@ class SharedFields(dict):
         return self
 
 
+class MarkPositions(forms.Field):
+    """The words ticked out of place: each a position in the first sentence, from 0 (whether
+    the sentence has it is for the save to say, which knows the sentence)."""
+
+    widget = forms.MultipleHiddenInput
+    default_error_messages = {
+        "invalid": gettext_lazy("A word marked is not a position in the sentence.")
+    }
+
+    def to_python(self, value) -> tuple[int, ...]:
+        positions = []
+        for each in value or ():
+            try:
+                positions.append(read_number(str(each).strip(), int))
+            except ValueError:
+                raise ValidationError(self.error_messages["invalid"], code="invalid") from None
+            if positions[-1] < 0:
+                raise ValidationError(self.error_messages["invalid"], code="invalid")
+        return tuple(sorted(set(positions)))
+
+
+class MarksBasis(forms.CharField):
+    """The marks the page was showing (`was_marks`): "" not answered, "none", or positions."""
+
+    def to_python(self, value) -> tuple[int, ...] | None:
+        value = super().to_python(value)
+        if value == "":
+            return None
+        if value == "none":
+            return ()
+        return MarkPositions().to_python(value.split())
+
+
+BOTH_MARKS = gettext_lazy(
+    "Some words are marked out of place and “No word is out of place” is ticked too: please "
+    "choose one or the other."
+)
+
+
 class AnswerForm(forms.Form):
     """One item's answers as posted by the page (with or without JavaScript). It is never
     rendered, and validating changes no field, so its fields are shared."""
@@ -331,23 +370,49 @@ class AnswerForm(forms.Form):
     )
     flagged = forms.BooleanField(required=False)
     comment = forms.CharField(max_length=500, required=False, strip=True)
+    # A study with word marks: the units ticked, "none", what the page showed, and that the
+    # page asked (an unticked box is not sent).
+    marks = MarkPositions(required=False)
+    marks_none = forms.BooleanField(required=False)
+    was_marks = MarksBasis(required=False)
+
+    def clean(self):
+        data = super().clean()
+        if data.get("marks") and data.get("marks_none"):
+            raise ValidationError(BOTH_MARKS, code="both")
+        return data
 
     def answer(self) -> Answer:
         data = self.cleaned_data
         note = None
         if "note" in self.data:  # the page's flag and comment were sent (an unticked box is not)
             note = (data["flagged"], data["comment"])
+        basis = {s: data[f"was_{s}"] for s in SCALES if f"was_{s}" in self.data}
+        marked = "marks_asked" in self.data
+        marks = None
+        if marked:
+            marks = () if data["marks_none"] else data["marks"] or None
+            if "was_marks" in self.data:
+                basis[MARKS] = data["was_marks"]
         return Answer(
             holistic=data["holistic"],
             order=data["order"],
             client_ms=data["client_ms"],
             note=note,
-            basis={s: data[f"was_{s}"] for s in SCALES if f"was_{s}" in self.data},
+            basis=basis,
+            marks=marks,
+            marked=marked,
         )
 
     def problem(self) -> str:
         """A short explanation of why the submission was refused."""
-        names = {"holistic": gettext("the first question"), "order": gettext("the second question")}
+        if self.has_error(NON_FIELD_ERRORS, "both"):
+            return str(BOTH_MARKS)
+        names = {
+            "holistic": gettext("the first question"),
+            "order": gettext("the second question"),
+            "marks": gettext("the words marked out of place"),
+        }
         fields = [names.get(name, name.replace("_", " ")) for name in self.errors]
         return gettext("This answer could not be accepted (%(fields)s).") % {
             "fields": ", ".join(fields)

@@ -7,9 +7,10 @@ final check before finishing.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from urllib.parse import unquote, urlsplit
 
@@ -38,7 +39,9 @@ from survey.models import (
 )
 from survey.participants import rows, study_cache
 from survey.participants.assignment import enrol
+from wojdb.core import marks as word_marks
 from wojdb.core import texts
+from wojdb.core.language.rules import LanguageRules, rules_for
 from wojdb.core.vocabulary import ABANDONED, ASSIGNED, COMPLETED, IN_PROGRESS
 
 #: Sent after a withdrawal is stored, with the participant's former primary key (`pk`) and their
@@ -47,10 +50,14 @@ participant_withdrawn = Signal()
 
 
 SCALES = ("holistic", "order")
+#: The question of a study with `word_marks`: which words of the first sentence are out of place.
+MARKS = "marks"
 # What an answer save may change besides the scales.
 SAVED_FIELDS = ("answered_at", "client_ms", "revisions", "flagged", "comment")
-# What a save's decision reads: every save that writes changes at least one of them.
+# What a save's decision reads: every save that writes changes at least one of them; one that
+# changes the marks changes the answer time with them, which is compared in their place.
 ANSWER_STATE = (*SCALES, "client_ms", "revisions", "flagged", "comment")
+MARKS_STATE = (*ANSWER_STATE, "answered_at")
 ACTIVITY_RESOLUTION = timedelta(minutes=1)
 #: How long a browser remembers the participation it holds in a study (see `held_by_browser`).
 BROWSER_MEMORY = timedelta(days=180)
@@ -151,6 +158,11 @@ class Answer:
     client_ms: int | None = None
     basis: dict[str, int | None] = field(default_factory=dict)
     note: tuple[bool, str] | None = None  # (flagged, comment), when the page sent them
+    # The words marked out of place, when the page asked (`marked`): positions of the units
+    # ticked, () for "no word is out of place", None for neither (not answered). The basis
+    # may hold the marks' positions the page was showing, under MARKS.
+    marks: tuple[int, ...] | None = None
+    marked: bool = False
 
 
 @dataclass(frozen=True)
@@ -408,6 +420,27 @@ def practice_notes(study: Study, item: Item) -> tuple[str, str]:
     return study.sample_holistic_note or holistic, study.sample_order_note or order
 
 
+def practice_marks(study: Study, item: Item) -> tuple[str, frozenset[int]]:
+    """Feedback on the words marked on the practice pair, in the active language, and the
+    positions of its first sentence's units out of place (those its permutation moved or
+    replaced, shown on the sentence too); of a machine translation, where there is no such
+    truth to give, how to mark."""
+    permutation = item.permutation
+    if permutation is None:
+        return gettext(texts.en.PRACTICE_MARKS_UNKNOWN), frozenset()
+    moved = permutation.displaced
+    if moved is None:  # made before the truth was stored
+        from wojdb.core.permutations import truth  # the generator's modules, needed this once
+
+        moved = truth.displaced(permutation.mapping, permutation.moved)
+    out = word_marks.in_units(set(moved), permutation.tokens, language_rules(study.language))
+    if not out:
+        return gettext(texts.en.PRACTICE_MARKS_NONE), frozenset()
+    shown = units_of(study, item.text)
+    words = ", ".join(gettext(texts.en.PRACTICE_MARKS_WORD) % {"word": shown[p]} for p in out)
+    return gettext(texts.en.PRACTICE_MARKS) % {"words": words}, frozenset(out)
+
+
 def sample_item(study: Study) -> Item:
     """The study's practice pair, with the sentences its page shows."""
     return Item.objects.select_related("triple__segment", "permutation").get(
@@ -480,9 +513,11 @@ def save_answer(
 ) -> Saved:
     """Save the answers given for one item; idempotent, and refuses a foreign item.
 
-    A value already given and then changed counts as one revision per scale. A blank never
-    erases an answer. When the page's basis differs from what is stored and the submission
-    would change it, nothing is written and the caller is told of the conflict.
+    A value already given and then changed counts as one revision per scale, and a change of
+    the words marked as one more. A blank never erases a scale's answer; marks left blank (no
+    word ticked, "none" not ticked) are no longer an answer. When the page's basis differs from
+    what is stored and the submission would change it, nothing is written and the caller is
+    told of the conflict. Marks outside the item's first sentence are refused (Refused).
 
     The rating is read, the answer decided on it, and the change written only where the rating
     is still as read: a read and a write, where a transaction locking the rating took four
@@ -495,31 +530,84 @@ def save_answer(
         raise Refused(gettext("the study is already finished"))
     if item_id_at(participant, position) != item_id:
         raise Refused(gettext("this item is not in your questionnaire at this position"))
+    if answer.marked and not participant.study.word_marks:
+        answer = replace(answer, marks=None, marked=False)  # not asked: ignored
     now = now or timezone.now()
     shown = first_shown(position, now)
     rating = rating_of(participant, item_id, **shown)
-    read = {name: getattr(rating, name) for name in ANSWER_STATE}
-    saved, changes = answered(rating, answer, now)
+    state = MARKS_STATE if answer.marked else ANSWER_STATE
+    read = {name: getattr(rating, name) for name in state}
+    units = marked_units(participant.study, item_id, answer, rating)
+    saved, changes = answered(rating, answer, now, units)
     if not changes or rows.update(Rating, rating.pk, changes, unless_changed=read):
         return saved
     with transaction.atomic():
         rating = rating_of(participant, item_id, lock=True, **shown)
-        saved, changes = answered(rating, answer, now)
+        units = units or marked_units(participant.study, item_id, answer, rating)
+        saved, changes = answered(rating, answer, now, units)
         if changes:
             rows.update(Rating, rating.pk, changes)
     return saved
 
 
-def answered(rating: Rating, answer: Answer, now) -> tuple[Saved, dict]:
+def marked_positions(marks: list | None) -> tuple[int, ...] | None:
+    """The positions of stored marks (`Rating.marks`): () for "no word is out of place", None
+    for not answered."""
+    return None if marks is None else tuple(mark[0] for mark in marks)
+
+
+@functools.cache
+def language_rules(code: str) -> LanguageRules:
+    return rules_for(code)
+
+
+def units_of(study: Study, text: str) -> list[str]:
+    """The units of a first sentence a participant of the study marks (wojdb.core.marks)."""
+    return word_marks.units(text, language_rules(study.language))
+
+
+def marked_units(study: Study, item_id: int, answer: Answer, rating: Rating) -> list | None:
+    """The units of the item's first sentence, read only where the answer changes the words
+    marked; Refused, naming the position, for one past them."""
+    if not (answer.marked and answer.marks) or answer.marks == marked_positions(rating.marks):
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(ITEM, [item_id])
+        _, _, permutation_id, _, hypothesis, _, _, text = cursor.fetchone()
+    units = units_of(study, hypothesis if permutation_id is None else text)
+    if outside := [p for p in answer.marks if p >= len(units)]:
+        message = gettext("word %(position)s is not in the first sentence, which has %(count)s")
+        raise Refused(message % {"position": outside[0], "count": len(units)})
+    return units
+
+
+def new_marks(
+    positions: tuple[int, ...] | None, stored: list | None, units: list[str] | None, now
+) -> list | None:
+    """`Rating.marks` for the positions given (in order, each once): a word still marked keeps
+    the time it was first marked, a new one is marked now (`units`: the sentence's, needed for
+    a new one)."""
+    if positions is None:
+        return None
+    earlier = {mark[0]: mark for mark in stored or ()}
+    return [earlier.get(p) or [p, units[p], now.isoformat()] for p in positions]
+
+
+def answered(rating: Rating, answer: Answer, now, units=None) -> tuple[Saved, dict]:
     """The rating with an answer applied (`save_answer`), and the fields to write."""
     given = {scale: getattr(answer, scale) for scale in SCALES}
     stored = {scale: getattr(rating, scale) for scale in SCALES}
+    if answer.marked:
+        given[MARKS] = answer.marks
+        stored[MARKS] = marked_positions(rating.marks)
+    questions = tuple(given)
+    blank_erases = {MARKS}  # a scale's blank is no answer; blank marks are
     if any(
-        given[scale] is not None
-        and given[scale] != stored[scale]
-        and scale in answer.basis
-        and answer.basis[scale] != stored[scale]
-        for scale in SCALES
+        (given[name] is not None or name in blank_erases)
+        and given[name] != stored[name]
+        and name in answer.basis
+        and answer.basis[name] != stored[name]
+        for name in questions
     ):
         return Saved(rating, changed=False, conflict=True), {}
     changed = False
@@ -530,6 +618,13 @@ def answered(rating: Rating, answer: Answer, now) -> tuple[Saved, dict]:
             rating.revisions += 1
         setattr(rating, scale, given[scale])
         changed = True
+    fields = (*SCALES, *SAVED_FIELDS)
+    if answer.marked and given[MARKS] != stored[MARKS]:
+        if stored[MARKS] is not None:
+            rating.revisions += 1
+        rating.marks = new_marks(given[MARKS], rating.marks, units, now)
+        changed = True
+        fields = (*fields, MARKS)
     if changed:
         rating.answered_at = now
     timed = answer.client_ms is not None and answer.client_ms > (rating.client_ms or 0)
@@ -538,32 +633,42 @@ def answered(rating: Rating, answer: Answer, now) -> tuple[Saved, dict]:
     noted = answer.note is not None and answer.note != (rating.flagged, rating.comment)
     if noted:
         rating.flagged, rating.comment = answer.note
-    fields = (*SCALES, *SAVED_FIELDS) if changed or timed or noted else ()
+    fields = fields if changed or timed or noted else ()
     return Saved(rating, changed=changed), {name: getattr(rating, name) for name in fields}
+
+
+def questions(study: Study) -> tuple[str, ...]:
+    """What each pair of the study asks: the two scales, and the words out of place."""
+    return (*SCALES, MARKS) if study.word_marks else SCALES
 
 
 def unanswered_to_move_on(study: Study, rating: Rating, go: str) -> list[str]:
     """The questions of a pair still unanswered that keep the participant on it: moving on
     (to the next pair, the practice feedback or pair 1) needs both answers where the study
-    requires them; going back never does."""
-    if not study.require_both_answers or go not in ("next", "start"):
+    requires them, and the words out of place (or "none") where it asks for them; going back
+    never does."""
+    if go not in ("next", "start"):
         return []
-    return [scale for scale in SCALES if getattr(rating, scale) is None]
+    missing = [s for s in SCALES if study.require_both_answers and getattr(rating, s) is None]
+    if study.word_marks and rating.marks is None:
+        missing.append(MARKS)
+    return missing
 
 
 def progress(participant: Participant) -> Progress:
     """Which pairs are fully answered; the practice sample does not count."""
     positions = sorted(entries(participant))
+    asked = questions(participant.study)
     stored = {
-        position: (holistic, order)
-        for position, holistic, order in Rating.objects.filter(
+        position: values
+        for position, *values in Rating.objects.filter(
             participant=participant, practice=False
-        ).values_list("position", "holistic", "order")
+        ).values_list("position", *asked)
     }
     unanswered = []
     for position in positions:
-        values = stored.get(position, (None, None))
-        missing = [scale for scale, value in zip(SCALES, values, strict=True) if value is None]
+        values = stored.get(position, [None] * len(asked))
+        missing = [name for name, value in zip(asked, values, strict=True) if value is None]
         if missing:
             unanswered.append((position, missing))
     return Progress(len(positions), len(positions) - len(unanswered), unanswered)

@@ -18,6 +18,8 @@ from django.middleware.csrf import CsrfViewMiddleware, get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import translation
+from django.utils.html import format_html_join
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
@@ -38,6 +40,7 @@ from survey.participants.forms import (
 )
 from survey.participants.participation import Refused, StartedElsewhere
 from wojdb.core import texts
+from wojdb.core.language.codes import right_to_left
 from wojdb.core.texts import en
 from wojdb.core.vocabulary import COMPLETED
 
@@ -56,6 +59,7 @@ FINISHED = gettext_lazy(
     "You have already finished the study, so your answers can no longer be changed."
 )
 BOTH_ANSWERS = gettext_lazy("Please answer both questions about this pair before moving on.")
+EVERY_ANSWER = gettext_lazy("Please answer every question about this pair before moving on.")
 MISSING = gettext_lazy("This question is not answered yet.")
 UNANSWERED = "unanswered"  # the item page's query parameter after a refused move on
 
@@ -316,6 +320,7 @@ def preview(request, study, context):
             "item": item,
             "language": language_name(item.triple.segment.source_lang),
             "scales": scales(study, unanswered, unanswered, None),
+            "marks": marks_question(study, item, None),
         },
         status=409 if request.method == "POST" else 200,
     )
@@ -449,6 +454,61 @@ def scales(study: Study, shown: dict, saved: dict, notes: dict | None, missing=(
     ]
 
 
+def marks_question(study: Study, item, positions, missing=(), practice=False) -> dict | None:
+    """The question on the words out of place, in a study that asks it: one box per unit of
+    the first sentence (wojdb.core.marks), those of `positions` ticked (() for "none");
+    `practice`: with the feedback naming the units out of place."""
+    if not study.word_marks:
+        return None
+    spaced = participation.language_rules(study.language).spaced
+    chosen = set(positions or ())
+    note, truth = participation.practice_marks(study, item) if practice else ("", frozenset())
+    # Written here, not by a template loop: a tenth of the page's time for a long sentence.
+    words = format_html_join(
+        " " if spaced else "",
+        '<label class="mark{}"><input type="checkbox" name="marks" value="{}"{}><span>{}</span>'
+        "</label>",
+        (
+            (
+                " truth" if position in truth else "",
+                position,
+                mark_safe(" checked") if position in chosen else "",
+                unit,
+            )
+            for position, unit in enumerate(participation.units_of(study, item.text))
+        ),
+    )
+    return {
+        "words": words,
+        "none": positions == (),
+        "basis": marks_basis(positions),
+        "spaced": spaced,
+        "dir": "rtl" if right_to_left(study.language) else "ltr",
+        "missing": MISSING if participation.MARKS in missing else "",
+        "note": note,
+    }
+
+
+def marks_basis(positions) -> str:
+    """The marks as the page keeps them for its next post (`was_marks`; forms.MarksBasis)."""
+    if positions is None:
+        return ""
+    return " ".join(map(str, positions)) or "none"
+
+
+def incomplete_notice(study: Study):
+    return EVERY_ANSWER if study.word_marks else BOTH_ANSWERS
+
+
+def answer_reply(study: Study, rating, **body) -> dict:
+    """What a JSON reply says of a saved rating: its answers (the marks' positions, in a study
+    that asks for them)."""
+    body |= {"revisions": rating.revisions, "holistic": rating.holistic, "order": rating.order}
+    if study.word_marks:
+        body[participation.MARKS] = participation.marked_positions(rating.marks)
+    return body
+
+
 def item_page(
     request,
     participant,
@@ -460,17 +520,21 @@ def item_page(
     notice="",
     feedback=False,
     missing=(),
+    shown_marks=None,
 ):
-    """An item page; `shown` overrides the saved values (a renewed expired page). The practice
-    pair's `feedback` shows what each question asks of it, once answered; `missing` marks the
-    questions still to answer before moving on."""
+    """An item page; `shown` (and `shown_marks`) override the saved values (a renewed expired
+    page). The practice pair's `feedback` shows what each question asks of it, once answered;
+    `missing` marks the questions still to answer before moving on."""
+    study = participant.study
     saved = {"holistic": rating.holistic, "order": rating.order}
+    answers = [*saved.values()] + ([rating.marks] if study.word_marks else [])
     total = participation.pair_count(participant)
-    feedback = feedback and position == 0 and None not in saved.values()
+    feedback = feedback and position == 0 and None not in answers
     notes = None
     if feedback:
-        holistic, order = participation.practice_notes(participant.study, item)
+        holistic, order = participation.practice_notes(study, item)
         notes = {"holistic": holistic, "order": order}
+    marks = participation.marked_positions(rating.marks) if shown_marks is None else shown_marks
     return page(
         request,
         "survey/item.html",
@@ -482,9 +546,11 @@ def item_page(
         total=total,
         last=position == total,
         language=language_name(item.triple.segment.source_lang),
-        scales=scales(participant.study, shown or saved, saved, notes, missing),
-        require_both=participant.study.require_both_answers,
-        answered=sum(value is not None for value in saved.values()),
+        scales=scales(study, shown or saved, saved, notes, missing),
+        marks=marks_question(study, item, marks, missing, feedback),
+        require_both=study.require_both_answers,
+        answered=sum(value is not None for value in answers),
+        asked=len(answers),
         client_ms=rating.client_ms or 0,
         notice=notice,
         feedback=feedback,
@@ -501,14 +567,18 @@ def item_expired(request, participant, position):
     except Refused as error:
         raise Http404(str(error)) from error
     form = AnswerForm(request.POST)
-    shown = None
+    shown = shown_marks = None
     if form.is_valid():
         answer = form.answer()
         shown = {
             "holistic": answer.holistic or rating.holistic,
             "order": answer.order or rating.order,
         }
-    return item_page(request, participant, position, item, rating, 403, shown, EXPIRED)
+        if answer.marked:
+            shown_marks = answer.marks
+    return item_page(
+        request, participant, position, item, rating, 403, shown, EXPIRED, shown_marks=shown_marks
+    )
 
 
 @participant_page(on_expired=item_expired, answers=True)
@@ -530,7 +600,7 @@ def item(request, participant, position):
     missing = []
     if UNANSWERED in request.GET:
         missing = participation.unanswered_to_move_on(participant.study, rating, "next")
-    notice = BOTH_ANSWERS if missing else ""
+    notice = incomplete_notice(participant.study) if missing else ""
     return item_page(
         request,
         participant,
@@ -569,27 +639,21 @@ def save_item(request, participant, position):
         return incomplete(request, participant, position, rating, missing)
     if saved.conflict:
         if wants_json(request):
-            return JsonResponse(
-                {
-                    "saved": False,
-                    "reason": "conflict",
-                    "message": CONFLICT,
-                    "holistic": rating.holistic,
-                    "order": rating.order,
-                },
-                status=409,
-            )
+            body = {
+                "saved": False,
+                "reason": "conflict",
+                "message": CONFLICT,
+                "holistic": rating.holistic,
+                "order": rating.order,
+            }
+            if participant.study.word_marks:
+                body[participation.MARKS] = participation.marked_positions(rating.marks)
+            return JsonResponse(body, status=409)
         item = participation.item_at(participant, position)
         return item_page(request, participant, position, item, rating, 409, notice=CONFLICT)
     next_url = participation.neighbour_url(participant, position, go)
     if wants_json(request):
-        body = {
-            "saved": True,
-            "revisions": rating.revisions,
-            "holistic": rating.holistic,
-            "order": rating.order,
-            "next": next_url,
-        }
+        body = answer_reply(participant.study, rating, saved=True) | {"next": next_url}
         if go == "stay":  # a background save: the page may move on later without posting
             body["moves"] = participation.moves(participant, position, rating)
         return JsonResponse(body)
@@ -601,16 +665,9 @@ def incomplete(request, participant, position, rating, missing):
     is saved, and the participant stays on the pair, told which question is missing (the page
     again, without JavaScript, so that reloading it posts nothing)."""
     if wants_json(request):
-        body = {
-            "saved": True,
-            "reason": "incomplete",
-            "message": str(BOTH_ANSWERS),
-            "missing": missing,
-            "revisions": rating.revisions,
-            "holistic": rating.holistic,
-            "order": rating.order,
-        }
-        return JsonResponse(body, status=400)
+        message = str(incomplete_notice(participant.study))
+        body = {"saved": True, "reason": "incomplete", "message": message, "missing": missing}
+        return JsonResponse(answer_reply(participant.study, rating, **body), status=400)
     here = reverse("survey:item", args=[participant.token, position])
     return redirect(f"{here}?{UNANSWERED}=1")
 

@@ -4,7 +4,9 @@ study, to clear its pilot data and to release abandoned slots, its team and its 
 
 from __future__ import annotations
 
+import math
 import secrets
+from collections import Counter
 from statistics import median
 from typing import TYPE_CHECKING
 
@@ -26,6 +28,8 @@ from survey.participants.forms import WholeNumber
 from wojdb.core import scales
 from wojdb.core.design import MAX_QUESTIONNAIRES
 from wojdb.core.io import length_units
+from wojdb.core.language.rules import rules_for
+from wojdb.core.marks import permutation_truths, units
 from wojdb.core.vocabulary import ASSIGNED, COMPLETED, PAPER, WEB
 
 STATUSES = [s for s, _ in Participant.STATUSES]
@@ -176,11 +180,14 @@ def questionnaire(request, slug, number):
     answers: dict[int, list] = {}
     for item, ms in ratings:
         answers.setdefault(item, []).append(ms)
+    strips = _mark_strips(study, versions, [e.item for e in entries])
     rows = [
         {
             "entry": e,
             "answers": len(answers.get(e.item_id, [])),
             "seconds": _median_seconds(answers.get(e.item_id, [])),
+            "marked": strips.get(e.item_id, (0, []))[0],
+            "strip": strips.get(e.item_id, (0, []))[1],
         }
         for e in entries
     ]
@@ -433,6 +440,51 @@ def _minutes_to_complete(study: Study) -> dict[int, float]:
         started = consented or created
         durations.setdefault(number, []).append((completed - started).total_seconds() / 60)
     return {number: median(values) for number, values in durations.items()}
+
+
+#: The heat strip's shades: a unit's share of the answers marking it, in this many steps.
+MARK_LEVELS = 5
+
+
+def _mark_strips(study: Study, versions, items) -> dict[int, tuple[int, list[dict]]]:
+    """Per item whose word marks real participants answered: how many did, and each unit of
+    its sentence with the share that marked it (as a percentage and a shade, 0 for none) and
+    whether it is in the truth (displaced by the permutation; crossing in a hypothesis)."""
+    if not study.word_marks:
+        return {}
+    answered = (
+        Rating.objects.filter(participant__questionnaire__in=versions, practice=False)
+        .filter(real_participants("participant__"), marks__isnull=False)
+        .values_list("item_id", "marks")
+    )
+    answers, marked = Counter(), {}
+    for item, marks in answered:
+        answers[item] += 1
+        marked.setdefault(item, Counter()).update(mark[0] for mark in marks)
+    strips = {}
+    for item in items:
+        if not answers[item.pk]:
+            continue
+        rules = rules_for(item.triple.segment.target_lang)
+        if item.permutation is not None:
+            p = item.permutation
+            truth = set(permutation_truths(p.tokens, p.mapping, p.moved, rules)[0])
+        else:
+            truth = set(item.triple.crossing_words or ())
+        n = answers[item.pk]
+        strips[item.pk] = (
+            n,
+            [
+                {
+                    "text": unit,
+                    "percent": round(100 * marked[item.pk][u] / n),
+                    "level": math.ceil(MARK_LEVELS * marked[item.pk][u] / n),
+                    "truth": u in truth,
+                }
+                for u, unit in enumerate(units(item.text, rules))
+            ],
+        )
+    return strips
 
 
 def _answers_per_item(study: Study, entries: pd.DataFrame) -> dict[int, tuple[int, int]]:

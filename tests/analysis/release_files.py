@@ -13,6 +13,7 @@ import pandas as pd
 from django.db import transaction
 
 from analysis import releases
+from survey.models import Rating, Study
 from tests.analysis.test_frames import build_rated_study
 from wojdb.core.release.read import file_stamp
 
@@ -28,6 +29,24 @@ def exported(django_db_blocker, tmp_path_factory, prepare=None) -> Path:
         releases.export_release(rated.study, out, license="CC-BY-4.0", include_simulated=True)
         transaction.set_rollback(True)
     return out
+
+
+MARKED_AT = "2026-12-01T10:00:0{}.250000+00:00"
+
+
+def add_marks(rated) -> list[Rating]:
+    """Word marks in build_rated_study: the consenting participant marks two units of their
+    first pair and says none are out of place on the second; the others are not answered.
+    Returns that participant's ratings, practice left out, in order."""
+    Study.objects.filter(pk=rated.study.pk).update(word_marks=True)
+    ratings = list(
+        Rating.objects.filter(participant=rated.people["full"], practice=False).order_by("position")
+    )
+    words = ratings[0].item.text.split()
+    ratings[0].marks = [[0, words[0], MARKED_AT.format(1)], [2, words[2], MARKED_AT.format(2)]]
+    ratings[1].marks = []
+    Rating.objects.bulk_update(ratings[:2], ["marks"])
+    return ratings
 
 
 def copied(release: Path, tmp_path: Path) -> Path:

@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import wojdb
-from tests.analysis.release_files import exported, restamp
+from tests.analysis.release_files import add_marks, exported, restamp
 from wojdb.core.release import load, read, schema
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,8 +28,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(scope="module")
 def release(django_db_setup, django_db_blocker, tmp_path_factory):
-    """One exported release for every test here; the database is left as it was."""
-    return exported(django_db_blocker, tmp_path_factory)
+    """One exported release for every test here, word marks and all; the database is left as
+    it was."""
+    return exported(django_db_blocker, tmp_path_factory, add_marks)
 
 
 def _cell_ok(value: str, field: dict) -> bool:
@@ -294,7 +295,7 @@ def test_the_release_holds_the_imported_judgments_of_its_own_hypotheses(release)
     by_file = sorted(expected, key=lambda r: (r["file"], int(r["line"])))
     assert rows == by_file
     package = json.loads((release / "datapackage.json").read_text())
-    assert package["counts"]["judgments"] == 6 and package["format_version"] == 4
+    assert package["counts"]["judgments"] == 6 and package["format_version"] == 5
     ratings, _, judgments = load.load_release(release, judgments=True)
     # The shared hypothesis's judgments meet its ratings on its item id.
     assert set(judgments.loc[judgments["segment"] == int(line), "item"]) == {shared[0]}

@@ -142,6 +142,24 @@ def test_stored_alignments_of_a_named_aligner(rated):
         assert score.score == pytest.approx(expected)
 
 
+def test_each_rated_hypothesis_keeps_its_crossing_words_with_the_aligner(rated):
+    items, _ = rated
+    hypotheses = [item for item in items if item.permutation is None]
+    run("--metrics", "kendall")
+    for item in hypotheses:
+        item.triple.refresh_from_db()
+        assert item.triple.crossing_aligner == BUILT_IN_ALIGNER
+        assert isinstance(item.triple.crossing_words, list)
+    # Links 0-1 and 1-0 cross: the hypothesis's first two words; a named aligner replaces
+    # the built-in one's truth.
+    for item in hypotheses:
+        Alignment.objects.create(triple=item.triple, aligner="giza", pairs=[[0, 1], [1, 0]])
+    run("--aligner", "giza", "--metrics", "aligned_pct")
+    for item in hypotheses:
+        item.triple.refresh_from_db()
+        assert (item.triple.crossing_aligner, item.triple.crossing_words) == ("giza", [0, 1])
+
+
 def test_bad_options():
     with pytest.raises(CommandError, match="unknown metric 'nope'"):
         run("--metrics", "nope")

@@ -60,7 +60,7 @@ def refusal(path: Path, *args: str) -> str:
 
 def test_the_exported_release_passes_every_rule(release):
     assert "is a valid release" in check(release)
-    assert json.loads((release / "datapackage.json").read_text())["format_version"] == 4
+    assert json.loads((release / "datapackage.json").read_text())["format_version"] == 5
 
 
 def test_a_rating_of_an_item_outside_the_participants_questionnaire_is_refused(copy):
@@ -184,11 +184,11 @@ def test_a_zip_holding_two_releases_is_refused_naming_both(release, tmp_path):
 
 
 def test_a_release_of_a_later_format_is_refused_naming_both_versions(copy):
-    edit_package(copy, format_version=5, software_version="9.0.0")
+    edit_package(copy, format_version=6, software_version="9.0.0")
     found = refusal(copy)
     assert (
-        "datapackage.json, field format_version: the release is in format 5, written by WOJ-DB "
-        f"9.0.0; this WOJ-DB {wojdb.__version__} reads formats 1 to 4"
+        "datapackage.json, field format_version: the release is in format 6, written by WOJ-DB "
+        f"9.0.0; this WOJ-DB {wojdb.__version__} reads formats 1 to 5"
     ) in found
 
 
@@ -197,6 +197,14 @@ def test_a_format_three_release_has_no_judgments(copy):
     assert "datapackage.json: unknown resource judgments" in refusal(copy)
     as_format(copy, 3)
     assert "is a valid release" in check(copy)
+
+
+def test_a_format_four_release_asked_for_no_word_marks(copy):
+    edit_package(copy, format_version=4)
+    as_format(copy, 4)
+    assert "is a valid release" in check(copy)
+    tables = read.read_release(copy).tables
+    assert tables["ratings"]["marked"].isna().all() and tables["marks"].empty
 
 
 def test_a_newer_software_version_in_a_known_format_is_read_and_said(copy):

@@ -94,7 +94,7 @@ def test_limits_dropped_from_the_descriptor_are_not_trusted(copy):
     put(copy, "participants.csv", people)
     found = refused(copy)
     assert (
-        "the schema of resource ratings differs from the ratings.csv of release format 4" in found
+        "the schema of resource ratings differs from the ratings.csv of release format 5" in found
     )
     assert "the schema of resource participants differs" in found
 

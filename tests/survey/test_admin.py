@@ -210,6 +210,15 @@ def test_the_admin_changes_a_study_nobody_has_answered(staff_client):
     assert (after.holistic_question, after.language) == (change["holistic_question"], "fr")
 
 
+@pytest.mark.django_db
+def test_the_admin_turns_word_marks_on(staff_client):
+    study = make_study(questionnaires=1, launched_at=None)
+    url = reverse("admin:survey_study_change", args=[study.pk])
+    assert 'name="word_marks"' in staff_client.get(url).content.decode()
+    assert staff_client.post(url, study_form(study) | {"word_marks": "on"}).status_code == 302
+    assert Study.objects.get(pk=study.pk).word_marks is True
+
+
 def test_every_study_field_is_either_shown_or_not():
     """One list of what participants are shown: a new Study field must be placed in it."""
     from survey.design import shown

@@ -17,6 +17,7 @@ from survey.models import (
     Study,
     Withdrawal,
 )
+from tests import factories
 from tests.survey.test_questionnaires import make_pool, make_study
 
 pytestmark = pytest.mark.filterwarnings("ignore:No directory at:UserWarning")
@@ -107,6 +108,20 @@ def test_the_study_page_names_the_target_language(staff, built):
     assert "<span data-language>French (fr)</span>" in page
 
 
+def test_the_study_page_says_what_each_pair_asks(staff, built):
+    page = staff.get(study_url(built)).content.decode()
+    assert (
+        "<p data-questions>Each pair asks the two questions (both needed to move on).</p>" in page
+    )
+    Study.objects.filter(pk=built.pk).update(word_marks=True, require_both_answers=False)
+    page = staff.get(study_url(built)).content.decode()
+    assert (
+        "<p data-questions>Each pair asks the two questions (either may be left unanswered), "
+        "and which words of the first sentence are out of place, or that none is (needed to "
+        "move on; asked on the web only, so the study is not printed).</p>"
+    ) in page
+
+
 def test_the_study_page_counts_participants_answers_and_time(staff, built):
     q1 = built.questionnaires.get(number=1)
     now = timezone.now()
@@ -173,6 +188,31 @@ def test_the_questionnaire_page_lists_its_items_in_order(staff, built):
     assert [row["entry"].position for row in response.context["rows"]] == list(range(1, 51))
     assert response.context["questionnaire"] == q
     assert staff.get(study_url(built, "questionnaire", number=9)).status_code == 404
+
+
+def test_the_questionnaire_page_shows_where_participants_marked_a_pair(staff, db):
+    study = factories.make_study(questionnaires=1, items=2, word_marks=True)
+    q = study.questionnaires.get()
+    permuted = q.entries.get(position=2).item  # its first two words swapped
+    for n, marks in enumerate(([[0, "x", "t"], [1, "y", "t"]], [[0, "x", "t"]], [], None)):
+        person = Participant.objects.create(study=study, questionnaire=q)
+        Rating.objects.create(
+            participant=person, item=permuted, position=2, marks=marks, order=n + 1
+        )
+    response = staff.get(study_url(study, "questionnaire", number=1))
+    row = next(r for r in response.context["rows"] if r["entry"].item == permuted)
+    # Three answered the marks; the fourth did not.
+    assert row["marked"] == 3
+    words = permuted.text.split()
+    assert [(u["text"], u["percent"], u["level"], u["truth"]) for u in row["strip"][:3]] == [
+        (words[0], 67, 4, True),
+        (words[1], 33, 2, True),
+        (words[2], 0, 0, False),
+    ]
+    page = response.content.decode()
+    assert f'class="unit m4 truth" title="marked by 67% of 3; in the truth">{words[0]}' in page
+    hypothesis = next(r for r in response.context["rows"] if r["entry"].position == 1)
+    assert hypothesis["strip"] == []
 
 
 def test_releasing_abandoned_slots(staff, built):

@@ -330,7 +330,10 @@ def test_one_normalisation_of_system_names():
     assert wmt.canonical_system("Nemo.7") == "NVIDIA-NeMo"
     assert wmt.canonical_system("newstest2016.uedin-nmt.4361.cs-en") == "uedin-nmt"
     assert wmt.canonical_system("Allegro.eu") == "Allegro.eu"
-    for name, letter in (("HUMAN.0", "B"), ("HUMAN-B", "B"), ("HUMAN-C", "C"), ("refC", "C")):
+    for name, letter in (
+        ("HUMAN.0", "B"), ("HUMAN-B", "B"), ("HUMAN-C", "C"), ("refC", "C"),
+        ("Human-B.0", "B"), ("Human-P.0", "P"), ("Human-refA", "A"),  # newstest2020 MQM, WMT23
+    ):  # fmt: skip
         assert wmt.human_reference(name) == letter
     assert wmt.human_reference("Online-B") is None
 

@@ -589,3 +589,16 @@ def test_a_long_file_name_never_cuts_off_the_name_of_the_kept_scan():
     source = scan_store.source("n" * 400 + ".pdf page 1", kept)
     assert len(source) == ScanPage._meta.get_field("source").max_length
     assert scan_store.KEPT_NAME.search(source).group(1) == kept
+
+
+@pytest.mark.django_db
+def test_a_study_asking_for_word_marks_is_not_printed(tmp_path):
+    study = make_study(questionnaires=1, items=2, word_marks=True)
+    out = tmp_path / "print"
+    with pytest.raises(CommandError) as error:
+        call_command("print_questionnaires", "--study", study.slug, "--out", str(out))
+    assert str(error.value) == (
+        f"study {study.slug!r}: word marks are asked on the web only: turn word_marks off for a "
+        "paper run"
+    )
+    assert not out.exists() and not PaperCopy.objects.exists()

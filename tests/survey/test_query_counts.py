@@ -67,10 +67,10 @@ STEPS = [
 ]
 
 
-def walk(study, checked: str = "", assert_queries=None) -> None:
+def walk(study, checked: str = "", assert_queries=None, steps=STEPS) -> None:
     """One participant through every step; the step `checked` within its number of queries."""
     client, path = Client(), {"s": f"/s/{study.slug}/"}
-    for name, most, request in STEPS:
+    for name, most, request in steps:
         if name == checked:
             with assert_queries(most):
                 response = request(client, path)
@@ -103,3 +103,42 @@ def test_a_process_new_to_the_study_reads_it_and_its_questionnaire_once(db):
     served = queries_of_a_walk(study)
     study_cache.clear()  # as in another process, or after a restart
     assert queries_of_a_walk(study) == served + 2
+
+
+def marked(position: int, words: list[str], go: str = "stay"):
+    """An answer of a study with word marks: both scales and the words (or "none")."""
+
+    def post(client, path):
+        item = path["items"][position]
+        data = {"item": item, "holistic": "3", "order": "3", "go": go, "marks_asked": "1"}
+        data |= {"marks_none": "1"} if words == ["none"] else {"marks": words}
+        return client.post(f"{path['p']}/item/{position}/", data, **JSON)
+
+    return post
+
+
+# A study with word marks: its pages are read as the others; a save that marks a new word reads
+# the item's first sentence once more (to check the positions and keep the words), one that
+# leaves the words as they were or says "none" does not.
+MARKS_STEPS = {
+    "practice answer": (2, marked(0, ["none"], go="next")),
+    "item page, first showing": (4, None),
+    "answer save": (3, marked(1, ["0", "2"])),
+    "answer changed": (2, marked(1, ["0", "2"], go="next")),
+    "item page, next pair": (4, None),
+    "item page, revisit": (4, None),
+}
+
+
+def with_marks(name, most, request):
+    """A step of STEPS as a study with word marks takes it."""
+    most, posted = MARKS_STEPS.get(name, (most, None))
+    return name, most, posted or request
+
+
+@pytest.mark.parametrize("step", list(MARKS_STEPS))
+def test_a_study_with_word_marks_keeps_to_its_queries(db, step, django_assert_max_num_queries):
+    study = make_study(questionnaires=1, items=3, word_marks=True)
+    steps = [with_marks(*step) for step in STEPS]
+    walk(study, steps=steps)
+    walk(study, step, django_assert_max_num_queries, steps=steps)

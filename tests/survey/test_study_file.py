@@ -143,6 +143,7 @@ def test_an_update_elsewhere_is_applied_while_questionnaires_are_frozen(tmp_path
         ('language = "en"', 'language = "fr"', "language"),
         ('reward = "', 'reward = "Nothing. ', "reward"),
         ("require_both_answers = true", "require_both_answers = false", "require_both_answers"),
+        ("word_marks = false", "word_marks = true", "word_marks"),
         ('sample_order_note = ""', 'sample_order_note = "Well done."', "sample_order_note"),
     ],
 )
@@ -288,6 +289,10 @@ HEAD = 'slug = "x"\nname = "X"\n'
             "1,000",
         ),
         (HEAD + 'platform = "carrier-pigeon"\n', r"key platform: must be one of 'none'"),
+        (
+            HEAD + 'word_marks = "yes"\n',
+            r"line 3, key word_marks: must be true or false, not a text",
+        ),
         (HEAD + 'platform_settings = "x"\n', r"line 3, key platform_settings: must be a table"),
         (
             HEAD + '[platform_settings.mturk]\nhosts = "x"\n',
@@ -323,6 +328,18 @@ def test_a_bad_study_file_is_refused_naming_the_key_and_writes_nothing(tmp_path,
     with pytest.raises(CommandError, match=message):
         create(path)
     assert not Study.objects.exists()
+
+
+def test_word_marks_are_off_unless_the_file_turns_them_on_and_written_back(tmp_path):
+    path = tmp_path / "study.toml"
+    path.write_text(HEAD)
+    create(path)
+    assert Study.objects.get(slug="x").word_marks is False
+    assert "word_marks = false\n" in config("x")
+    path.write_text(HEAD + "word_marks = true\n")
+    create(path)
+    assert Study.objects.get(slug="x").word_marks is True
+    assert "word_marks = true\n" in config("x")
 
 
 def test_line_ends_in_a_study_files_texts_become_one_kind(tmp_path):

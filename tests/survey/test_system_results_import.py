@@ -1,6 +1,7 @@
-"""WMT21's published system-level results (the clusters file) imported as system scores, on the
-French demo's de-fr slice; expected values copied from the release's
-wmt21clusters.filtered.20210930.txt."""
+"""WMT21's and WMT23's published system-level results imported as system scores: WMT21's
+clusters file on the French demo's de-fr slice, expected values copied from the release's
+wmt21clusters.filtered.20210930.txt; WMT23's results file (fixtures/wmt23-results/) into a
+placeholder cs-uk test set, expected values copied from its [ces-->ukr] block."""
 
 import io
 from pathlib import Path
@@ -96,3 +97,40 @@ def test_system_scores_da_writes_the_published_ranking(de_fr, tmp_path):
         ("Online-Y", "de-fr", "9", "3"), ("talp_upc", "de-fr", "10", "3"),
     ]  # fmt: skip
     assert rows[1][2:6] == ["0.159513", "87.8785", "", "1913"]
+
+
+WMT23_FILE = SLICE.parent / "wmt23-results" / "WMT23.results.txt"
+# cs-uk as WMT23 published it: ranked by raw (z does not give this order), four clusters.
+WMT23_CS_UK = [
+    ("ONLINE-B", 83.66551040634289, 1), ("GPT4-5shot", 83.61413941195902, 1),
+    ("refA", 83.24413610835809, 1), ("ONLINE-W", 82.7657746944169, 2),
+    ("CUNI-GA", 82.38115295672284, 2), ("CUNI-Transformer", 81.8207796498183, 2),
+    ("GTCOM_DLUT", 81.30822596630327, 2), ("ONLINE-A", 80.55797819623386, 2),
+    ("ONLINE-G", 79.52114304592003, 3), ("ONLINE-Y", 78.68665345226297, 3),
+    ("MUNI-NLP", 78.66468450611166, 3), ("Lan-BridgeMT", 77.42781631978856, 3),
+    ("NLLB_MBR_BLEU", 76.92748595969604, 3), ("NLLB_Greedy", 76.69193921374297, 4),
+]  # fmt: skip
+
+
+def test_wmt23_results_give_wmt23s_published_ranking(tmp_path):
+    # The release's texts are not needed for system-level results: a placeholder cs-uk test set
+    # with two of its systems.
+    txt = tmp_path / "txt"
+    txt.mkdir()
+    for name in ("src.cs", "ref.refA.uk", "hyp.ONLINE-B.uk", "hyp.NLLB_Greedy.uk"):
+        (txt / f"generaltest2023.cs-uk.{name}").write_text("a sentence\n", encoding="utf-8")
+    import_wmt(txt)
+    report = import_judgments([WMT23_FILE])
+    assert report.created["system-level scores"] == 14
+    assert any("skipped de-en, en-cs, en-de, en-ja, en-zh, ja-en, zh-en (110 rows)" in note
+               for note in report.notes)  # fmt: skip
+    out = tmp_path / "systems.csv"
+    printed = io.StringIO()
+    call_command("system_scores", "--out", str(out), stdout=printed)
+    assert printed.getvalue().startswith("WMT's published results, as imported: cs-uk\n")
+    rows = [line.split(",") for line in out.read_text().splitlines()[1:]]
+    assert [(r[0], float(r[3]), int(r[7])) for r in rows] == [
+        (system, float(f"{raw:.6g}"), cluster) for system, raw, cluster in WMT23_CS_UK
+    ]
+    assert [r[6] for r in rows] == [str(n) for n in range(1, 15)]
+    assert [r[0] for r in rows if r[9] == "True"] == ["refA"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from wojdb.core.language.rules import LanguageRules
+from wojdb.core.permutations import truth
 
 WORDS = "words"
 CHARACTERS = "characters"
@@ -40,3 +41,15 @@ def in_units(positions: Collection[int], words: Sequence[str], rules: LanguageRu
             chosen.extend(range(start, start + length))
         start += length
     return chosen
+
+
+def permutation_truths(
+    tokens: Sequence[str], mapping: Sequence[int], moved: Collection[int], rules: LanguageRules
+) -> tuple[list[int], list[int]]:
+    """A permutation's two truths in units: the units it displaced, and those of a smallest
+    set of words whose moving back restores the reference (`truth`)."""
+    fixed = truth.fixed_words(tokens, rules)
+    displaced = truth.displaced(mapping, moved)
+    return in_units(displaced, tokens, rules), in_units(
+        truth.minimal_moves(mapping, fixed), tokens, rules
+    )

@@ -23,8 +23,14 @@ class Command(BaseCommand):
         "The run is additive: each run adds "
         "--participants more (the same --seed gives the same draws); --replace first deletes "
         "the study's earlier simulated participants (never real ones), so a repeated run with "
-        "--replace leaves the same result. All is written in one transaction. For how many "
-        "participants a study needs, see the power_analysis command."
+        "--replace leaves the same result. All is written in one transaction. In a study with "
+        "word marks (word_marks) each pair also gets marks, unit by unit and independently: a "
+        "unit in the truth (for a permutation the units it displaced, for a hypothesis the "
+        "units whose alignment links cross, where compute_metrics stored them) is marked with "
+        "probability --mark-recall, any other unit with probability --mark-false; a pair with "
+        "nothing marked is answered 'no word is out of place'. A hypothesis never aligned gets "
+        "only false marks. For how many participants a study needs, see the power_analysis "
+        "command."
     )
 
     def add_arguments(self, parser):
@@ -65,6 +71,19 @@ class Command(BaseCommand):
             default=defaults.blank_rate,
             help="share of answers left blank (%(type)s; default %(default)s)",
         )
+        parser.add_argument(
+            "--mark-recall",
+            type=float_range(0, 1),
+            default=defaults.mark_recall,
+            help="word marks: the chance a unit of the truth is marked (%(type)s; default "
+            "%(default)s)",
+        )
+        parser.add_argument(
+            "--mark-false",
+            type=float_range(0, 1),
+            default=defaults.mark_false,
+            help="word marks: the chance any other unit is marked (%(type)s; default %(default)s)",
+        )
 
     def handle(self, participants, seed, study, replace, verbosity, **options):
         from analysis.simulation import SimulationError, add_simulated_participants
@@ -74,6 +93,8 @@ class Command(BaseCommand):
             item_sd=options["item_sd"],
             noise_sd=options["noise_sd"],
             blank_rate=options["blank_rate"],
+            mark_recall=options["mark_recall"],
+            mark_false=options["mark_false"],
         )
         study = find_study(study)
         try:

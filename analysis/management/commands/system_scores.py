@@ -25,7 +25,8 @@ class Command(BaseCommand):
         "segment scores as WMT computes its tables (z and raw the means of Z.SCR and RAW.SCR, "
         "n the segments, judgments the sum of N, human references included); a pair without "
         "them its per-rater judgments (SYSTEM and REPEAT items count; no raw); a pair with "
-        "neither WMT's published system-level results (WMT21's clusters file). --source mqm "
+        "neither WMT's published system-level results in the published order (WMT21's "
+        "clusters file, by z; WMT23's results, by raw). --source mqm "
         "and esa use the imported MQM error files and Appraise ESA judgments as mt-metrics-eval "
         "scores them (a segment's score the mean over its raters on its own scale: MQM's minus "
         "error weights, or ESA's 0-100); mqm falls back to imported avg_seg_scores. wmt24 "
@@ -86,8 +87,12 @@ class Command(BaseCommand):
             except ValueError as error:
                 raise refused(f"{error}. Nothing was written.") from None
             table, notes = result.rows, result.notes
-        self.stdout.write(f"protocol {table['protocol'].iat[0] if len(table) else protocol} "
-                          f"({why})")  # fmt: skip
+        published = sorted(set(table.loc[table["protocol"] == frames.PUBLISHED, "lp"]))
+        computed = table.loc[table["protocol"] != frames.PUBLISHED, "protocol"]
+        if len(computed) or not published:
+            self.stdout.write(f"protocol {computed.iat[0] if len(computed) else protocol} ({why})")
+        if published:  # pairs with neither segment scores nor judgments: not computed here
+            self.stdout.write(f"{frames.PUBLISHED}, as imported: {', '.join(published)}")
         for note in notes:
             self.stdout.write(f"  {note}")
         if table.empty:

@@ -207,6 +207,7 @@
           if (body.saved) {
             setBasis(body);
             dirty = false;
+            form.dispatchEvent(new CustomEvent("wojdb:answer", { detail: body }));
             if (body.reason === "incomplete") {
               // Saved, but the study asks for both answers before moving on.
               show(body.message, "error");
@@ -229,6 +230,7 @@
             showSaved(body);
             setBasis(body);
             dirty = false;
+            form.dispatchEvent(new CustomEvent("wojdb:answer", { detail: body }));
           }
           show(body.reason === "expired" ? message.messageCookies : body.message, "error");
           throw new Error(body.reason);

@@ -26,8 +26,11 @@ from wojdb.core.io import (
 # from the text files. These are the known differences; anything else is reported unmatched.
 SYSTEM_ALIASES = {"Nemo": "NVIDIA-NeMo"}
 # Human translations judged as systems are named after their reference: WMT21 calls its second
-# reference HUMAN, WMT22 HUMAN-B and HUMAN-C, the metrics task refB, ref-C.
-HUMAN_REFERENCE = re.compile(r"^(?:HUMAN(?:-(?P<human>[A-Z]))?|(?:Human-)?ref-?(?P<ref>[A-Z]))$")
+# reference HUMAN, WMT20 and WMT22 HUMAN-B and HUMAN-C, Google's newstest2020 MQM Human-B (and
+# Human-P, its paraphrased reference), WMT23 Human-refA, the metrics task refB, ref-C.
+HUMAN_REFERENCE = re.compile(
+    r"^(?:(?:HUMAN|Human)(?:-(?P<human>[A-Z]))?|(?:Human-)?ref-?(?P<ref>[A-Z]))$"
+)
 # Ranking and metrics files may wrap the name: newstest2016.uedin-nmt.4361.cs-en.
 WRAPPED_SYSTEM = re.compile(r"^(?:[a-z]+\d{4}\.)?(?P<name>.+?)(?:\.[a-z]{2,3}-[a-z]{2,3})?$")
 SUBMISSION_NUMBER = re.compile(r"\.\d+$")

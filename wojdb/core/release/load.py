@@ -3,6 +3,7 @@
     from wojdb.core.release import load_release
     ratings, scores = load_release("wojdb-demo-1.0")
     ratings, scores, judgments = load_release("wojdb-demo-1.0", judgments=True)
+    ratings, scores, answers, truths = load_release("wojdb-demo-1.0", marks=True)
 
 The frames are built by the same functions (:func:`tidy_ratings`, :func:`tidy_scores`) that turn
 the live database into frames (:mod:`analysis.frames`), so a release analyses exactly like the
@@ -27,6 +28,7 @@ from wojdb.core.release.schema import (
     WMT_METRIC,
 )
 from wojdb.core.stats import columns as col
+from wojdb.core.stats import marks as word_marks
 
 
 def tidy_ratings(
@@ -149,10 +151,13 @@ def load_release(
     include_simulated: bool = True,
     allow_extra_files: bool = False,
     judgments: bool = False,
+    marks: bool = False,
 ) -> tuple[pd.DataFrame, ...]:
     """The ratings and scores frames of a release folder or zip archive, validated first
     (ReleaseError); with `judgments`, the imported judgments too (:func:`tidy_judgments`;
-    empty where the release has none)."""
+    empty where the release has none); with `marks`, then the word marks' answers and truths
+    frames (`wojdb.core.stats.marks`; no answers where the study never asked; a release holds
+    no alignments, so no hypothesis has crossing words)."""
     release = read_release(path, allow_extra_files=allow_extra_files)
     t = release.tables
     ratings = tidy_ratings(
@@ -164,6 +169,12 @@ def load_release(
         include_simulated=include_simulated,
     )
     scores = tidy_scores(t["metric_scores"], t["items"], t.get("metrics"))
+    out = (ratings, scores)
     if judgments:
-        return ratings, scores, tidy_judgments(t["judgments"], t["items"])
-    return ratings, scores
+        out += (tidy_judgments(t["judgments"], t["items"]),)
+    if marks:
+        answered = word_marks.answers(t["ratings"], t["marks"])
+        answered = answered[answered[col.PARTICIPANT].isin(ratings[col.PARTICIPANT])]
+        items = t["items"][t["items"][col.ITEM].isin(answered[col.ITEM])]
+        out += (answered.reset_index(drop=True), word_marks.item_truths(items, {}))
+    return out

@@ -38,6 +38,7 @@ from wojdb.core.release.schema import (
     FORMAT_VERSION,
     ITEMS,
     JUDGMENTS,
+    MARKS,
     METRIC_SCORES,
     PACKAGE_FILE,
     PARTICIPANTS,
@@ -382,6 +383,28 @@ def _check_domain(tables: dict[str, pd.DataFrame], problems: _Problems) -> None:
             problems.cells(METRIC_SCORES.path, name, a != b, "does not match metrics.csv")
     if (judgments := tables.get("judgments")) is not None:
         _check_judgments(judgments, problems)
+    if "marked" in tables["ratings"]:
+        _check_marks(tables["ratings"], tables.get("marks"), problems)
+
+
+def _check_marks(ratings: pd.DataFrame, marks: pd.DataFrame | None, problems: _Problems) -> None:
+    """ratings.marked counts the pair's rows in marks.csv, which only answered pairs have."""
+    key = ["participant", "item"]
+    rows = pd.Series(0, index=pd.MultiIndex.from_frame(ratings[key]))
+    if marks is not None:
+        found = marks.groupby(key).size()
+        rows = found.reindex(rows.index, fill_value=0)
+        answered = ratings.set_index(key)["marked"].notna()
+        unanswered = ~pd.MultiIndex.from_frame(marks[key]).isin(answered[answered].index)
+        problems.cells(
+            MARKS.path, "item", pd.Series(unanswered, index=marks.index),
+            "a mark of a pair whose ratings.marked is empty (marks not answered)",
+        )  # fmt: skip
+    stated = ratings["marked"].fillna(-1).astype("int64").to_numpy()
+    wrong = ratings["marked"].notna() & (stated != rows.to_numpy())
+    problems.cells(
+        RATINGS.path, "marked", wrong, "is not the number of the pair's rows in marks.csv"
+    )
 
 
 #: What each key of an error in judgments.csv `errors` holds: its JSON type, by name, and

@@ -370,9 +370,40 @@ RATINGS = TableSchema(
         Field("revisions", "integer", "Times a given answer was changed.", True, minimum=0),
         Field("flagged", "boolean", "The participant flagged the pair as having a problem."),
         Field("comment", "string", "The participant's comment on the pair; empty if none."),
+        Field(
+            "marked",
+            "integer",
+            "Studies asking which words are out of place (word_marks): how many units of the "
+            "sentence the participant marked (marks.csv), 0 when they said no word is out of "
+            "place; empty when the pair's marks were not answered or the study never asked.",
+            minimum=0,
+        ),
     ),
     primary_key=("participant", "item"),
     foreign_keys=(_fk("participant", "participants"), _fk("item", "items")),
+)
+
+MARKS = TableSchema(
+    "marks",
+    "Studies asking which words are out of place (word_marks): one row per unit of a rated "
+    "sentence a participant marked. Units are the sentence's whitespace words, or its "
+    "characters (spaces left out) in a script written without spaces. A pair answered with no "
+    "word out of place has no row here and 0 in ratings.marked. Left out of the release of a "
+    "study that never asked.",
+    (
+        Field("participant", "integer", "Participant id (participants.csv).", True),
+        Field("item", "integer", "Item id (items.csv).", True),
+        Field("unit", "integer", "Position of the unit in the sentence, from 0.", True, minimum=0),
+        Field("shown", "string", "The unit as shown to the participant.", True),
+        Field("marked_at", "datetime", "When the unit was first marked (UTC)."),
+    ),
+    primary_key=("participant", "item", "unit"),
+    foreign_keys=(
+        _fk("participant", "participants"),
+        _fk("item", "items"),
+        _fk(["participant", "item"], "ratings"),
+    ),
+    optional=True,
 )
 
 METRICS = TableSchema(
@@ -516,6 +547,7 @@ TABLES = (
     PARTICIPANTS,
     PARTICIPANT_LANGUAGES,
     RATINGS,
+    MARKS,
     METRICS,
     METRIC_SCORES,
     JUDGMENTS,
@@ -643,17 +675,18 @@ TRIPLE_FIELDS = (
 #: existed). A later format is refused, naming both versions. Format 2 added participants.mode
 #: and ratings.flagged and ratings.comment; format 3 renamed participants.english_first and
 #: english_years to target_first and target_years (studies in other languages); format 4 added
-#: judgments.csv.
-FORMAT_VERSION = 4
+#: judgments.csv; format 5 added word marks (marks.csv and ratings.marked).
+FORMAT_VERSION = 5
 #: table -> the format that added it (an earlier release has none of its rows).
-ADDED_TABLES = {"judgments": 4}
+ADDED_TABLES = {"judgments": 4, "marks": 5}
 #: (table, field) -> (the format that added it, what an earlier release means by its absence):
 #: before paper questionnaires every participant answered on the web, and before flags and
-#: comments no pair was flagged or commented on.
+#: comments no pair was flagged or commented on; before word marks no study asked for them.
 ADDED_FIELDS = {
     ("participants", "mode"): (2, WEB),
     ("ratings", "flagged"): (2, False),
     ("ratings", "comment"): (2, ""),
+    ("ratings", "marked"): (5, None),
 }
 #: (table, field) -> (the format that renamed it, its name before): earlier formats were all
 #: English studies, whose answers on English are the answers on the study's language.

@@ -179,9 +179,17 @@ def codebook(package: dict, tables: dict[str, pd.DataFrame]) -> str:
             f"| `{t.path}` | {len(tables[t.name])} | {t.description} |" for t in present
         ),
         parquet_dir=PARQUET_DIR,
-        absent=f"\nNot in this release because they would be empty: {', '.join(absent)}.\n"
-        if absent
-        else "",
+        absent=(
+            f"\nNot in this release because they would be empty: {', '.join(absent)}.\n"
+            if absent
+            else ""
+        )
+        + (
+            ""
+            if study.get("word_marks")
+            else "\nThe study did not ask which words are out of place (`word_marks`): no "
+            "`marks.csv`, and `ratings.marked` is empty.\n"
+        ),
         settings="\n".join(
             f"| {key} | {_cell(value)} |" for key, value in study.items() if key not in DOCUMENTS
         ),

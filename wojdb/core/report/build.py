@@ -13,6 +13,7 @@ from wojdb.core.report.facts import report_facts
 from wojdb.core.report.model import FigureEntry, Report, Section, Table
 from wojdb.core.report.sections.correlations import correlation_section
 from wojdb.core.report.sections.hypotheses import hypotheses_section
+from wojdb.core.report.sections.marks import marks_section
 from wojdb.core.report.sections.participants import participants_section
 from wojdb.core.report.sections.quality import quality_section
 from wojdb.core.report.sections.responses import responses_section
@@ -42,6 +43,7 @@ def build_report(
     systems: Callable[[pd.DataFrame], pd.DataFrame | None] | None = None,
     departures: Mapping[str, int] | None = None,
     min_groups: int = MIN_GROUPS,
+    marks: tuple[pd.DataFrame, pd.DataFrame] | None = None,
     progress: Progress | None = None,
 ) -> Report:
     """Run the analysis of chapter 7 on the frames and gather it as a :class:`Report`.
@@ -59,6 +61,8 @@ def build_report(
     withdrawn_simulated). ``min_groups`` is the fewest groups (participants, items) a mixed
     model's random factor needs (`wojdb.core.stats.estimability`); a model with fewer is
     reported as not estimable, and so are the hypotheses decided on its adjusted scores.
+    ``marks`` are the word marks' answers and truths frames (`wojdb.core.stats.marks`) of a
+    study that asked for them: a group with marks gets the section on them.
     Figures are built and drawn when first wanted (when the report is written).
     Raises ValueError when there is nothing to analyse.
     """
@@ -89,6 +93,7 @@ def build_report(
             subsets=subsets,
             systems=systems,
             min_groups=min_groups,
+            marks=marks,
             say=tell,
         )
         report.sections += _about(sections, group, apart)
@@ -130,6 +135,7 @@ def _analysis(
     subsets: Mapping[str, str],
     systems: Callable[[pd.DataFrame], pd.DataFrame | None] | None,
     min_groups: int,
+    marks: tuple[pd.DataFrame, pd.DataFrame] | None,
     say: Progress,
 ) -> list[Section]:
     """The sections of one group of participants' answered ratings."""
@@ -141,6 +147,12 @@ def _analysis(
     sections.append(responses_section(answered, scale_ends, figures, n_boot, seed))
     say("judgment quality")
     sections.append(quality_section(answered))
+    if marks is not None:
+        answers, truths = marks
+        ours = answers[answers[C.PARTICIPANT].isin(answered[C.PARTICIPANT])]
+        if not ours.empty:
+            say("word marks")
+            sections.append(marks_section(ours, truths, answered, figures, n_boot, seed))
     say("mixed models")
     adjusted, fits = mixed.adjust_scores(answered, min_groups=min_groups)
     ordinal_adjusted, ordinal_fits = ordinal.adjust_scores(answered, min_groups=min_groups)

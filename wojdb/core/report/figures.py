@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib import rc_context
@@ -697,3 +698,43 @@ def system_scores(table: pd.DataFrame) -> Figure:
         for ax in list(grid.flat)[len(panels) :]:
             ax.set_visible(False)
     return fig
+
+
+def mark_strips(pairs: Sequence[dict]) -> Figure:
+    """Heat strips of word marks: for each pair (`wojdb.core.stats.marks.strip_pairs`), each
+    unit of its sentence shaded by the share of participants who marked it (cividis, which
+    reads the same to colour-blind readers and in grey), the share written in the cell and the
+    truly displaced (or crossing) units outlined."""
+    with _style():
+        fig = _figure(0.3 + 0.95 * len(pairs))
+        axes = fig.subplots(len(pairs), 1, squeeze=False)[:, 0]
+        cmap = matplotlib.colormaps["cividis"]
+        for ax, pair in zip(axes, pairs, strict=True):
+            shares, shown, truth = pair["shares"], pair["shown"], set(pair["truth"] or ())
+            x = np.arange(len(shares))
+            ax.bar(x, 1, width=1, color=cmap(shares), edgecolor="white", linewidth=0.5)
+            for u in sorted(truth):
+                ax.bar(u, 1, width=1, fill=False, edgecolor=VERMILLION, linewidth=1.5)
+            for u, share in enumerate(shares):
+                colour = "black" if share > 0.55 else "white"
+                ax.text(u, 0.5, f"{share:.0%}", ha="center", va="center", color=colour, fontsize=5)
+            ax.set_xticks(x, shown, rotation=60, ha="right", fontsize=6)
+            ax.set_xlim(-0.5, len(shares) - 0.5)
+            ax.set_yticks([])
+            ax.spines[["left", "bottom"]].set_visible(False)
+            ax.tick_params(length=0)
+            ax.set_title(
+                f"Item {pair['item']}: {pair['answers']} answers; {_strip_truth(pair)}",
+                loc="left",
+                fontsize=7,
+                fontweight="normal",
+            )
+    return fig
+
+
+def _strip_truth(pair: dict) -> str:
+    if pair["kind"] == C.PERMUTATION:
+        return "outlined: the units the permutation displaced"
+    if pair["truth"] is None:
+        return "no crossing words stored (never aligned)"
+    return "outlined: the units whose alignment links cross"

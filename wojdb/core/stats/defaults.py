@@ -29,3 +29,7 @@ class SimulationModel:
     blank_rate: float = 0.0
     median_seconds: float = 20.0
     seconds_sigma: float = 0.5
+    #: Word marks (`marks.draw_marks`): the chance a truly displaced unit is marked, and the
+    #: chance any other unit is.
+    mark_recall: float = 0.7
+    mark_false: float = 0.03

@@ -70,7 +70,7 @@ def choose(asked: str | None, years: set[int]) -> tuple[str, str]:
     listed = ", ".join(map(str, sorted(years))) or "none"
     if len(names) == 1:
         name = names.pop()
-        note = " (WMT23's own protocol is not implemented)" if 2023 in years else ""
+        note = "; WMT23's own protocol is not implemented" if 2023 in years else ""
         return name, f"the judgments' test set year {listed}{note}"
     return "wmt22", f"test sets of several years ({listed}): give --protocol"
 

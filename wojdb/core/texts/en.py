@@ -245,3 +245,12 @@ PRACTICE_IN_ORDER = N_(
     "Here the words come in a natural order, however wrong some of them are: the order hides "
     "nothing."
 )
+# And on the words marked out of place, in a study with word marks (the same words, named).
+PRACTICE_MARKS = N_("The words out of place in the first sentence are: %(words)s.")
+#: One of those words, quoted as the language quotes (it may end in punctuation of its own).
+PRACTICE_MARKS_WORD = N_("“%(word)s”")
+PRACTICE_MARKS_NONE = N_("No word of the first sentence is out of place.")
+PRACTICE_MARKS_UNKNOWN = N_(
+    "Mark the words that you find out of place in the first sentence; there is no single right "
+    "answer."
+)
