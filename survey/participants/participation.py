@@ -73,52 +73,26 @@ PARTICIPANT_SQL = (
     " JOIN survey_study s ON s.id = p.study_id{join} WHERE p.token = %s"
 )
 PARTICIPANT_BY_TOKEN = rows.Query(Participant, PARTICIPANT_SQL.format(columns="", join=""))
-RATING_COLUMNS = "".join(
-    f', r."{f.column}" AS "r__{f.column}"' for f in Rating._meta.concrete_fields
-)
 # An answer save's participant with their rating of the posted item, in one round trip.
 PARTICIPANT_WITH_RATING = rows.Query(
     Participant,
     PARTICIPANT_SQL.format(
-        columns=RATING_COLUMNS,
+        columns="".join(
+            f', r."{f.column}" AS "r__{f.column}"' for f in Rating._meta.concrete_fields
+        ),
         join=" LEFT JOIN survey_rating r ON r.participant_id = p.id AND r.item_id = %s",
-    ),
-    joined=("rating_read", Rating, "r__"),
-)
-# What an item page shows of its item (`_item`): the two sentences and the source language.
-ITEM_COLUMNS = (
-    "i.id, i.triple_id, i.permutation_id, t.segment_id, t.hypothesis, g.reference,"
-    " g.source_lang, m.text"
-)
-ITEM_JOINS = (
-    " LEFT JOIN survey_triple t ON t.id = i.triple_id"
-    " LEFT JOIN survey_segment g ON g.id = t.segment_id"
-    " LEFT JOIN survey_permutation m ON m.id = i.permutation_id"
-)
-ITEM = f"SELECT {ITEM_COLUMNS} FROM survey_item i{ITEM_JOINS} WHERE i.id = %s"
-# An item page's participant with the item at the page's position (the questionnaire's entry,
-# the study's practice pair at 0) and their rating of it, in one round trip.
-SHOWN = [f"shown__{n}" for n in range(len(ITEM_COLUMNS.split(",")))]
-PARTICIPANT_WITH_ITEM = rows.Query(
-    Participant,
-    PARTICIPANT_SQL.format(
-        columns=", "
-        + ", ".join(
-            f"{column.strip()} AS {name}"
-            for column, name in zip(ITEM_COLUMNS.split(","), SHOWN, strict=True)
-        )
-        + RATING_COLUMNS,
-        join=" LEFT JOIN survey_questionnaireentry e"
-        " ON e.questionnaire_id = p.questionnaire_id AND e.position = %s"
-        " LEFT JOIN survey_item i ON i.id = CASE WHEN %s = 0 THEN s.sample_item_id"
-        " ELSE e.item_id END" + ITEM_JOINS + " LEFT JOIN survey_rating r"
-        " ON r.participant_id = p.id AND r.item_id = i.id",
     ),
     joined=("rating_read", Rating, "r__"),
 )
 RATING_SQL = "SELECT * FROM survey_rating WHERE participant_id = %s AND item_id = %s"
 RATING = rows.Query(Rating, RATING_SQL)
 RATING_FOR_UPDATE = rows.Query(Rating, RATING_SQL + " FOR UPDATE")
+ITEM = (
+    "SELECT i.id, i.triple_id, i.permutation_id, t.segment_id, t.hypothesis, s.reference,"
+    " s.source_lang, p.text FROM survey_item i JOIN survey_triple t ON t.id = i.triple_id"
+    " JOIN survey_segment s ON s.id = t.segment_id"
+    " LEFT JOIN survey_permutation p ON p.id = i.permutation_id WHERE i.id = %s"
+)
 CONSENT = rows.Query(
     ConsentText,
     "SELECT * FROM survey_consenttext WHERE study_id = %s ORDER BY version DESC LIMIT 1",
@@ -265,26 +239,18 @@ def identity(participant: Participant) -> dict[str, str]:
     }
 
 
-def find(token: str, item_id: int | None = None, position: int | None = None) -> Participant | None:
+def find(token: str, item_id: int | None = None) -> Participant | None:
     """The participant of a personal link, with their study (see
     survey/participants/study_cache.py); with
-    `item_id`, their rating of that item is read too, for `rating_of` to take; with `position`,
-    the item shown there and their rating of it, for `show` to take."""
+    `item_id`, their rating of that item is read too, for `rating_of` to take."""
     if not 20 <= len(token) <= 64:
         return None
-    if item_id is not None:
+    if item_id is None:
+        participant = PARTICIPANT_BY_TOKEN.first([token])
+    else:
         participant = PARTICIPANT_WITH_RATING.first([item_id, token])
         if participant is not None:
             participant.rating_read = (item_id, participant.rating_read)
-    elif position is not None:
-        participant = PARTICIPANT_WITH_ITEM.first([position, position, token])
-        if participant is not None:
-            row = [participant.__dict__.pop(name) for name in SHOWN]
-            item = _item(row) if row[0] is not None else None
-            participant.shown_read = (position, item)
-            participant.rating_read = (row[0], participant.rating_read)
-    else:
-        participant = PARTICIPANT_BY_TOKEN.first([token])
     if participant is None:
         return None
     participant.study = study_cache.study(participant.study_id, participant.study_revision)
@@ -461,11 +427,6 @@ def item_at(participant: Participant, position: int) -> Item:
         row = cursor.fetchone()
     if row is None:
         raise Refused(gettext("there is no item at position %(n)s") % {"n": position})
-    return _item(row)
-
-
-def _item(row) -> Item:
-    """An item from the columns of ITEM_COLUMNS."""
     item_id, triple_id, permutation_id, segment_id, hypothesis, reference, language, text = row
     item = _loaded(Item, id=item_id, triple_id=triple_id, permutation_id=permutation_id)
     item.triple = _loaded(Triple, id=triple_id, segment_id=segment_id, hypothesis=hypothesis)
@@ -493,10 +454,8 @@ def item_id_at(participant: Participant, position: int) -> int:
 
 
 def show(participant: Participant, position: int, now=None) -> tuple[Item, Rating]:
-    """The item at a position and its rating, recording when it was first shown; the item
-    `find` read with the participant is taken once."""
-    read = participant.__dict__.pop("shown_read", None)
-    item = read[1] if read and read[0] == position and read[1] else item_at(participant, position)
+    """The item at a position and its rating, recording when it was first shown."""
+    item = item_at(participant, position)
     # A position past the furthest reached has not been shown: its rating is made at once.
     unseen = participant.furthest is None or position > participant.furthest
     shown = first_shown(position, now or timezone.now())

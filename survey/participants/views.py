@@ -183,8 +183,7 @@ def participant_page(*, on_expired=expired, answers=False):
     activity (and the position, where a view moved the participant) once the view is done.
     The browser is told to hold the participation, which the study link then resumes.
     `answers`: a post is an item's answers, and the participant's rating of the item it names
-    is read with the participant; any other request shows the item at the address's position,
-    which is read with the participant, with their rating of it."""
+    is read with the participant."""
 
     def decorate(view):
         @csrf_exempt  # checked below, so the participant's page can recover
@@ -192,12 +191,8 @@ def participant_page(*, on_expired=expired, answers=False):
         @require_http_methods(READ_AND_POST)
         @wraps(view)
         def wrapper(request, token, *args, **kwargs):
-            if not answers:
-                participant = participation.find(token)
-            elif request.method == "POST":
-                participant = participation.find(token, item_id=posted_item(request))
-            else:
-                participant = participation.find(token, position=kwargs["position"])
+            item_id = posted_item(request) if answers and request.method == "POST" else None
+            participant = participation.find(token, item_id)
             if participant is None:
                 return render(request, "survey/unknown_link.html", status=404)
             with in_language(participant.study):

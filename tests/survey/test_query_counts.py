@@ -37,8 +37,6 @@ def answer(position: int, value: str, go: str = "stay"):
 # revision and whether it has a questionnaire to hand out. Joining adds a transaction that
 # locks the study, counts each questionnaire's participants and adds the new one; marking idle
 # participants abandoned is one more, once a minute per process (here it was done already).
-# An item page reads the participant with the item and their rating of it, makes the rating
-# on a first showing, and records the move.
 STEPS = [
     ("study link", 2, lambda client, path: client.get(path["s"])),
     ("joining from the study link", 7, lambda client, path: client.post(path["s"])),
@@ -54,13 +52,13 @@ STEPS = [
     ("about you", 2, lambda client, path: client.get(f"{path['p']}/about/")),
     ("about you, sent", 5, lambda client, path: client.post(f"{path['p']}/about/", ABOUT)),
     ("instructions", 1, lambda client, path: client.get(f"{path['p']}/instructions/")),
-    ("practice pair", 3, lambda client, path: client.get(f"{path['p']}/item/0/")),
+    ("practice pair", 4, lambda client, path: client.get(f"{path['p']}/item/0/")),
     ("practice answer", 2, answer(0, "3", go="next")),
-    ("item page, first showing", 3, lambda client, path: client.get(f"{path['p']}/item/1/")),
+    ("item page, first showing", 4, lambda client, path: client.get(f"{path['p']}/item/1/")),
     ("answer save", 2, answer(1, "4")),
     ("answer changed", 2, answer(1, "5", go="next")),
-    ("item page, next pair", 3, lambda client, path: client.get(f"{path['p']}/item/2/")),
-    ("item page, revisit", 2, lambda client, path: client.get(f"{path['p']}/item/1/")),
+    ("item page, next pair", 4, lambda client, path: client.get(f"{path['p']}/item/2/")),
+    ("item page, revisit", 4, lambda client, path: client.get(f"{path['p']}/item/1/")),
     ("review", 3, lambda client, path: client.get(f"{path['p']}/review/")),
     ("finishing", 3, lambda client, path: client.post(f"{path['p']}/review/")),
     ("done", 2, lambda client, path: client.get(f"{path['p']}/done/")),
