@@ -172,3 +172,14 @@ def test_heat_strips_show_permutations_and_hypotheses_alike():
     assert [pair["item"] for pair in M.strip_pairs(hypotheses, truths)] == [1, 2, 3]
     shares = M.strip_pairs(answered, truths)[0]["shares"]
     assert shares.tolist() == [1.0, 0.0]
+
+
+def test_heat_strips_write_each_share_marked_and_outline_the_truth():
+    from wojdb.core.report.figures import mark_strips
+
+    pair = {"item": 7, "answers": 4, "kind": "permutation", "shown": ("a", "b", "c"),
+            "shares": np.array([0.0, 0.25, 1.0]), "truth": (1, 2)}  # fmt: skip
+    ax = mark_strips([pair]).axes[0]
+    assert [text.get_text() for text in ax.texts] == ["25%", "100%"]  # no one marked "a"
+    outlined = [p for p in ax.patches if not p.get_fill()]
+    assert sorted(round(p.get_x() + p.get_width() / 2) for p in outlined) == [1, 2]

@@ -703,8 +703,8 @@ def system_scores(table: pd.DataFrame) -> Figure:
 def mark_strips(pairs: Sequence[dict]) -> Figure:
     """Heat strips of word marks: for each pair (`wojdb.core.stats.marks.strip_pairs`), each
     unit of its sentence shaded by the share of participants who marked it (cividis, which
-    reads the same to colour-blind readers and in grey), the share written in the cell and the
-    truly displaced (or crossing) units outlined."""
+    reads the same to colour-blind readers and in grey), the share written in the cell (none
+    where no one marked it) and the truly displaced (or crossing) units outlined."""
     with _style():
         fig = _figure(0.3 + 0.95 * len(pairs))
         axes = fig.subplots(len(pairs), 1, squeeze=False)[:, 0]
@@ -713,11 +713,14 @@ def mark_strips(pairs: Sequence[dict]) -> Figure:
             shares, shown, truth = pair["shares"], pair["shown"], set(pair["truth"] or ())
             x = np.arange(len(shares))
             ax.bar(x, 1, width=1, color=cmap(shares), edgecolor="white", linewidth=0.5)
-            for u in sorted(truth):
-                ax.bar(u, 1, width=1, fill=False, edgecolor=VERMILLION, linewidth=1.5)
+            if truth:
+                ax.bar(sorted(truth), 1, width=1, fill=False, edgecolor=VERMILLION, linewidth=1.5)
             for u, share in enumerate(shares):
-                colour = "black" if share > 0.55 else "white"
-                ax.text(u, 0.5, f"{share:.0%}", ha="center", va="center", color=colour, fontsize=5)
+                if share:  # a cell left blank was marked by no one (fewer texts to lay out)
+                    colour = "black" if share > 0.55 else "white"
+                    ax.text(
+                        u, 0.5, f"{share:.0%}", ha="center", va="center", color=colour, fontsize=5
+                    )
             ax.set_xticks(x, shown, rotation=60, ha="right", fontsize=6)
             ax.set_xlim(-0.5, len(shares) - 0.5)
             ax.set_yticks([])

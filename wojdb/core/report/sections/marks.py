@@ -84,7 +84,7 @@ def marks_section(
                 "Which units participants marked, on the most answered pairs",
                 partial(F.mark_strips, pairs),
                 "Each cell a unit of the sentence, shaded and labelled by the share of "
-                "participants who marked it; the truth is outlined.",
+                "participants who marked it (blank: no one did); the truth is outlined.",
             )
         )
     return section
