@@ -116,18 +116,21 @@ def scores(tp, fp, fn) -> tuple:
     return precision, recall, f1
 
 
-def _participant_sums(rows: pd.DataFrame, truth_column: str) -> pd.DataFrame:
-    """Per participant: pooled counts, and sums and numbers of defined per-rating figures."""
+def _participant_sums(rows: pd.DataFrame, truth_column: str) -> tuple[np.ndarray, list[str]]:
+    """Per participant (a row each): pooled counts, and sums and numbers of defined per-rating
+    figures; with the columns' names."""
     tallies = np.array(
-        [counts(m, t) for m, t in zip(rows[MARKED], rows[truth_column], strict=True)]
-    )
+        [counts(m, t) for m, t in zip(rows[MARKED], rows[truth_column], strict=True)],
+        dtype=float,
+    ).reshape(-1, 3)
     per_rating = np.column_stack(scores(*tallies.T))
-    frame = pd.DataFrame(tallies, columns=["tp", "fp", "fn"])
-    for k, measure in enumerate(MEASURES):
-        frame[f"{measure}_sum"] = np.nan_to_num(per_rating[:, k])
-        frame[f"{measure}_n"] = ~np.isnan(per_rating[:, k])
-    frame[C.PARTICIPANT] = rows[C.PARTICIPANT].to_numpy()
-    return frame.groupby(C.PARTICIPANT).sum()
+    defined = ~np.isnan(per_rating)
+    table = np.column_stack([tallies, np.nan_to_num(per_rating), defined])
+    columns = ["tp", "fp", "fn", *(f"{m}_sum" for m in MEASURES), *(f"{m}_n" for m in MEASURES)]
+    _, person = np.unique(rows[C.PARTICIPANT].to_numpy(), return_inverse=True)
+    sums = np.zeros((person.max() + 1, table.shape[1]))
+    np.add.at(sums, person, table)
+    return sums, columns
 
 
 def _figures(sums: np.ndarray, columns: list[str]) -> dict[str, np.ndarray]:
@@ -154,11 +157,10 @@ def agreement_with_truth(
     if len(rows) < MIN_MARKED_PAIRS:
         out["note"] = f"not estimable: fewer than {MIN_MARKED_PAIRS} marked pairs"
         return out | {k: np.nan for n in names for k in (n, f"{n}_low", f"{n}_high")}
-    people = _participant_sums(rows, truth_column)
-    table = people.to_numpy(dtype=float)
-    point = _figures(table.sum(axis=0), list(people.columns))
+    table, columns = _participant_sums(rows, truth_column)
+    point = _figures(table.sum(axis=0), columns)
     weights = rng.multinomial(len(table), np.full(len(table), 1 / len(table)), size=n_boot)
-    replicates = _figures(weights @ table, list(people.columns))
+    replicates = _figures(weights @ table, columns)
     for name in names:
         low, high = percentile_interval(replicates[name])
         out |= {name: float(point[name]), f"{name}_low": low, f"{name}_high": high}
