@@ -38,7 +38,12 @@ def test_the_demo_with_one_participant_estimates_nothing_it_cannot(tmp_path, mon
         assert not (tables / f"{name}.csv").exists()
     for path in tables.glob("*.csv"):
         assert not {"se", "std. error"} & set(pd.read_csv(path).columns), path.name
+    # The demo asks for word marks: one person's marks give no agreement figure either.
+    marks = pd.read_csv(tables / "marks_permutations.csv")
+    assert len(marks) and marks["micro_f1"].isna().all()
+    assert (marks["note"] == "not estimable: fewer than 10 marked pairs").all()
     html = (tmp_path / "report.html").read_text()
+    assert "Where participants see the disorder" in html
     assert html.count("NOT ESTIMABLE, so no estimates are shown:") == 8
     assert "std. error" not in html
     assert sum("is not estimable: only 1 participant" in note for note in done.notes) == 8
