@@ -99,9 +99,11 @@ def check_permutation(reference: str, permutation: Permutation, max_degree: int 
 
 
 def answer(page, holistic, order):
-    for name, value in (("holistic", holistic), ("order", order)):
-        page.locator(f"label[for='{name}-{value}']").click()
-        expect(page.locator("[data-save-state]")).to_have_text("Enregistré.")
+    """The first answer is saved as it is given; the second, completing the pair, goes with the
+    move on that follows it, as the page sends it (participant.js)."""
+    page.locator(f"label[for='holistic-{holistic}']").click()
+    expect(page.locator("[data-save-state]")).to_have_text("Enregistré.")
+    page.locator(f"label[for='order-{order}']").click()
 
 
 def take_part(page, url: str, name: str, study: Study, answered: int, share: bool) -> Participant:
