@@ -3,12 +3,11 @@ words by clicking at 1280 × 800, by tapping at 390 × 844 and with the keyboard
 boxes without JavaScript, on every pair, and the database holds what was marked; a sentence in
 Arabic reads from the right and one in Chinese is marked character by character, unspaced.
 
-Screenshots: /tmp/shots/marks/ (the WOJDB_MARKS_SHOTS folder, if set).
+Screenshots: test-artifacts/screenshots/marks/, as the other browser tests keep theirs.
 """
 
 from __future__ import annotations
 
-import os
 from itertools import pairwise
 from pathlib import Path
 
@@ -24,7 +23,7 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.filterwarnings("ignore:No directory at:UserWarning"),
 ]
-SHOTS = Path(os.environ.get("WOJDB_MARKS_SHOTS", "/tmp/shots/marks"))
+SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots" / "marks"
 PAIRS = 3
 DESKTOP, PHONE = (1280, 800), (390, 844)
 # A long first sentence, to wrap on a phone.
