@@ -36,13 +36,17 @@ MARKS_DEFAULTS = {
 }
 #: The options both take, with each one's default.
 SHARED_DEFAULTS = {
-    "participants": {False: "12,24,36,48,72,96", True: ",".join(map(str, D.MARKS_PARTICIPANTS))},
+    "participants": {False: (12, 24, 36, 48, 72, 96), True: D.MARKS_PARTICIPANTS},
     "simulations": {False: 200, True: D.MARKS_SIMULATIONS},
 }
 
 
 def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
+
+
+def _listed(numbers) -> str:
+    return ",".join(map(str, numbers))
 
 
 class Command(BaseCommand):
@@ -55,16 +59,18 @@ class Command(BaseCommand):
         "R_A and R_A - DIFFERENCE; it reports how often Williams's test tells the better one "
         "apart (p < alpha, better one ahead). With --word-marks it plans a study asking for word "
         "marks (wojdb.core.stats.power_marks): questionnaires composed by Table 6.3's rules "
-        "from a synthetic pool (reference lengths uniform on 5 to 32 words), each participant "
-        "marking every permutation's displaced units with probability --mark-recall and any "
-        "other unit with probability --mark-false; per permutation type and degree, the micro "
-        "recall's participant-bootstrap 95% interval as the report computes it (--bootstrap "
-        "resamples, fewer than the report's for speed). It reports per number of "
-        "participants the groups most studies have, the share of group figures estimable, the "
-        "median group's interval half-width, the share of groups within --half-width, the "
-        "widest group, and the share of intervals holding the true recall (a check of the "
-        "interval), then the fewest participants whose median group, and whose every group, "
-        "is within --half-width. A default --word-marks run takes about half a minute; each "
+        f"from a synthetic pool (reference lengths uniform on 5 to 32 words), {D.MARKS_DESIGNS} "
+        "times per number of participants and answered by the simulated studies in turn, each "
+        "participant marking every permutation's displaced units with probability "
+        "--mark-recall and any other unit with probability --mark-false; per permutation type "
+        "and degree, the micro recall's participant-bootstrap 95% interval as the report "
+        "computes it (--bootstrap resamples, fewer than the report's for speed). It reports per "
+        "number of participants the groups most studies have, the share of group figures "
+        "estimable, the median group's interval half-width, the share of groups within "
+        "--half-width, the widest group, and the share of intervals holding the true recall (a "
+        "check of the interval), then the fewest participants whose median group, and whose "
+        "every group, is within --half-width. A default --word-marks run takes about half a "
+        "minute; each "
         "row is printed when done."
     )
 
@@ -84,8 +90,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--participants",
             type=IntList(int_range(2)),
-            help=f"numbers of participants to try (%(type)s; default {participants[False]}, "
-            f"with --word-marks {participants[True]})",
+            help=f"numbers of participants to try (%(type)s; default "
+            f"{_listed(participants[False])}, with --word-marks {_listed(participants[True])})",
         )
         parser.add_argument(
             "--simulations",
@@ -171,20 +177,18 @@ class Command(BaseCommand):
         if stray:
             mode = "with --word-marks" if word_marks else "without --word-marks"
             raise refused(f"{', '.join(stray)}: not an option of the plan {mode}")
-        settings = {name: options[name] for name in ("seed", "verbosity")}
+        settings = {"seed": options["seed"]}
         for name, default in mine.items():
             settings[name] = default if options[name] is None else options[name]
         for name, default in SHARED_DEFAULTS.items():
             given = options[name]
             settings[name] = given if given is not None else default[word_marks]
-        if isinstance(settings["participants"], str):
-            settings["participants"] = [int(n) for n in settings["participants"].split(",")]
         if word_marks:
             self._marks(**settings)
         else:
             self._metrics(**settings)
 
-    def _metrics(self, difference, r_a, verbosity, **options):
+    def _metrics(self, difference, r_a, **options):
         from wojdb.core.stats import simulate
 
         if difference is None:
@@ -243,15 +247,17 @@ class Command(BaseCommand):
                 )
             )
 
-    def _marks(self, mark_recall, mark_false, half_width, bootstrap, verbosity, **options):
+    def _marks(self, mark_recall, mark_false, half_width, bootstrap, **options):
+        import numpy as np
+
         from wojdb.core.stats import marks, power_marks
 
         self.stdout.write(
             f"Word marks: each displaced unit marked with probability {mark_recall:g} (the true "
             f"recall), any other unit with {mark_false:g}; micro recall per permutation type and "
             f"degree against the displaced units, its 95% interval from {bootstrap} resamples "
-            f"of participants; {options['simulations']} simulated studies per row on Table "
-            f"6.3's questionnaires; half-width wanted {half_width:g}."
+            f"of participants; simulated studies per row on Table 6.3's questionnaires: "
+            f"{options['simulations']}; half-width wanted {half_width:g}."
         )
         self.stdout.write(
             f"{'participants':>12} {'groups':>6} {'estimable':>9} {'median hw':>9} "
@@ -263,10 +269,12 @@ class Command(BaseCommand):
 
         def write(row: dict) -> None:
             widest = f"{row['widest_group']} ({row['widest_pairs']:g})"
+            # No interval at all where no group was ever estimable.
+            coverage = "n/e" if np.isnan(row["coverage"]) else f"{row['coverage']:.3f}"
             self.stdout.write(
                 f"{row['participants']:>12} {row['groups']:>6} {row['estimable']:>9.2f} "
                 f"{width(row['median_half_width']):>9} {row['reached']:>6.2f}  {widest:<22} "
-                f"{width(row['widest_half_width']):>6} {row['coverage']:>8.3f}"
+                f"{width(row['widest_half_width']):>6} {coverage:>8}"
             )
             self.stdout.flush()
 

@@ -1,16 +1,19 @@
 """How many participants a study with word marks needs to know its recall per permutation type
 and degree to a given precision, by simulation.
 
-Each simulated study:
+For each number of participants, a synthetic pool is drawn once, as a study draws its pool:
+a tenth more hypotheses than the questionnaires need, each translating its own reference. A
+reference's length, in words, is uniform on LENGTHS (5 to 32: the mean, 18, and spread, 8, of
+the demo's WMT21 references of at most 40 words). A simple stand-in for the degrees a sentence
+takes: a permutation of each main type at each degree from 1 to one less than its length (at
+most MAX_DEGREE; `swap` the even ones only, as it exchanges pairs). Its displaced units are
+`degree` units at random positions (every algorithm displaces `degree` words; which ones
+changes no figure).
 
-- composes the questionnaires by the study's own rules (`composition.compose`, Table 6.3's
-  layout unless given another) from a synthetic pool holding just enough hypotheses, each
-  translating its own reference. A reference's length, in words, is uniform on
-  LENGTHS (5 to 32: the mean, 18, and spread, 8, of the demo's WMT21 references of at most 40
-  words); it takes a permutation of each main type at each degree from 1 to one less than its
-  length (at most MAX_DEGREE; `swap` the even ones only, as it exchanges pairs), whose
-  displaced units are `degree` units at random positions (every algorithm displaces `degree`
-  words; which ones changes no figure here);
+Each simulated study then:
+
+- composes the questionnaires from the pool by the study's own rules (`composition.compose`,
+  Table 6.3's layout unless given another); only their permutations are marked here;
 - draws every participant's marks on every permutation of their questionnaire by the noise
   model of simulated participants (`marks.draw_marks`);
 - scores the marks per type and degree by the report's own rule (`marks.permutation_table`
@@ -19,9 +22,9 @@ Each simulated study:
 
 Under the noise model every unit of a truth is marked with probability `recall`, so the true
 micro recall of every group is `recall`; the share of intervals covering it checks the
-interval. Recall counts only the truth's units, so the sentence lengths and `false_rate`
-change precision, not the figures planned for here; the lengths matter through the degrees a
-sentence can take.
+interval. Recall counts only the truth's units: the sentence lengths and `false_rate` change
+precision, not the figures planned for here, and the lengths matter only through the degrees a
+sentence takes.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from wojdb.core.stats import columns as C
 from wojdb.core.stats import marks as M
 from wojdb.core.stats.defaults import (
     MARKS_BOOT,
+    MARKS_DESIGNS,
     MARKS_HALF_WIDTH,
     MARKS_PARTICIPANTS,
     MARKS_SIMULATIONS,
@@ -103,7 +107,7 @@ class ThesisDesign:
                     continue  # a hypothesis
                 perm_type, degree, length = self.shapes[key]
                 if key not in displaced:  # a shared permutation is the same for everyone
-                    displaced[key] = tuple(sorted(rng.choice(length, degree, replace=False)))
+                    displaced[key] = tuple(sorted(map(int, rng.choice(length, degree, False))))
                 rows.append((person, key, perm_type, degree, length, displaced[key]))
         return pd.DataFrame(rows, columns=list(DESIGN_COLUMNS))
 
@@ -143,9 +147,6 @@ class MarksPower:
     #: reached (the share of usual groups whose half-width is at most the target),
     #: widest_group, widest_pairs, widest_half_width, coverage.
     table: pd.DataFrame
-    #: Per number of participants and usual group: present, pairs (median), estimable,
-    #: half_width.
-    groups: pd.DataFrame
     #: The fewest participants for which every usual group reaches the target, if any did.
     required: int | None
     #: The fewest for which the median usual group reaches it, if any did.
@@ -201,7 +202,7 @@ def marks_power(
     half_width: float = MARKS_HALF_WIDTH,
     n_sims: int = MARKS_SIMULATIONS,
     n_boot: int = MARKS_BOOT,
-    n_designs: int = 5,
+    n_designs: int = MARKS_DESIGNS,
     seed: int = 0,
     design: Design = ThesisDesign,
     on_row: Callable[[dict], None] | None = None,
@@ -210,18 +211,17 @@ def marks_power(
     type and degree to reach `half_width` either side (its width halved).
 
     For each number of participants, `n_sims` studies (see `simulate_study`) on `n_designs`
-    designs in turn: composing questionnaires takes longer than answering them, and studies of
-    the same size differ far more by their marks than by how their pairs fall into groups. A
-    group's
-    half-width in a study is infinite where the study has too few pairs of it to estimate; its
-    typical half-width is the median over the studies that have it. The usual groups are those
+    designs in turn, each study with marks of its own: composing questionnaires takes longer
+    than answering them. A group's half-width in a study is infinite where the study has too
+    few pairs of it to estimate; its typical half-width is the median over the studies that
+    have it. The usual groups are those
     at least half the studies have: a degree the composition seldom picks is left out of the
     answer, but counted in `estimable`, the share of all (study, group) figures that are
     estimable. `coverage` is the share of the estimable intervals that hold the true recall.
     `on_row` gets each number of participants' row as it is done.
     """
     rng = np.random.default_rng(seed)
-    rows, usual_groups = [], []
+    rows = []
     for n_people in participants:
         draw = design(n_people, rng)
         designs = [draw(rng) for _ in range(min(n_designs, n_sims))]
@@ -236,13 +236,11 @@ def marks_power(
         usual = groups[groups["present"] >= 0.5].reset_index(drop=True)
         row = {"participants": n_people} | _row(runs, usual, recall, half_width)
         rows.append(row)
-        usual_groups.append(usual.assign(participants=n_people))
         if on_row:
             on_row(row)
     table = pd.DataFrame(rows)
     return MarksPower(
         table,
-        pd.concat(usual_groups, ignore_index=True),
         _fewest(table, "widest_half_width", half_width),
         _fewest(table, "median_half_width", half_width),
     )
