@@ -259,6 +259,33 @@ def test_sentences_an_answered_study_shows_are_read_only_in_the_admin(staff_clie
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("held_by", ["pool", "questionnaire", "practice pair", "shared items"])
+def test_a_sentence_is_locked_by_each_way_an_answered_study_holds_it(held_by):
+    from survey.design.shown import locked_content
+    from survey.models import PoolEntry, QuestionnaireEntry
+    from tests.factories import make_hypothesis_item
+
+    study = answered_study()
+    item = make_hypothesis_item()
+    segment = item.triple.segment
+    assert locked_content(segment) is None
+    if held_by == "pool":
+        PoolEntry.objects.create(study=study, triple=item.triple)
+    elif held_by == "questionnaire":
+        QuestionnaireEntry.objects.create(questionnaire=study.questionnaires.get(), position=99,
+                                          item=item)  # fmt: skip
+    elif held_by == "practice pair":
+        Study.objects.filter(pk=study.pk).update(sample_item=item)
+    else:
+        study.shared_items.add(item)
+    locked = f"study {study.slug!r} shows it, and "
+    for sentence in (segment, item.triple, item):
+        assert (locked_content(sentence) or "").startswith(locked), (held_by, sentence)
+    # A sentence no study holds is not locked.
+    assert locked_content(make_hypothesis_item().triple.segment) is None
+
+
+@pytest.mark.django_db
 def test_every_number_typed_in_the_admin_is_read_by_the_one_rule(rf, admin_user):
     """Django's own fields read "1_0" as 10 and "٣" as 3 (wojdb.core.numbers)."""
     request = rf.get("/")
