@@ -367,6 +367,9 @@ class StudyAdmin(ScopedAdmin):
         pages; an empty setting shows as [its name]."""
         if study.pk is None:
             return "Save the study to see its texts as participants read them."
+        # The saved row, not the form's instance: a refused save leaves the typed texts on the
+        # instance, and texts swelling once filled would be filled here (120 MB of page).
+        study = models.Study.objects.get(pk=study.pk)
         sections = [
             format_html(
                 '<section class="text-preview" data-preview="{}"><h3>{}</h3>'
