@@ -17,10 +17,11 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(items):
-    """Modules holding slow tests run first, so that parallel workers end together rather than
-    one waiting on a long test met last (test order is otherwise kept, module by module)."""
-    slow = {item.module for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.module not in slow)
+    """Slow tests run first, so that parallel workers end together rather than one running a
+    long test met last while the others wait (the order is otherwise kept). bin/test hands the
+    workers one test at a time (--dist load --maxschedchunk 1): handed out in batches, the slow
+    tests at the front would all go to the first worker, one after another."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.fixture

@@ -227,6 +227,7 @@ FIT = """() => {
 
 
 # Ids from 1, as in a fresh demo database (the build's choices follow the texts, not the ids).
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True, reset_sequences=True)
 def test_the_demos_pairs_fit_on_one_screen(new_context, live_server, capsys):
     study = build_demo_pairs()

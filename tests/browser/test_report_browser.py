@@ -45,6 +45,7 @@ def synchronous(monkeypatch, settings, tmp_path):
     monkeypatch.setattr(report_views, "run_in_background", lambda job: job())
 
 
+@pytest.mark.slow
 def test_the_report_fits_1280_px_and_tells_of_newer_answers(
     live_server, page, staff_user, log_in_as, synchronous, screenshot
 ):

@@ -495,6 +495,7 @@ def test_a_german_study_prints_in_german(db, tmp_path):
     assert english_left(_pdf_text(out / "information.pdf")[0]) == []
 
 
+@pytest.mark.slow
 def test_withdrawal_erases_a_paper_participant_and_their_scans_unless_shared(
     printed, tmp_path, client, django_user_model
 ):
