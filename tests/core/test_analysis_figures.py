@@ -227,8 +227,9 @@ def test_correlation_bars_reach_the_best_configuration_and_mark_significance():
     colours = [b.facecolor[:3] for b in drawn]
     expected = [F.PURPLE, F.BLUE, F.BLUE, F.YELLOW]
     assert colours == [pytest.approx(to_rgb(c)) for c in expected]
-    stars = [t for t in order.texts if t.get_text() == "*"]
-    assert sorted(t.get_position()[1] for t in stars) == [0, 1]
+    # Asterisks (one line of markers per side of the axis) beside sources 0 and 1 only.
+    stars = [line for line in order.lines if line.get_label() == "_significant"]
+    assert sorted(y for line in stars for y in line.get_ydata()) == [0, 1]
     # Configuration markers only where a source has several configurations: 2 + 2 points, in
     # one collection per configuration, beside one collection of the two range lines (after
     # the bars').

@@ -31,7 +31,8 @@ from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.lines import TICKDOWN, TICKLEFT, Line2D
 from matplotlib.patches import Patch
-from matplotlib.text import Text
+from matplotlib.path import Path as MarkerPath
+from matplotlib.text import Text, TextPath
 from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import Bbox
 
@@ -650,13 +651,29 @@ def _draw_sources(
                 linewidth=0.7,
                 zorder=3,
             )
-    for label, source in per[per["significant"]].iterrows():
-        right = source["best"] >= 0
-        x = (source["best"] if right else source["least"]) + (pad if right else -pad)
-        ax.text(
-            x, position[label], "*", ha="left" if right else "right", va="center", color=GREY,
-            fontsize=10,
-        )  # fmt: skip
+    starred = per[per["significant"]]
+    right = (starred["best"] >= 0).to_numpy()
+    x = np.where(right, starred["best"] + pad, starred["least"] - pad)
+    y = starred.index.map(position).to_numpy()
+    for side, ha in ((right, "left"), (~right, "right")):
+        if side.any():
+            marker, size = _glyph_marker("*", 10, ha)
+            ax.plot(
+                x[side], y[side], linestyle="none", marker=marker, markersize=size,
+                markeredgewidth=0, color=GREY, label="_significant",
+            )  # fmt: skip
+
+
+def _glyph_marker(glyph: str, size: float, ha: str) -> tuple[MarkerPath, float]:
+    """A glyph as a marker, and its markersize: drawn at ``size`` points, its outline centred
+    on the point in height and starting (``ha`` "left") or ending ("right") there, as a text
+    would be. Many glyphs are then one line of markers, not a text each to lay out."""
+    outline = TextPath((0, 0), glyph, size=size)
+    (left, low), (right, high) = outline.get_extents().get_points()
+    moved = outline.vertices - [left if ha == "left" else right, (low + high) / 2]
+    # A marker path is scaled to fit its markersize by its furthest vertex: this size keeps
+    # the outline at its own size in points.
+    return MarkerPath(moved, outline.codes), 2 * float(np.abs(moved).max())
 
 
 def correlation_bars(
