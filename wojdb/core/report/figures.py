@@ -573,6 +573,7 @@ def holistic_vs_order(ratings: pd.DataFrame) -> Figure:
                 va="center",
                 fontsize=6.5,
                 color=BLACK,
+                clip_on=True,  # inside its bubble: the layout need not measure it
             )
         ticks = list(LEVELS)
         ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
@@ -814,8 +815,9 @@ def mark_strips(pairs: Sequence[dict]) -> Figure:
                 if share:  # a cell left blank was marked by no one (fewer texts to lay out)
                     colour = "black" if share > 0.55 else "white"
                     ax.text(
-                        u, 0.5, f"{share:.0%}", ha="center", va="center", color=colour, fontsize=5
-                    )
+                        u, 0.5, f"{share:.0%}", ha="center", va="center", color=colour, fontsize=5,
+                        clip_on=True,  # inside its cell: the layout need not measure it
+                    )  # fmt: skip
             _categories(ax, "x", x, shown, rotation=60, ha="right", fontsize=6)
             ax.set_xlim(-0.5, len(shares) - 0.5)
             ax.set_ylim(0, 1.05)  # as ax.bar's cells would set it
