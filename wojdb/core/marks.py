@@ -48,8 +48,5 @@ def permutation_truths(
 ) -> tuple[list[int], list[int]]:
     """A permutation's two truths in units: the units it displaced, and those of a smallest
     set of words whose moving back restores the reference (`truth`)."""
-    fixed = truth.fixed_words(tokens, rules)
-    displaced = truth.displaced(mapping, moved)
-    return in_units(displaced, tokens, rules), in_units(
-        truth.minimal_moves(mapping, fixed), tokens, rules
-    )
+    displaced, minimal = truth.truths(tokens, mapping, moved, rules)
+    return in_units(displaced, tokens, rules), in_units(minimal, tokens, rules)
