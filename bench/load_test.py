@@ -7,9 +7,9 @@ participant moves from server to server at every step of the questionnaire.
 Each participant, a task of one event loop, reads the study link's page, the consent form, the
 about-you page (answering some questions or none) and the instructions, --read seconds each on
 average, then for the sample and every pair loads the page and saves its answers as the page's
-script does: a JSON post as the first answer is given; the second, which completes the pair,
-waits SETTLE seconds, and "Next" pressed meanwhile sends it with the move on (one post), while
-"Next" pressed later goes straight to the page the waiting save's reply named.
+script does: the pair's two answers in one JSON post, SETTLE seconds after the second is given,
+or with the move on when "Next" is pressed meanwhile, while "Next" pressed later goes straight
+to the page the save's reply named.
 Some saves are sent twice, as after a lost reply. Only answer saves are timed, from sending
 the request to reading the reply; a save sent again after a failed connection is timed from
 its last sending.
@@ -85,7 +85,7 @@ STATEMENT = re.compile(r'name="(statement_\d+)"')
 START = re.compile(r'<a class="button primary" href="(/p/[^"]+/item/\d+/)"')
 STATIC = re.compile(r'(?:href|src)="(/static/[^"]+)"')
 SCALES = ("holistic", "order")
-SAVES_PER_ITEM = 2  # the first answer when given, the second with "Next" (or alone, see SETTLE)
+SAVES_PER_ITEM = 1  # both answers, with "Next" or alone (see SETTLE)
 SETTLE = 1.5  # seconds an answer completing a pair waits for "Next" (participant.js SETTLE_MS)
 RETRY_AFTER_FAILURE = 0.5  # seconds; the page's script retries an unsent save likewise
 CONNECTION_ERRORS = (OSError, http.client.HTTPException)  # refused, reset, timed out, cut
@@ -427,18 +427,17 @@ class Participant:
                 path = (await self.save(path, token, item, {"go": "start"}))["next"]
                 continue
             holistic, order = self.rng.randint(1, 5), self.rng.randint(1, 5)
-            # As the page's script: the first answer is saved when given; the second waits
-            # SETTLE s for "Next", which then sends it and moves on; pressed later, it finds
+            # As the page's script: the first answer waits for the second, and both wait
+            # SETTLE s for "Next", which then sends them and moves on; pressed later, it finds
             # the pair saved and goes where the save's reply said. `was_*` are the values the
-            # page last had saved.
+            # page last had saved: none.
             await self.pause(self.think)
-            first = {"holistic": holistic, "was_holistic": "", "was_order": "", "go": "stay"}
-            await self.save(path, token, item, first)
             await self.pause(self.think)
             # Pressing Enter or "Next": mostly at once, sometimes after the save went alone.
             quick = self.rng.random() < 0.8
             pressing = self.rng.uniform(0.2, 0.8) if quick else self.rng.uniform(1.6, 3)
-            second = first | {"order": order, "was_holistic": holistic}
+            second = {"holistic": holistic, "order": order, "was_holistic": "", "was_order": ""}
+            second["go"] = "stay"
             if pressing < SETTLE:
                 await asyncio.sleep(pressing)
                 second["go"] = "next"
@@ -661,7 +660,8 @@ def describe(args) -> None:
     servers = f"{args.servers} gunicorn servers, {workers} each" if args.servers > 1 else ""
     print(
         f"  {args.participants} participants x {args.items + 1} items (sample + pairs), "
-        f"{SAVES_PER_ITEM} saves each; {database}; {servers or 'gunicorn, ' + workers}; "
+        f"{SAVES_PER_ITEM} save{'s' * (SAVES_PER_ITEM != 1)} each; {database}; "
+        f"{servers or 'gunicorn, ' + workers}; "
         f"{args.read} s on each page before the pairs and {args.think} s to think before an "
         f"answer (means); arrivals over {args.ramp:.0f} s; "
         f"limit {args.max_seconds:.0f} s"

@@ -159,8 +159,38 @@ def test_power_analysis_prints_power_per_number_of_participants():
         ),
         (["--difference", "0.1", "--participants", "1"], "1 is outside .* whole number >= 2"),
         (["--difference", "0.1", "--shared-items", "30"], "fewer than"),
+        ([], "--difference is required to plan the metric comparison"),
+        (
+            ["--difference", "0.1", "--half-width", "0.1"],
+            "--half-width: not an option of the plan without --word-marks",
+        ),
+        (
+            ["--word-marks", "--difference", "0.1", "--alpha", "0.01"],
+            "--difference, --alpha: not an option of the plan with --word-marks",
+        ),
+        (["--word-marks", "--mark-recall", "1.5"], r"--mark-recall: 1.5 is outside .* \[0, 1\]"),
+        (["--word-marks", "--half-width", "0"], r"--half-width: 0 is outside .* \(0, 0.5\]"),
+        (["--word-marks", "--bootstrap", "5"], "--bootstrap: 5 is outside .* >= 10"),
     ],
 )
 def test_power_analysis_rejects_impossible_settings(args, message):
     with pytest.raises(CommandError, match=message):
         power(*args)
+
+
+def test_power_analysis_for_word_marks_prints_the_half_widths_per_number_of_participants():
+    out = power(
+        "--word-marks", "--participants", "30,10", "--simulations", "2", "--bootstrap", "50"
+    )
+    lines = out.splitlines()
+    header = next(
+        i for i, line in enumerate(lines) if line.split()[:2] == ["participants", "groups"]
+    )
+    rows = [line.split() for line in lines[header + 1 : header + 3]]
+    assert [row[0] for row in rows] == ["10", "30"]
+    assert all(0 <= float(row[2]) <= 1 for row in rows)  # the share estimable
+    assert "each displaced unit marked with probability 0.7" in out
+    assert "half-width wanted 0.1" in out
+    # Ten participants see too few pairs of every group for recall to be estimated.
+    assert rows[0][3] == "n/e"
+    assert "No size tried brings every group within ±0.1" in out

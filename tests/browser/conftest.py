@@ -102,3 +102,16 @@ def log_in_as():
         )
 
     return log_in
+
+
+def put_aside(page):
+    """The page's tab hidden and shown again, as when the participant switches tabs: the item
+    page's script sends any answer waiting to be saved at once."""
+    page.evaluate(
+        """() => {
+          Object.defineProperty(document, "visibilityState", {value: "hidden", configurable: true});
+          document.dispatchEvent(new Event("visibilitychange"));
+          delete document.visibilityState;  // the document's own again: visible
+          document.dispatchEvent(new Event("visibilitychange"));
+        }"""
+    )

@@ -65,11 +65,11 @@ def prolific_answers(route):
 
 
 def answer(page, holistic, order):
-    # The page's deferred script saves each answer as it is given: wait until it runs.
+    # The page's deferred script saves the pair's answers together: wait until it runs.
     page.wait_for_load_state("load")
     for name, value in (("holistic", holistic), ("order", order)):
         page.locator(f"label[for='{name}-{value}']").click()
-        expect(page.locator("[data-save-state]")).to_have_text("Saved.")
+    expect(page.locator("[data-save-state]")).to_have_text("Saved.")
 
 
 @pytest.mark.parametrize("size", ["phone", "desktop"])

@@ -99,10 +99,9 @@ def check_permutation(reference: str, permutation: Permutation, max_degree: int 
 
 
 def answer(page, holistic, order):
-    """The first answer is saved as it is given; the second, completing the pair, goes with the
-    move on that follows it, as the page sends it (participant.js)."""
+    """Both answers, which go with the move on that follows them, as the page sends a pair's
+    answers (participant.js)."""
     page.locator(f"label[for='holistic-{holistic}']").click()
-    expect(page.locator("[data-save-state]")).to_have_text("Enregistré.")
     page.locator(f"label[for='order-{order}']").click()
 
 

@@ -1,18 +1,27 @@
-"""The item page's script spares requests without losing an answer, in Debian's chromium: the
-answer that completes a pair waits a moment, so that "Next" pressed meanwhile sends it with the
-move on; "Next" on a pair already saved opens the next page without posting; an answer given
-just before the tab is closed or put aside is saved all the same."""
+"""The item page's script spares requests without losing an answer, in Debian's chromium: a
+pair's answers are sent together, the one completing it a moment later, so that "Next" pressed
+meanwhile sends them with the move on; an answer leaving a question open waits for the rest (at
+most HOLD_MS); "Next" on a pair already saved opens the next page without posting; answers given
+just before the tab is closed or put aside are saved all the same."""
 
 from __future__ import annotations
 
+import re
 import time
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 from survey.models import Participant, Rating
 from survey.participants import participation
+from tests.browser.conftest import put_aside
 from tests.factories import make_study
+
+SCRIPT = (Path(__file__).resolve().parents[2] / "survey/static/survey/participant.js").read_text()
+SETTLE_MS, HOLD_MS = (
+    int(re.search(rf"var {name} = (\d+);", SCRIPT)[1]) for name in ("SETTLE_MS", "HOLD_MS")
+)
 
 pytestmark = [
     pytest.mark.browser,
@@ -64,37 +73,55 @@ def eventually_stored(person, position: int, expected: tuple, seconds: float = 1
     assert stored(person, position) == expected
 
 
-def test_next_right_after_the_last_answer_sends_it_with_the_move(page, live_server, person, posts):
+def test_next_right_after_the_last_answer_sends_the_pair_with_the_move(
+    page, live_server, person, posts
+):
     open_pair(page, live_server, person, 1)
     choose(page, "holistic", 4)
-    expect(page.locator("[data-save-state]")).to_have_text("Saved.")
     choose(page, "order", 2)
     page.get_by_role("button", name="Next").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Pair 2 of 3")
-    assert [(post["holistic"], post.get("order"), post["go"]) for post in posts] == [
-        ("4", None, "stay"),
-        ("4", "2", "next"),
-    ]
+    assert [(post["holistic"], post["order"], post["go"]) for post in posts] == [("4", "2", "next")]
     assert stored(person, 1) == (4, 2)
+
+
+def test_an_answer_waits_for_the_rest_of_its_pair(page, live_server, person, posts):
+    page.clock.install()
+    open_pair(page, live_server, person, 1)
+    choose(page, "holistic", 3)
+    page.clock.run_for(HOLD_MS - 1000)
+    assert posts == []
+    expect(page.locator("[data-save-state]")).to_have_text("")  # nothing said to be saving
+    choose(page, "order", 5)
+    page.clock.run_for(SETTLE_MS + 100)
+    expect(page.locator("[data-save-state]")).to_have_text("Saved.")
+    assert [(post["holistic"], post["order"], post["go"]) for post in posts] == [("3", "5", "stay")]
+    # Left alone, an answer leaving the pair open is saved when its wait is over.
+    open_pair(page, live_server, person, 2)
+    choose(page, "order", 1)
+    page.clock.run_for(HOLD_MS - 1000)
+    assert len(posts) == 1
+    page.clock.run_for(1100)
+    expect(page.locator("[data-save-state]")).to_have_text("Saved.")
+    assert stored(person, 2) == (None, 1)
 
 
 def test_next_on_a_pair_already_saved_moves_on_without_posting(page, live_server, person, posts):
     open_pair(page, live_server, person, 1)
     choose(page, "holistic", 3)
-    expect(page.locator("[data-save-state]")).to_have_text("Saved.")
     choose(page, "order", 5)
     expect(page.locator("[data-save-state]")).to_have_text("Saved.")  # saved alone, later
-    assert [post["go"] for post in posts] == ["stay", "stay"]
+    assert [post["go"] for post in posts] == ["stay"]
     page.get_by_role("button", name="Next").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Pair 2 of 3")
-    assert len(posts) == 2  # nothing posted again
+    assert len(posts) == 1  # nothing posted again
     assert stored(person, 1) == (3, 5)
     person.refresh_from_db()
     assert person.furthest == 2
     # Back, unchanged, is a plain move too; a changed answer is posted with it.
     page.get_by_role("button", name="Back").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Pair 1 of 3")
-    assert [post["go"] for post in posts] == ["stay", "stay", "back"]  # pair 2 had no save
+    assert [post["go"] for post in posts] == ["stay", "back"]  # pair 2 had no save
     choose(page, "holistic", 1)
     page.get_by_role("button", name="Next").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Pair 2 of 3")
@@ -104,35 +131,32 @@ def test_next_on_a_pair_already_saved_moves_on_without_posting(page, live_server
 def test_next_with_a_question_unanswered_still_asks_for_it(page, live_server, person, posts):
     open_pair(page, live_server, person, 1)
     choose(page, "holistic", 3)
-    expect(page.locator("[data-save-state]")).to_have_text("Saved.")
     page.get_by_role("button", name="Next").click()
     expect(page.locator("[data-save-state]")).to_have_text(
         "Please answer both questions about this pair before moving on."
     )
     expect(page.get_by_role("heading", level=1)).to_have_text("Pair 1 of 3")
-    assert [post["go"] for post in posts] == ["stay", "next"]
+    assert [post["go"] for post in posts] == ["next"]
+    assert stored(person, 1) == (3, None)  # saved all the same
 
 
-def test_an_answer_given_and_the_tab_closed_is_saved(page, live_server, person):
+@pytest.mark.parametrize("order", [4, None], ids=["pair-complete", "pair-open"])
+def test_answers_given_and_the_tab_closed_are_saved(page, live_server, person, order):
     open_pair(page, live_server, person, 1)
     choose(page, "holistic", 2)
-    expect(page.locator("[data-save-state]")).to_have_text("Saved.")
-    choose(page, "order", 4)
-    page.close(run_before_unload=True)  # before the answer's save would have gone by itself
-    eventually_stored(person, 1, (2, 4))
+    if order:
+        choose(page, "order", order)
+    page.close(run_before_unload=True)  # before the answers' save would have gone by itself
+    eventually_stored(person, 1, (2, order))
 
 
-def test_an_answer_given_and_the_tab_put_aside_is_saved_at_once(page, live_server, person):
+@pytest.mark.parametrize("order", [1, None], ids=["pair-complete", "pair-open"])
+def test_answers_given_and_the_tab_put_aside_are_saved_at_once(page, live_server, person, order):
     open_pair(page, live_server, person, 1)
     choose(page, "holistic", 5)
-    expect(page.locator("[data-save-state]")).to_have_text("Saved.")
-    choose(page, "order", 1)
-    # Sent at once, not when the wait would have ended (1.5 s).
+    if order:
+        choose(page, "order", order)
+    # Sent at once, not when the wait would have ended (SETTLE_MS or HOLD_MS).
     with page.expect_request(lambda r: r.method == "POST", timeout=1000):
-        page.evaluate(
-            """() => {
-              Object.defineProperty(document, "visibilityState", {value: "hidden"});
-              document.dispatchEvent(new Event("visibilitychange"));
-            }"""
-        )
-    eventually_stored(person, 1, (5, 1))
+        put_aside(page)
+    eventually_stored(person, 1, (5, order))

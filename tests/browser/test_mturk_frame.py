@@ -87,7 +87,7 @@ def heading(frame):
 def answer(frame, holistic, order):
     for name, value in (("holistic", holistic), ("order", order)):
         frame.locator(f"label[for='{name}-{value}']").click()
-        expect(frame.locator("[data-save-state]")).to_have_text("Saved.")
+    expect(frame.locator("[data-save-state]")).to_have_text("Saved.")
 
 
 @pytest.mark.parametrize(

@@ -68,7 +68,7 @@ def test_a_sona_participant_goes_from_the_link_to_their_credit(browser, live_ser
         page.wait_for_load_state("load")
         for name in ("holistic", "order"):
             page.locator(f"label[for='{name}-4']").click()
-            expect(page.locator("[data-save-state]")).to_have_text("Saved.")
+        expect(page.locator("[data-save-state]")).to_have_text("Saved.")
         if pair == "Practice pair":
             page.get_by_role("button", name="Check my answers").click()
             page.get_by_role("button", name="Start pair 1").click()

@@ -42,6 +42,7 @@ def run(*argv: str) -> int:
         (["import_parses"], "give FILE.conllu"),
         (["score", "--permutation", "1", "--hyp", "a"], "not both"),
         (["power_analysis", "--r-a", "0.1", "--difference", "1.2"], "must be above -1"),
+        (["power_analysis", "--word-marks", "--r-a", "0.1"], "--r-a: not an option"),
     ],
 )
 def test_a_refusing_command_exits_with_status_2(tmp_path, capsys, argv, message):

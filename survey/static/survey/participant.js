@@ -1,9 +1,11 @@
 // Participant pages, as an enhancement: every page also works as plain HTML forms.
 // Item pages save answers in the background and only move on once the server confirms;
-// keys 1-5 answer the first question, then the second, and Enter moves on. An answer that
-// completes the pair waits a moment before it is saved, so that "Next" pressed meanwhile sends
-// it with the move on: one request instead of two. "Next" on a pair saved as it stands goes
-// straight to the page the last save's reply named, posting nothing.
+// keys 1-5 answer the first question, then the second, and Enter moves on. A pair's answers
+// are sent together: one that leaves a question open waits for the rest (HOLD_MS at most), and
+// the one that completes the pair waits a moment (SETTLE_MS), so that "Next" pressed meanwhile
+// sends it with the move on: one request for the pair. A page hidden or left sends what waits
+// at once. "Next" on a pair saved as it stands goes straight to the page the last save's reply
+// named, posting nothing.
 // The about-you page adds language rows without a reload.
 (function () {
   "use strict";
@@ -48,8 +50,9 @@
     var dirty = false;
     var leaving = false;
     var retryTimer = null;
-    var settleTimer = null; // an answer completing the pair, waiting for "Next" (SETTLE_MS)
+    var waitTimer = null; // answers waiting to be sent (HOLD_MS or SETTLE_MS)
     var SETTLE_MS = 1500;
+    var HOLD_MS = 30000;
     var savedAnswers = null; // the answers as the last save sent them (answers())
     var moves = null; // where each button leads from them, as that save's reply said
 
@@ -253,26 +256,32 @@
     function saveInBackground() {
       dirty = true;
       clearTimeout(retryTimer);
-      clearTimeout(settleTimer);
-      settleTimer = null;
+      clearTimeout(waitTimer);
+      waitTimer = null;
       save("stay").catch(function (error) {
         if (error.message === "offline") retryTimer = setTimeout(saveInBackground, 3000);
       });
     }
 
+    // The scales, and the word marks where the study asks for them: a word (its box may stand
+    // in the sentence, outside the question's fieldset) or "none".
+    var asksMarks = form.querySelector("input[name='marks_none']") !== null;
     function everyQuestionAnswered() {
-      return scales.every(function (fieldset) {
+      var scalesAnswered = scales.every(function (fieldset) {
         return fieldset.querySelector("input:checked") !== null;
       });
+      var marked = "input[name='marks']:checked, input[name='marks_none']:checked";
+      return scalesAnswered && (!asksMarks || form.querySelector(marked) !== null);
     }
 
-    // Saved after SETTLE_MS, unless "Next" sends it first or the page is hidden or left.
-    function saveSoon() {
+    // Saved after `ms`, unless "Next" sends it first or the page is hidden or left. An answer
+    // held for the rest of its pair is not being saved yet, so the page says nothing of it.
+    function saveAfter(ms) {
       dirty = true;
       clearTimeout(retryTimer);
-      clearTimeout(settleTimer);
-      show(message.messageSaving, "busy");
-      settleTimer = setTimeout(saveInBackground, SETTLE_MS);
+      clearTimeout(waitTimer);
+      show(ms === SETTLE_MS ? message.messageSaving : "", ms === SETTLE_MS ? "busy" : "");
+      waitTimer = setTimeout(saveInBackground, ms);
     }
 
     form.addEventListener("change", function (event) {
@@ -280,28 +289,27 @@
       if (answered && event.target.type === "radio") setMissing(answered, false);
       var type = event.target.type;
       if (type === "radio" || type === "checkbox" || event.target.name === "comment") {
-        if (everyQuestionAnswered()) saveSoon();
-        else saveInBackground();
+        saveAfter(everyQuestionAnswered() ? SETTLE_MS : HOLD_MS);
       }
     });
 
     // A tab put aside may be discarded without notice; a page being left sends what waits
     // itself, as the queue's next turn would never come (keepalive carries it to the end).
     document.addEventListener("visibilitychange", function () {
-      if (document.visibilityState === "hidden" && settleTimer !== null) saveInBackground();
+      if (document.visibilityState === "hidden" && waitTimer !== null) saveInBackground();
     });
     window.addEventListener("pagehide", function () {
-      if (settleTimer === null) return;
-      clearTimeout(settleTimer);
-      settleTimer = null;
+      if (waitTimer === null) return;
+      clearTimeout(waitTimer);
+      waitTimer = null;
       post("stay").catch(function () {});
     });
 
     // "Next" (or "Back"): where nothing changed since the last save, the page its reply named;
     // else the answers are posted with the move, as the page would be without this script.
     function moveOn(go) {
-      clearTimeout(settleTimer);
-      settleTimer = null;
+      clearTimeout(waitTimer);
+      waitTimer = null;
       var result = queue.then(function () {
         var known = moves && answers() === savedAnswers ? moves[go] : undefined;
         return known ? { next: known } : attempt(go, false);
@@ -333,7 +341,7 @@
 
     // Not for an answer still waiting to be saved: leaving sends it (pagehide).
     window.addEventListener("beforeunload", function (event) {
-      if (dirty && !leaving && settleTimer === null) {
+      if (dirty && !leaving && waitTimer === null) {
         event.preventDefault();
         event.returnValue = "";
       }

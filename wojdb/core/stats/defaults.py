@@ -33,3 +33,14 @@ class SimulationModel:
     #: chance any other unit is.
     mark_recall: float = 0.7
     mark_false: float = 0.03
+
+
+#: Planning for word marks (`power_marks`): the numbers of participants tried, the simulated
+#: studies per number and the questionnaire sets composed for them (answered in turn), the
+#: bootstrap resamples of each interval (fewer than a report's N_BOOT, for speed) and the
+#: half-width wanted of the 95% interval of recall.
+MARKS_PARTICIPANTS = (24, 48, 72, 96, 144)
+MARKS_SIMULATIONS = 20
+MARKS_DESIGNS = 5
+MARKS_BOOT = 200
+MARKS_HALF_WIDTH = 0.1

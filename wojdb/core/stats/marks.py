@@ -172,15 +172,21 @@ def _scored(answered: pd.DataFrame, truths: pd.DataFrame) -> pd.DataFrame:
 
 
 def permutation_table(
-    answered: pd.DataFrame, truths: pd.DataFrame, *, n_boot: int, seed: int
+    answered: pd.DataFrame,
+    truths: pd.DataFrame,
+    *,
+    n_boot: int,
+    seed: int,
+    truth_columns: Sequence[str] = PERMUTATION_TRUTHS,
 ) -> pd.DataFrame:
-    """Per permutation type and degree and per truth: agreement_with_truth."""
+    """Per permutation type and degree and per truth (of `truth_columns`):
+    agreement_with_truth."""
     rng = np.random.default_rng(seed)
     rows = _scored(answered, truths)
     rows = rows[rows[C.KIND] == C.PERMUTATION]
     out = []
     for (perm_type, degree), group in rows.groupby([C.PERM_TYPE, C.DEGREE], sort=True):
-        for truth_column in PERMUTATION_TRUTHS:
+        for truth_column in truth_columns:
             figures = agreement_with_truth(group, truth_column, n_boot=n_boot, rng=rng)
             out.append(
                 {C.PERM_TYPE: perm_type, C.DEGREE: int(degree), "truth": truth_column} | figures
