@@ -8,6 +8,7 @@ import contextlib
 import gc
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -91,8 +92,8 @@ def run_analysis(
         # Taken before reading, so an answer given while the data is read counts as newer.
         as_of = timezone.now()
         last = Rating.objects.filter(participant__study=chosen).aggregate(last=Max("pk"))["last"]
-        ratings, scores, languages, marks = _from_database(chosen, include_simulated)
-        systems = study_systems
+        ratings, scores, languages, marks, items = _from_database(chosen, include_simulated)
+        systems = partial(study_systems, items=items)
     if ratings.empty:
         raise AnalysisError(
             "No ratings to analyse"
@@ -194,11 +195,12 @@ def _scale_ends(study: Study) -> dict[str, tuple[str, str]]:
 
 
 def _from_database(study: Study, include_simulated: bool):
-    ratings = frames.ratings_frame(study, include_simulated=include_simulated)
-    scores = frames.scores_frame(ratings["item"].unique())
     people = frames.select_participants(study, include_simulated=include_simulated)
-    marks = frames.marks_frames(people) if study.word_marks else None
-    return ratings, scores, frames.participant_languages_table(people), marks
+    items = frames.rated_items_frame(people)  # read once, for every frame below
+    ratings = frames.ratings_frame(study, include_simulated=include_simulated, items=items)
+    scores = frames.scores_frame(ratings["item"].unique(), item_frame=items)
+    marks = frames.marks_frames(people, items) if study.word_marks else None
+    return ratings, scores, frames.participant_languages_table(people), marks, items
 
 
 def _corpus(out: Path, lps, testset, no_figures: bool) -> Analysis:
@@ -224,11 +226,11 @@ def _corpus(out: Path, lps, testset, no_figures: bool) -> Analysis:
     return Analysis(write_report(built, out), list(built.notes))
 
 
-def study_systems(ratings: pd.DataFrame) -> pd.DataFrame | None:
+def study_systems(ratings: pd.DataFrame, items: pd.DataFrame | None = None) -> pd.DataFrame | None:
     """System-level scores from these ratings (the report passes one group of participants at
-    a time) and the imported DA and MQM of their language pairs
-    (`frames.external_system_table`)."""
-    study = frames.study_judgments_frame(ratings)
+    a time; ``items``: an items frame holding their items, if already read) and the imported
+    DA and MQM of their language pairs (`frames.external_system_table`)."""
+    study = frames.study_judgments_frame(ratings, items=items)
     if study.empty:
         return None
     parts = [system.system_scores(study).assign(source="study")]

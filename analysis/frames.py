@@ -216,6 +216,21 @@ def items_frame(items: Iterable[int] | None = None) -> pd.DataFrame:
     return schema.typed(frame.sort_values("item"), schema.ITEMS)
 
 
+def rated_items_frame(participants: QuerySet) -> pd.DataFrame:
+    """items_frame of the items these participants rated, practice left out: the items of
+    their ratings frame, scores, marks and system-level tables."""
+    rated = Rating.objects.filter(participant__in=participants, practice=False)
+    return items_frame(rated.values_list("item_id", flat=True).distinct())
+
+
+def _items_of(ids: Iterable[int], items: pd.DataFrame | None) -> pd.DataFrame:
+    """items_frame(ids), taken from ``items`` (an items frame holding them all) where given:
+    one analysis reads its items once for its ratings, scores, marks and systems."""
+    if items is None:
+        return items_frame(ids)
+    return items[items[col.ITEM].isin(set(int(i) for i in ids))].reset_index(drop=True)
+
+
 def participants_table(participants: QuerySet) -> pd.DataFrame:
     """participants.csv: pseudonymous ids and about-you answers, with language points."""
     annotated = participants.annotate(
@@ -291,10 +306,13 @@ def truths_frame(items: pd.DataFrame) -> pd.DataFrame:
     return word_marks.item_truths(items, crossing_units(items["item"]))
 
 
-def marks_frames(participants: QuerySet) -> tuple[pd.DataFrame, ...]:
-    """wojdb.core.stats.marks's answers and truths frames of these ratings' participants."""
+def marks_frames(
+    participants: QuerySet, items: pd.DataFrame | None = None
+) -> tuple[pd.DataFrame, ...]:
+    """wojdb.core.stats.marks's answers and truths frames of these ratings' participants
+    (``items``: an items frame holding their items, if already read)."""
     answered = word_marks.answers(ratings_table(participants), marks_table(participants))
-    return answered, truths_frame(items_frame(answered["item"].unique()))
+    return answered, truths_frame(_items_of(answered["item"].unique(), items))
 
 
 def questionnaires_table(study: Study | str | None = None) -> pd.DataFrame:
@@ -326,11 +344,12 @@ def ratings_frame(
     *,
     sharing_only: bool = False,
     include_pilot: bool = False,
+    items: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """The ratings frame: one row per rating with item and participant columns.
 
     `sharing_only` keeps the participants who consented to data sharing, i.e. what a release
-    of the study holds.
+    of the study holds. ``items``: an items frame holding the rated items, if already read.
     """
     people = select_participants(
         study,
@@ -342,22 +361,31 @@ def ratings_frame(
     return load.tidy_ratings(
         ratings,
         participants_table(people),
-        items_frame(ratings[col.ITEM].unique()),
+        _items_of(ratings[col.ITEM].unique(), items),
         questionnaires_table(study),
         include_practice=include_practice,
         include_simulated=include_simulated,
     )
 
 
-def scores_frame(items: Iterable[int] | None = None, *, builtin: bool = True) -> pd.DataFrame:
+def scores_frame(
+    items: Iterable[int] | None = None,
+    *,
+    builtin: bool = True,
+    item_frame: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """The long scores frame (item, metric, variant, config, score) of the given items.
 
-    With `builtin`, the ``WMT`` and ``Permutation degree`` sources are added as metric rows.
+    With `builtin`, the ``WMT`` and ``Permutation degree`` sources are added as metric rows,
+    from ``item_frame`` (an items frame holding the given items) where already read.
     """
     items = None if items is None else sorted(set(int(i) for i in items))
     scores = metric_scores_table(items)
     metrics = metrics_table(scores["metric_id"].unique())
-    return load.tidy_scores(scores, items_frame(items) if builtin else None, metrics)
+    rows = None
+    if builtin:
+        rows = items_frame() if items is None else _items_of(items, item_frame)
+    return load.tidy_scores(scores, rows, metrics)
 
 
 def da_judgments_frame(testset: str | None = None) -> pd.DataFrame:
@@ -525,12 +553,16 @@ def judgment_years(source: str, testset: str | None = None, lps=None) -> dict[st
 
 
 def study_judgments_frame(
-    ratings: pd.DataFrame, testset: str | None = None, judgment: str = col.HOLISTIC
+    ratings: pd.DataFrame,
+    testset: str | None = None,
+    judgment: str = col.HOLISTIC,
+    items: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """The study's ratings of WMT hypotheses as a judgments frame (see `system.study_judgments`)."""
+    """The study's ratings of WMT hypotheses as a judgments frame (see `system.study_judgments`;
+    ``items``: an items frame holding the rated items, if already read)."""
     if ratings.empty:
         return system.wmt_judgments(())
-    items = items_frame(ratings[col.ITEM].unique())
+    items = _items_of(ratings[col.ITEM].unique(), items)
     if testset:
         items = items[items["testset"] == testset]
     return system.study_judgments(ratings, items, judgment)

@@ -42,7 +42,9 @@ from survey.models import (
     Study,
     Triple,
 )
+from survey.sources.parses import target_rules
 from wojdb.arguments import Output
+from wojdb.core.permutations import truth
 from wojdb.core.release import derived
 from wojdb.core.release.read import (
     Problem,
@@ -486,12 +488,29 @@ def _import_items(items: pd.DataFrame, progress) -> None:
     triple_key = {"corpus_id": "corpus_id", "segment_id": "segment_id"}
     _create(Triple, items.drop_duplicates(list(triple_key)), TRIPLE_COLUMNS, progress)
     items = _with_ids(items, Triple.objects, triple_key, "triple_id")
-    perms = items[items["kind"] == col.PERMUTATION].astype({"degree": "int64"})
-    _create(Permutation, perms, PERMUTATION_COLUMNS, progress)
+    perms = _with_truths(items[items["kind"] == col.PERMUTATION].astype({"degree": "int64"}))
+    truths = {"displaced": "displaced", "minimal_moves": "minimal_moves"}
+    _create(Permutation, perms, PERMUTATION_COLUMNS | truths, progress)
     perms = _with_ids(perms, Permutation.objects, PERMUTATION_KEY, "permutation_id")
     items = items.merge(perms[["item", "permutation_id"]], on="item", how="left")
     columns = {"item": "pk", "triple_id": "triple_id", "permutation_id": "permutation_id"}
     _create(Item, items.astype({"permutation_id": "Int64"}), columns, progress)
+
+
+def _with_truths(perms: pd.DataFrame) -> pd.DataFrame:
+    """The permutations with their truths, which a release leaves out as they follow from the
+    rest: stored as generation stores them, so that every permutation has its own."""
+    rules = {code: target_rules(code) for code in perms["target_lang"].unique()}
+    found = [
+        truth.truths(tokens, mapping, moved, rules[code])
+        for tokens, mapping, moved, code in zip(
+            perms["tokens"], perms["mapping"], perms["moved"], perms["target_lang"], strict=True
+        )
+    ]
+    return perms.assign(
+        displaced=[list(displaced) for displaced, _ in found],
+        minimal_moves=[list(minimal) for _, minimal in found],
+    )
 
 
 def _import_judgments(judgments: pd.DataFrame, progress) -> None:

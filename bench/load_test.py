@@ -660,7 +660,8 @@ def describe(args) -> None:
     servers = f"{args.servers} gunicorn servers, {workers} each" if args.servers > 1 else ""
     print(
         f"  {args.participants} participants x {args.items + 1} items (sample + pairs), "
-        f"{SAVES_PER_ITEM} saves each; {database}; {servers or 'gunicorn, ' + workers}; "
+        f"{SAVES_PER_ITEM} save{'s' * (SAVES_PER_ITEM != 1)} each; {database}; "
+        f"{servers or 'gunicorn, ' + workers}; "
         f"{args.read} s on each page before the pairs and {args.think} s to think before an "
         f"answer (means); arrivals over {args.ramp:.0f} s; "
         f"limit {args.max_seconds:.0f} s"

@@ -1,6 +1,7 @@
-"""The bars a figure draws as one collection (wojdb.core.report.figures draws stacked and
-correlation bars so), read back as ax.bar's rectangles would be: anchored at the corner the
-bar starts from, width and height signed as a Rectangle's."""
+"""What wojdb.core.report.figures draws more cheaply than matplotlib's defaults, read back: bars
+drawn as one collection (stacked, correlation and heat-strip bars) as ax.bar's rectangles would
+be, anchored at the corner the bar starts from, width and height signed as a Rectangle's; and
+categories named by texts where tick labels would be."""
 
 from __future__ import annotations
 
@@ -39,3 +40,15 @@ def collected_bars(ax: Axes) -> list[Bar]:
                 )
             )
     return bars
+
+
+def category_names(ax: Axes, axis: str) -> list[str]:
+    """The categories named along the axis (x or y) where its tick labels would be, in the
+    order of their positions."""
+    label = f"{axis} category"
+    return [t.get_text() for t in ax.texts if t.get_label() == label]
+
+
+def unlabelled_texts(ax: Axes) -> list[str]:
+    """The axes' texts other than the names of its categories."""
+    return [t.get_text() for t in ax.texts if not t.get_label().endswith(" category")]

@@ -42,6 +42,9 @@ def test_the_web_app_starts_without_the_heavy_libraries():
         "get_resolver().url_patterns"
     )
     assert loaded_after(code) == []
+    # Nor the permutation generator and its process pool: the pages need only word units.
+    generator = "print('wojdb.core.permutations' in sys.modules)"
+    assert run(f"{code}\n{generator}").split() == ["False"]
 
 
 def test_a_view_that_needs_them_still_loads_them():

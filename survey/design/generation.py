@@ -22,7 +22,7 @@ from wojdb.core.permutations import (
     generate_many,
     quality,
 )
-from wojdb.core.permutations.truth import displaced, fixed_words, minimal_moves
+from wojdb.core.permutations.truth import truths
 
 SAVE_BATCH = 2000
 #: Types built on the hypothesis as well as the reference.
@@ -158,7 +158,7 @@ def _save_missing(triples, results, existing, bars: Bars) -> int:
 
 
 def _row(triple: Triple, permutation, rules: LanguageRules) -> Permutation:
-    fixed = fixed_words(permutation.tokens, rules)
+    displaced, minimal = truths(permutation.tokens, permutation.mapping, permutation.moved, rules)
     return Permutation(
         triple=triple,
         perm_type=permutation.perm_type,
@@ -168,8 +168,8 @@ def _row(triple: Triple, permutation, rules: LanguageRules) -> Permutation:
         tokens=list(permutation.tokens),
         moved=list(permutation.moved),
         mapping=list(permutation.mapping),
-        displaced=list(displaced(permutation.mapping, permutation.moved)),
-        minimal_moves=list(minimal_moves(permutation.mapping, fixed)),
+        displaced=list(displaced),
+        minimal_moves=list(minimal),
         quality=permutation.quality,
         software_version=VERSION,
     )

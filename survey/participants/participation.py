@@ -42,7 +42,6 @@ from survey.participants.assignment import enrol
 from wojdb.core import marks as word_marks
 from wojdb.core import texts
 from wojdb.core.language.rules import LanguageRules, rules_for
-from wojdb.core.permutations.truth import displaced
 from wojdb.core.vocabulary import ABANDONED, ASSIGNED, COMPLETED, IN_PROGRESS
 
 #: Sent after a withdrawal is stored, with the participant's former primary key (`pk`) and their
@@ -396,8 +395,6 @@ def practice_marks(study: Study, item: Item) -> tuple[str, frozenset[int]]:
     if permutation is None:
         return gettext(texts.en.PRACTICE_MARKS_UNKNOWN), frozenset()
     moved = permutation.displaced
-    if moved is None:  # imported from a release, which holds no stored truth
-        moved = displaced(permutation.mapping, permutation.moved)
     out = word_marks.in_units(set(moved), permutation.tokens, language_rules(study.language))
     if not out:
         return gettext(texts.en.PRACTICE_MARKS_NONE), frozenset()

@@ -17,7 +17,14 @@ from django.core.management import call_command
 
 import analysis.demo_studies
 from analysis.demo_studies import DEMOS, build_demo
-from survey.models import ConsentText, PaperAnswer, Participant, PlatformIdentity, Study
+from survey.models import (
+    ConsentText,
+    PaperAnswer,
+    Participant,
+    Permutation,
+    PlatformIdentity,
+    Study,
+)
 from survey.paper import scan_import
 from tests.analysis.test_frames import build_rated_study
 from tests.factories import FILLED_SETTINGS, make_study
@@ -61,6 +68,14 @@ def import_into_empty_database(release: Path) -> str:
     out = StringIO()
     call_command("import_wojdb", str(release), stdout=out, stderr=StringIO())
     return out.getvalue()
+
+
+def truths() -> dict[tuple, tuple]:
+    """Each permutation's stored truths (words displaced, fewest to move back), by what it is."""
+    rows = Permutation.objects.values_list(
+        "text", "perm_type", "degree", "displaced", "minimal_moves"
+    )
+    return {(text, kind, degree): (d, m) for text, kind, degree, d, m in rows}
 
 
 def round_trip(slug: str, tmp_path: Path) -> tuple[Path, Path, str]:
@@ -191,7 +206,12 @@ def test_the_demos_release_round_trips(tmp_path, monkeypatch, client):
     assert study.platform == "prolific" and study.completion_code
     # Every participant of the demo is simulated: its release is theirs, and says so.
     export(study.slug, tmp_path / "demo", "--zip", "--include-simulated")
+    generated = truths()
     printed = import_into_empty_database(tmp_path / "demo.zip")
+    # A release leaves the permutations' truths out; the import stores them as generated.
+    imported = truths()
+    assert len(imported) > 100 and all(displaced for displaced, _ in imported.values())
+    assert imported == {key: generated[key] for key in imported}
     assert "was imported closed" in printed and "completion_code (set on Prolific)" in printed
     export(study.slug, tmp_path / "again", "--zip", "--include-simulated")
     first = read.read_source(tmp_path / "demo.zip", tmp_path / "first")

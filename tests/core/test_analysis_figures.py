@@ -13,7 +13,7 @@ from matplotlib.colors import to_rgb
 from matplotlib.patches import Rectangle
 from PIL import Image
 
-from tests.figure_bars import collected_bars
+from tests.figure_bars import category_names, collected_bars
 from wojdb.core.report import figures as F
 from wojdb.core.report import png
 from wojdb.core.scales import answer_to_unit
@@ -81,7 +81,7 @@ def test_basic_demographics_counts_age_bands_nationality_and_gender():
     assert tick_texts(age.get_xticklabels()) == ["10", "20", "30", "40", "50", "60", "70", "80"]
     assert dict(
         zip(
-            tick_texts(nationality.get_yticklabels()),
+            category_names(nationality, "y"),
             [b.get_width() for b in bars_of(nationality)],
             strict=True,
         )
@@ -92,7 +92,7 @@ def test_basic_demographics_counts_age_bands_nationality_and_gender():
     }
     gender_counts = dict(
         zip(
-            tick_texts(gender.get_yticklabels()),
+            category_names(gender, "y"),
             [b.get_width() for b in bars_of(gender)],
             strict=True,
         )
@@ -116,7 +116,7 @@ def test_missing_demographics_are_said_not_recorded():
 def test_education_levels_in_order_and_grammar_attention_on_five_points():
     fig = F.education_and_grammar(PARTICIPANTS)
     education, grammar = fig.axes
-    assert tick_texts(education.get_yticklabels()) == [
+    assert category_names(education, "y") == [
         "School or none",
         "College diploma",
         "Undergraduate",
@@ -150,7 +150,7 @@ def test_score_distributions_stack_each_participants_shares_of_the_five_levels()
     # Blank answers are left out: p1 answered the order question three times, all with 5.
     p1_order = [s.height for s in collected_bars(order) if s.x < 0.5]
     assert p1_order == pytest.approx([0, 0, 0, 0, 1])
-    assert tick_texts(order.get_xticklabels()) == ["p1", "p2"]
+    assert category_names(order, "x") == ["p1", "p2"]
     assert "Not at all" in order.get_title(loc="left")
 
 
@@ -220,15 +220,16 @@ def test_correlation_bars_reach_the_best_configuration_and_mark_significance():
     bars = pd.DataFrame(bar_rows("order") + bar_rows("holistic"))
     fig = F.correlation_bars(bars, panel_titles={"order": "Word-order adequacy"})
     order, holistic = fig.axes
-    assert tick_texts(order.get_yticklabels()) == ["Kendall's τ", "BEER", "chrF", "'c' DTED"]
+    assert category_names(order, "y") == ["Kendall's τ", "BEER", "chrF", "'c' DTED"]
     drawn = collected_bars(order)
     assert [b.width for b in drawn] == pytest.approx([0.30, 0.32, -0.05, 0.40])
     assert [b.y + b.height / 2 for b in drawn] == pytest.approx([0, 1, 2, 3])
     colours = [b.facecolor[:3] for b in drawn]
     expected = [F.PURPLE, F.BLUE, F.BLUE, F.YELLOW]
     assert colours == [pytest.approx(to_rgb(c)) for c in expected]
-    stars = [t for t in order.texts if t.get_text() == "*"]
-    assert sorted(t.get_position()[1] for t in stars) == [0, 1]
+    # Asterisks (one line of markers per side of the axis) beside sources 0 and 1 only.
+    stars = [line for line in order.lines if line.get_label() == "_significant"]
+    assert sorted(y for line in stars for y in line.get_ydata()) == [0, 1]
     # Configuration markers only where a source has several configurations: 2 + 2 points, in
     # one collection per configuration, beside one collection of the two range lines (after
     # the bars').

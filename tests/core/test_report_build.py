@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.figure_bars import collected_bars
+from tests.figure_bars import category_names, collected_bars
 from tests.report_frames import CONFIGS, PERM_TYPES, study_frames, study_report
 from wojdb.core.report.build import build_report
 from wojdb.core.report.model import Report
@@ -131,7 +131,7 @@ def test_correlation_bars_reach_each_tools_best_configuration(built):
         (corr["judgment"] == C.ORDER) & (corr[C.GROUP] == C.HYPOTHESIS) & corr["adjusted"]
     ]
     ax = figure(report, "figure_7_6").axes[0]
-    labels = [t.get_text() for t in ax.get_yticklabels()]
+    labels = category_names(ax, "y")
     bars = dict(zip(labels, [b.width for b in collected_bars(ax)], strict=True))
     assert labels == ["BLEU", "'c' DTED", "'fc' DTED", "DERP"]
     best_c = chosen[(chosen[C.METRIC] == "DTED") & (chosen[C.VARIANT] == "c")]["r"].max()
@@ -142,7 +142,7 @@ def test_correlation_bars_reach_each_tools_best_configuration(built):
         "Word-order adequacy",
         "Holistic adequacy",
     ]
-    assert [t.get_text() for t in fig_7_3.axes[0].get_yticklabels()] == ["Kendall", "WMT", "BLEU"]
+    assert category_names(fig_7_3.axes[0], "y") == ["Kendall", "WMT", "BLEU"]
     fig_7_7 = figure(report, "figure_7_7")
     assert [ax.get_title(loc="left") for ax in fig_7_7.axes] == [f"'{t}'" for t in PERM_TYPES]
     assert fig_7_7.get_suptitle() == "Permutation type"

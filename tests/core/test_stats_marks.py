@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.figure_bars import category_names, unlabelled_texts
 from wojdb.core.stats import marks as M
 
 sets = st.sets(st.integers(0, 29), max_size=12)
@@ -180,6 +181,9 @@ def test_heat_strips_write_each_share_marked_and_outline_the_truth():
     pair = {"item": 7, "answers": 4, "kind": "permutation", "shown": ("a", "b", "c"),
             "shares": np.array([0.0, 0.25, 1.0]), "truth": (1, 2)}  # fmt: skip
     ax = mark_strips([pair]).axes[0]
-    assert [text.get_text() for text in ax.texts] == ["25%", "100%"]  # no one marked "a"
-    outlined = [p for p in ax.patches if not p.get_fill()]
-    assert sorted(round(p.get_x() + p.get_width() / 2) for p in outlined) == [1, 2]
+    assert unlabelled_texts(ax) == ["25%", "100%"]  # no one marked "a"
+    assert category_names(ax, "x") == ["a", "b", "c"]
+    cells, outlines = ax.collections
+    assert len(cells.get_paths()) == 3 and not len(outlines.get_facecolor())  # not filled
+    centres = [path.vertices[:4, 0].mean() for path in outlines.get_paths()]
+    assert centres == pytest.approx([1, 2])

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from wojdb.core.language.rules import LanguageRules
-from wojdb.core.permutations import truth
 
 WORDS = "words"
 CHARACTERS = "characters"
@@ -48,8 +47,9 @@ def permutation_truths(
 ) -> tuple[list[int], list[int]]:
     """A permutation's two truths in units: the units it displaced, and those of a smallest
     set of words whose moving back restores the reference (`truth`)."""
-    fixed = truth.fixed_words(tokens, rules)
-    displaced = truth.displaced(mapping, moved)
-    return in_units(displaced, tokens, rules), in_units(
-        truth.minimal_moves(mapping, fixed), tokens, rules
-    )
+    # On use: the permutations package brings its generator and multiprocessing, which the
+    # participant pages, needing only `units`, and every command's start do without.
+    from wojdb.core.permutations import truth
+
+    displaced, minimal = truth.truths(tokens, mapping, moved, rules)
+    return in_units(displaced, tokens, rules), in_units(minimal, tokens, rules)

@@ -41,6 +41,14 @@ def fixed_words(words: Sequence[str], rules: LanguageRules = ENGLISH) -> frozens
     )
 
 
+def truths(
+    tokens: Sequence[str], mapping: Sequence[int], moved: Collection[int], rules: LanguageRules
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """A permutation's two truths, in positions of its words: `displaced` and `minimal_moves`
+    (as stored with each permutation, however it was made)."""
+    return displaced(mapping, moved), minimal_moves(mapping, fixed_words(tokens, rules))
+
+
 def displaced(mapping: Sequence[int], moved: Collection[int]) -> tuple[int, ...]:
     """Positions of the words the algorithm moved or replaced (`moved`: reference indices)."""
     moved = set(moved)

@@ -29,9 +29,12 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
-from matplotlib.lines import Line2D
+from matplotlib.lines import TICKDOWN, TICKLEFT, Line2D
 from matplotlib.patches import Patch
+from matplotlib.path import Path as MarkerPath
+from matplotlib.text import Text, TextPath
 from matplotlib.ticker import MaxNLocator
+from matplotlib.transforms import Bbox
 
 from wojdb.core.report import png
 from wojdb.core.stats import columns as C
@@ -210,18 +213,91 @@ def _no_data(ax: Axes, what: str) -> None:
     ax.set_yticks([])
 
 
+#: The label of the texts :func:`_categories` writes, by axis ("x category", "y category").
+CATEGORY = "{} category"
+
+
+def _categories(
+    ax: Axes, axis: str, positions, labels: Sequence[str], marks: bool = False, **text
+) -> list[Text]:
+    """Name the categories at ``positions`` (data units) along the x or y axis where its tick
+    labels would go, as texts: a tick is five artists, each laid out again on every pass of
+    the layout and of each drawing, which made dozens of named categories cost most of their
+    figure's time. With ``marks``, their tick marks too (:func:`_tick_marks`). ``text``
+    styles the texts (rotation, ha, fontsize). The axis is left without ticks."""
+    length = matplotlib.rcParams[f"{axis}tick.major.size"] if marks else 0.0
+    pad = matplotlib.rcParams[f"{axis}tick.major.pad"] + length
+    if axis == "x":
+        ax.set_xticks([])
+        transform, va, ha = ax.get_xaxis_text1_transform(pad)
+    else:
+        ax.set_yticks([])
+        transform, va, ha = ax.get_yaxis_text1_transform(pad)
+    style = {"va": va, "ha": ha, "fontsize": matplotlib.rcParams[f"{axis}tick.labelsize"]} | text
+    if marks:
+        _tick_marks(ax, axis, positions)
+    return [
+        ax.text(
+            *_on_axis(axis, at), name, transform=transform, label=CATEGORY.format(axis), **style
+        )
+        for at, name in zip(positions, labels, strict=True)
+    ]
+
+
+def _on_axis(axis: str, at: float) -> tuple[float, float]:
+    return (at, 0.0) if axis == "x" else (0.0, at)
+
+
+def _tick_marks(ax: Axes, axis: str, positions) -> None:
+    """The axis's tick marks at ``positions`` (data units), as one line of the markers a tick
+    draws, outside the axes; the data limits are left alone."""
+    xy = np.array([_on_axis(axis, at) for at in positions], dtype=float).reshape(-1, 2)
+    rc = matplotlib.rcParams
+    ax.add_artist(
+        Line2D(
+            xy[:, 0],
+            xy[:, 1],
+            transform=ax.get_xaxis_transform() if axis == "x" else ax.get_yaxis_transform(),
+            linestyle="none",
+            marker=TICKDOWN if axis == "x" else TICKLEFT,
+            markersize=rc[f"{axis}tick.major.size"],
+            markeredgewidth=rc[f"{axis}tick.major.width"],
+            color=rc[f"{axis}tick.color"],
+            clip_on=False,
+        )
+    )
+
+
+def _label_under(ax: Axes, label: str, texts: Sequence[Text]) -> None:
+    """The x-axis label under ``texts`` (categories named by :func:`_categories`) as matplotlib
+    puts it under tick labels: centred on the axes, ``axes.labelpad`` below the lowest."""
+    rc = matplotlib.rcParams
+    ax.annotate(
+        label,
+        xy=(0.5, 0),
+        xycoords=(
+            ax.transAxes,
+            lambda renderer: Bbox.union([t.get_window_extent(renderer) for t in texts]),
+        ),
+        xytext=(0, -rc["axes.labelpad"]),
+        textcoords="offset points",
+        ha="center",
+        va="top",
+        fontsize=rc["axes.labelsize"],
+    )
+
+
 def _count_bars(ax: Axes, counts: pd.Series, horizontal: bool = False) -> None:
     """Bars of counts labelled with their values; categories in the order given."""
     labels = [str(label) for label in counts.index]
     positions = np.arange(len(counts))
     if horizontal:
         bars = ax.barh(positions, counts.to_numpy(), color=BLUE, height=0.7)
-        ax.set_yticks(positions, labels)
+        _categories(ax, "y", positions, labels)
         ax.invert_yaxis()
         ax.set_xlabel("Participants")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.spines["left"].set_visible(False)
-        ax.tick_params(axis="y", length=0)
     else:
         bars = ax.bar(positions, counts.to_numpy(), color=BLUE, width=0.7)
         ax.set_xticks(positions, labels)
@@ -422,11 +498,15 @@ def score_distributions(
         axes[0].legend(
             title="Score", ncols=5, loc="lower left", bbox_to_anchor=(0, 1.12), borderaxespad=0
         )
+        label = f"Participant (n = {len(participants)})"
         if len(participants) <= 60:
-            axes[1].set_xticks(positions, [str(p) for p in participants], rotation=90, fontsize=6)
+            names = [str(p) for p in participants]
+            ids = _categories(axes[1], "x", positions, names, marks=True, rotation=90, fontsize=6)
+            _tick_marks(axes[0], "x", positions)
+            _label_under(axes[1], label, ids)
         else:
             axes[1].set_xticks([])
-        axes[1].set_xlabel(f"Participant (n = {len(participants)})")
+            axes[1].set_xlabel(label)
     return fig
 
 
@@ -493,6 +573,7 @@ def holistic_vs_order(ratings: pd.DataFrame) -> Figure:
                 va="center",
                 fontsize=6.5,
                 color=BLACK,
+                clip_on=True,  # inside its bubble: the layout need not measure it
             )
         ticks = list(LEVELS)
         ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
@@ -571,13 +652,29 @@ def _draw_sources(
                 linewidth=0.7,
                 zorder=3,
             )
-    for label, source in per[per["significant"]].iterrows():
-        right = source["best"] >= 0
-        x = (source["best"] if right else source["least"]) + (pad if right else -pad)
-        ax.text(
-            x, position[label], "*", ha="left" if right else "right", va="center", color=GREY,
-            fontsize=10,
-        )  # fmt: skip
+    starred = per[per["significant"]]
+    right = (starred["best"] >= 0).to_numpy()
+    x = np.where(right, starred["best"] + pad, starred["least"] - pad)
+    y = starred.index.map(position).to_numpy()
+    for side, ha in ((right, "left"), (~right, "right")):
+        if side.any():
+            marker, size = _glyph_marker("*", 10, ha)
+            ax.plot(
+                x[side], y[side], linestyle="none", marker=marker, markersize=size,
+                markeredgewidth=0, color=GREY, label="_significant",
+            )  # fmt: skip
+
+
+def _glyph_marker(glyph: str, size: float, ha: str) -> tuple[MarkerPath, float]:
+    """A glyph as a marker, and its markersize: drawn at ``size`` points, its outline centred
+    on the point in height and starting (``ha`` "left") or ending ("right") there, as a text
+    would be. Many glyphs are then one line of markers, not a text each to lay out."""
+    outline = TextPath((0, 0), glyph, size=size)
+    (left, low), (right, high) = outline.get_extents().get_points()
+    moved = outline.vertices - [left if ha == "left" else right, (low + high) / 2]
+    # A marker path is scaled to fit its markersize by its furthest vertex: this size keeps
+    # the outline at its own size in points.
+    return MarkerPath(moved, outline.codes), 2 * float(np.abs(moved).max())
 
 
 def correlation_bars(
@@ -620,10 +717,9 @@ def correlation_bars(
             ax.set_title((panel_titles or {}).get(panel, str(panel)), loc="left")
             ax.set_xlabel(xlabel)
             ax.spines["left"].set_visible(False)
-            ax.tick_params(axis="y", length=0)
         # Sources are named on the first panel only; the others share its rows but not its
         # axis, whose ticks every draw of every panel would lay out again, unseen.
-        axes[0].set_yticks(range(len(labels)), labels)
+        _categories(axes[0], "y", range(len(labels)), labels)
         for ax in axes[1:]:
             ax.set_yticks([])
         for ax in axes:
@@ -691,7 +787,7 @@ def system_scores(table: pd.DataFrame) -> Figure:
             ax.axvline(0, color=GREY, linewidth=0.5)
             for k in np.flatnonzero(np.diff(part["cluster"].to_numpy()) != 0):
                 ax.axhline(k + 0.5, color=GREY, linewidth=0.6, linestyle="--")
-            ax.set_yticks(y, part["system"])
+            _categories(ax, "y", y, part["system"].tolist(), marks=True)
             ax.invert_yaxis()
             ax.set_xlabel("mean z")  # of segments, or of annotations where published
             ax.set_title(" ".join(filter(None, [lp, f"({source})" if source else ""])))
@@ -712,20 +808,21 @@ def mark_strips(pairs: Sequence[dict]) -> Figure:
         for ax, pair in zip(axes, pairs, strict=True):
             shares, shown, truth = pair["shares"], pair["shown"], set(pair["truth"] or ())
             x = np.arange(len(shares))
-            ax.bar(x, 1, width=1, color=cmap(shares), edgecolor="white", linewidth=0.5)
+            _cells(ax, x, facecolor=cmap(shares), edgecolor="white", linewidth=0.5)
             if truth:
-                ax.bar(sorted(truth), 1, width=1, fill=False, edgecolor=VERMILLION, linewidth=1.5)
+                _cells(ax, sorted(truth), facecolor="none", edgecolor=VERMILLION, linewidth=1.5)
             for u, share in enumerate(shares):
                 if share:  # a cell left blank was marked by no one (fewer texts to lay out)
                     colour = "black" if share > 0.55 else "white"
                     ax.text(
-                        u, 0.5, f"{share:.0%}", ha="center", va="center", color=colour, fontsize=5
-                    )
-            ax.set_xticks(x, shown, rotation=60, ha="right", fontsize=6)
+                        u, 0.5, f"{share:.0%}", ha="center", va="center", color=colour, fontsize=5,
+                        clip_on=True,  # inside its cell: the layout need not measure it
+                    )  # fmt: skip
+            _categories(ax, "x", x, shown, rotation=60, ha="right", fontsize=6)
             ax.set_xlim(-0.5, len(shares) - 0.5)
+            ax.set_ylim(0, 1.05)  # as ax.bar's cells would set it
             ax.set_yticks([])
             ax.spines[["left", "bottom"]].set_visible(False)
-            ax.tick_params(length=0)
             ax.set_title(
                 f"Item {pair['item']}: {pair['answers']} answers; {_strip_truth(pair)}",
                 loc="left",
@@ -733,6 +830,13 @@ def mark_strips(pairs: Sequence[dict]) -> Figure:
                 fontweight="normal",
             )
     return fig
+
+
+def _cells(ax: Axes, units: Sequence[int], **style) -> None:
+    """A strip's cells at these units, as one collection (a Rectangle each cost its own
+    artist's drawing)."""
+    at = np.asarray(units, dtype=float)
+    _bars(ax, at, np.ones(len(at)), 1.0, np.zeros(len(at)), joinstyle="miter", **style)
 
 
 def _strip_truth(pair: dict) -> str:
