@@ -234,18 +234,18 @@ class Command(BaseCommand):
                 f"{row.participants:>12} {row.items:>6} {row.power:>6.2f} "
                 f"{row.mean_r_a:>9.3f} {row.mean_r_b:>9.3f}"
             )
-        if result.required is None:
-            self.stdout.write(
-                self.style.WARNING(
-                    f"No size tried reached power {options['target']:g}: try more participants."
-                )
-            )
+        self._answer(
+            result.required,
+            f"Fewest participants reaching power {options['target']:g}",
+            f"No size tried reached power {options['target']:g}: try more participants.",
+        )
+
+    def _answer(self, required: int | None, found: str, missing: str) -> None:
+        """The fewest participants found, or why none was."""
+        if required is None:
+            self.stdout.write(self.style.WARNING(missing))
         else:
-            self.stdout.write(
-                self.style.SUCCESS(
-                    f"Fewest participants reaching power {options['target']:g}: {result.required}"
-                )
-            )
+            self.stdout.write(self.style.SUCCESS(f"{found}: {required}"))
 
     def _marks(self, mark_recall, mark_false, half_width, bootstrap, **options):
         import numpy as np
@@ -297,19 +297,12 @@ class Command(BaseCommand):
             "are right)."
         )
         wanted = f"within ±{half_width:g}"
-        if result.required_median is None:
-            self.stdout.write(
-                self.style.WARNING(
-                    f"No size tried brings the median group {wanted}: try more participants."
-                )
-            )
-        else:
-            self.stdout.write(
-                self.style.SUCCESS(
-                    f"Fewest participants bringing the median group {wanted}: "
-                    f"{result.required_median}"
-                )
-            )
+        self._answer(
+            result.required_median,
+            f"Fewest participants bringing the median group {wanted}",
+            f"No size tried brings the median group {wanted}: try more participants.",
+        )
+        missing = ""
         if result.required is None:
             last = result.table.iloc[-1]
             how = (
@@ -318,16 +311,9 @@ class Command(BaseCommand):
                 else f"has ±{last['widest_half_width']:.3f}"
             )
             pairs = last["widest_pairs"]
-            self.stdout.write(
-                self.style.WARNING(
-                    f"No size tried brings every group {wanted}: at {last['participants']} "
-                    f"participants the widest, {last['widest_group']} (a median of {pairs:g} "
-                    f"pair{'' if pairs == 1 else 's'} a study), {how}; try more participants."
-                )
+            missing = (
+                f"No size tried brings every group {wanted}: at {last['participants']} "
+                f"participants the widest, {last['widest_group']} (a median of {pairs:g} "
+                f"pair{'' if pairs == 1 else 's'} a study), {how}; try more participants."
             )
-        else:
-            self.stdout.write(
-                self.style.SUCCESS(
-                    f"Fewest participants bringing every group {wanted}: {result.required}"
-                )
-            )
+        self._answer(result.required, f"Fewest participants bringing every group {wanted}", missing)
