@@ -31,6 +31,7 @@ OTHERS = (
     "axes_list_attempts",
     "axes_reset_ip",
     "axes_reset_username",
+    "changepassword",
     "check",
     "collectstatic",
     "createsuperuser",

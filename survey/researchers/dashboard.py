@@ -317,8 +317,8 @@ def team(request, slug):
         messages.error(
             request,
             f"Nothing was changed: there is no researcher account {name!r} (an account needs "
-            "staff status to sign in to the researcher pages; `createsuperuser` or the admin "
-            "makes one).",
+            f"staff status to sign in to the researcher pages; the server's operator makes one "
+            f"with `manage.py add_researcher {name}`).",
         )
         return redirect("dashboard:study", slug=slug)
     try:

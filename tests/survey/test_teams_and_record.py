@@ -242,3 +242,37 @@ def test_the_owner_deletes_a_study_in_the_admin_after_seeing_what_goes_and_the_r
     deleted = record.entries(study.slug).get(action="study deleted")
     assert deleted.details == {"participants": 0, "questionnaires": 2, "ratings": 0}
     assert deleted.actor == "ada"
+
+
+def test_add_researcher_makes_a_staff_account_that_signs_in_and_joins_a_team(ada):
+    said = run("add_researcher", "ben", "--email", "ben@example.org")
+    password = said.split("shown this once: ")[1].split()[0]
+    ben = get_user_model().objects.get(username="ben")
+    assert (ben.is_staff, ben.is_superuser, ben.email) == (True, False, "ben@example.org")
+    assert ben.check_password(password) and not ben.user_permissions.exists()
+    client = Client()
+    signed_in = client.post("/admin/login/", {"username": "ben", "password": password})
+    assert signed_in.status_code == 302
+    assert client.get("/admin/password_change/").status_code == 200
+    # Not in a team yet: the study answers as one that does not exist.
+    study = make_study()
+    page = reverse("dashboard:study", args=[study.slug])
+    assert client.get(page).status_code == 404
+    run("study_team", study.slug, "--add", "ben", ANALYST)
+    assert client.get(page).status_code == 200
+
+
+def test_add_researcher_gives_staff_status_keeping_the_password_and_refuses_the_rest(ada):
+    get_user_model().objects.create_user("pat", password="pats-own-password")
+    assert "not staff" in refused("study_team", make_study().slug, "--add", "pat", OWNER)
+    assert "staff status given, password kept" in run("add_researcher", "pat")
+    pat = get_user_model().objects.get(username="pat")
+    assert pat.is_staff and not pat.is_superuser and pat.check_password("pats-own-password")
+
+    users = get_user_model().objects.count()
+    assert "is a researcher already" in refused("add_researcher", "ada")
+    assert get_user_model().objects.get(username="ada").check_password("pw-long-enough")
+    assert refused("add_researcher", "no spaces allowed").startswith("USER: Enter a valid")
+    assert refused("add_researcher", "x" * 151).startswith("USER: longer than 150")
+    assert refused("add_researcher", "zoe", "--email", "zoe@").startswith("--email: Enter a")
+    assert get_user_model().objects.count() == users

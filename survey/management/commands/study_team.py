@@ -47,12 +47,12 @@ def _researcher(name: str):
     user = get_user_model().objects.filter(username=name).first()
     if user is None:
         raise refused(
-            f"no user {name!r}: create the account first (`createsuperuser`, or the admin's "
-            "Users page). Nothing was changed."
+            f"no user {name!r}: make the account first (`add_researcher {name}`). Nothing was "
+            "changed."
         )
     if not user.is_staff:
         raise refused(
             f"{name!r} is not staff, so cannot sign in to the researcher pages: give the "
-            "account staff status first. Nothing was changed."
+            f"account staff status first (`add_researcher {name}`). Nothing was changed."
         )
     return user
