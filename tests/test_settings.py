@@ -176,3 +176,24 @@ def test_python_m_wojdb_cli_is_the_wojdb_command(tmp_path):
     unknown = run(["-m", "wojdb.cli", "nope"], {}, tmp_path)
     assert unknown.returncode == 2 and "Unknown command: 'nope'" in unknown.stderr
     assert "Type 'wojdb help' for usage." in unknown.stderr
+
+
+MANIFEST = {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"}
+
+
+def test_an_app_server_refuses_to_start_without_the_collected_static_files(tmp_path, settings):
+    """Without them every page was a bare "Server Error (500)" and nothing in the log."""
+    from django.core.exceptions import ImproperlyConfigured
+
+    from wojdb import serving
+
+    settings.STORAGES = {**settings.STORAGES, "staticfiles": MANIFEST}
+    settings.STATIC_ROOT = tmp_path
+    settings.DEBUG = False
+    with pytest.raises(ImproperlyConfigured, match="Run `manage.py collectstatic --noinput`"):
+        serving.prepare()
+    (tmp_path / "staticfiles.json").write_text('{"paths": {}, "version": "1.1"}')
+    assert serving.static_files_problem() is None
+    settings.DEBUG = True  # pages link to the files by their own names
+    (tmp_path / "staticfiles.json").unlink()
+    assert serving.static_files_problem() is None

@@ -8,6 +8,9 @@ Frozen, they are set aside from every collection (gc.freeze, meant for long-live
 A request's own objects are nearly all freed by reference counting when it ends, so the
 collector also runs less often than Python's default (every 700 allocations): a few percent
 of a request (bench/survey_page_bench.py).
+
+It also refuses to serve without the collected static files: every page would be a bare
+"Server Error (500)", with nothing in the log to say why.
 """
 
 from __future__ import annotations
@@ -19,10 +22,30 @@ COLLECTOR_THRESHOLDS = (50_000, 20, 20)
 
 
 def prepare() -> None:
+    from django.core.exceptions import ImproperlyConfigured
     from django.urls import get_resolver
 
+    if problem := static_files_problem():
+        raise ImproperlyConfigured(problem)
     get_resolver().url_patterns  # noqa: B018 - imports the views now rather than on a request
     gc.unfreeze()  # with the start-up's garbage, frozen unexamined (survey/apps.py)
     gc.collect()
     gc.freeze()
     gc.set_threshold(*COLLECTOR_THRESHOLDS)
+
+
+def static_files_problem() -> str | None:
+    """Why the pages cannot be served, if the static files they link to were not collected:
+    without DEBUG, the hashed names come from the manifest `collectstatic` writes."""
+    from django.conf import settings
+    from django.contrib.staticfiles.storage import ManifestFilesMixin, staticfiles_storage
+
+    if settings.DEBUG or not isinstance(staticfiles_storage, ManifestFilesMixin):
+        return None
+    if staticfiles_storage.manifest_storage.exists(staticfiles_storage.manifest_name):
+        return None
+    return (
+        f"the static files are not collected ({settings.STATIC_ROOT} has no "
+        f"{staticfiles_storage.manifest_name}): every page would fail. Run "
+        "`manage.py collectstatic --noinput`, then start the server again."
+    )
