@@ -253,6 +253,8 @@ def test_add_researcher_makes_a_staff_account_that_signs_in_and_joins_a_team(ada
     client = Client()
     signed_in = client.post("/admin/login/", {"username": "ben", "password": password})
     assert signed_in.status_code == 302
+    studies = client.get(reverse("dashboard:index")).content.decode()
+    assert 'href="/admin/password_change/">Password</a>' in studies
     assert client.get("/admin/password_change/").status_code == 200
     # Not in a team yet: the study answers as one that does not exist.
     study = make_study()

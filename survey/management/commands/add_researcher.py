@@ -12,9 +12,9 @@ class Command(BaseCommand):
     help = (
         "Make a researcher's account: a staff account, which signs in to the researcher pages "
         "and sees the studies whose team it is in (study_team), with no other right. A new "
-        "account gets a password printed once, for its owner to change after signing in "
-        "(/admin/password_change/); an existing account without staff status is given it, its "
-        "password kept. A forgotten password is reset with `changepassword USER`."
+        "account gets a password printed once, for its owner to change after signing in (the "
+        "researcher pages' Password link); an existing account without staff status is given "
+        "it, its password kept. A forgotten password is reset with `changepassword USER`."
     )
 
     def add_arguments(self, parser):
@@ -47,7 +47,8 @@ class Command(BaseCommand):
             users.objects.create_user(username, email=email, password=password, is_staff=True)
             self.stdout.write(
                 f"Made the researcher account {username}. Its password, shown this once: "
-                f"{password}\nThey change it after signing in, at /admin/password_change/."
+                f"{password}\nThey change it after signing in: the researcher pages' Password "
+                "link (/admin/password_change/)."
             )
         self.stdout.write(f"Add them to a study with `study_team SLUG --add {username} ROLE`.")
 
