@@ -275,6 +275,8 @@ def test_add_researcher_gives_staff_status_keeping_the_password_and_refuses_the_
     assert "is a researcher already" in refused("add_researcher", "ada")
     assert get_user_model().objects.get(username="ada").check_password("pw-long-enough")
     assert refused("add_researcher", "no spaces allowed").startswith("USER: Enter a valid")
-    assert refused("add_researcher", "x" * 151).startswith("USER: longer than 150")
+    assert refused("add_researcher", "x" * 151).startswith(
+        "USER: Ensure this value has at most 150 characters (it has 151)."
+    )
     assert refused("add_researcher", "zoe", "--email", "zoe@").startswith("--email: Enter a")
     assert get_user_model().objects.count() == users

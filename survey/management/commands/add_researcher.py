@@ -23,9 +23,8 @@ class Command(BaseCommand):
 
     def handle(self, username, email, **_):
         users = get_user_model()
-        _valid("USER", username, users.username_validator)
-        if len(username) > users._meta.get_field("username").max_length:
-            raise refused("USER: longer than 150 characters. Nothing was changed.")
+        # The model field's own rules: its characters and its length.
+        _valid("USER", username, users._meta.get_field("username").run_validators)
         if email:
             _valid("--email", email, validate_email)
         user = users.objects.filter(username=username).first()
