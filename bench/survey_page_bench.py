@@ -20,7 +20,7 @@ weight with its assets (target: under 60 KB).
     .venv/bin/python bench/survey_page_bench.py --word-marks
 
 With --word-marks the studies ask for the words out of place too, and every save marks a word
-other than the last save's (the costlier case: the item's sentence is read to check it).
+other than the last save's (the costlier case: the words are checked against the sentence).
 """
 
 from __future__ import annotations

@@ -87,12 +87,6 @@ PARTICIPANT_WITH_RATING = rows.Query(
 RATING_SQL = "SELECT * FROM survey_rating WHERE participant_id = %s AND item_id = %s"
 RATING = rows.Query(Rating, RATING_SQL)
 RATING_FOR_UPDATE = rows.Query(Rating, RATING_SQL + " FOR UPDATE")
-ITEM = (
-    "SELECT i.id, i.triple_id, i.permutation_id, t.segment_id, t.hypothesis, s.reference,"
-    " s.source_lang, p.text FROM survey_item i JOIN survey_triple t ON t.id = i.triple_id"
-    " JOIN survey_segment s ON s.id = t.segment_id"
-    " LEFT JOIN survey_permutation p ON p.id = i.permutation_id WHERE i.id = %s"
-)
 CONSENT = rows.Query(
     ConsentText,
     "SELECT * FROM survey_consenttext WHERE study_id = %s ORDER BY version DESC LIMIT 1",
@@ -418,9 +412,7 @@ def item_at(participant: Participant, position: int) -> Item:
     """The item shown at a position (the study's sample at 0, else the questionnaire's entry),
     with what its page shows loaded: the two sentences and the source language. Other fields
     are read from the database if used."""
-    with connection.cursor() as cursor:
-        cursor.execute(ITEM, [item_id_at(participant, position)])
-        row = cursor.fetchone()
+    row = study_cache.item(item_id_at(participant, position), content_fixed(participant))
     if row is None:
         raise Refused(gettext("there is no item at position %(n)s") % {"n": position})
     item_id, triple_id, permutation_id, segment_id, hypothesis, reference, language, text = row
@@ -436,6 +428,14 @@ def _loaded(model, **values):
     """An instance with only `values` loaded from the database, as `QuerySet.only` makes."""
     names = [f.attname for f in model._meta.concrete_fields if f.attname in values]
     return model.from_db(connection.alias, names, [values[name] for name in names])
+
+
+def content_fixed(participant: Participant) -> bool:
+    """Whether what the participant's items show can no longer change: they consented and are
+    real (neither pilot nor simulated), so the study is locked (survey/design/shown.py)."""
+    return participant.consent_version is not None and not (
+        participant.pilot or participant.simulated
+    )
 
 
 def item_id_at(participant: Participant, position: int) -> int:
@@ -492,13 +492,13 @@ def save_answer(
     rating = rating_of(participant, item_id, **shown)
     state = MARKS_STATE if answer.marked else ANSWER_STATE
     read = {name: getattr(rating, name) for name in state}
-    units = marked_units(participant.study, item_id, answer, rating)
+    units = marked_units(participant, item_id, answer, rating)
     saved, changes = answered(rating, answer, now, units)
     if not changes or rows.update(Rating, rating.pk, changes, unless_changed=read):
         return saved
     with transaction.atomic():
         rating = rating_of(participant, item_id, lock=True, **shown)
-        units = units or marked_units(participant.study, item_id, answer, rating)
+        units = units or marked_units(participant, item_id, answer, rating)
         saved, changes = answered(rating, answer, now, units)
         if changes:
             rows.update(Rating, rating.pk, changes)
@@ -521,15 +521,16 @@ def units_of(study: Study, text: str) -> list[str]:
     return word_marks.units(text, language_rules(study.language))
 
 
-def marked_units(study: Study, item_id: int, answer: Answer, rating: Rating) -> list | None:
+def marked_units(
+    participant: Participant, item_id: int, answer: Answer, rating: Rating
+) -> list | None:
     """The units of the item's first sentence, read only where the answer changes the words
     marked; Refused, naming the position, for one past them."""
     if not (answer.marked and answer.marks) or answer.marks == marked_positions(rating.marks):
         return None
-    with connection.cursor() as cursor:
-        cursor.execute(ITEM, [item_id])
-        _, _, permutation_id, _, hypothesis, _, _, text = cursor.fetchone()
-    units = units_of(study, hypothesis if permutation_id is None else text)
+    row = study_cache.item(item_id, content_fixed(participant))
+    _, _, permutation_id, _, hypothesis, _, _, text = row
+    units = units_of(participant.study, hypothesis if permutation_id is None else text)
     if outside := [p for p in answer.marks if p >= len(units)]:
         message = gettext("word %(position)s is not in the first sentence, which has %(count)s")
         raise Refused(message % {"position": outside[0], "count": len(units)})

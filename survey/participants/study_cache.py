@@ -11,6 +11,11 @@ questionnaire to hand out is no part of its row, so the study link reads it with
 A questionnaire's items, by position: they never change once a participant has consented
 (a started questionnaire is revised as a new version, survey/design/questionnaires.py), so they are
 kept without a check, for consented participants only.
+
+What an item shows (its two sentences and the source language): fixed once real people took
+part in a study that shows it (survey/design/shown.py, whose lock the admin keeps too), so it is
+kept for a consented participant who is neither a pilot nor simulated, whose own participation
+is such a lock; an item page then reads the participant and their rating alone.
 """
 
 from __future__ import annotations
@@ -29,8 +34,16 @@ BY_SLUG = (
     " WHERE q.study_id = s.id AND q.active) FROM survey_study s WHERE s.slug = %s"
 )
 
+ITEM = (
+    "SELECT i.id, i.triple_id, i.permutation_id, t.segment_id, t.hypothesis, s.reference,"
+    " s.source_lang, p.text FROM survey_item i JOIN survey_triple t ON t.id = i.triple_id"
+    " JOIN survey_segment s ON s.id = t.segment_id"
+    " LEFT JOIN survey_permutation p ON p.id = i.permutation_id WHERE i.id = %s"
+)
+
 _studies: dict[int, Study] = {}
 _questionnaires: dict[int, dict[int, int]] = {}
+_items: dict[int, tuple] = {}
 
 
 def study(pk: int, revision: int) -> Study:
@@ -66,6 +79,19 @@ def questionnaire_items(questionnaire_id: int) -> dict[int, int]:
     return items
 
 
+def item(item_id: int, fixed: bool) -> tuple | None:
+    """The item's row as ITEM reads it, or None: from the process's copy where `fixed`, what
+    it shows being locked (see above)."""
+    row = _items.get(item_id) if fixed else None
+    if row is None:
+        with connection.cursor() as cursor:
+            cursor.execute(ITEM, [item_id])
+            row = cursor.fetchone()
+        if fixed and row is not None:
+            _keep(_items, item_id, row)
+    return row
+
+
 def _keep(cache: dict, key: int, value) -> None:
     if len(cache) >= MOST:
         cache.clear()
@@ -76,3 +102,4 @@ def clear() -> None:
     """Forget everything: after the database was replaced under the process (tests, restores)."""
     _studies.clear()
     _questionnaires.clear()
+    _items.clear()

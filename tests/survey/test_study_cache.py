@@ -132,3 +132,43 @@ def test_parts_kept_rendered_show_each_participant_their_own_answers(db):
     refused = third.post(f"/p/{token}/consent/", {"statement_1": "yes"})
     assert "Please answer Yes or No to every statement." in refused.text
     assert "Please answer Yes or No" not in third.get(f"/p/{token}/consent/").text
+
+
+def sentence_shown(client, participant) -> bool:
+    return (
+        "Sentence changed after the first showing."
+        in client.get(f"/p/{participant.token}/item/1/").text
+    )
+
+
+def change_the_first_sentence(participant) -> None:
+    """As a command or the shell could; the admin refuses it once the study is locked."""
+    item = Item.objects.select_related("triple").get(
+        pk=participant.questionnaire.entries.get(position=1).item_id
+    )
+    if item.permutation_id:
+        item.permutation.text = "Sentence changed after the first showing."
+        item.permutation.save(update_fields=["text"])
+    else:
+        item.triple.hypothesis = "Sentence changed after the first showing."
+        item.triple.save(update_fields=["hypothesis"])
+
+
+def test_a_pilots_items_are_read_again_at_every_showing(db):
+    # Before real people take part, what a study shows may still change: a pilot sees it.
+    study = make_study(launched_at=None)
+    client = Client()
+    pilot = started(client, study)
+    assert pilot.pilot and not sentence_shown(client, pilot)
+    change_the_first_sentence(pilot)
+    assert sentence_shown(client, pilot)
+
+
+def test_a_real_participants_items_are_read_once_by_the_process(reader):
+    # A real participant's consent locks what the study shows: the process keeps the items.
+    client, participant = reader
+    assert not participant.pilot and not sentence_shown(client, participant)
+    change_the_first_sentence(participant)
+    assert not sentence_shown(client, participant)
+    study_cache.clear()  # as in another process, or after a restart
+    assert sentence_shown(client, participant)
