@@ -161,7 +161,9 @@ class Site:
         return study.slug
 
     def start(self) -> None:
-        command = [sys.executable, "-m", "gunicorn", "wojdb.wsgi", "--workers", str(self.workers)]
+        from wojdb.gunicorn_conf import COMMAND  # as the deployment runs it
+
+        command = [sys.executable, "-m", *COMMAND, "--workers", str(self.workers)]
         if self.threads > 1:
             command += ["--threads", str(self.threads)]  # gunicorn's gthread workers
         self.processes = []

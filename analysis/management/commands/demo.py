@@ -10,6 +10,7 @@ from django.urls import reverse
 from analysis.demo_studies import DEMOS, build_demo, demo_errors, researcher_login
 from survey.management.reporting import print_report, refused
 from wojdb.arguments import PORT, SEED
+from wojdb.gunicorn_conf import COMMAND
 
 
 class Command(BaseCommand):
@@ -87,5 +88,5 @@ class Command(BaseCommand):
         call_command("collectstatic", interactive=False, verbosity=0)
         self.stdout.write(f"  Serving on http://127.0.0.1:{port}/ (Ctrl-C stops)")
         self.stdout.flush()
-        gunicorn = [sys.executable, "-m", "gunicorn", "wojdb.wsgi", "--bind", f"127.0.0.1:{port}"]
-        os.execv(sys.executable, [*gunicorn, "--workers", "2", "--access-logfile", "-"])
+        gunicorn = [sys.executable, "-m", *COMMAND, "--bind", f"127.0.0.1:{port}", "--workers", "2"]
+        os.execv(sys.executable, [*gunicorn, "--access-logfile", "-"])
