@@ -288,6 +288,10 @@ async def sent(port: int, request: bytes) -> socket.socket:
     address = ("127.0.0.1", port)
     sock = socket.socket()
     sock.setblocking(False)
+    # The request and its end in one segment, as a proxy's request is one: sent apart, the
+    # end could open the connection to a worker while the request was lost in an overflowing
+    # queue, leaving the worker on its read until the client sent it again, seconds later.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 1)
     try:
         code = sock.connect_ex(address)
         if code not in (0, errno.EINPROGRESS):
