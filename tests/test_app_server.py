@@ -75,3 +75,14 @@ def test_a_connection_that_sends_nothing_leaves_the_only_worker_free(tmp_path):
         server.terminate()
         server.wait(timeout=30)
         log.close()
+
+
+def test_every_documented_start_of_the_app_server_uses_its_settings():
+    started = []
+    for path in [ROOT / "README.md", *ROOT.glob("docs/*.md"), *ROOT.glob("bin/*")]:
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            if "gunicorn" in line and "wojdb.wsgi" in line:
+                started.append((path.name, number, line))
+    assert len(started) >= 5  # README, bin/demo, the deployment's two, MTurk's local trial
+    for name, number, line in started:
+        assert " ".join(COMMAND) in line, f"{name}:{number}: {line}"
