@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.servers import free_port
 from wojdb.gunicorn_conf import COMMAND
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,12 +23,6 @@ def app(environ, start_response):
     start_response("200 OK", [("Content-Type", "text/plain")])
     return [b"served"]
 """
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def get(port: int, timeout: float) -> bytes:

@@ -8,7 +8,6 @@ import importlib.metadata
 import os
 import re
 import shutil
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -24,6 +23,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from tests.servers import free_port
 from wojdb.cli import command_line
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -200,12 +200,6 @@ def _fresh_venv(tmp_path: Path, wheel: Path) -> Path:
     return venv
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _wait_for(url: str, server: subprocess.Popen, seconds: float = 600) -> str:
     """The page at url, once the server answers; fails if the server stops first."""
     deadline = time.monotonic() + seconds
@@ -267,7 +261,7 @@ def test_the_wheel_installs_and_runs_the_demo_from_its_data_folder(tmp_path):
     # `wojdb demo` builds the demo into WOJDB_HOME, then serves it.
     checkout_db = ROOT / "var" / "wojdb.sqlite3"
     before = checkout_db.stat().st_mtime_ns if checkout_db.exists() else None
-    port = _free_port()
+    port = free_port()
     with subprocess.Popen(
         [wojdb, "demo", "--port", str(port)],
         cwd=cwd,

@@ -10,7 +10,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import time
 import urllib.error
@@ -18,6 +17,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.servers import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = "## Your own study in brief"
@@ -81,12 +82,6 @@ def compiled_metrics() -> list[Path]:
 
     compute_many([PairInput(0, parse("the mat sat on the cat"), parse("the cat sat on the mat"))])
     return sorted((ROOT / "wojdb/core/metrics/__pycache__").glob("*.nb[ic]"))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def serve_and_check(command: str, clone: Path, env: dict, url_path: str) -> None:
