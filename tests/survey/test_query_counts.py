@@ -2,8 +2,9 @@
 
 Every page of the participant's path and every answer save is served from a handful of queries
 (bench/survey_page_bench.py measures their cost); these tests fail when a change adds one. Counts
-are those of a process that has served the study before, as an app server has: the study and its
-questionnaire are then kept in memory (survey/participants/study_cache.py). They are counted on
+are those of a process that has served the study before, as an app server has: the study, its
+questionnaire and, for a real participant, its items' sentences are then kept in memory
+(survey/participants/study_cache.py). They are counted on
 SQLite, where a write transaction's BEGIN and COMMIT (in tests, a savepoint and its release) are
 queries; on PostgreSQL they are not, so there are fewer.
 """
