@@ -8,8 +8,9 @@ Each participant, a task of one event loop, reads the study link's page, the con
 about-you page (answering some questions or none) and the instructions, --read seconds each on
 average, then for the sample and every pair loads the page and saves its answers as the page's
 script does: the pair's two answers in one JSON post, SETTLE seconds after the second is given,
-or with the move on when "Next" is pressed meanwhile, while "Next" pressed later goes straight
-to the page the save's reply named.
+or with the move on when "Next" is pressed meanwhile (the reply then brings the next pair's page,
+which the script shows in place), while "Next" pressed later opens the page the save's reply
+named.
 Some saves are sent twice, as after a lost reply. Only answer saves are timed, from sending
 the request to reading the reply; a save sent again after a failed connection is timed from
 its last sending.
@@ -430,10 +431,12 @@ class Participant:
         # The instructions' link to the first item.
         path = START.search((await self.page(sent.header("Location"))).text)[1]
         await self.pause(self.read)
+        shown = None  # the pair's page, where the last save's reply brought it
         while "/item/" in path:
-            item = int(ITEM.search((await self.page(path)).text)[1])
+            item = int(ITEM.search(shown or (await self.page(path)).text)[1])
             if path.endswith("?feedback=1"):  # the practice pair's feedback: on to pair 1
-                path = (await self.save(path, token, item, {"go": "start"}))["next"]
+                reply = await self.save(path, token, item, {"go": "start"})
+                path, shown = reply["next"], reply.get("page")
                 continue
             holistic, order = self.rng.randint(1, 5), self.rng.randint(1, 5)
             # As the page's script: the first answer waits for the second, and both wait
@@ -460,8 +463,9 @@ class Participant:
                 with self.results.lock:
                     self.results.repeats += 1
             if second["go"] == "next":
-                path = reply["next"]
+                path, shown = reply["next"], reply.get("page")
             else:
+                shown = None
                 await asyncio.sleep(pressing - SETTLE)
                 path = reply["moves"]["next"]
         await self.page(path)  # the final check

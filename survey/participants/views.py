@@ -8,7 +8,7 @@ the participant and recover instead of showing the project-wide failure page.
 from __future__ import annotations
 
 from functools import wraps
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -16,7 +16,7 @@ from django.db.models import Count, Q
 from django.http import Http404, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware, get_token
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import resolve, reverse
 from django.utils import translation
 from django.utils.html import format_html_join
 from django.utils.safestring import mark_safe
@@ -123,7 +123,9 @@ def document(text: str, study: Study) -> list[tuple[str, str]]:
 
 def page(request, template: str, participant=None, status: int = 200, **context):
     """Render a participant page with what every page shows (study, its platform, reading mode,
-    links)."""
+    links). `here`: the page's own address, where it is not the request's (a pair's page sent
+    in the reply to the previous pair's save)."""
+    context["here"] = context.get("here") or request.path
     if participant is not None:
         context.setdefault("study", participant.study)
         context["platform"] = platforms.serving(participant)
@@ -516,6 +518,7 @@ def item_page(
     feedback=False,
     missing=(),
     shown_marks=None,
+    here=None,
 ):
     """An item page; `shown` (and `shown_marks`) override the saved values (a renewed expired
     page). The practice pair's `feedback` shows what each question asks of it, once answered;
@@ -550,6 +553,7 @@ def item_page(
         notice=notice,
         feedback=feedback,
         rating=rating,
+        here=here,
     )
 
 
@@ -586,14 +590,25 @@ def item(request, participant, position):
     if participant.status == COMPLETED:
         return redirect("survey:done", participant.token)
     try:
-        item, rating = participation.show(participant, position)
+        return pair_page(
+            request,
+            participant,
+            position,
+            feedback="feedback" in request.GET,
+            # After a refused move on (`incomplete`): the questions still unanswered, as saved.
+            unanswered=UNANSWERED in request.GET,
+        )
     except Refused as error:
         raise Http404(str(error)) from error
+
+
+def pair_page(request, participant, position, feedback=False, unanswered=False, here=None):
+    """The page of the pair at `position`, which the participant is now on (Refused where it is
+    not theirs)."""
+    item, rating = participation.show(participant, position)
     participant.position = position
-    feedback = "feedback" in request.GET
-    # After a refused move on (`incomplete`): the questions still unanswered, as saved.
     missing = []
-    if UNANSWERED in request.GET:
+    if unanswered:
         missing = participation.unanswered_to_move_on(participant.study, rating, "next")
     notice = incomplete_notice(participant.study) if missing else ""
     return item_page(
@@ -605,7 +620,23 @@ def item(request, participant, position):
         feedback=feedback,
         notice=notice,
         missing=missing,
+        here=here,
     )
+
+
+def next_pair_page(request, participant, url: str) -> str | None:
+    """The page a move on leads to, rendered, where it is another pair's page: the page's
+    script shows it in place of the pair just answered, so that a pair costs one request. None
+    for any other page (the instructions, the practice pair's feedback, the final check)."""
+    parts = urlsplit(url)
+    match = resolve(parts.path)
+    if parts.query or match.url_name != "item":
+        return None
+    try:
+        page = pair_page(request, participant, match.kwargs["position"], here=parts.path)
+    except Refused:
+        return None  # the page itself then says why
+    return page.content.decode()
 
 
 def save_item(request, participant, position):
@@ -651,6 +682,8 @@ def save_item(request, participant, position):
         body = answer_reply(participant.study, rating, saved=True) | {"next": next_url}
         if go == "stay":  # a background save: the page may move on later without posting
             body["moves"] = participation.moves(participant, position, rating)
+        elif shown := next_pair_page(request, participant, next_url):
+            body["page"] = shown
         return JsonResponse(body)
     return redirect(next_url)
 

@@ -2,7 +2,8 @@
 pair's answers are sent together, the one completing it a moment later, so that "Next" pressed
 meanwhile sends them with the move on; an answer leaving a question open waits for the rest (at
 most HOLD_MS); "Next" on a pair already saved opens the next page without posting; answers given
-just before the tab is closed or put aside are saved all the same."""
+just before the tab is closed or put aside are saved all the same. The pair a move leads to comes
+with the save's reply and is shown in place: one request a pair, its address in the history."""
 
 from __future__ import annotations
 
@@ -160,3 +161,42 @@ def test_answers_given_and_the_tab_put_aside_are_saved_at_once(page, live_server
     with page.expect_request(lambda r: r.method == "POST", timeout=1000):
         put_aside(page)
     eventually_stored(person, 1, (5, order))
+
+
+def test_the_next_pair_comes_with_the_save_and_is_shown_in_place(
+    page, live_server, person, posts
+):
+    item = f"{live_server.url}/p/{person.token}/item/"
+    sent = []  # the requests for the participant's pages (the browser fetches its icon too)
+    page.on(
+        "request",
+        lambda request: "/p/" in request.url and sent.append((request.method, request.url)),
+    )
+    open_pair(page, live_server, person, 1)
+    page.evaluate("window.loadedAs = 'pair 1'")  # gone if a page is loaded
+    sent.clear()
+    for key in ("4", "2", "Enter"):
+        page.keyboard.press(key)
+    expect(page.get_by_role("heading", level=1)).to_have_text("Pair 2 of 3")
+    assert sent == [("POST", f"{item}1/")]  # the pair's answers, and nothing else
+    assert page.evaluate("window.loadedAs") == "pair 1"
+    expect(page).to_have_url(f"{item}2/")
+    expect(page).to_have_title(re.compile("^Pair 2 of 3 "))
+    assert page.evaluate("document.activeElement.id") == "main"  # as on a page just loaded
+    assert stored(person, 1) == (4, 2)
+    # The page shown answers its keys, once each, and moves on likewise.
+    for key in ("5", "1", "Enter"):
+        page.keyboard.press(key)
+    expect(page.get_by_role("heading", level=1)).to_have_text("Pair 3 of 3")
+    assert [(post["holistic"], post["order"], post["go"]) for post in posts] == [
+        ("4", "2", "next"),
+        ("5", "1", "next"),
+    ]
+    assert stored(person, 2) == (5, 1)
+    # The browser's Back and Forward load the pairs their addresses name, as saved.
+    page.go_back()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Pair 2 of 3")
+    expect(page.locator("#holistic-5")).to_be_checked()
+    expect(page.locator("#order-1")).to_be_checked()
+    page.go_forward()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Pair 3 of 3")

@@ -1,8 +1,11 @@
 """Moving on from a pair the page's script has saved: a background save's reply names where each
 button leads, where the pair may be left, so that "Next" on an unchanged pair posts nothing and
-the next page is simply opened (participant.js); the rule asking for both answers holds."""
+the next page is simply opened (participant.js); the rule asking for both answers holds. A save
+that moves on to another pair carries that pair's page, which the script shows in place."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -71,3 +74,49 @@ def test_the_next_pair_opened_without_a_post_is_recorded_as_reached(client):
     person.refresh_from_db()
     assert (person.position, person.furthest) == (2, 2)
     assert client.get(f"/p/{person.token}/").url == item_url(person, 2)  # resumed there
+
+
+def without_tokens(page: str) -> str:
+    """A page with its CSRF tokens blanked: each rendering masks the token afresh."""
+    return re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", page)
+
+
+@pytest.mark.parametrize(("position", "go", "shown"), [(1, "next", 2), (2, "back", 1)])
+def test_a_move_to_another_pair_brings_its_page_as_opening_it_would(
+    client, position, go, shown
+):
+    person = started(client, make_study(items=3))
+    client.get(item_url(person, 1))
+    reply = answer(client, person, position, json=True, go=go, holistic=2, order=3).json()
+    assert reply["next"] == item_url(person, shown)
+    person.refresh_from_db()
+    assert person.position == shown  # where the participant now is, as opening the page records
+    opened = client.get(item_url(person, shown)).content.decode()
+    assert without_tokens(reply["page"]) == without_tokens(opened)
+    # The page's own address, not the save's: its form and the reading toggle come back to it.
+    assert f'action="{item_url(person, shown)}"' in reply["page"]
+    assert f'name="next" value="{item_url(person, shown)}"' in reply["page"]
+
+
+def test_the_practice_pair_brings_pair_one_only_when_started(client):
+    person = started(client, make_study(items=2))
+    checked = answer(client, person, 0, json=True, go="next", holistic=2, order=3).json()
+    assert "page" not in checked  # its feedback is the page reloaded, with the notes
+    start = answer(client, person, 0, json=True, go="start", holistic=2, order=3).json()
+    assert "Pair 1 of 2" in start["page"]
+
+
+def test_pages_other_than_pairs_are_opened_rather_than_brought(client):
+    person = started(client, make_study(items=2))
+    last = answer(client, person, 2, json=True, go="next", holistic=2, order=3).json()
+    assert last["next"] == f"/p/{person.token}/review/" and "page" not in last
+    first = answer(client, person, 0, json=True, go="back", holistic=2, order=3).json()
+    assert first["next"] == f"/p/{person.token}/instructions/" and "page" not in first
+    stay = answer(client, person, 1, json=True, go="stay", holistic=2, order=3).json()
+    assert "page" not in stay
+
+
+def test_without_the_script_a_move_on_is_a_redirect_as_before(client):
+    person = started(client, make_study(items=2))
+    reply = answer(client, person, 1, go="next", holistic=2, order=3)
+    assert reply.status_code == 302 and reply.url == item_url(person, 2)

@@ -57,7 +57,9 @@ STEPS = [
     ("practice answer", 2, answer(0, "3", go="next")),
     ("item page, first showing", 3, lambda client, path: client.get(f"{path['p']}/item/1/")),
     ("answer save", 2, answer(1, "4")),
-    ("answer changed", 2, answer(1, "5", go="next")),
+    # Changed and moving on: the reply brings the next pair's page, whose rating is made and
+    # where the participant is recorded (the page's GET, three queries, is then not made).
+    ("answer changed, moving on", 4, answer(1, "5", go="next")),
     ("item page, next pair", 3, lambda client, path: client.get(f"{path['p']}/item/2/")),
     ("item page, revisit", 3, lambda client, path: client.get(f"{path['p']}/item/1/")),
     ("review", 3, lambda client, path: client.get(f"{path['p']}/review/")),
@@ -124,7 +126,7 @@ MARKS_STEPS = {
     "practice answer": (2, marked(0, ["none"], go="next")),
     "item page, first showing": (3, None),
     "answer save": (2, marked(1, ["0", "2"])),
-    "answer changed": (2, marked(1, ["0", "2"], go="next")),
+    "answer changed, moving on": (4, marked(1, ["0", "2"], go="next")),
     "item page, next pair": (3, None),
     "item page, revisit": (3, None),
 }

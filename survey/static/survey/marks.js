@@ -115,4 +115,6 @@
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
+  // A pair's page shown in place of the last one (participant.js).
+  document.addEventListener("wojdb:shown", start);
 })();

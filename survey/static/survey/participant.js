@@ -5,7 +5,8 @@
 // the one that completes the pair waits a moment (SETTLE_MS), so that "Next" pressed meanwhile
 // sends it with the move on: one request for the pair. A page hidden or left sends what waits
 // at once. "Next" on a pair saved as it stands goes straight to the page the last save's reply
-// named, posting nothing.
+// named, posting nothing. A save that moves on to another pair brings that pair's page in its
+// reply, shown in place of this one (with its address in the history): one request a pair.
 // The about-you page adds language rows without a reload.
 (function () {
   "use strict";
@@ -27,6 +28,41 @@
       rows.lastElementChild.querySelector("input").focus();
     });
   }
+
+  // The item page shown handles the document's and the window's events through these (its
+  // handlers replace the last page's when a pair is shown in place).
+  var handlers = {};
+  function relay(type) {
+    return function (event) {
+      if (handlers[type]) handlers[type](event);
+    };
+  }
+  ["visibilitychange", "keydown"].forEach(function (type) {
+    document.addEventListener(type, relay(type));
+  });
+  ["pagehide", "beforeunload"].forEach(function (type) {
+    window.addEventListener(type, relay(type));
+  });
+
+  // The next pair's page, from a save's reply, in place of this one: its body and title, its
+  // address in the history, focus at the start of its content as after loading it.
+  var swaps = "DOMParser" in window && "pushState" in window.history;
+  var shownPath = window.location.pathname;
+  function showInPlace(body) {
+    var next = new DOMParser().parseFromString(body.page, "text/html");
+    document.title = next.title;
+    document.body.replaceWith(document.adoptNode(next.body));
+    window.history.pushState(null, "", body.next);
+    shownPath = window.location.pathname;
+    window.scrollTo(0, 0);
+    document.getElementById("main").focus({ preventScroll: true });
+    start();
+    document.dispatchEvent(new CustomEvent("wojdb:shown")); // the word marks' script, say
+  }
+  // Back and forward between pairs shown in place load the page the address names.
+  window.addEventListener("popstate", function () {
+    if (window.location.pathname !== shownPath) window.location.reload();
+  });
 
   function focusErrors() {
     var summary = document.querySelector("[data-error-summary]");
@@ -86,15 +122,19 @@
       });
     }
 
-    // Time on the item counts only while the page is visible.
-    document.addEventListener("visibilitychange", function () {
+    handlers = {}; // this page's, in place of the last one's
+
+    // Time on the item counts only while the page is visible; a tab put aside may be
+    // discarded without notice, so what waits is sent then.
+    handlers.visibilitychange = function () {
       if (document.visibilityState === "visible") {
         visibleSince = performance.now();
-      } else if (visibleSince !== null) {
-        spent += performance.now() - visibleSince;
+      } else {
+        if (visibleSince !== null) spent += performance.now() - visibleSince;
         visibleSince = null;
+        if (waitTimer !== null) saveInBackground();
       }
-    });
+    };
     function elapsed() {
       var now = visibleSince === null ? 0 : performance.now() - visibleSince;
       return Math.round(base + spent + now);
@@ -293,17 +333,14 @@
       }
     });
 
-    // A tab put aside may be discarded without notice; a page being left sends what waits
-    // itself, as the queue's next turn would never come (keepalive carries it to the end).
-    document.addEventListener("visibilitychange", function () {
-      if (document.visibilityState === "hidden" && waitTimer !== null) saveInBackground();
-    });
-    window.addEventListener("pagehide", function () {
+    // A page being left sends what waits itself, as the queue's next turn would never come
+    // (keepalive carries it to the end).
+    handlers.pagehide = function () {
       if (waitTimer === null) return;
       clearTimeout(waitTimer);
       waitTimer = null;
       post("stay").catch(function () {});
-    });
+    };
 
     // "Next" (or "Back"): where nothing changed since the last save, the page its reply named;
     // else the answers are posted with the move, as the page would be without this script.
@@ -328,7 +365,8 @@
       moveOn(go).then(
         function (body) {
           leaving = true;
-          window.location.assign(body.next);
+          if (body.page && swaps) showInPlace(body);
+          else window.location.assign(body.next);
         },
         function (error) {
           moving = false;
@@ -340,12 +378,12 @@
     });
 
     // Not for an answer still waiting to be saved: leaving sends it (pagehide).
-    window.addEventListener("beforeunload", function (event) {
+    handlers.beforeunload = function (event) {
       if (dirty && !leaving && waitTimer === null) {
         event.preventDefault();
         event.returnValue = "";
       }
-    });
+    };
 
     function firstUnanswered() {
       for (var i = 0; i < scales.length; i++) {
@@ -359,7 +397,7 @@
       radio.focus();
     }
 
-    document.addEventListener("keydown", function (event) {
+    handlers.keydown = function (event) {
       if (event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
       if (!shortcutsOn()) return;
       var target = event.target;
@@ -377,7 +415,7 @@
         event.preventDefault();
         form.requestSubmit(nextButton);
       }
-    });
+    };
   }
 
   function start() {
