@@ -52,6 +52,7 @@ participant_withdrawn = Signal()
 SCALES = ("holistic", "order")
 #: The question of a study with `word_marks`: which words of the first sentence are out of place.
 MARKS = "marks"
+FEEDBACK = "feedback"  # the practice pair's page with how the questions apply to it (?feedback=1)
 # What an answer save may change besides the scales.
 SAVED_FIELDS = ("answered_at", "client_ms", "revisions", "flagged", "comment")
 # What a save's decision reads: every save that writes changes at least one of them; one that
@@ -741,7 +742,7 @@ def neighbour_url(participant: Participant, position: int, go: str) -> str:
         return reverse("survey:item", args=[token, position - 1])
     if go == "next":
         if position == 0:
-            return reverse("survey:item", args=[token, 0]) + "?feedback=1"
+            return reverse("survey:item", args=[token, 0]) + f"?{FEEDBACK}=1"
         if position >= pair_count(participant):
             return reverse("survey:review", args=[token])
         return reverse("survey:item", args=[token, position + 1])

@@ -8,7 +8,7 @@ the participant and recover instead of showing the project-wide failure page.
 from __future__ import annotations
 
 from functools import wraps
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -594,7 +594,7 @@ def item(request, participant, position):
             request,
             participant,
             position,
-            feedback="feedback" in request.GET,
+            feedback=participation.FEEDBACK in request.GET,
             # After a refused move on (`incomplete`): the questions still unanswered, as saved.
             unanswered=UNANSWERED in request.GET,
         )
@@ -625,15 +625,18 @@ def pair_page(request, participant, position, feedback=False, unanswered=False, 
 
 
 def next_pair_page(request, participant, url: str) -> str | None:
-    """The page a move on leads to, rendered, where it is another pair's page: the page's
-    script shows it in place of the pair just answered, so that a pair costs one request. None
-    for any other page (the instructions, the practice pair's feedback, the final check)."""
+    """The page a move on leads to, rendered, where it is a pair's page (another pair, or the
+    practice pair's feedback): the page's script shows it in place of the one just answered,
+    so that a pair costs one request. None for any other page (the instructions, the final
+    check)."""
     parts = urlsplit(url)
     match = resolve(parts.path)
-    if parts.query or match.url_name != "item":
+    query = parse_qs(parts.query)
+    if match.url_name != "item" or query.keys() - {participation.FEEDBACK}:
         return None
+    position, feedback = match.kwargs["position"], participation.FEEDBACK in query
     try:
-        page = pair_page(request, participant, match.kwargs["position"], here=parts.path)
+        page = pair_page(request, participant, position, feedback=feedback, here=parts.path)
     except Refused:
         return None  # the page itself then says why
     return page.content.decode()

@@ -98,10 +98,14 @@ def test_a_move_to_another_pair_brings_its_page_as_opening_it_would(
     assert f'name="next" value="{item_url(person, shown)}"' in reply["page"]
 
 
-def test_the_practice_pair_brings_pair_one_only_when_started(client):
+def test_the_practice_pair_brings_its_feedback_then_pair_one(client):
     person = started(client, make_study(items=2))
     checked = answer(client, person, 0, json=True, go="next", holistic=2, order=3).json()
-    assert "page" not in checked  # its feedback is the page reloaded, with the notes
+    feedback = f"{item_url(person, 0)}?feedback=1"
+    assert checked["next"] == feedback
+    opened = client.get(feedback).content.decode()
+    assert without_tokens(checked["page"]) == without_tokens(opened)
+    assert "Here is how the questions apply to this pair." in checked["page"]
     start = answer(client, person, 0, json=True, go="start", holistic=2, order=3).json()
     assert "Pair 1 of 2" in start["page"]
 

@@ -54,7 +54,9 @@ STEPS = [
     ("about you, sent", 5, lambda client, path: client.post(f"{path['p']}/about/", ABOUT)),
     ("instructions", 1, lambda client, path: client.get(f"{path['p']}/instructions/")),
     ("practice pair", 3, lambda client, path: client.get(f"{path['p']}/item/0/")),
-    ("practice answer", 2, answer(0, "3", go="next")),
+    # The practice pair checked: the reply brings its page with the feedback (its rating read
+    # again as an item page reads it; the page's GET is then not made).
+    ("practice answer", 4, answer(0, "3", go="next")),
     ("item page, first showing", 3, lambda client, path: client.get(f"{path['p']}/item/1/")),
     ("answer save", 2, answer(1, "4")),
     # Changed and moving on: the reply brings the next pair's page, whose rating is made and
@@ -123,7 +125,7 @@ def marked(position: int, words: list[str], go: str = "stay"):
 # A study with word marks: its pages are read as the others; a save that marks a new word checks
 # it against the item's first sentence, which the process keeps since the pair was shown.
 MARKS_STEPS = {
-    "practice answer": (2, marked(0, ["none"], go="next")),
+    "practice answer": (4, marked(0, ["none"], go="next")),
     "item page, first showing": (3, None),
     "answer save": (2, marked(1, ["0", "2"])),
     "answer changed, moving on": (4, marked(1, ["0", "2"], go="next")),
