@@ -163,9 +163,7 @@ def test_answers_given_and_the_tab_put_aside_are_saved_at_once(page, live_server
     eventually_stored(person, 1, (5, order))
 
 
-def test_the_next_pair_comes_with_the_save_and_is_shown_in_place(
-    page, live_server, person, posts
-):
+def test_the_next_pair_comes_with_the_save_and_is_shown_in_place(page, live_server, person, posts):
     item = f"{live_server.url}/p/{person.token}/item/"
     sent = []  # the requests for the participant's pages (the browser fetches its icon too)
     page.on(

@@ -82,9 +82,7 @@ def without_tokens(page: str) -> str:
 
 
 @pytest.mark.parametrize(("position", "go", "shown"), [(1, "next", 2), (2, "back", 1)])
-def test_a_move_to_another_pair_brings_its_page_as_opening_it_would(
-    client, position, go, shown
-):
+def test_a_move_to_another_pair_brings_its_page_as_opening_it_would(client, position, go, shown):
     person = started(client, make_study(items=3))
     client.get(item_url(person, 1))
     reply = answer(client, person, position, json=True, go=go, holistic=2, order=3).json()
