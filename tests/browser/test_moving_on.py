@@ -198,3 +198,20 @@ def test_the_next_pair_comes_with_the_save_and_is_shown_in_place(page, live_serv
     expect(page.locator("#order-1")).to_be_checked()
     page.go_forward()
     expect(page.get_by_role("heading", level=1)).to_have_text("Pair 3 of 3")
+
+
+def test_the_practice_pairs_feedback_is_shown_in_place_and_back_leaves_it(
+    page, live_server, person
+):
+    page.goto(f"{live_server.url}/p/{person.token}/item/0/")
+    page.evaluate("window.loadedAs = 'practice'")
+    choose(page, "holistic", 2)
+    choose(page, "order", 3)
+    page.get_by_role("button", name="Check my answers").click()
+    expect(page.get_by_text("Here is how the questions apply to this pair.")).to_be_visible()
+    expect(page).to_have_url(f"{live_server.url}/p/{person.token}/item/0/?feedback=1")
+    assert page.evaluate("window.loadedAs") == "practice"
+    # The same pair's address without its feedback: Back loads it.
+    page.go_back()
+    expect(page.get_by_role("button", name="Check my answers")).to_be_visible()
+    expect(page.get_by_text("Here is how the questions apply to this pair.")).to_have_count(0)

@@ -47,13 +47,16 @@
   // The next pair's page, from a save's reply, in place of this one: its body and title, its
   // address in the history, focus at the start of its content as after loading it.
   var swaps = "DOMParser" in window && "pushState" in window.history;
-  var shownPath = window.location.pathname;
+  function address() {
+    return window.location.pathname + window.location.search; // not the #part: the same page
+  }
+  var shown = address();
   function showInPlace(body) {
     var next = new DOMParser().parseFromString(body.page, "text/html");
     document.title = next.title;
     document.body.replaceWith(document.adoptNode(next.body));
     window.history.pushState(null, "", body.next);
-    shownPath = window.location.pathname;
+    shown = address();
     window.scrollTo(0, 0);
     document.getElementById("main").focus({ preventScroll: true });
     start();
@@ -61,7 +64,7 @@
   }
   // Back and forward between pairs shown in place load the page the address names.
   window.addEventListener("popstate", function () {
-    if (window.location.pathname !== shownPath) window.location.reload();
+    if (address() !== shown) window.location.reload();
   });
 
   function focusErrors() {
