@@ -49,9 +49,11 @@ TARGETS = {
 ABOUT = {"languages-TOTAL_FORMS": "0", "languages-INITIAL_FORMS": "0"}
 #: Whether the studies ask for the words out of place (--word-marks).
 WORD_MARKS = False
-# The entry path in order: kind -> (name, the request), each held to an item page's target.
+# The entry path in order: kind -> (name, the request), each held to an item page's target but
+# the practice answer, whose reply brings the page with its feedback: a save's and a page's.
 # `path` holds the study link, and from joining on the personal link and the practice item.
 ENTRY_TARGET = 3.0
+ENTRY_TARGETS = {"practice_answer": TARGETS["save"][1] + TARGETS["first"][1]}
 ENTRY = {
     "link": ("study link", lambda client, path: client.get(path["s"])),
     "join": ("joining", lambda client, path: client.post(path["s"])),
@@ -70,7 +72,7 @@ ENTRY = {
     "instructions": ("instructions", lambda client, path: client.get(f"{path['p']}/instructions/")),
     "practice": ("practice pair", lambda client, path: client.get(f"{path['p']}/item/0/")),
     "practice_answer": (
-        "practice answer",
+        "practice answer + page",
         lambda client, path: save(client, path["token"], 0, path["sample"], "3", go="next"),
     ),
 }
@@ -348,7 +350,10 @@ def main() -> None:
 
     times |= entry_times
     rows = [(kind, *row) for kind, row in TARGETS.items()]
-    rows += [(kind, name, ENTRY_TARGET, "", "") for kind, (name, _) in ENTRY.items()]
+    rows += [
+        (kind, name, ENTRY_TARGETS.get(kind, ENTRY_TARGET), "", "")
+        for kind, (name, _) in ENTRY.items()
+    ]
     print(
         f"database: {connection.vendor}, 50 pairs, {len(times['save'])} saves, "
         f"{len(times['join'])} entrants"
