@@ -721,29 +721,44 @@ def moves(participant: Participant, position: int, rating: Rating) -> dict[str, 
     buttons = ("next", "back", "start") if position == 0 else ("next", "back")
     study = participant.study
     return {
-        go: neighbour_url(participant, position, go)
+        go: neighbour(participant, position, go).url
         for go in buttons
         if not unanswered_to_move_on(study, rating, go)
     }
 
 
-def neighbour_url(participant: Participant, position: int, go: str) -> str:
+@dataclass(frozen=True)
+class Move:
+    """Where a button leads: the page's address and, where it is a pair's page, the pair's
+    position and whether it shows the practice pair's feedback."""
+
+    url: str
+    position: int | None = None
+    feedback: bool = False
+
+
+def neighbour(participant: Participant, position: int, go: str) -> Move:
     """The page after (go="next") or before (go="back") a position; else the position itself.
     After the practice pair, "next" shows its feedback and "start" the first pair."""
     token = participant.token
+
+    def pair(at: int, feedback: bool = False) -> Move:
+        url = reverse("survey:item", args=[token, at])
+        return Move(f"{url}?{FEEDBACK}=1" if feedback else url, at, feedback)
+
     if go == "start":
         go = "next" if position == 0 else go
         position = 1 if position == 0 else position
         if position <= pair_count(participant):
-            return reverse("survey:item", args=[token, position])
+            return pair(position)
     if go == "back":
         if position <= first_position(participant):
-            return reverse("survey:instructions", args=[token])
-        return reverse("survey:item", args=[token, position - 1])
+            return Move(reverse("survey:instructions", args=[token]))
+        return pair(position - 1)
     if go == "next":
         if position == 0:
-            return reverse("survey:item", args=[token, 0]) + f"?{FEEDBACK}=1"
+            return pair(0, feedback=True)
         if position >= pair_count(participant):
-            return reverse("survey:review", args=[token])
-        return reverse("survey:item", args=[token, position + 1])
-    return reverse("survey:item", args=[token, position])
+            return Move(reverse("survey:review", args=[token]))
+        return pair(position + 1)
+    return pair(position)

@@ -8,7 +8,7 @@ the participant and recover instead of showing the project-wide failure page.
 from __future__ import annotations
 
 from functools import wraps
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -16,7 +16,7 @@ from django.db.models import Count, Q
 from django.http import Http404, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware, get_token
 from django.shortcuts import redirect, render
-from django.urls import resolve, reverse
+from django.urls import reverse
 from django.utils import translation
 from django.utils.html import format_html_join
 from django.utils.safestring import mark_safe
@@ -624,19 +624,16 @@ def pair_page(request, participant, position, feedback=False, unanswered=False, 
     )
 
 
-def next_pair_page(request, participant, url: str) -> str | None:
+def next_pair_page(request, participant, move: participation.Move) -> str | None:
     """The page a move on leads to, rendered, where it is a pair's page (another pair, or the
     practice pair's feedback): the page's script shows it in place of the one just answered,
     so that a pair costs one request. None for any other page (the instructions, the final
     check)."""
-    parts = urlsplit(url)
-    match = resolve(parts.path)
-    query = parse_qs(parts.query)
-    if match.url_name != "item" or query.keys() - {participation.FEEDBACK}:
+    if move.position is None:
         return None
-    position, feedback = match.kwargs["position"], participation.FEEDBACK in query
+    here = urlsplit(move.url).path
     try:
-        page = pair_page(request, participant, position, feedback=feedback, here=parts.path)
+        page = pair_page(request, participant, move.position, feedback=move.feedback, here=here)
     except Refused:
         return None  # the page itself then says why
     return page.content.decode()
@@ -680,15 +677,15 @@ def save_item(request, participant, position):
             return JsonResponse(body, status=409)
         item = participation.item_at(participant, position)
         return item_page(request, participant, position, item, rating, 409, notice=CONFLICT)
-    next_url = participation.neighbour_url(participant, position, go)
+    move = participation.neighbour(participant, position, go)
     if wants_json(request):
-        body = answer_reply(participant.study, rating, saved=True) | {"next": next_url}
+        body = answer_reply(participant.study, rating, saved=True) | {"next": move.url}
         if go == "stay":  # a background save: the page may move on later without posting
             body["moves"] = participation.moves(participant, position, rating)
-        elif shown := next_pair_page(request, participant, next_url):
+        elif shown := next_pair_page(request, participant, move):
             body["page"] = shown
         return JsonResponse(body)
-    return redirect(next_url)
+    return redirect(move.url)
 
 
 def incomplete(request, participant, position, rating, missing):
