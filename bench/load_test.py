@@ -6,7 +6,8 @@ participant moves from server to server at every step of the questionnaire.
 
 Each participant, a task of one event loop, reads the study link's page, the consent form, the
 about-you page (answering some questions or none) and the instructions, --read seconds each on
-average, then for the sample and every pair loads the page and saves its answers as the page's
+average, each step's form posted as the page's script posts it (its reply brings the next
+step's page), then for the sample and every pair loads the page and saves its answers as the page's
 script does: the pair's two answers in one JSON post, SETTLE seconds after the second is given,
 or with the move on when "Next" is pressed meanwhile (the reply then brings the next pair's page,
 which the script shows in place), while "Next" pressed later opens the page the save's reply
@@ -374,6 +375,20 @@ class Participant:
             raise AssertionError(f"{path}: status {reply.status}")
         return reply
 
+    async def step(self, path: str, body: dict) -> tuple[str, str]:
+        """A step's form posted as the page's script posts it: the reply names the next step
+        and brings its page (`views.moved_on`)."""
+        reply = await self.call("POST", path, body, json_reply=True)
+        with self.results.lock:
+            self.results.other_requests += 1
+        if reply.status != 200:
+            raise AssertionError(f"{path}: status {reply.status}: {reply.text[:200]}")
+        try:
+            result = json.loads(reply.body)
+        except ValueError:
+            raise AssertionError(f"{path}: reply not JSON: {reply.text[:200]!r}") from None
+        return result["next"], result["page"]
+
     async def pause(self, mean: float) -> None:
         await asyncio.sleep(mean * self.rng.uniform(0.5, 1.5))
 
@@ -412,14 +427,15 @@ class Participant:
         for static in STATIC.findall((await self.page(entry)).text):  # fetched once, then cached
             await self.page(static)
         await self.pause(self.read)
-        consent = await self.page(entry, {"csrfmiddlewaretoken": self.csrf}, expect=(302,))
-        where = consent.header("Location")
+        # Each step's form as the page's script posts it: the next step's page in the reply.
+        where, shown = await self.step(entry, {"csrfmiddlewaretoken": self.csrf})
         token = where.split("/")[2]
-        statements = STATEMENT.findall((await self.page(where)).text)
+        statements = STATEMENT.findall(shown)
         await self.pause(self.read)
         answers = dict.fromkeys(statements, "yes") | {"csrfmiddlewaretoken": self.csrf}
-        about = await self.page(f"/p/{token}/consent/", answers, expect=(302,))
-        await self.page(about.header("Location"))
+        where, shown = await self.step(f"/p/{token}/consent/", answers)
+        if where != f"/p/{token}/about/":
+            raise AssertionError(f"{token}: consent led to {where}")
         await self.pause(self.read)
         about_you = {"languages-TOTAL_FORMS": "0", "languages-INITIAL_FORMS": "0"}
         if self.rng.random() < 0.5:  # half skip every question, half answer some
@@ -427,9 +443,8 @@ class Participant:
             about_you |= {"languages-TOTAL_FORMS": "1", "languages-0-language": "English"}
             about_you |= {"languages-0-fluency": "7"}
         about_you["csrfmiddlewaretoken"] = self.csrf
-        sent = await self.page(f"/p/{token}/about/", about_you, expect=(302,))
-        # The instructions' link to the first item.
-        path = START.search((await self.page(sent.header("Location"))).text)[1]
+        where, shown = await self.step(f"/p/{token}/about/", about_you)
+        path = START.search(shown)[1]  # the instructions' link to the first item
         await self.pause(self.read)
         shown = None  # the pair's page, where the last save's reply brought it
         while "/item/" in path:

@@ -50,24 +50,28 @@ ABOUT = {"languages-TOTAL_FORMS": "0", "languages-INITIAL_FORMS": "0"}
 #: Whether the studies ask for the words out of place (--word-marks).
 WORD_MARKS = False
 # The entry path in order: kind -> (name, the request), each held to an item page's target but
-# the practice answer, whose reply brings the page with its feedback: a save's and a page's.
-# `path` holds the study link, and from joining on the personal link and the practice item.
+# those whose reply brings the next page (the steps' forms and the practice answer, posted as
+# the page's script posts them): a save's and a page's. Each step's page is also opened alone,
+# as a resumed participant or a browser without the script opens it. `path` holds the study
+# link, and from joining on the personal link and the practice item.
 ENTRY_TARGET = 3.0
-ENTRY_TARGETS = {"practice_answer": TARGETS["save"][1] + TARGETS["first"][1]}
+WITH_PAGE = TARGETS["save"][1] + TARGETS["first"][1]
+JSON = {"HTTP_ACCEPT": "application/json"}
+ENTRY_TARGETS = dict.fromkeys(("join", "consenting", "about_sent", "practice_answer"), WITH_PAGE)
 ENTRY = {
     "link": ("study link", lambda client, path: client.get(path["s"])),
-    "join": ("joining", lambda client, path: client.post(path["s"])),
+    "join": ("joining + consent form", lambda client, path: client.post(path["s"], **JSON)),
     "consent": ("consent form", lambda client, path: client.get(f"{path['p']}/consent/")),
     "consenting": (
-        "consenting",
+        "consenting + about you",
         lambda client, path: client.post(
-            f"{path['p']}/consent/", {"statement_1": "yes", "statement_2": "yes"}
+            f"{path['p']}/consent/", {"statement_1": "yes", "statement_2": "yes"}, **JSON
         ),
     ),
     "about": ("about you", lambda client, path: client.get(f"{path['p']}/about/")),
     "about_sent": (
-        "about you, sent",
-        lambda client, path: client.post(f"{path['p']}/about/", ABOUT),
+        "about you + instructions",
+        lambda client, path: client.post(f"{path['p']}/about/", ABOUT, **JSON),
     ),
     "instructions": ("instructions", lambda client, path: client.get(f"{path['p']}/instructions/")),
     "practice": ("practice pair", lambda client, path: client.get(f"{path['p']}/item/0/")),
@@ -243,9 +247,9 @@ def enter(client, study, measure=lambda kind, call: call()) -> None:
     path = {"s": f"/s/{study.slug}/", "sample": study.sample_item_id}
     for kind, (_, request) in ENTRY.items():
         response = measure(kind, lambda r=request: r(client, path))
-        assert response.status_code in (200, 302), (kind, response.status_code)
+        assert response.status_code == 200, (kind, response.status_code)
         if kind == "join":
-            path["token"] = response["Location"].split("/")[2]
+            path["token"] = response.json()["next"].split("/")[2]
             path["p"] = f"/p/{path['token']}"
 
 

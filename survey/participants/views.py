@@ -16,7 +16,7 @@ from django.db.models import Count, Q
 from django.http import Http404, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware, get_token
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import resolve, reverse
 from django.utils import translation
 from django.utils.html import format_html_join
 from django.utils.safestring import mark_safe
@@ -281,7 +281,7 @@ def study_entry(request, study):
                 return redirect(participation.resume_url(held))
             context["earlier"] = started.participant
             return render(request, "survey/started_elsewhere.html", context, status=409)
-        return remember(redirect(participation.resume_url(participant)), participant)
+        return remember(moved_on(request, participant), participant)
     if held is None and (taken := participation.earlier(study, ids)) is not None:
         # Said before the information sheet is read, not after.
         context["earlier"] = taken
@@ -333,6 +333,10 @@ def instructions(request, participant):
     """What the two questions and the ends of their scales mean, before the practice pair."""
     if participant.consent_version is None or participant.status == COMPLETED:
         return redirect(participation.resume_url(participant))
+    return instructions_page(request, participant)
+
+
+def instructions_page(request, participant, here=None):
     study = participant.study
     first = participation.first_position(participant)
     unanswered = dict.fromkeys(participation.SCALES)
@@ -344,6 +348,7 @@ def instructions(request, participant):
         scales=scales(study, unanswered, unanswered, None),
         start=reverse("survey:item", args=[participant.token, first]),
         practice=first == 0,
+        here=here,
     )
 
 
@@ -371,14 +376,20 @@ def consent(request, participant):
     form = ConsentForm(consent_text, request.POST or None)
     if request.method == "POST" and form.is_valid() and form.accepted():
         participation.give_consent(participant, consent_text, share_data=form.shares_data())
-        return redirect(participation.resume_url(participant))
+        return moved_on(request, participant)
+    return consent_page(request, participant, form)
+
+
+def consent_page(request, participant, form=None, here=None):
+    study = participant.study
     return page(
         request,
         "survey/consent.html",
         participant,
-        form=form,
+        form=ConsentForm(participation.current_consent(study)) if form is None else form,
         intro=document(study.consent_intro, study),
         closing=document(study.consent_closing, study),
+        here=here,
     )
 
 
@@ -409,10 +420,15 @@ def about(request, participant):
         if form.is_valid() and languages.is_valid():
             save_about(participant, form, languages, done=not adding)
             if not adding:
-                return redirect(participation.resume_url(participant))
+                return moved_on(request, participant)
         if adding:
             languages = language_formset(participant, request.POST, extra_rows=1)
-    else:
+        return about_page(request, participant, form, languages)
+    return about_page(request, participant)
+
+
+def about_page(request, participant, form=None, languages=None, here=None):
+    if form is None:
         form = AboutForm(participant.study, initial=AboutForm.initial_for(participant))
         languages = language_formset(participant)
     return page(
@@ -425,7 +441,24 @@ def about(request, participant):
         grammar_high=gettext(en.GRAMMAR_HIGH),
         languages_question=gettext(en.ABOUT_YOU["languages"])
         % {"language": language_name(participant.study.language)},
+        here=here,
     )
+
+
+#: The steps before the pairs whose page a form's post can bring in its reply, by URL name.
+STEP_PAGES = {"consent": consent_page, "about": about_page, "instructions": instructions_page}
+
+
+def moved_on(request, participant):
+    """Where a step's form leads once done (the study link, consent, about you): the step the
+    participant is now at. For the page's script (JSON asked), that step's page comes in the
+    reply, which the script shows in place: one request where the redirect made two."""
+    url = participation.resume_url(participant)
+    step = STEP_PAGES.get(resolve(url).url_name) if wants_json(request) else None
+    if step is None:
+        return redirect(url)
+    shown = step(request, participant, here=url)
+    return JsonResponse({"next": url, "page": shown.content.decode()})
 
 
 def scales(study: Study, shown: dict, saved: dict, notes: dict | None, missing=()) -> list[dict]:

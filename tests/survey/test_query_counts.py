@@ -70,6 +70,28 @@ STEPS = [
 ]
 
 
+# The steps before the pairs as the page's script posts them: each reply brings the next step's
+# page, whose GET (the participant read, and what the page shows) is then not made
+# (views.moved_on): joining reads the consent text, consenting the languages given before.
+SCRIPT_STEPS = [
+    STEPS[0],
+    ("joining, the consent form with it", 8, lambda client, path: client.post(path["s"], **JSON)),
+    (
+        "consenting, about you with it",
+        5,
+        lambda client, path: client.post(
+            f"{path['p']}/consent/", {"statement_1": "yes", "statement_2": "yes"}, **JSON
+        ),
+    ),
+    (
+        "about you sent, the instructions with it",
+        5,
+        lambda client, path: client.post(f"{path['p']}/about/", ABOUT, **JSON),
+    ),
+]
+JOINING = ("joining from the study link", "joining, the consent form with it")
+
+
 def walk(study, checked: str = "", assert_queries=None, steps=STEPS) -> None:
     """One participant through every step; the step `checked` within its number of queries."""
     client, path = Client(), {"s": f"/s/{study.slug}/"}
@@ -80,8 +102,9 @@ def walk(study, checked: str = "", assert_queries=None, steps=STEPS) -> None:
         else:
             response = request(client, path)
         assert response.status_code in (200, 302), (name, response.status_code)
-        if name == "joining from the study link":
-            token = response["Location"].split("/")[2]
+        if name in JOINING:
+            led_to = response.json()["next"] if name == JOINING[1] else response["Location"]
+            token = led_to.split("/")[2]
             questionnaire = Participant.objects.get(token=token).questionnaire
             entries = questionnaire.entries.values_list("position", "item_id")
             path |= {"p": f"/p/{token}", "items": dict(entries) | {0: study.sample_item_id}}
@@ -92,6 +115,15 @@ def test_each_participant_request_keeps_to_its_queries(db, step, django_assert_m
     study = make_study(questionnaires=1, items=3)
     walk(study)  # an earlier participant: the process has served the study
     walk(study, step, django_assert_max_num_queries)
+
+
+@pytest.mark.parametrize("step", [name for name, _, _ in SCRIPT_STEPS[1:]])
+def test_each_step_posted_by_the_script_keeps_to_its_queries(
+    db, step, django_assert_max_num_queries
+):
+    study = make_study(questionnaires=1, items=3)
+    walk(study, steps=SCRIPT_STEPS)
+    walk(study, step, django_assert_max_num_queries, steps=SCRIPT_STEPS)
 
 
 def queries_of_a_walk(study) -> int:

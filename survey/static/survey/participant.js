@@ -7,7 +7,8 @@
 // at once. "Next" on a pair saved as it stands goes straight to the page the last save's reply
 // named, posting nothing. A save that moves on to another pair brings that pair's page in its
 // reply, shown in place of this one (with its address in the history): one request a pair.
-// The about-you page adds language rows without a reload.
+// So do the forms of the steps before the pairs (the study link, consent, about you): their
+// reply is the next step's page. The about-you page adds language rows without a reload.
 (function () {
   "use strict";
 
@@ -55,7 +56,8 @@
     var next = new DOMParser().parseFromString(body.page, "text/html");
     document.title = next.title;
     document.body.replaceWith(document.adoptNode(next.body));
-    window.history.pushState(null, "", body.next);
+    if (body.next === address()) window.history.replaceState(null, "", body.next);
+    else window.history.pushState(null, "", body.next);
     shown = address();
     window.scrollTo(0, 0);
     document.getElementById("main").focus({ preventScroll: true });
@@ -66,6 +68,49 @@
   window.addEventListener("popstate", function () {
     if (address() !== shown) window.location.reload();
   });
+
+  // A step's form (data-step) posted by the script: the reply is the next step's page (JSON:
+  // its address and the page), or this page again with what to correct (HTML), either shown
+  // in place. Anything else, or no reply, and the form is sent as the browser would.
+  function setUpStep(form) {
+    form.addEventListener("submit", function (event) {
+      if (!swaps || !window.fetch || form.hasAttribute("data-sent")) return;
+      event.preventDefault();
+      if (form.hasAttribute("data-sending")) return; // pressed again while the first is on its way
+      form.setAttribute("data-sending", "");
+      var submitter = event.submitter;
+      var data = new FormData(form);
+      if (submitter && submitter.name) data.append(submitter.name, submitter.value);
+      function asTheBrowserWould() {
+        form.setAttribute("data-sent", "");
+        if (submitter && form.requestSubmit) form.requestSubmit(submitter);
+        else form.submit();
+      }
+      fetch(form.action, {
+        method: "POST",
+        body: data,
+        credentials: "same-origin",
+        headers: { Accept: "application/json, text/html" },
+      })
+        .then(function (response) {
+          var type = response.headers.get("Content-Type") || "";
+          if (type.indexOf("application/json") === 0) {
+            return response.json().then(function (body) {
+              if (!body.page) throw new Error("no page");
+              showInPlace(body);
+            });
+          }
+          if (type.indexOf("text/html") === 0) {
+            var url = new URL(response.url);
+            return response.text().then(function (page) {
+              showInPlace({ page: page, next: url.pathname + url.search });
+            });
+          }
+          throw new Error("not a page");
+        })
+        .catch(asTheBrowserWould);
+    });
+  }
 
   function focusErrors() {
     var summary = document.querySelector("[data-error-summary]");
@@ -424,6 +469,7 @@
   function start() {
     setUpLanguageRows();
     focusErrors();
+    document.querySelectorAll("form[data-step]").forEach(setUpStep);
     var form = document.querySelector("form[data-answer-form]");
     if (form) setUpAnswers(form);
   }
