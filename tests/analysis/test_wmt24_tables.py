@@ -33,7 +33,9 @@ def imported(db, tmp_path):
     return "\n".join(import_judgments(waves()).lines())
 
 
-def test_the_waves_import_as_released(imported):
+@pytest.mark.slow
+def test_the_waves_import_as_released_and_rank_as_the_organisers_ranked(imported, tmp_path):
+    """One import for both: it is most of the time either takes."""
     assert "esa_generalMT2024_wave2.csv: wmt24 en-cs: 11 rows repeat an earlier row" in imported
     repeats = sum(
         int(line.split(": ")[2].split()[0].replace(",", ""))
@@ -44,8 +46,6 @@ def test_the_waves_import_as_released(imported):
     assert "(line 1072 kept, repeated at 1097" in imported
     assert ExternalJudgment.objects.count() == 20_434 + 11_299 - repeats
 
-
-def test_system_scores_are_wmt24s_official_table(imported, tmp_path):
     out = tmp_path / "systems.csv"
     call_command("system_scores", "--source", "esa", "--out", str(out), verbosity=0)
     table = pd.read_csv(out, keep_default_na=False)

@@ -34,13 +34,14 @@ def ratings() -> pd.DataFrame:
             domains[docs.stem, document] = domain
     rows = []
     for n in (2, 3):
-        file_format, records = read_judgment_file(wave(n))
+        path = wave(n)  # once: finding the bundled folder checks its archive's digest
+        file_format, records = read_judgment_file(path)
         assert file_format == APPRAISE
         for r in records:
             lp = f"{r.source_lang}-{r.target_lang}"
             domain = domains.get((lp, r.document), "")
             rows.append((r.system, lp, r.published_document, r.item_id, r.rater, r.score,
-                         r.item_type, r.time_end, wave(n).name, domain))  # fmt: skip
+                         r.item_type, r.time_end, path.name, domain))  # fmt: skip
     columns = [system.SYSTEM, system.LP, system.DOCUMENT, system.SEGMENT, system.RATER,
                system.SCORE, system.TYPE, protocols.TIME_END, protocols.WAVE,
                protocols.DOMAIN]  # fmt: skip
