@@ -268,9 +268,13 @@ class EndpointFuzz(TestCase):
             assert response.status_code == 400
             assert Participant.objects.count() == count
             return
-        assert response.status_code == 302
         assert Participant.objects.count() == count + 1
         newest = Participant.objects.latest("pk")
+        consent = f"/p/{newest.token}/consent/"
+        if json:  # as the page's script posts it: the consent form comes in the reply
+            assert response.status_code == 200 and response.json()["next"] == consent
+        else:
+            assert response.status_code == 302 and response["Location"] == consent
         assert newest.reading_mode == (data.get("reading") == "1")
         identity = PlatformIdentity.objects.filter(participant=newest).values().first() or {}
         for name, value in platform.items():
