@@ -375,18 +375,23 @@ class Participant:
             raise AssertionError(f"{path}: status {reply.status}")
         return reply
 
-    async def step(self, path: str, body: dict) -> tuple[str, str]:
-        """A step's form posted as the page's script posts it: the reply names the next step
-        and brings its page (`views.moved_on`)."""
+    async def post_json(self, path: str, body: dict) -> tuple[Reply, dict]:
+        """A form posted as the page's script posts it, asking for JSON: the reply and what it
+        says."""
         reply = await self.call("POST", path, body, json_reply=True)
-        with self.results.lock:
-            self.results.other_requests += 1
         if reply.status != 200:
             raise AssertionError(f"{path}: status {reply.status}: {reply.text[:200]}")
         try:
-            result = json.loads(reply.body)
+            return reply, json.loads(reply.body)
         except ValueError:
             raise AssertionError(f"{path}: reply not JSON: {reply.text[:200]!r}") from None
+
+    async def step(self, path: str, body: dict) -> tuple[str, str]:
+        """A step's form: the reply names the next step and brings its page
+        (`views.moved_on`)."""
+        _, result = await self.post_json(path, body)
+        with self.results.lock:
+            self.results.other_requests += 1
         return result["next"], result["page"]
 
     async def pause(self, mean: float) -> None:
@@ -395,13 +400,7 @@ class Participant:
     async def save(self, path: str, token: str, item: int, answer: dict) -> dict:
         """Post the item's form as the page's script does; returns the server's JSON reply."""
         body = answer | {"item": item, "csrfmiddlewaretoken": self.csrf, "client_ms": 1000}
-        reply = await self.call("POST", path, body, json_reply=True)
-        if reply.status != 200:
-            raise AssertionError(f"{path}: save status {reply.status}: {reply.text[:200]}")
-        try:
-            result = json.loads(reply.body)
-        except ValueError:
-            raise AssertionError(f"{path}: save reply not JSON: {reply.text[:200]!r}") from None
+        reply, result = await self.post_json(path, body)
         if not result.get("saved"):
             raise AssertionError(f"{path}: not saved: {result}")
         now = time.monotonic()
