@@ -673,21 +673,30 @@ def leaving_url(study: Study) -> str:
     return platforms.of(study).leaving_url(study)
 
 
-def resume_url(participant: Participant) -> str:
-    """Where the personal link takes the participant: the step where they stopped."""
+def resume_step(participant: Participant) -> tuple[str, str]:
+    """The step where the participant stopped: its page's URL name and address."""
     token = participant.token
+
+    def step(name: str, *args) -> tuple[str, str]:
+        return name, reverse(f"survey:{name}", args=[token, *args])
+
     if participant.status == COMPLETED:
-        return reverse("survey:done", args=[token])
+        return step("done")
     if participant.consent_version is None:
-        return reverse("survey:consent", args=[token])
+        return step("consent")
     if not participant.about_done:
-        return reverse("survey:about", args=[token])
+        return step("about")
     position = max(participant.position or 0, participant.furthest or 0)
     if participant.furthest is None and participant.position is None:
-        return reverse("survey:instructions", args=[token])
+        return step("instructions")
     if position > 0 and position > pair_count(participant):
-        return reverse("survey:review", args=[token])
-    return reverse("survey:item", args=[token, position])
+        return step("review")
+    return step("item", position)
+
+
+def resume_url(participant: Participant) -> str:
+    """Where the personal link takes the participant: the step where they stopped."""
+    return resume_step(participant)[1]
 
 
 def own_page(participant: Participant, address: str) -> str | None:

@@ -16,7 +16,7 @@ from django.db.models import Count, Q
 from django.http import Http404, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware, get_token
 from django.shortcuts import redirect, render
-from django.urls import resolve, reverse
+from django.urls import reverse
 from django.utils import translation
 from django.utils.html import format_html_join
 from django.utils.safestring import mark_safe
@@ -453,8 +453,8 @@ def moved_on(request, participant):
     """Where a step's form leads once done (the study link, consent, about you): the step the
     participant is now at. For the page's script (JSON asked), that step's page comes in the
     reply, which the script shows in place: one request where the redirect made two."""
-    url = participation.resume_url(participant)
-    step = STEP_PAGES.get(resolve(url).url_name) if wants_json(request) else None
+    name, url = participation.resume_step(participant)
+    step = STEP_PAGES.get(name) if wants_json(request) else None
     if step is None:
         return redirect(url)
     shown = step(request, participant, here=url)

@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from survey.models import Participant
+from tests.browser.test_participant_flow import heading
 from tests.factories import make_study
 from wojdb.core.texts import en
 
@@ -31,10 +32,6 @@ def sent(page):
         lambda r: re.search(r"/(p|s|declined)/", r.url) and made.append((r.method, r.url)),
     )
     return made
-
-
-def heading(page):
-    return page.get_by_role("heading", level=1)
 
 
 def consent_to(page, statements: int | None = None) -> None:
