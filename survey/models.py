@@ -853,11 +853,13 @@ class Participant(models.Model):
     GENDERS = [(key, _(en.GENDER_LABELS[key])) for key in GENDERS]
     EDUCATION = [(key, _(en.EDUCATION_LABELS[key])) for key in EDUCATION_LEVELS]
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="participants")
+    # Indexed by `participant_load`, which it begins: a participant's every move writes each of
+    # their indexes, so none is kept that another covers or that nothing reads.
     questionnaire = models.ForeignKey(
-        Questionnaire, on_delete=models.PROTECT, related_name="participants"
+        Questionnaire, on_delete=models.PROTECT, related_name="participants", db_index=False
     )
-    token = models.CharField(max_length=64, unique=True, default=new_token, editable=False)
-    status = models.CharField(max_length=12, choices=STATUSES, default=ASSIGNED, db_index=True)
+    token = models.CharField(max_length=64, default=new_token, editable=False)
+    status = models.CharField(max_length=12, choices=STATUSES, default=ASSIGNED)
     simulated = models.BooleanField(default=False)
     pilot = models.BooleanField(
         default=False,
@@ -912,6 +914,9 @@ class Participant(models.Model):
                 name="participant_load",
             )
         ]
+        # A constraint rather than `unique=True`, which on PostgreSQL adds a second index for
+        # LIKE searches no one makes.
+        constraints = [models.UniqueConstraint(fields=["token"], name="participant_token")]
 
     def __str__(self):
         return f"participant {self.pk} ({self.status})"
@@ -1012,7 +1017,10 @@ class EntryCount(models.Model):
 class Rating(models.Model):
     """A participant's answers for one item, stored raw (1-5) as given."""
 
-    participant = models.ForeignKey(Participant, on_delete=models.CASCADE, related_name="ratings")
+    # Indexed by `unique_rating`, which it begins.
+    participant = models.ForeignKey(
+        Participant, on_delete=models.CASCADE, related_name="ratings", db_index=False
+    )
     item = models.ForeignKey(Item, on_delete=models.PROTECT, related_name="ratings")
     position = models.PositiveSmallIntegerField(help_text="0 for the practice sample")
     practice = models.BooleanField(default=False)

@@ -165,7 +165,7 @@ def test_answers_given_and_the_tab_put_aside_are_saved_at_once(page, live_server
 
 def test_the_next_pair_comes_with_the_save_and_is_shown_in_place(page, live_server, person, posts):
     item = f"{live_server.url}/p/{person.token}/item/"
-    sent = []  # the requests for the participant's pages (the browser fetches its icon too)
+    sent = []  # the requests for the participant's pages (not its assets)
     page.on(
         "request",
         lambda request: "/p/" in request.url and sent.append((request.method, request.url)),

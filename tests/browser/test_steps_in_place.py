@@ -25,7 +25,7 @@ pytestmark = [
 
 @pytest.fixture
 def sent(page):
-    """The requests for the study's pages (the browser fetches its icon and assets too)."""
+    """The requests for the study's pages (the browser fetches its assets too)."""
     made = []
     page.on(
         "request",
