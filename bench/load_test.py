@@ -9,9 +9,10 @@ about-you page (answering some questions or none) and the instructions, --read s
 average, each step's form posted as the page's script posts it (its reply brings the next
 step's page), then for the sample and every pair loads the page and saves its answers as the page's
 script does: the pair's two answers in one JSON post, SETTLE seconds after the second is given,
-or with the move on when "Next" is pressed meanwhile (the reply then brings the next pair's page,
-which the script shows in place), while "Next" pressed later opens the page the save's reply
-named.
+or with the move on when "Next" is pressed meanwhile (the reply then brings the next page, a
+pair's or the final check, which the script shows in place), while "Next" pressed later opens
+the page the save's reply named. "Finish" is posted as a step's form: the reply brings the
+debriefing.
 Some saves are sent twice, as after a lost reply. Only answer saves are timed, from sending
 the request to reading the reply; a save sent again after a failed connection is timed from
 its last sending.
@@ -482,9 +483,11 @@ class Participant:
                 shown = None
                 await asyncio.sleep(pressing - SETTLE)
                 path = reply["moves"]["next"]
-        await self.page(path)  # the final check
-        done = await self.page(path, {"csrfmiddlewaretoken": self.csrf}, expect=(302,))
-        await self.page(done.header("Location"))
+        if shown is None:  # the final check, where the last save's reply did not bring it
+            await self.page(path)
+        where, _ = await self.step(path, {"csrfmiddlewaretoken": self.csrf})  # "Finish"
+        if where != f"/p/{token}/done/":
+            raise AssertionError(f"{token}: finishing led to {where}")
         with self.results.lock:
             self.results.finished += 1
 

@@ -738,10 +738,11 @@ def moves(participant: Participant, position: int, rating: Rating) -> dict[str, 
 
 @dataclass(frozen=True)
 class Move:
-    """Where a button leads: the page's address and, where it is a pair's page, the pair's
-    position and whether it shows the practice pair's feedback."""
+    """Where a button leads: the page's address and URL name and, where it is a pair's page,
+    the pair's position and whether it shows the practice pair's feedback."""
 
     url: str
+    name: str = "item"
     position: int | None = None
     feedback: bool = False
 
@@ -753,7 +754,10 @@ def neighbour(participant: Participant, position: int, go: str) -> Move:
 
     def pair(at: int, feedback: bool = False) -> Move:
         url = reverse("survey:item", args=[token, at])
-        return Move(f"{url}?{FEEDBACK}=1" if feedback else url, at, feedback)
+        return Move(f"{url}?{FEEDBACK}=1" if feedback else url, "item", at, feedback)
+
+    def step(name: str) -> Move:
+        return Move(reverse(f"survey:{name}", args=[token]), name)
 
     if go == "start":
         go = "next" if position == 0 else go
@@ -762,12 +766,12 @@ def neighbour(participant: Participant, position: int, go: str) -> Move:
             return pair(position)
     if go == "back":
         if position <= first_position(participant):
-            return Move(reverse("survey:instructions", args=[token]))
+            return step("instructions")
         return pair(position - 1)
     if go == "next":
         if position == 0:
             return pair(0, feedback=True)
         if position >= pair_count(participant):
-            return Move(reverse("survey:review", args=[token]))
+            return step("review")
         return pair(position + 1)
     return pair(position)

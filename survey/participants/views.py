@@ -445,14 +445,11 @@ def about_page(request, participant, form=None, languages=None, here=None):
     )
 
 
-#: The steps before the pairs whose page a form's post can bring in its reply, by URL name.
-STEP_PAGES = {"consent": consent_page, "about": about_page, "instructions": instructions_page}
-
-
 def moved_on(request, participant):
-    """Where a step's form leads once done (the study link, consent, about you): the step the
-    participant is now at. For the page's script (JSON asked), that step's page comes in the
-    reply, which the script shows in place: one request where the redirect made two."""
+    """Where a step's form leads once done (the study link, consent, about you, the final
+    check): the step the participant is now at. For the page's script (JSON asked), that step's
+    page comes in the reply, which the script shows in place: one request where the redirect
+    made two."""
     name, url = participation.resume_step(participant)
     step = STEP_PAGES.get(name) if wants_json(request) else None
     if step is None:
@@ -657,13 +654,13 @@ def pair_page(request, participant, position, feedback=False, unanswered=False, 
     )
 
 
-def next_pair_page(request, participant, move: participation.Move) -> str | None:
-    """The page a move on leads to, rendered, where it is a pair's page (another pair, or the
-    practice pair's feedback): the page's script shows it in place of the one just answered,
-    so that a pair costs one request. None for any other page (the instructions, the final
-    check)."""
+def next_page(request, participant, move: participation.Move) -> str | None:
+    """The page a move on leads to, rendered: a pair's page (another pair, or the practice
+    pair's feedback), the final check or the instructions. The page's script shows it in place
+    of the one just answered, so that a pair costs one request. None where the page would
+    rather say why it cannot be shown."""
     if move.position is None:
-        return None
+        return STEP_PAGES[move.name](request, participant, here=move.url).content.decode()
     here = urlsplit(move.url).path
     try:
         page = pair_page(request, participant, move.position, feedback=move.feedback, here=here)
@@ -715,7 +712,7 @@ def save_item(request, participant, position):
         body = answer_reply(participant.study, rating, saved=True) | {"next": move.url}
         if go == "stay":  # a background save: the page may move on later without posting
             body["moves"] = participation.moves(participant, position, rating)
-        elif shown := next_pair_page(request, participant, move):
+        elif shown := next_page(request, participant, move):
             body["page"] = shown
         return JsonResponse(body)
     return redirect(move.url)
@@ -740,10 +737,14 @@ def review(request, participant):
         return redirect(participation.resume_url(participant))
     if request.method == "POST":
         participation.finish(participant)
-        return redirect("survey:done", participant.token)
+        return moved_on(request, participant)
+    return review_page(request, participant)
+
+
+def review_page(request, participant, here=None):
     progress = participation.progress(participant)
     participant.position = progress.total + 1
-    return page(request, "survey/review.html", participant, progress=progress)
+    return page(request, "survey/review.html", participant, progress=progress, here=here)
 
 
 @participant_page()
@@ -752,6 +753,10 @@ def done(request, participant):
     the participant presses once they have read it (nothing moves on by itself)."""
     if participant.status != COMPLETED:
         return redirect(participation.resume_url(participant))
+    return done_page(request, participant)
+
+
+def done_page(request, participant, here=None):
     study = participant.study
     return page(
         request,
@@ -759,7 +764,18 @@ def done(request, participant):
         participant,
         debriefing=document(study.debriefing, study),
         hand_in=participation.hand_in(participant),
+        here=here,
     )
+
+
+#: The pages a form's post can bring in its reply (`moved_on`, `next_page`), by URL name.
+STEP_PAGES = {
+    "consent": consent_page,
+    "about": about_page,
+    "instructions": instructions_page,
+    "review": review_page,
+    "done": done_page,
+}
 
 
 @participant_page()

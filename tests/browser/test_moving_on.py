@@ -215,3 +215,31 @@ def test_the_practice_pairs_feedback_is_shown_in_place_and_back_leaves_it(
     page.go_back()
     expect(page.get_by_role("button", name="Check my answers")).to_be_visible()
     expect(page.get_by_text("Here is how the questions apply to this pair.")).to_have_count(0)
+
+
+def test_the_final_check_and_the_debriefing_come_with_their_posts(page, live_server, person):
+    own = f"{live_server.url}/p/{person.token}"
+    sent = []  # the requests for the participant's pages (not its assets)
+    page.on(
+        "request",
+        lambda request: "/p/" in request.url and sent.append((request.method, request.url)),
+    )
+    open_pair(page, live_server, person, 3)
+    page.evaluate("window.loadedAs = 'pair 3'")  # gone if a page is loaded
+    sent.clear()
+    for key in ("3", "4", "Enter"):
+        page.keyboard.press(key)
+    expect(page.get_by_role("heading", level=1)).to_have_text("Before you finish")
+    assert sent == [("POST", f"{own}/item/3/")]
+    expect(page).to_have_url(f"{own}/review/")
+    expect(page.get_by_text("Pair 1: neither question answered")).to_be_visible()
+    sent.clear()
+    page.get_by_role("button", name="Finish and submit my answers").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Thank you — your answers are saved")
+    assert sent == [("POST", f"{own}/review/")]
+    expect(page).to_have_url(f"{own}/done/")
+    expect(page).to_have_title(re.compile("^Thank you "))
+    assert page.evaluate("document.activeElement.id") == "main"
+    assert page.evaluate("window.loadedAs") == "pair 3"
+    person.refresh_from_db()
+    assert person.status == "completed"

@@ -1,7 +1,8 @@
 """Moving on from a pair the page's script has saved: a background save's reply names where each
 button leads, where the pair may be left, so that "Next" on an unchanged pair posts nothing and
 the next page is simply opened (participant.js); the rule asking for both answers holds. A save
-that moves on to another pair carries that pair's page, which the script shows in place."""
+that moves on carries the page it leads to (another pair, the final check, the instructions),
+which the script shows in place."""
 
 from __future__ import annotations
 
@@ -108,12 +109,17 @@ def test_the_practice_pair_brings_its_feedback_then_pair_one(client):
     assert "Pair 1 of 2" in start["page"]
 
 
-def test_pages_other_than_pairs_are_opened_rather_than_brought(client):
+def test_the_final_check_and_the_instructions_come_with_the_save_too(client):
     person = started(client, make_study(items=2))
     last = answer(client, person, 2, json=True, go="next", holistic=2, order=3).json()
-    assert last["next"] == f"/p/{person.token}/review/" and "page" not in last
+    review = f"/p/{person.token}/review/"
+    assert last["next"] == review
+    assert without_tokens(last["page"]) == without_tokens(client.get(review).content.decode())
     first = answer(client, person, 0, json=True, go="back", holistic=2, order=3).json()
-    assert first["next"] == f"/p/{person.token}/instructions/" and "page" not in first
+    instructions = f"/p/{person.token}/instructions/"
+    assert first["next"] == instructions
+    opened = client.get(instructions).content.decode()
+    assert without_tokens(first["page"]) == without_tokens(opened)
     stay = answer(client, person, 1, json=True, go="stay", holistic=2, order=3).json()
     assert "page" not in stay
 

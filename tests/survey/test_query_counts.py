@@ -89,6 +89,19 @@ SCRIPT_STEPS = [
         lambda client, path: client.post(f"{path['p']}/about/", ABOUT, **JSON),
     ),
 ]
+# The rest of the way as the page's script takes it: the last pair's answer brings the final
+# check (its progress read and the participant's position recorded, where the save and the
+# page's GET made 2 + 3), and finishing brings the debriefing (where the redirect made 3 + 2).
+SCRIPT_STEPS += [
+    *STEPS[7:15],
+    ("item page, last pair", 3, lambda client, path: client.get(f"{path['p']}/item/3/")),
+    ("last answer, the final check with it", 4, answer(3, "2", go="next")),
+    (
+        "finishing, the debriefing with it",
+        4,
+        lambda client, path: client.post(f"{path['p']}/review/", **JSON),
+    ),
+]
 JOINING = ("joining from the study link", "joining, the consent form with it")
 
 

@@ -1,7 +1,8 @@
-"""The steps before the pairs posted by the page's script: the study link's "Continue", the
-consent and the about-you page each answer with the next step's page, which the script shows in
-place (participant.js), rendered as opening it would render it; what was wrong comes back as the
-page itself; a post without the script is answered with a redirect as before."""
+"""The steps posted by the page's script: the study link's "Continue", the consent, the
+about-you page and the final check's "Finish" each answer with the next step's page, which the
+script shows in place (participant.js), rendered as opening it would render it; what was wrong
+comes back as the page itself; a post without the script is answered with a redirect as
+before."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from survey.models import Participant
 from survey.participants.participation import browser_cookie
 from tests.factories import make_study
 from tests.survey.test_moving_on import without_tokens
-from tests.survey.test_participant_views import JSON, consent, enter, languages
+from tests.survey.test_participant_views import JSON, answer, consent, enter, languages, started
 
 pytestmark = [
     pytest.mark.django_db,
@@ -63,6 +64,18 @@ def test_the_about_you_page_brings_the_instructions(client):
     assert without_tokens(reply["page"]) == opened(client, reply["next"])
 
 
+def test_finishing_brings_the_debriefing(client):
+    person = started(client, make_study(items=2))
+    for position in (1, 2):
+        answer(client, person, position, holistic=3, order=4)
+    reply = posted(client, f"/p/{person.token}/review/", {})
+    assert reply["next"] == f"/p/{person.token}/done/"
+    person.refresh_from_db()
+    assert person.status == "completed" and person.completion_code
+    assert "Thank you — your answers are saved" in reply["page"]
+    assert without_tokens(reply["page"]) == opened(client, reply["next"])
+
+
 def test_what_needs_correcting_comes_back_as_the_page_itself(client):
     person = enter(client, make_study())
     consent(client, person)
@@ -105,3 +118,5 @@ def test_without_the_script_each_step_is_a_redirect_as_before(client):
     assert consent(client, person).url == f"/p/{person.token}/about/"
     sent = client.post(f"/p/{person.token}/about/", languages())
     assert sent.status_code == 302 and sent.url == f"/p/{person.token}/instructions/"
+    finished = client.post(f"/p/{person.token}/review/")
+    assert finished.status_code == 302 and finished.url == f"/p/{person.token}/done/"
