@@ -53,9 +53,29 @@ def posts(page):
     return sent
 
 
+@pytest.fixture
+def sent(page):
+    """The requests for the participant's pages (not their assets), in order."""
+    made = []
+    page.on("request", lambda r: "/p/" in r.url and made.append((r.method, r.url)))
+    return made
+
+
 def open_pair(page, live_server, person, position: int) -> None:
     page.goto(f"{live_server.url}/p/{person.token}/item/{position}/")
     expect(page.get_by_role("heading", level=1)).to_have_text(f"Pair {position} of 3")
+
+
+def moved_on_by_keys(page, live_server, person, sent, position: int, keys, then: str) -> None:
+    """The pair at `position` opened and answered from the keyboard until the page headed
+    `then` shows; the window marked first (`loadedAs`, gone if a page is loaded) and the
+    requests `sent` counted from there."""
+    open_pair(page, live_server, person, position)
+    page.evaluate(f"window.loadedAs = 'pair {position}'")
+    sent.clear()
+    for key in keys:
+        page.keyboard.press(key)
+    expect(page.get_by_role("heading", level=1)).to_have_text(then)
 
 
 def choose(page, name: str, value: int) -> None:
@@ -163,19 +183,11 @@ def test_answers_given_and_the_tab_put_aside_are_saved_at_once(page, live_server
     eventually_stored(person, 1, (5, order))
 
 
-def test_the_next_pair_comes_with_the_save_and_is_shown_in_place(page, live_server, person, posts):
+def test_the_next_pair_comes_with_the_save_and_is_shown_in_place(
+    page, live_server, person, posts, sent
+):
     item = f"{live_server.url}/p/{person.token}/item/"
-    sent = []  # the requests for the participant's pages (not its assets)
-    page.on(
-        "request",
-        lambda request: "/p/" in request.url and sent.append((request.method, request.url)),
-    )
-    open_pair(page, live_server, person, 1)
-    page.evaluate("window.loadedAs = 'pair 1'")  # gone if a page is loaded
-    sent.clear()
-    for key in ("4", "2", "Enter"):
-        page.keyboard.press(key)
-    expect(page.get_by_role("heading", level=1)).to_have_text("Pair 2 of 3")
+    moved_on_by_keys(page, live_server, person, sent, 1, ("4", "2", "Enter"), "Pair 2 of 3")
     assert sent == [("POST", f"{item}1/")]  # the pair's answers, and nothing else
     assert page.evaluate("window.loadedAs") == "pair 1"
     expect(page).to_have_url(f"{item}2/")
@@ -217,19 +229,9 @@ def test_the_practice_pairs_feedback_is_shown_in_place_and_back_leaves_it(
     expect(page.get_by_text("Here is how the questions apply to this pair.")).to_have_count(0)
 
 
-def test_the_final_check_and_the_debriefing_come_with_their_posts(page, live_server, person):
+def test_the_final_check_and_the_debriefing_come_with_their_posts(page, live_server, person, sent):
     own = f"{live_server.url}/p/{person.token}"
-    sent = []  # the requests for the participant's pages (not its assets)
-    page.on(
-        "request",
-        lambda request: "/p/" in request.url and sent.append((request.method, request.url)),
-    )
-    open_pair(page, live_server, person, 3)
-    page.evaluate("window.loadedAs = 'pair 3'")  # gone if a page is loaded
-    sent.clear()
-    for key in ("3", "4", "Enter"):
-        page.keyboard.press(key)
-    expect(page.get_by_role("heading", level=1)).to_have_text("Before you finish")
+    moved_on_by_keys(page, live_server, person, sent, 3, ("3", "4", "Enter"), "Before you finish")
     assert sent == [("POST", f"{own}/item/3/")]
     expect(page).to_have_url(f"{own}/review/")
     expect(page.get_by_text("Pair 1: neither question answered")).to_be_visible()
