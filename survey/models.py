@@ -906,11 +906,15 @@ class Participant(models.Model):
     objects = ParticipantQuerySet.as_manager()
 
     class Meta:
-        # Everything a join counts of each questionnaire's participants
-        # (survey/participants/assignment.py), read from the index alone.
+        # Each questionnaire's participants of a kind, by status, as a join counts them
+        # (survey/participants/assignment.py). Not the time of their last activity, which
+        # every move writes: in the index, each write added an entry (PostgreSQL keeps the old
+        # one until a vacuum), and at 5,000 participants moved 15 times each the count read
+        # 115 pages of it in 12-16 ms, against 10 pages in 2.5-4 ms without; on SQLite, which
+        # then reads the time from the row, 2.0 ms against 1.2 ms.
         indexes = [
             models.Index(
-                fields=["questionnaire", "pilot", "simulated", "status", "last_activity"],
+                fields=["questionnaire", "pilot", "simulated", "status"],
                 name="participant_load",
             )
         ]
