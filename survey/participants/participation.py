@@ -673,12 +673,17 @@ def leaving_url(study: Study) -> str:
     return platforms.of(study).leaving_url(study)
 
 
+def own_address(name: str, token: str, *args) -> str:
+    """The address of a participant's page by its URL name (`survey:<name>`)."""
+    return reverse(f"survey:{name}", args=[token, *args])
+
+
 def resume_step(participant: Participant) -> tuple[str, str]:
     """The step where the participant stopped: its page's URL name and address."""
     token = participant.token
 
     def step(name: str, *args) -> tuple[str, str]:
-        return name, reverse(f"survey:{name}", args=[token, *args])
+        return name, own_address(name, token, *args)
 
     if participant.status == COMPLETED:
         return step("done")
@@ -742,7 +747,7 @@ class Move:
     the pair's position and whether it shows the practice pair's feedback."""
 
     url: str
-    name: str = "item"
+    name: str
     position: int | None = None
     feedback: bool = False
 
@@ -753,11 +758,11 @@ def neighbour(participant: Participant, position: int, go: str) -> Move:
     token = participant.token
 
     def pair(at: int, feedback: bool = False) -> Move:
-        url = reverse("survey:item", args=[token, at])
+        url = own_address("item", token, at)
         return Move(f"{url}?{FEEDBACK}=1" if feedback else url, "item", at, feedback)
 
     def step(name: str) -> Move:
-        return Move(reverse(f"survey:{name}", args=[token]), name)
+        return Move(own_address(name, token), name)
 
     if go == "start":
         go = "next" if position == 0 else go
