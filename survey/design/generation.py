@@ -13,6 +13,7 @@ from django.db.models import Q, QuerySet
 
 from survey.models import Permutation, Segment, Triple
 from survey.sources.parses import Bars, no_bars, stored_parses, target_rules
+from survey.sources.testsets import insert_rows
 from wojdb.core.language.rules import LanguageRules, NoPipelineError
 from wojdb.core.permutations import (
     PERMUTATION_TYPES,
@@ -157,25 +158,25 @@ def _save_missing(triples, results, existing, bars: Bars) -> int:
     return added + _insert(batch)
 
 
-def _row(triple: Triple, permutation, rules: LanguageRules) -> Permutation:
+def _row(triple: Triple, permutation, rules: LanguageRules) -> dict:
     displaced, minimal = truths(permutation.tokens, permutation.mapping, permutation.moved, rules)
-    return Permutation(
-        triple=triple,
-        perm_type=permutation.perm_type,
-        degree=permutation.degree,
-        seed=permutation.seed,
-        text=permutation.text,
-        tokens=list(permutation.tokens),
-        moved=list(permutation.moved),
-        mapping=list(permutation.mapping),
-        displaced=list(displaced),
-        minimal_moves=list(minimal),
-        quality=permutation.quality,
-        software_version=VERSION,
-    )
+    return {
+        "triple_id": triple.pk,
+        "perm_type": permutation.perm_type,
+        "degree": permutation.degree,
+        "seed": permutation.seed,
+        "text": permutation.text,
+        "tokens": list(permutation.tokens),
+        "moved": list(permutation.moved),
+        "mapping": list(permutation.mapping),
+        "displaced": list(displaced),
+        "minimal_moves": list(minimal),
+        "quality": permutation.quality,
+        "software_version": VERSION,
+    }
 
 
-def _insert(batch: list[Permutation]) -> int:
+def _insert(batch: list[dict]) -> int:
     with transaction.atomic():
-        Permutation.objects.bulk_create(batch, batch_size=500)
+        insert_rows(Permutation, batch)
     return len(batch)

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
 
-from django.db import connection, transaction
+from django.db import connection, models, transaction
+from django.utils import timezone
 
 from survey.models import (
     Corpus,
@@ -226,21 +227,31 @@ def update_triples(fields: list[str], rows: list[tuple]) -> None:
 
 
 def insert_rows(model, rows: list[dict]) -> None:
-    """INSERT rows (attribute name → value; the fields not given take their defaults) with one
-    executemany per batch. Django's bulk_create spends most of an import building model
-    instances and SQL for hundreds of thousands of rows."""
+    """INSERT rows (attribute name → value; the fields not given take their defaults, the
+    time of creation now) with one executemany per batch. Django's bulk_create spends most of
+    an import building model instances and SQL for hundreds of thousands of rows."""
     fields = [f for f in model._meta.concrete_fields if not f.primary_key]
     quote = connection.ops.quote_name
     sql = (
         f"INSERT INTO {quote(model._meta.db_table)} "
         f"({', '.join(quote(f.column) for f in fields)}) VALUES ({', '.join(['%s'] * len(fields))})"
     )
-    defaults = {f.attname: f.get_default() for f in fields}
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    defaults = {
+        f.attname: now if getattr(f, "auto_now_add", False) else f.get_default() for f in fields
+    }
+    # JSON as the field stores it (None is SQL NULL, as Django saves it).
+    json = {f.attname: f.encoder for f in fields if isinstance(f, models.JSONField)}
+    adapt = connection.ops.adapt_json_value
     values = itemgetter(*defaults)  # one tuple per row, built in C
     with connection.cursor() as cursor:
         for start in range(0, len(rows), BATCH):
-            batch = rows[start : start + BATCH]
-            cursor.executemany(sql, [values({**defaults, **row}) for row in batch])
+            batch = [{**defaults, **row} for row in rows[start : start + BATCH]]
+            for row in batch:
+                for name, encoder in json.items():
+                    if row[name] is not None:
+                        row[name] = adapt(row[name], encoder)
+            cursor.executemany(sql, [values(row) for row in batch])
 
 
 def _segments(ts: formats.TestSetText, report: ImportReport) -> list[int | None]:

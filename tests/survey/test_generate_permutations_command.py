@@ -4,6 +4,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from survey.models import Corpus, Permutation, PoolEntry, Segment, Study, Triple
 from wojdb.core.language.nlp import Parse
@@ -128,6 +129,20 @@ def test_matches_the_pure_generator(pool):
     assert [(p.perm_type, p.degree, p.text, p.mapping) for p in stored] == [
         (p.perm_type, p.degree, p.text, list(p.mapping)) for p in expected
     ]
+
+
+def test_permutations_are_stored_as_django_stores_them(pool):
+    # Inserted without the ORM: JSON read back as the lists it was, an absent parse SQL NULL
+    # (not JSON null) and the time of creation set, as a model's save would leave them.
+    started = timezone.now()
+    run(seed=4, types="order")
+    stored = Permutation.objects.filter(triple=pool[0])
+    assert stored.count() == stored.filter(parse__isnull=True).count() > 0
+    assert not Permutation.objects.filter(parse=None, parse__isnull=False).exists()
+    assert all(started <= p.created <= timezone.now() for p in stored)
+    first = stored.get(degree=1)
+    assert first.tokens == first.text.split() and isinstance(first.mapping, list)
+    assert stored.filter(tokens__0=first.tokens[0], mapping__0=first.mapping[0]).exists()
 
 
 def test_is_idempotent_and_resumable(pool):
