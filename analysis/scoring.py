@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from analysis.models import Alignment, Metric, MetricScore
+from survey.bulk import insert_rows
 from survey.models import Item, Triple
 from survey.sources.parses import Bars, no_bars, stored_parses, target_pipeline, target_rules
 from wojdb.core.language.nlp import Parse, load_pipeline, parse_texts, parse_tokenised, parser_name
@@ -273,8 +274,8 @@ def _save(rows, configs, done, label: str) -> int:
             continue
         if source not in metrics:
             metrics[source] = _metric(builtin, source[2], label)
-        scores.append(MetricScore(metric=metrics[source], item_id=row.key, score=row.score))
-    MetricScore.objects.bulk_create(scores, batch_size=2000)
+        scores.append({"metric_id": metrics[source].pk, "item_id": row.key, "score": row.score})
+    insert_rows(MetricScore, scores)
     return len(scores)
 
 

@@ -11,9 +11,9 @@ from operator import or_
 from django.db import transaction
 from django.db.models import Q, QuerySet
 
+from survey.bulk import insert_rows
 from survey.models import Permutation, Segment, Triple
 from survey.sources.parses import Bars, no_bars, stored_parses, target_rules
-from survey.sources.testsets import insert_rows
 from wojdb.core.language.rules import LanguageRules, NoPipelineError
 from wojdb.core.permutations import (
     PERMUTATION_TYPES,

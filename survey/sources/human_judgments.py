@@ -14,6 +14,7 @@ from pathlib import Path
 
 from django.db import transaction
 
+from survey.bulk import insert_rows
 from survey.models import (
     ErrorAnnotation,
     ExternalJudgment,
@@ -23,7 +24,7 @@ from survey.models import (
     SystemScore,
     Triple,
 )
-from survey.sources.testsets import BATCH, insert_rows, testset_for, update_triples
+from survey.sources.testsets import BATCH, testset_for, update_triples
 from wojdb.core.formats import segment_ids, wmt
 from wojdb.core.formats.common import document_lines
 from wojdb.core.formats.judgments import APPRAISE, CLUSTERS, MQM, read_judgment_file
