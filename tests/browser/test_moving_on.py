@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -107,7 +108,11 @@ def test_next_right_after_the_last_answer_sends_the_pair_with_the_move(
 
 
 def test_an_answer_waits_for_the_rest_of_its_pair(page, live_server, person, posts):
-    page.clock.install()
+    # Time stands still but for run_for: on a busy machine, time flowing between the steps
+    # would make the wait for the second answer run out before it is given.
+    start = datetime.now()
+    page.clock.install(time=start)
+    page.clock.pause_at(start + timedelta(seconds=1))
     open_pair(page, live_server, person, 1)
     choose(page, "holistic", 3)
     page.clock.run_for(HOLD_MS - 1000)
