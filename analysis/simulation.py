@@ -23,6 +23,7 @@ from survey.models import (
     ParticipantLanguage,
     Questionnaire,
     QuestionnaireEntry,
+    QuestionnaireLoad,
     Rating,
     Study,
 )
@@ -114,6 +115,7 @@ def _remove_simulated(study: Study) -> int:
     simulated = Participant.objects.filter(study=study, simulated=True)
     count = simulated.count()
     simulated.delete()
+    QuestionnaireLoad.forget(study)
     return count
 
 

@@ -18,7 +18,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from survey import record
-from survey.models import DeclinedConsent, Participant, Questionnaire, Study, Withdrawal
+from survey.models import (
+    DeclinedConsent,
+    Participant,
+    Questionnaire,
+    QuestionnaireLoad,
+    Study,
+    Withdrawal,
+)
 
 CLOSED, NOT_READY, PILOT, LIVE = "closed", "not ready", "pilot", "open"
 LABELS = {
@@ -98,6 +105,7 @@ def clear_pilot(study: Study) -> Cleared:
     with transaction.atomic():
         pilot, simulated = pilot_counts(study)
         Participant.objects.filter(study=study).exclude(simulated=False, pilot=False).delete()
+        QuestionnaireLoad.forget(study)
         declined, _ = DeclinedConsent.objects.filter(study=study, pilot=True).delete()
         withdrawals = Withdrawal.objects.filter(study=study).exclude(simulated=False, pilot=False)
         withdrawn, _ = withdrawals.delete()

@@ -7,40 +7,57 @@ abandoned, which frees their slot; their answers stay.
 
 A join is a few statements, written as SQL for the reason survey/participants/participation.py
 gives: the study row is locked and its revision read (the caller's copy, from the process's cache,
-is used where it is current), then one query counts every questionnaire's participants. It counts
-idle participants as released whether or not they have been marked yet, so the marking, an update
-over the study's participants, runs at most once a minute per process and study."""
+is used where it is current), then the kept counts of the joiner's kind are read
+(`QuestionnaireLoad`, one row a questionnaire version) and the chosen one's raised. Counting
+the study's participants at every join would read more rows the more people have joined, with
+every other join waiting on the lock meanwhile; the counts are made afresh, the idle marked
+abandoned first, when a version has none or they are over a minute old. So a slot that someone
+leaves (idle, declining, withdrawn, started afresh) is free again within a minute; where
+participants are deleted in number (the pilot's, the simulated), the counts are forgotten
+(`QuestionnaireLoad.forget`)."""
 
 from __future__ import annotations
 
 import random
-import time
-from collections import Counter
 from datetime import timedelta
 
 from django.db import connection, transaction
 from django.utils import timezone
 
-from survey.models import Participant, Study
+from survey.models import Participant, QuestionnaireLoad, Study
 from survey.participants import study_cache
 from wojdb.core.vocabulary import ABANDONED, ASSIGNED, COMPLETED, IN_PROGRESS
 
 HOLDING = (ASSIGNED, IN_PROGRESS, COMPLETED)
-#: How often a process marks a study's idle participants abandoned as people join.
-RELEASE_EVERY = 60.0  # seconds
+#: How long a join trusts the kept counts before counting afresh.
+COUNTS_LAST = timedelta(seconds=60)
 
 STUDY_REVISION = "SELECT revision FROM survey_study WHERE id = %s"
-# Per questionnaire version, oldest first: its number, whether it is offered, and its holding
-# participants of one kind, those idle (`{active}`: last active before a cutoff) left out.
-LOAD = (
-    "SELECT q.id, q.number, q.active, COUNT(p.id) FROM survey_questionnaire q"
+# Per questionnaire version, oldest first: its number, whether it is offered, and the kept
+# count of one kind's participants holding it, with whether it was counted since a time (NULL:
+# never counted).
+KEPT = (
+    "SELECT q.id, q.number, q.active, l.holding, l.counted >= %s FROM survey_questionnaire q"
+    " LEFT JOIN survey_questionnaireload l ON l.questionnaire_id = q.id"
+    " AND l.pilot = %s AND l.simulated = %s WHERE q.study_id = %s ORDER BY q.version"
+)
+FORGET = (
+    "DELETE FROM survey_questionnaireload WHERE pilot = %s AND simulated = %s"
+    " AND questionnaire_id IN (SELECT id FROM survey_questionnaire WHERE study_id = %s)"
+)
+# Every version of the study, with the participants of one kind holding it.
+COUNT = (
+    "INSERT INTO survey_questionnaireload (questionnaire_id, pilot, simulated, holding, counted)"
+    " SELECT q.id, %s, %s, COUNT(p.id), %s FROM survey_questionnaire q"
     " LEFT JOIN survey_participant p ON p.questionnaire_id = q.id"
     " AND p.pilot = %s AND p.simulated = %s"
-    f" AND (p.status = '{COMPLETED}' OR (p.status IN ('{ASSIGNED}', '{IN_PROGRESS}'){{active}}))"
-    " WHERE q.study_id = %s GROUP BY q.id, q.number, q.active, q.version ORDER BY q.version"
+    f" AND p.status IN ('{ASSIGNED}', '{IN_PROGRESS}', '{COMPLETED}')"
+    " WHERE q.study_id = %s GROUP BY q.id"
 )
-
-_released: dict[int, float] = {}  # study id -> when this process last marked its idle
+RAISE = (
+    "UPDATE survey_questionnaireload SET holding = holding + 1"
+    " WHERE questionnaire_id = %s AND pilot = %s AND simulated = %s"
+)
 
 
 class StudyClosed(Exception):
@@ -56,14 +73,40 @@ def idle_cutoff(study: Study, now=None):
         return None
 
 
-def release_abandoned(study: Study, now=None) -> int:
-    """Mark idle participants abandoned; returns how many were released."""
+def mark_idle(study: Study, now=None) -> int:
+    """Mark idle participants abandoned; returns how many."""
     cutoff = idle_cutoff(study, now)
     if cutoff is None:
         return 0
     return Participant.objects.filter(
         study=study, status__in=(ASSIGNED, IN_PROGRESS), last_activity__lt=cutoff
     ).update(status=ABANDONED)
+
+
+def release_abandoned(study: Study) -> int:
+    """Mark idle participants abandoned, their slots free for the next join; returns how
+    many were released."""
+    released = mark_idle(study)
+    if released:
+        QuestionnaireLoad.forget(study)
+    return released
+
+
+def kept_counts(study: Study, kind: list, now) -> list[tuple]:
+    """(version id, number, offered, holding) of every questionnaire version of the study,
+    counted afresh where a count is missing or out of date. The study row is locked."""
+    since = connection.ops.adapt_datetimefield_value(now - COUNTS_LAST)
+    with connection.cursor() as cursor:
+        cursor.execute(KEPT, [since, *kind, study.pk])
+        rows = cursor.fetchall()
+        if any(holding is None or not fresh for *_, holding, fresh in rows):
+            mark_idle(study, now)
+            cursor.execute(FORGET, [*kind, study.pk])
+            stamp = connection.ops.adapt_datetimefield_value(now)
+            cursor.execute(COUNT, [*kind, stamp, *kind, study.pk])
+            cursor.execute(KEPT, [since, *kind, study.pk])
+            rows = cursor.fetchall()
+    return [row[:4] for row in rows]
 
 
 def enrol(study: Study, *, rng: random.Random | None = None, **fields) -> Participant:
@@ -81,28 +124,18 @@ def enrol(study: Study, *, rng: random.Random | None = None, **fields) -> Partic
             study = study_cache.study(study.pk, revision)
         if not study.is_open:
             raise StudyClosed(f"study {study.name!r} is closed")
-        now = timezone.now()
-        cutoff = idle_cutoff(study, now)
-        last = _released.get(study.pk)
-        if last is None or time.monotonic() - last >= RELEASE_EVERY:
-            release_abandoned(study, now)
-            _released[study.pk] = time.monotonic()
         fields.setdefault("pilot", not study.launched and not fields.get("simulated"))
         # Balanced among their own kind: real participants whatever pilot ones took before.
         kind = [fields["pilot"], bool(fields.get("simulated"))]
-        sql, params = LOAD.format(active=""), [*kind, study.pk]
-        if cutoff is not None:
-            since = connection.ops.adapt_datetimefield_value(cutoff)
-            sql, params = LOAD.format(active=" AND p.last_activity >= %s"), [*kind, since, study.pk]
-        load, active = Counter(), {}
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            for pk, number, offered, holding in cursor.fetchall():
-                load[number] += holding
-                if offered:
-                    active[number] = pk  # the newest offered version
+        load, active = {}, {}
+        for pk, number, offered, holding in kept_counts(study, kind, timezone.now()):
+            load[number] = load.get(number, 0) + holding
+            if offered:
+                active[number] = pk  # the newest offered version
         if not active:
             raise StudyClosed(f"study {study.name!r} has no active questionnaire")
         fewest = min(load[n] for n in active)
         number = rng.choice(sorted(n for n in active if load[n] == fewest))
+        with connection.cursor() as cursor:
+            cursor.execute(RAISE, [active[number], *kind])
         return Participant.objects.create(study=study, questionnaire_id=active[number], **fields)

@@ -1,11 +1,13 @@
 import random
+from collections import Counter
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
-from survey.design.lifecycle import launch
-from survey.models import Participant, Study
+from survey.design.lifecycle import clear_pilot, launch
+from survey.models import Participant, QuestionnaireLoad, Study
+from survey.participants import assignment, participation
 from survey.participants.assignment import StudyClosed, enrol, release_abandoned
 from tests.factories import make_study
 
@@ -36,14 +38,87 @@ def test_abandoned_participants_release_their_slot_but_keep_answers():
     assert {second.questionnaire.number, third.questionnaire.number} == {1, 2}
 
 
+def a_minute_later(monkeypatch, minutes=1):
+    """Joins from now on happen `minutes` and a second later."""
+    later = timezone.now() + timedelta(minutes=minutes, seconds=1)
+    monkeypatch.setattr(assignment.timezone, "now", lambda: later)
+
+
 @pytest.mark.django_db
-def test_a_participant_gone_idle_frees_their_slot_before_being_marked_abandoned():
-    # Joins mark the idle at most once a minute; the one before has just done so.
+def test_a_participant_gone_idle_frees_their_slot_at_the_next_count_within_a_minute(monkeypatch):
     study = make_study(questionnaires=2, items=2, abandon_after_minutes=120)
     first = enrol(study)
     last_active(first, minutes_ago=121)
-    second, third = enrol(study), enrol(study)
-    assert {second.questionnaire.number, third.questionnaire.number} == {1, 2}
+    # Counted a moment ago, with the first holding their questionnaire: the other is emptier.
+    second = enrol(study)
+    assert second.questionnaire.number != first.questionnaire.number
+    a_minute_later(monkeypatch)
+    third = enrol(study)
+    first.refresh_from_db()
+    assert first.status == "abandoned"
+    assert third.questionnaire.number == first.questionnaire.number
+
+
+@pytest.mark.django_db
+def test_joins_count_every_participant_again_once_the_pilots_are_cleared():
+    """Participants deleted in number (the pilot's, the simulated) are forgotten at once: the
+    next join counts those left, here one that came in by another way than a join."""
+    study = make_study(questionnaires=2, items=2, launched_at=None)
+    rng = random.Random(0)
+    joined = [enrol(study, rng=rng) for _ in range(3)]
+    counts = Counter(p.questionnaire.number for p in joined)
+    fuller, emptier = (n for n, _ in counts.most_common())
+    clear_pilot(study)
+    Participant.objects.create(
+        study=study, questionnaire=study.questionnaires.get(number=emptier), pilot=True
+    )
+    assert enrol(study, rng=rng).questionnaire.number == fuller
+
+
+@pytest.mark.django_db
+def test_the_kept_counts_are_those_a_count_gives(monkeypatch):
+    """However joins, completions and departures interleave, the counts a join reads are what
+    counting the participants gives, once a minute has passed since the last count."""
+    study = make_study(questionnaires=3, items=2, abandon_after_minutes=120)
+    rng = random.Random(3)
+    people = []
+    for step in range(40):
+        action = rng.choice(["join", "join", "complete", "withdraw", "idle"])
+        alive = [p for p in people if p.pk is not None]
+        if action == "join" or not alive:
+            people.append(enrol(study, rng=rng))
+        elif action == "complete":
+            Participant.objects.filter(pk=rng.choice(alive).pk).update(status="completed")
+        elif action == "withdraw":
+            gone = rng.choice(alive)
+            participation.withdraw(gone)
+            gone.pk = None
+        else:
+            last_active(rng.choice(alive), minutes_ago=121)
+    joined = Counter()
+    for p in Participant.objects.filter(study=study, status__in=assignment.HOLDING):
+        joined[p.questionnaire_id] += 1
+    kept = dict(
+        QuestionnaireLoad.objects.filter(pilot=False, simulated=False).values_list(
+            "questionnaire_id", "holding"
+        )
+    )
+    assert kept.keys() == set(study.questionnaires.values_list("id", flat=True))
+    # Joins raise the kept counts as they count: every join is in them.
+    assert sum(kept.values()) >= sum(joined.values())
+    a_minute_later(monkeypatch)
+    enrol(study, rng=rng)
+    held = Counter(
+        Participant.objects.filter(study=study, status__in=assignment.HOLDING).values_list(
+            "questionnaire_id", flat=True
+        )
+    )
+    kept = dict(
+        QuestionnaireLoad.objects.filter(pilot=False, simulated=False).values_list(
+            "questionnaire_id", "holding"
+        )
+    )
+    assert {q: n for q, n in kept.items() if n} == dict(held)
 
 
 @pytest.mark.django_db

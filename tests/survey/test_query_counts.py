@@ -36,11 +36,12 @@ def answer(position: int, value: str, go: str = "stay"):
 # (request, most queries, the request); `path` holds the participant's link and items.
 # The study link counts the address's requests (the rate limit), then reads the study's
 # revision and whether it has a questionnaire to hand out. Joining adds a transaction that
-# locks the study, counts each questionnaire's participants and adds the new one; marking idle
-# participants abandoned is one more, once a minute per process (here it was done already).
+# locks the study, reads each questionnaire's kept count of participants, raises the one chosen
+# and adds the new one; counting them afresh is three more, and marking idle participants
+# abandoned one, once a minute (here it was done already).
 STEPS = [
     ("study link", 2, lambda client, path: client.get(path["s"])),
-    ("joining from the study link", 7, lambda client, path: client.post(path["s"])),
+    ("joining from the study link", 8, lambda client, path: client.post(path["s"])),
     ("information sheet", 1, lambda client, path: client.get(f"{path['p']}/information/")),
     ("consent form", 2, lambda client, path: client.get(f"{path['p']}/consent/")),
     (
@@ -75,7 +76,7 @@ STEPS = [
 # (views.moved_on): joining reads the consent text, consenting the languages given before.
 SCRIPT_STEPS = [
     STEPS[0],
-    ("joining, the consent form with it", 8, lambda client, path: client.post(path["s"], **JSON)),
+    ("joining, the consent form with it", 9, lambda client, path: client.post(path["s"], **JSON)),
     (
         "consenting, about you with it",
         5,
