@@ -530,6 +530,16 @@ def machine_cpu_seconds() -> float:
     return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
+def listen_overflows() -> int:
+    """Connections the machine's listen queues had no room for since boot. The kernel drops
+    such a connection's handshake and the client's resends it after 1 s, 2 s, 4 s…: a request
+    that met a full queue (gunicorn's backlog, 2,048) waits seconds while the server may idle,
+    so the figure tells a run whose server fell that far behind."""
+    lines = Path("/proc/net/netstat").read_text().splitlines()
+    names, values = (line.split() for line in lines if line.startswith("TcpExt:"))
+    return int(values[names.index("ListenOverflows")])
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
@@ -709,8 +719,10 @@ def main() -> int:
         site.start()
         results = Results()
         before, machine = resource.getrusage(resource.RUSAGE_SELF), machine_cpu_seconds()
+        overflows = listen_overflows()
         elapsed = run_participants(site, slug, args, results)
         machine = machine_cpu_seconds() - machine
+        overflows = listen_overflows() - overflows
         client = cpu_seconds(resource.getrusage(resource.RUSAGE_SELF)) - cpu_seconds(before)
         completed = report(results, elapsed, args)
         ms = [1000 * t for t in results.latencies]
@@ -727,6 +739,7 @@ def main() -> int:
             f"{max(machine - server - client, 0):.0f} s "
             f"(PostgreSQL's included)"
         )
+        print(f"  connections the listen queue had no room for (the machine's): {overflows:,}")
         span = max(results.last_save - results.first_save, 1e-9)
         now = {
             "save p50": f"{percentile(ms, 0.5):,.1f} ms",

@@ -11,10 +11,10 @@ is used where it is current), then the kept counts of the joiner's kind are read
 (`QuestionnaireLoad`, one row a questionnaire version) and the chosen one's raised. Counting
 the study's participants at every join would read more rows the more people have joined, with
 every other join waiting on the lock meanwhile; the counts are made afresh, the idle marked
-abandoned first, when a version has none or they are over a minute old. So a slot that someone
-leaves (idle, declining, withdrawn, started afresh) is free again within a minute; where
-participants are deleted in number (the pilot's, the simulated), the counts are forgotten
-(`QuestionnaireLoad.forget`)."""
+abandoned first, when a version has none or they are over a minute old. A participant who
+declines, withdraws or starts afresh frees their slot at once (`free_slot`); an idle one's,
+or one's deleted in the admin, is free within a minute; where participants are deleted in
+number (the pilot's, the simulated), the counts are forgotten (`QuestionnaireLoad.forget`)."""
 
 from __future__ import annotations
 
@@ -58,6 +58,10 @@ RAISE = (
     "UPDATE survey_questionnaireload SET holding = holding + 1"
     " WHERE questionnaire_id = %s AND pilot = %s AND simulated = %s"
 )
+LOWER = (
+    "UPDATE survey_questionnaireload SET holding = holding - 1"
+    " WHERE questionnaire_id = %s AND pilot = %s AND simulated = %s AND holding > 0"
+)
 
 
 class StudyClosed(Exception):
@@ -92,6 +96,27 @@ def release_abandoned(study: Study) -> int:
     return released
 
 
+def lock_study(study: Study) -> int:
+    """Lock the study's row for the transaction (joins wait on it); returns its revision.
+    Locking it serialises concurrent arrivals on PostgreSQL; SQLite's IMMEDIATE transactions
+    serialise them already."""
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    with connection.cursor() as cursor:
+        cursor.execute(STUDY_REVISION + lock, [study.pk])
+        return cursor.fetchone()[0]
+
+
+def free_slot(participant: Participant) -> None:
+    """The slot of a participant who holds it and leaves now (declining, withdrawing, starting
+    afresh) is free for the next join at once. First in the transaction that lets them go:
+    the study's row is locked before the participant's, in the order every join takes them."""
+    lock_study(participant.study)
+    if participant.status in HOLDING:
+        with connection.cursor() as cursor:
+            kind = [participant.pilot, participant.simulated]
+            cursor.execute(LOWER, [participant.questionnaire_id, *kind])
+
+
 def kept_counts(study: Study, kind: list, now) -> list[tuple]:
     """(version id, number, offered, holding) of every questionnaire version of the study,
     counted afresh where a count is missing or out of date. The study row is locked."""
@@ -113,13 +138,8 @@ def enrol(study: Study, *, rng: random.Random | None = None, **fields) -> Partic
     """Create a participant on the least-used active questionnaire, safely under concurrency.
     Before the study's launch, a person who arrives is a pilot participant."""
     rng = rng or random.SystemRandom()
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
     with transaction.atomic(savepoint=False):
-        # Locking the study row serialises concurrent arrivals on PostgreSQL; SQLite's
-        # IMMEDIATE transactions serialise them already.
-        with connection.cursor() as cursor:
-            cursor.execute(STUDY_REVISION + lock, [study.pk])
-            (revision,) = cursor.fetchone()
+        revision = lock_study(study)
         if revision != study.revision:
             study = study_cache.study(study.pk, revision)
         if not study.is_open:

@@ -38,7 +38,7 @@ from survey.models import (
     Withdrawal,
 )
 from survey.participants import rows, study_cache
-from survey.participants.assignment import enrol
+from survey.participants.assignment import enrol, free_slot
 from wojdb.core import marks as word_marks
 from wojdb.core import texts
 from wojdb.core.language.rules import LanguageRules, rules_for
@@ -179,12 +179,13 @@ def enter(
     A person the ids name who has taken part already (`earlier`) is not given a second
     questionnaire: StartedElsewhere is raised, as the browser that holds the participation
     resumes it before this is called. `leaving` is a participation the browser held and chose
-    to start afresh from: unless finished, it is marked abandoned, which releases its slot as an
-    idle participant's is (its answers stay).
+    to start afresh from: unless finished, it is marked abandoned and its slot released (its
+    answers stay).
     """
     platform = platforms.of(study)
     with transaction.atomic():
-        if leaving is not None:
+        if leaving is not None and leaving.status in (ASSIGNED, IN_PROGRESS):
+            free_slot(leaving)
             Participant.objects.filter(pk=leaving.pk, status__in=(ASSIGNED, IN_PROGRESS)).update(
                 status=ABANDONED
             )
@@ -332,6 +333,7 @@ def give_consent(
 def decline(participant: Participant) -> None:
     """Declining consent leaves only a count behind."""
     with transaction.atomic():
+        free_slot(participant)
         DeclinedConsent.objects.create(study_id=participant.study_id, pilot=participant.pilot)
         participant.delete()
 
@@ -343,6 +345,7 @@ def withdraw(participant: Participant) -> None:
     whoever keeps other files about them."""
     pk = participant.pk
     with transaction.atomic():
+        free_slot(participant)
         Withdrawal.objects.create(
             study_id=participant.study_id, simulated=participant.simulated, pilot=participant.pilot
         )

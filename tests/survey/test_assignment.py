@@ -59,6 +59,20 @@ def test_a_participant_gone_idle_frees_their_slot_at_the_next_count_within_a_min
     assert third.questionnaire.number == first.questionnaire.number
 
 
+@pytest.mark.parametrize("leave", [participation.decline, participation.withdraw])
+@pytest.mark.django_db
+def test_one_who_declines_or_withdraws_frees_their_slot_at_once(leave):
+    study = make_study(questionnaires=3, items=2)
+    rng = random.Random(0)
+    first, _, _ = [enrol(study, rng=rng) for _ in range(3)]
+    leave(first)
+    # The other two questionnaires are held; only the one left is free.
+    for seed in range(5):
+        joined = enrol(study, rng=random.Random(seed))
+        assert joined.questionnaire_id == first.questionnaire_id
+        participation.decline(joined)
+
+
 @pytest.mark.django_db
 def test_joins_count_every_participant_again_once_the_pilots_are_cleared():
     """Participants deleted in number (the pilot's, the simulated) are forgotten at once: the
@@ -82,7 +96,7 @@ def test_the_kept_counts_are_those_a_count_gives(monkeypatch):
     study = make_study(questionnaires=3, items=2, abandon_after_minutes=120)
     rng = random.Random(3)
     people = []
-    for step in range(40):
+    for _ in range(40):
         action = rng.choice(["join", "join", "complete", "withdraw", "idle"])
         alive = [p for p in people if p.pk is not None]
         if action == "join" or not alive:
