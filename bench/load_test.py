@@ -532,7 +532,7 @@ def machine_cpu_seconds() -> float:
 
 def listen_overflows() -> int:
     """Connections the machine's listen queues had no room for since boot. The kernel drops
-    such a connection's handshake and the client's resends it after 1 s, 2 s, 4 s…: a request
+    such a connection's handshake and the client resends it after 1 s, 2 s, 4 s…: a request
     that met a full queue (gunicorn's backlog, 2,048) waits seconds while the server may idle,
     so the figure tells a run whose server fell that far behind."""
     lines = Path("/proc/net/netstat").read_text().splitlines()

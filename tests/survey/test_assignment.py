@@ -109,30 +109,21 @@ def test_the_kept_counts_are_those_a_count_gives(monkeypatch):
             gone.pk = None
         else:
             last_active(rng.choice(alive), minutes_ago=121)
-    joined = Counter()
-    for p in Participant.objects.filter(study=study, status__in=assignment.HOLDING):
-        joined[p.questionnaire_id] += 1
-    kept = dict(
-        QuestionnaireLoad.objects.filter(pilot=False, simulated=False).values_list(
-            "questionnaire_id", "holding"
-        )
-    )
-    assert kept.keys() == set(study.questionnaires.values_list("id", flat=True))
+
+    def held() -> Counter:
+        holding = Participant.objects.filter(study=study, status__in=assignment.HOLDING)
+        return Counter(holding.values_list("questionnaire_id", flat=True))
+
+    def kept() -> dict[int, int]:
+        rows = QuestionnaireLoad.objects.filter(pilot=False, simulated=False)
+        return dict(rows.values_list("questionnaire_id", "holding"))
+
+    assert kept().keys() == set(study.questionnaires.values_list("id", flat=True))
     # Joins raise the kept counts as they count: every join is in them.
-    assert sum(kept.values()) >= sum(joined.values())
+    assert sum(kept().values()) >= sum(held().values())
     a_minute_later(monkeypatch)
     enrol(study, rng=rng)
-    held = Counter(
-        Participant.objects.filter(study=study, status__in=assignment.HOLDING).values_list(
-            "questionnaire_id", flat=True
-        )
-    )
-    kept = dict(
-        QuestionnaireLoad.objects.filter(pilot=False, simulated=False).values_list(
-            "questionnaire_id", "holding"
-        )
-    )
-    assert {q: n for q, n in kept.items() if n} == dict(held)
+    assert {q: n for q, n in kept().items() if n} == dict(held())
 
 
 @pytest.mark.django_db
