@@ -51,7 +51,16 @@
   function address() {
     return window.location.pathname + window.location.search; // not the #part: the same page
   }
-  var shown = address();
+  // The address this document was loaded at (the navigation's, which pushState leaves as it
+  // was): Back or Forward pressed before this script ran moved the address, not the page.
+  function loadedAt() {
+    var loads = window.performance && performance.getEntriesByType
+      ? performance.getEntriesByType("navigation") : [];
+    if (!loads.length) return address();
+    var url = new URL(loads[0].name);
+    return url.pathname + url.search;
+  }
+  var shown = loadedAt();
   function showInPlace(body) {
     var next = new DOMParser().parseFromString(body.page, "text/html");
     document.title = next.title;
@@ -65,9 +74,11 @@
     document.dispatchEvent(new CustomEvent("wojdb:shown")); // the word marks' script, say
   }
   // Back and forward between pairs shown in place load the page the address names.
-  window.addEventListener("popstate", function () {
+  function loadWhatTheAddressNames() {
     if (address() !== shown) window.location.reload();
-  });
+  }
+  window.addEventListener("popstate", loadWhatTheAddressNames);
+  loadWhatTheAddressNames();
 
   // A step's form (data-step) posted by the script: the reply is the next step's page (JSON:
   // its address and the page), or this page again with what to correct (HTML), either shown
